@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 
 #include "absl/status/status.h"
 #include "src/support/str.h"
@@ -114,6 +115,12 @@ Type Parser::ParseType() {
         return ctx_->Element(part == ElemKind::kF32 ? ElemKind::kC64 : ElemKind::kC128);
       }
       if (t.text == "none") return ctx_->None();
+      if ((t.text == "memref" || t.text == "vector") && PeekIs(Tok::kLess)) {
+        // Builtin types StableHLO does not compute on; kept as text for round trips.
+        Token lt = lex_.Next();
+        (void)ParseOpaqueBody(lt);
+        return ctx_->Opaque(lex_.src().substr(t.offset, lex_.pos() - t.offset));
+      }
       if (t.text == "token") return ctx_->Token();
       if (t.text.size() > 2 && (t.text[0] == 's' && t.text[1] == 'i'))
         Error(t, StrCat("signed integer type ", Describe(t),
@@ -149,13 +156,13 @@ Type Parser::ParseType() {
         return it->second;
       }
       // Another dialect's type: keep its text.
-      size_t start = t.offset;
+      size_t start = t.offset - 1;
       if (PeekIs(Tok::kLess)) {
         Token lt = lex_.Next();
         (void)ParseOpaqueBody(lt);
       }
       size_t end = lex_.pos();
-      return ctx_->Opaque(lex_.src().substr(start + 1, end - start - 1));
+      return ctx_->Opaque(lex_.src().substr(start, end - start));
     }
     default:
       Error(t, StrCat("expected a type, found ", Describe(t)));
@@ -882,7 +889,15 @@ Attribute Parser::ParseDialectAttribute(const Token& hash) {
     if (it == attr_aliases_.end()) Error(hash, StrCat("undefined attribute alias #", name));
     return it->second;
   }
-  bool ours = dialect == "stablehlo" || dialect == "chlo";
+  // Structured attributes we read field by field; any other dialect attribute is kept as text.
+  static constexpr std::string_view kStructs[] = {
+      "stablehlo.gather", "stablehlo.scatter", "stablehlo.dot", "stablehlo.conv",
+      "stablehlo.channel_handle", "stablehlo.output_operand_alias", "stablehlo.result_accuracy",
+      "stablehlo.result_accuracy_mode", "stablehlo.type_extensions", "stablehlo.bounds",
+      "stablehlo.dot_algorithm"};
+  bool ours = dot == std::string_view::npos ? (dialect == "stablehlo" || dialect == "chlo")
+                                            : std::find(std::begin(kStructs), std::end(kStructs),
+                                                        name) != std::end(kStructs);
   if (!ours) {
     Token lt = Expect(Tok::kLess, "'<' after the dialect attribute name");
     Attribute body = ParseOpaqueBody(lt);
@@ -1097,7 +1112,7 @@ ValueRef Parser::ParseValueRef() {
   // `%name#3`: the lexer stops a suffix id at '#', which then starts a hash token.
   if (PeekIs(Tok::kHashId)) {
     const Token& h = lex_.Peek();
-    if (h.offset == r.tok.offset + r.tok.text.size() && !h.text.empty() && h.text[0] >= '0' &&
+    if (h.offset == r.tok.offset + r.tok.text.size() + 1 && !h.text.empty() && h.text[0] >= '0' &&
         h.text[0] <= '9') {
       Token ht = lex_.Next();
       uint64_t u;

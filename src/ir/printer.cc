@@ -174,7 +174,7 @@ static void AppendType(std::string* out, Type t) {
       out->append("none");
       return;
     case TypeKind::kOpaque:
-      StrAppend(out, "!", t.text());
+      out->append(t.text());
       return;
   }
 }

@@ -48,7 +48,7 @@ enum class TypeKind : uint8_t {
   kFunction,  // (inputs) -> results
   kFuture,    // !stablehlo.future<...>
   kNone,      // none
-  kOpaque,    // any other dialect type, kept as text: !sdy.foo<...>
+  kOpaque,    // any other dialect type, kept as text: !sdy.foo<...>, memref<...>
 };
 
 inline constexpr int64_t kDynamic = INT64_MIN;
@@ -97,7 +97,7 @@ class Type {
   // kTuple / kFunction / kFuture
   std::span<const Type> inputs() const;   // tuple members, function inputs, future members
   std::span<const Type> results() const;  // function results
-  // kOpaque: the full text after '!'
+  // kOpaque: the full text, '!' included (or `memref<...>`)
   const std::string& text() const;
 
   std::string ToString() const;

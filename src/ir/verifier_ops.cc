@@ -571,7 +571,9 @@ void Verifier::VerifyOpRules(const Operation& op) {
         bool ok = static_cast<int64_t>(want.size()) == r.rank();
         for (size_t j = 0; ok && j < want.size(); ++j) ok = DimsCompatible(want[j], r.shape()[j]);
         if (!ok) Fail(op, StrCat("result #", i, " must have shape ", ListStr(want)));
-        args[i] = args[n + i] = rets[i] = init;
+        // The body works in the result's element type (inputs may be promoted to it).
+        Type s = ScalarTensor(StorageKind(Elem(r)));
+        args[i] = args[n + i] = rets[i] = Elem(r).IsQuant() ? Type() : s;
       }
       CheckRegion(op, 0, args, &rets, "body");
       break;
@@ -593,9 +595,10 @@ void Verifier::VerifyOpRules(const Operation& op) {
         if (s < 1) Fail(op, "window_dimensions must be positive");
       std::vector<Type> args(2 * n), rets(n);
       for (size_t i = 0; i < n; ++i) {
-        Type init = operand(n + i);
+        Type init = operand(n + i), r = result(i);
         if (init.rank() != 0) Fail(op, "init values must be rank-0 tensors");
-        args[i] = args[n + i] = rets[i] = init;
+        Type s = ScalarTensor(StorageKind(Elem(r)));
+        args[i] = args[n + i] = rets[i] = Elem(r).IsQuant() ? Type() : s;
       }
       CheckRegion(op, 0, args, &rets, "body");
       break;
@@ -606,8 +609,10 @@ void Verifier::VerifyOpRules(const Operation& op) {
       if (init.rank() != 0) Fail(op, "init value must be a rank-0 tensor");
       std::vector<Type> pred = {ScalarTensor(ElemKind::kI1)};
       CheckRegion(op, 0, {s, s}, &pred, "select");
-      std::vector<Type> rets = {init};
-      CheckRegion(op, 1, {init, init}, &rets, "scatter");
+      // The scatter computation works in the result's element type (promotion allowed).
+      Type rs = ScalarTensor(StorageKind(Elem(result(0))));
+      std::vector<Type> rets = {rs};
+      CheckRegion(op, 1, {rs, rs}, &rets, "scatter");
       break;
     }
     case OpCode::kMap: {
@@ -733,13 +738,13 @@ void Verifier::VerifyOpRules(const Operation& op) {
       for (size_t i = 0; i < n; ++i) {
         Type x = operand(i), u = operand(n + 1 + i);
         CheckSameShape(op, x, x0, "inputs");
-        CheckCompatible(op, x, result(i), "input and result differ");
+        CheckSameShape(op, x, result(i), "input and result");
         int64_t want_rank = static_cast<int64_t>(uwd.size()) + idx.rank() - (ivd < idx.rank() ? 1 : 0);
         if (u.rank() != want_rank)
           Fail(op, StrCat("updates must have rank ", want_rank, ", have ", u.rank()));
         if (x.rank() != static_cast<int64_t>(uwd.size() + all.size()))
           Fail(op, "operand rank must equal update_window_dims plus inserted and batching dims");
-        Type s = ScalarTensor(StorageKind(Elem(x)));
+        Type s = ScalarTensor(StorageKind(Elem(result(i))));
         args[i] = args[n + i] = rets[i] = Elem(x).IsQuant() ? Type() : s;
       }
       CheckRegion(op, 0, args, &rets, "update computation");
@@ -942,7 +947,8 @@ void Verifier::VerifyOpRules(const Operation& op) {
       break;
     case OpCode::kAllReduce:
     case OpCode::kReduceScatter: {
-      Type s = ScalarTensor(StorageKind(Elem(operand(0))));
+      // The computation works in the result's element type (which may be wider: promotion).
+      Type s = ScalarTensor(StorageKind(Elem(result(0))));
       std::vector<Type> rets = {s};
       CheckRegion(op, 0, {s, s}, &rets, "computation");
       break;
