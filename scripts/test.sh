@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds and runs every test: the release build, the AddressSanitizer + UndefinedBehaviorSanitizer
+# build, and a bounded libFuzzer run of the parser. Usage: scripts/test.sh [--quick]
+#   --quick  only the release build's tests (what a developer runs between edits)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+echo "== release build"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+[ $quick = 1 ] && exit 0
+
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPENPJRT_SANITIZE="address;undefined" \
+  -DOPENPJRT_BUILD_BENCH=OFF >/dev/null
+ninja -C build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+echo "== parser fuzzer (libFuzzer, ASan + UBSan)"
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENPJRT_FUZZ=ON -DOPENPJRT_BUILD_TESTS=OFF \
+  -DOPENPJRT_BUILD_BENCH=OFF >/dev/null
+ninja -C build-fuzz -j"$jobs" parse_fuzzer
+tests/fuzz/run_fuzzer.sh build-fuzz/bin/parse_fuzzer "${OPENPJRT_FUZZ_SECONDS:-60}"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs a libFuzzer binary over the .mlir corpus for a bounded time. Usage: run_fuzzer.sh BIN SECONDS
+set -euo pipefail
+bin=$1
+seconds=${2:-60}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Seed corpus: every split chunk of our own .mlir files.
+python3 - "$here/../ir" "$work/seed" <<'PY'
+import os, sys, pathlib
+src, dst = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+dst.mkdir(parents=True)
+n = 0
+for f in sorted(src.rglob("*.mlir")):
+    for chunk in f.read_text().split("// -----"):
+        if len(chunk) < 8000:
+            (dst / f"seed{n}.mlir").write_text(chunk)
+            n += 1
+print(f"seed corpus: {n} inputs")
+PY
+mkdir -p "$work/corpus"
+"$bin" "$work/corpus" "$work/seed" -dict="$here/mlir.dict" -max_total_time="$seconds" \
+  -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  -artifact_prefix="$work/" 2>&1 | tail -n 80
+echo "fuzzer: no findings in ${seconds}s"
