@@ -49,7 +49,8 @@ struct OpInfo {
 // function type); 'R' operand T, result its real part; 'C' result T, operands its real part;
 // 'I' operand T, result i1 of the same shape; 'P' (pred, T) for select; 'L' the list is the
 // operands' types, results (if any) the same; 'T' one tuple type, members are the operands;
-// 'K' one token type for the result, operands are tokens; 'N' the list is the results.
+// 'K' one token type for the result, operands are tokens; 'N' the list is the results;
+// 'E' (no results) one type for every operand, or one type per operand.
 
 const OpInfo& GetOpInfo(OpCode code);
 // Finds an op by full name ("stablehlo.add"); also accepts the short func names ("return",

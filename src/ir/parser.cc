@@ -1224,6 +1224,13 @@ void Parser::ApplyTypeSig(Operation* op, const std::vector<Value*>& operands, co
         in = list;
         if (info.num_results != 0) out = list;
         break;
+      case 'E':
+        if (list.size() == 1) {
+          in.assign(nops, list[0]);
+        } else {
+          in = list;
+        }
+        break;
       case 'T':
         if (list.size() != 1 || !list[0].IsTuple()) Error(sig.at, "expected one tuple type");
         in.assign(list[0].inputs().begin(), list[0].inputs().end());

@@ -3,6 +3,7 @@
 
 #include "src/support/str.h"
 #include "src/ir/parser_impl.h"
+#include "src/support/str.h"
 
 namespace openpjrt::ir {
 namespace {
@@ -602,7 +603,8 @@ void Parser::ParseSdyMeshForm(Operation* op) {
   op->SetAttr("sym_name", Attribute::String(std::string(n.text)));
   Expect(Tok::kEqual, "'='");
   Token lt = Expect(Tok::kLess, "'<'");
-  op->SetAttr("mesh", ParseOpaqueBody(lt));
+  // Stored as the generic form writes it: #sdy.mesh<...>.
+  op->SetAttr("mesh", Attribute::Opaque(StrCat("#sdy.mesh", ParseOpaqueBody(lt)->str)));
   ParseOptionalAttrDict(op);
   op->SetResultTypes({});
 }

@@ -596,6 +596,17 @@ void OpPrinter::TypeSig(const Operation& op) {
       }
       break;
     }
+    case 'E': {
+      if (op.num_results() != 0 || op.operands.empty()) break;
+      out.append(" : ");
+      bool same = true;
+      for (const Value* v : op.operands) same &= v->type == op.operands[0]->type;
+      for (size_t i = 0; i < (same ? 1 : op.operands.size()); ++i) {
+        if (i) out.append(", ");
+        AppendType(&out, op.operands[i]->type);
+      }
+      return;
+    }
     case 'N':
       if (op.operands.empty() && op.num_results() == 1) {
         out.append(" : ");
@@ -889,9 +900,13 @@ bool OpPrinter::PrettyWhile(const Operation& op, int indent) {
   for (int r = 0; r < 2; ++r) {
     const ir::Block& b = *op.regions[r]->blocks[0];
     for (size_t i = 0; i < b.args.size(); ++i) names_[b.args[i].get()] = iter[i];
-    out.append("\n");
-    Indent(indent);
-    StrAppend(&out, r == 0 ? " " : " ", kw[r], " {\n");
+    if (r == 0) {
+      out.append("\n");
+      Indent(indent + 2);
+    } else {
+      out.push_back(' ');
+    }
+    StrAppend(&out, kw[r], " {\n");
     Block(b, indent + 2);
     Indent(indent);
     out.push_back('}');
@@ -1206,9 +1221,9 @@ bool OpPrinter::Pretty(const Operation& op, int indent) {
     case OpSyntax::kSdyMesh: {
       Attribute n = op.attr("sym_name"), m = op.attr("mesh");
       if (!n || n.kind() != AttrKind::kString || !m || m.kind() != AttrKind::kOpaque ||
-          !IsBareId(n->str))
+          !IsBareId(n->str) || m->str.rfind("#sdy.mesh<", 0) != 0)
         return false;
-      StrAppend(&out, op.name(), " @", n->str, " = ", m->str);
+      StrAppend(&out, op.name(), " @", n->str, " = ", std::string_view(m->str).substr(9));
       AttrDict(op, {"sym_name", "mesh"});
       return true;
     }
