@@ -56,6 +56,16 @@ void Lexer::SkipWhitespace() {
 
 void Lexer::Advance(size_t n) { pos_ += n; }
 
+void Lexer::Seek(size_t pos) {
+  has_peek_ = false;
+  for (; pos_ < pos && pos_ < src_.size(); ++pos_) {
+    if (src_[pos_] == '\n') {
+      ++line_;
+      line_start_ = pos_ + 1;
+    }
+  }
+}
+
 void Lexer::Reset(const Token& t) {
   has_peek_ = false;
   pos_ = t.offset;

@@ -59,6 +59,7 @@ class Lexer {
   std::string_view src() const { return src_; }
   void SkipWhitespace();
   void Advance(size_t n);  // moves over raw characters (no newlines expected)
+  void Seek(size_t pos);   // moves forward to `pos`, counting lines on the way
   uint32_t line() const { return line_; }
   uint32_t col() const { return static_cast<uint32_t>(pos_ - line_start_) + 1; }
   // Resets to a previously recorded raw position (used for backtracking over one token).

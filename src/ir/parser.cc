@@ -315,12 +315,12 @@ Type Parser::ParseQuantType(const Token& at) {
     parse_pair();
   }
   Expect(Tok::kGreater, "'>' to close the quantized type");
+  if (q.storage_min > q.storage_max) Error(at, "storage range is empty");
   for (double s : q.scales)
     if (!(s > 0) || !std::isfinite(s)) Error(at, "quantization scale must be positive and finite");
   for (int64_t z : q.zero_points)
     if (z < q.storage_min || z > q.storage_max)
       Error(at, StrCat("zero point ", z, " is outside the storage range"));
-  if (q.storage_min > q.storage_max) Error(at, "storage range is empty");
   return ctx_->Quant(q);
 }
 
@@ -1058,7 +1058,7 @@ Attribute Parser::ParseConvDimNumbers(std::string name, bool close) {
 }
 
 // {-# dialect_resources: { builtin: { name: "0x..." } } #-}
-void Parser::ParseFileMetadata() {
+void Parser::ParseFileMetadata(const Token& begin) {
   int depth = 0;
   std::string_view last_key;
   while (true) {
@@ -1067,7 +1067,7 @@ void Parser::ParseFileMetadata() {
     switch (t.kind) {
       case Tok::kEof:
       case Tok::kError:
-        Error(t, "unterminated file metadata block");
+        Error(begin, "unterminated file metadata block");
       case Tok::kLBrace:
         ++depth;
         break;
@@ -1450,12 +1450,10 @@ std::unique_ptr<Operation> Parser::ParseTopLevel() {
   size_t meta = src.rfind("{-#");
   if (meta != std::string_view::npos) {
     Lexer saved = lex_;
-    ParseOptions o = opts_;
     lex_ = Lexer(src, opts_.first_line);
-    lex_.Advance(meta);
-    // Line numbers inside the metadata block are approximate; errors there are rare.
-    lex_.Next();
-    ParseFileMetadata();
+    lex_.Seek(meta);
+    Token begin = lex_.Next();
+    ParseFileMetadata(begin);
     lex_ = saved;
   }
   auto module = std::make_unique<Operation>(OpCode::kModule, "builtin.module", Loc{opts_.first_line, 1});
@@ -1466,8 +1464,8 @@ std::unique_ptr<Operation> Parser::ParseTopLevel() {
     const Token& t = lex_.Peek();
     if (t.kind == Tok::kEof) break;
     if (t.kind == Tok::kFileMetadataBegin) {
-      lex_.Next();
-      ParseFileMetadata();
+      Token begin = lex_.Next();
+      ParseFileMetadata(begin);
       continue;
     }
     if (t.kind == Tok::kHashId || t.kind == Tok::kBangId) {

@@ -98,7 +98,7 @@ class Parser {
   double ParseFloatLiteral();
   std::vector<int64_t> ParseI64ListBrackets();  // [1, -2, ?]
   std::string ParseStringLiteral();
-  void ParseFileMetadata();
+  void ParseFileMetadata(const Token& begin);
 
   // ---- ops and regions (parser.cc)
   void ParseBlockBody(Block* block, Tok end);

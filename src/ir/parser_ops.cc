@@ -3,7 +3,6 @@
 
 #include "src/support/str.h"
 #include "src/ir/parser_impl.h"
-#include "src/support/str.h"
 
 namespace openpjrt::ir {
 namespace {
