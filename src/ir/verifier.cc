@@ -173,6 +173,9 @@ void Verifier::Run() {
   if (!body) return;
   std::set<std::string_view> names;
   for (const auto& op : body->ops) {
+    if (op->code != OpCode::kFunc && op->code != OpCode::kSdyMesh &&
+        op->code != OpCode::kUnknown && op->code != OpCode::kReturn)
+      Fail(*op, "must be inside a function");
     if (op->code == OpCode::kFunc) {
       std::string_view n = FuncName(*op);
       if (n.empty()) Fail(*op, "requires a 'sym_name' string attribute");

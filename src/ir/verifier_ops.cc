@@ -801,7 +801,8 @@ void Verifier::VerifyOpRules(const Operation& op) {
       break;
     }
     case OpCode::kReturn:
-      if (!op.parent || !op.parent->parent || !op.parent->parent->parent)
+      if (!op.parent || !op.parent->parent || !op.parent->parent->parent ||
+          op.parent->parent->parent->code == OpCode::kModule)
         Fail(op, "must be inside a region");
       if (op.parent->terminator() != &op) Fail(op, "must be the last op of its block");
       break;
