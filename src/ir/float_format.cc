@@ -86,7 +86,9 @@ uint64_t EncodeGeneric(const FF& f, double v, int hint) {
   const int q_exp = (subnormal ? min_exp : exp) - f.man_bits;
   double n = std::ldexp(a, -q_exp);  // exact: a scaled by a power of two
   double r = std::nearbyint(n);      // ties to even
-  if (hint != 0 && n - std::floor(n) == 0.5) r = hint > 0 ? std::ceil(n) : std::floor(n);
+  // `hint` is in the direction of the value; the rounding works on the magnitude.
+  const int mag_hint = neg ? -hint : hint;
+  if (mag_hint != 0 && n - std::floor(n) == 0.5) r = mag_hint > 0 ? std::ceil(n) : std::floor(n);
   if (r == 0) {
     if (no_zero) return 0;
     return f.nan_kind == FF::kUzNan ? 0 : sign;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <cstdio>
 
 #include "absl/status/status.h"
 #include "src/support/str.h"
@@ -495,6 +496,56 @@ bool ParseU64(std::string_view text, uint64_t* out) {
   return errno != ERANGE;
 }
 
+// Normalises a decimal literal to significant digits and a decimal exponent: value =
+// 0.DIGITS x 10^exp. Leading and trailing zeros are dropped.
+void NormalizeDecimal(std::string_view text, std::string* digits, int64_t* exp) {
+  digits->clear();
+  int64_t point = -1, e = 0;
+  size_t i = 0;
+  int64_t n = 0;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '.') {
+      point = n;
+    } else if (c >= '0' && c <= '9') {
+      digits->push_back(c);
+      ++n;
+    } else {
+      break;
+    }
+  }
+  if (point < 0) point = n;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    e = std::strtoll(std::string(text.substr(i + 1)).c_str(), nullptr, 10);
+    e = std::clamp<int64_t>(e, -100000, 100000);
+  }
+  size_t lead = digits->find_first_not_of('0');
+  if (lead == std::string::npos) {
+    digits->clear();
+    *exp = 0;
+    return;
+  }
+  digits->erase(0, lead);
+  point -= static_cast<int64_t>(lead);
+  while (!digits->empty() && digits->back() == '0') digits->pop_back();
+  *exp = point + e;
+}
+
+// Compares the exact value of a non-negative decimal literal with the double `d` (> 0):
+// -1, 0 or +1. glibc prints doubles exactly, so the comparison is digit by digit.
+int CompareDecimalWithDouble(std::string_view text, double d) {
+  std::string a, b;
+  int64_t ea, eb;
+  NormalizeDecimal(text, &a, &ea);
+  char buf[1200];
+  std::snprintf(buf, sizeof(buf), "%.1100e", d);
+  NormalizeDecimal(buf, &b, &eb);
+  if (a.empty() || b.empty()) return a.empty() == b.empty() ? 0 : (a.empty() ? -1 : 1);
+  if (ea != eb) return ea < eb ? -1 : 1;
+  int c = a.compare(b);
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
+
 // Writes `v` (already range-checked) as a `k` integer into `dst`.
 void StoreInt(ElemKind k, int64_t v, uint8_t* dst) {
   int bytes = ByteSize(k);
@@ -631,9 +682,11 @@ Attribute Parser::MaterializeDense(const DenseLiteral& lit, Type type) {
         d = f;
       } else {
         d = std::strtod(buf, nullptr);
-        if (rk != ElemKind::kF64) {
-          long double ld = std::strtold(buf, nullptr);
-          hint = ld > static_cast<long double>(d) ? 1 : (ld < static_cast<long double>(d) ? -1 : 0);
+        // The double may sit exactly on a tie of the narrower type although the decimal does
+        // not: then the decimal decides the direction.
+        if (rk != ElemKind::kF64 && d != 0 && std::isfinite(d) &&
+            EncodeFloatWithHint(rk, d, 1) != EncodeFloatWithHint(rk, d, -1)) {
+          hint = CompareDecimalWithDouble(t.text, d);
         }
       }
     }

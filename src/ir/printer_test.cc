@@ -1,0 +1,59 @@
+#include "src/ir/printer.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "src/ir/parser.h"
+
+namespace openpjrt::ir {
+namespace {
+
+TEST(Printer, FormatFloatIsShortestAndReadsBack) {
+  EXPECT_EQ(FormatFloat(1.0, ElemKind::kF64), "1.0");
+  EXPECT_EQ(FormatFloat(0.1, ElemKind::kF64), "0.1");
+  EXPECT_EQ(FormatFloat(0.1f, ElemKind::kF32), "0.1");
+  EXPECT_EQ(FormatFloat(-0.0, ElemKind::kF32), "-0.0");
+  EXPECT_EQ(FormatFloat(INFINITY, ElemKind::kF32), "0x7F800000");
+  EXPECT_EQ(FormatFloat(-INFINITY, ElemKind::kF16), "0xFC00");
+  EXPECT_EQ(FormatFloat(NAN, ElemKind::kBF16), "0x7FC0");
+}
+
+TEST(Printer, PrettyAndGenericFormsAgree) {
+  const char* src = R"(
+func.func @main(%a: tensor<4xf32>) -> tensor<f32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+})";
+  auto m = ParseModule(src);
+  ASSERT_TRUE(m.ok()) << m.status();
+  std::string pretty = PrintModule(**m);
+  std::string generic = PrintModule(**m, {.generic = true});
+  EXPECT_NE(pretty.find("applies stablehlo.add"), std::string::npos) << pretty;
+  EXPECT_NE(generic.find("\"stablehlo.reduce\"("), std::string::npos) << generic;
+  auto from_generic = ParseModule(generic);
+  ASSERT_TRUE(from_generic.ok()) << from_generic.status();
+  EXPECT_EQ(PrintModule(**from_generic), pretty);
+}
+
+TEST(Printer, LargeConstantsPrintAsHex) {
+  std::string src = "func.func @f() -> tensor<300xi8> {\n  %0 = stablehlo.iota dim = 0 : tensor<300xi8>\n"
+                    "  %1 = stablehlo.constant dense<7> : tensor<300xi8>\n  return %1 : tensor<300xi8>\n}\n";
+  auto m = ParseModule(src);
+  ASSERT_TRUE(m.ok());
+  EXPECT_NE(PrintModule(**m).find("dense<7> : tensor<300xi8>"), std::string::npos);  // splat stays
+  std::string list = "dense<[";
+  for (int i = 0; i < 300; ++i) list += (i ? ", " : "") + std::to_string(i % 100);
+  list += "]>";
+  auto m2 = ParseModule("func.func @f() {\n %0 = stablehlo.constant " + list +
+                        " : tensor<300xi8>\n return\n}\n");
+  ASSERT_TRUE(m2.ok()) << m2.status();
+  std::string printed = PrintModule(**m2);
+  EXPECT_NE(printed.find("dense<\"0x00010203"), std::string::npos);
+  auto again = ParseModule(printed);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(PrintModule(**again), printed);
+}
+
+}  // namespace
+}  // namespace openpjrt::ir
