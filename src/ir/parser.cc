@@ -158,11 +158,12 @@ Type Parser::ParseType() {
       }
       // Another dialect's type: keep its text.
       size_t start = t.offset - 1;
+      size_t end = t.offset + t.text.size();
       if (PeekIs(Tok::kLess)) {
         Token lt = lex_.Next();
         (void)ParseOpaqueBody(lt);
+        end = lex_.pos();
       }
-      size_t end = lex_.pos();
       return ctx_->Opaque(lex_.src().substr(start, end - start));
     }
     default:

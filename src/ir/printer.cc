@@ -651,9 +651,8 @@ void OpPrinter::Region(const ir::Region& r, int indent, bool print_entry_label) 
 }
 
 void OpPrinter::Generic(const Operation& op, int indent) {
-  out.push_back('"');
-  out.append(op.name());
-  out.append("\"(");
+  AppendEscaped(&out, op.name());
+  out.append("(");
   Operands(op);
   out.push_back(')');
   if (!op.regions.empty()) {
@@ -694,7 +693,12 @@ bool OpPrinter::PrettyOperands(const Operation& op) {
     std::string value;
     if (kind == "f") {
       int64_t e, m;
-      if (!GetInt(op.attr("exponent_bits"), &e) || !GetInt(op.attr("mantissa_bits"), &m))
+      if (!GetInt(op.attr("exponent_bits"), &e) || !GetInt(op.attr("mantissa_bits"), &m) ||
+          e < 0 || m < 0 || e > 999999999 || m > 999999999 ||
+          op.attr("exponent_bits").kind() != AttrKind::kInteger ||
+          op.attr("mantissa_bits").kind() != AttrKind::kInteger ||
+          op.attr("exponent_bits")->type.elem() != ElemKind::kI32 ||
+          op.attr("mantissa_bits")->type.elem() != ElemKind::kI32)
         return false;
       value = StrCat("e", e, "m", m);
       elided.push_back("exponent_bits");
@@ -798,9 +802,9 @@ bool OpPrinter::PrettyConvolution(const Operation& op) {
   if (Attribute p = op.attr("padding")) {
     std::vector<int64_t> v;
     if (p.kind() != AttrKind::kDenseElements || p->type.rank() != 2 || p->type.shape()[1] != 2 ||
-        !GetI64List(p, &v) || p->type.element_type() != Type() && !p->type.element_type().IsElement())
+        !p->type.element_type().IsElement() || p->type.element_type().elem() != ElemKind::kI64 ||
+        !GetI64List(p, &v))
       return false;
-    if (p->type.element_type().elem() != ElemKind::kI64) return false;
     StrAppend(&window, window.empty() ? "" : ", ", "pad = [");
     for (size_t i = 0; i + 1 < v.size(); i += 2)
       StrAppend(&window, i ? ", " : "", "[", v[i], ", ", v[i + 1], "]");
