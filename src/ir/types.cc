@@ -61,7 +61,7 @@ bool ElemKindFromName(std::string_view name, ElemKind* out) {
   return false;
 }
 
-bool IsInteger(ElemKind k) { return k <= ElemKind::kU64; }
+bool IsInteger(ElemKind k) { return k <= ElemKind::kU64 || k == ElemKind::kIndex; }
 bool IsUnsigned(ElemKind k) { return k >= ElemKind::kU2 && k <= ElemKind::kU64; }
 bool IsFloat(ElemKind k) { return k >= ElemKind::kF4E2M1FN && k <= ElemKind::kTF32; }
 bool IsComplex(ElemKind k) { return k == ElemKind::kC64 || k == ElemKind::kC128; }

@@ -31,7 +31,7 @@ std::string_view ElemKindName(ElemKind k);
 // Parses a scalar spelling (not complex); false if `name` is not one.
 bool ElemKindFromName(std::string_view name, ElemKind* out);
 
-bool IsInteger(ElemKind k);   // signless or unsigned integers, i1 included
+bool IsInteger(ElemKind k);   // signless or unsigned integers, i1 and index included
 bool IsUnsigned(ElemKind k);  // ui*
 bool IsFloat(ElemKind k);     // every real float format
 bool IsComplex(ElemKind k);
