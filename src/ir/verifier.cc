@@ -49,8 +49,8 @@ void Verifier::CheckElem(const Operation& op, Type tensor, unsigned cats, const 
     cat = k == ElemKind::kI1 ? kCatBool
           : IsInteger(k)     ? kCatInt
           : IsFloat(k)       ? kCatFloat
-          : IsComplex(k)     ? kCatComplex
-                             : 0;
+          : IsComplex(k)     ? unsigned{kCatComplex}
+                             : 0u;
   }
   if (!(cat & cats)) {
     std::string allowed;

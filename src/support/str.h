@@ -24,6 +24,15 @@ void Append(std::string* out, T v) {
   auto r = std::to_chars(buf, buf + sizeof(buf), v);
   out->append(buf, r.ptr);
 }
+// Any other string-like type (absl::string_view from absl::Status::message(), for one).
+template <typename T>
+  requires(requires(const T& t) {
+    t.data();
+    t.size();
+  } && !std::is_same_v<T, std::string> && !std::is_same_v<T, std::string_view>)
+void Append(std::string* out, const T& s) {
+  out->append(s.data(), s.size());
+}
 inline void Append(std::string* out, double v) {
   char buf[32];
   auto r = std::to_chars(buf, buf + sizeof(buf), v);

@@ -14,6 +14,7 @@ void PrintUsage(FILE* f) {
       "\n"
       "commands:\n"
       "  opt FILE     parse, verify and print a StableHLO program (MLIR text)\n"
+      "  run FILE     compile and run a StableHLO program on the CPU, evaluating its checks\n"
       "\n"
       "Run 'openpjrt <command> --help' for the options of a command.\n",
       f);
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (verb == "opt") return openpjrt::tools::OptMain(argc - 1, argv + 1);
+  if (verb == "run") return openpjrt::tools::RunMain(argc - 1, argv + 1);
   std::fprintf(stderr, "openpjrt: unknown command '%s'\n\n", argv[1]);
   PrintUsage(stderr);
   return 2;

@@ -1,0 +1,756 @@
+// Lowering from IR to a cpu::Program (see compile.h).
+#include "src/compiler/compile.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "src/cpu/kernels.h"
+#include "src/ir/printer.h"
+#include "src/support/str.h"
+
+namespace openpjrt::compiler {
+namespace {
+
+using cpu::ArrayType;
+using cpu::BinaryOp;
+using cpu::KernelFn;
+using cpu::Program;
+using cpu::Step;
+using cpu::UnaryOp;
+using ir::AttrKind;
+using ir::Attribute;
+using ir::ElemKind;
+using ir::OpCode;
+using ir::Operation;
+using ir::Type;
+using ir::Value;
+
+class CompileError : public std::runtime_error {
+ public:
+  CompileError(absl::StatusCode code, std::string msg) : std::runtime_error(msg), code(code) {}
+  absl::StatusCode code;
+};
+
+// Value -> slot, with a parent for regions and a fresh map for each inlined call.
+struct Env {
+  const Env* parent = nullptr;
+  std::unordered_map<const Value*, int> slots;
+  int Lookup(const Value* v) const {
+    for (const Env* e = this; e; e = e->parent) {
+      auto it = e->slots.find(v);
+      if (it != e->slots.end()) return it->second;
+    }
+    return -1;
+  }
+};
+
+bool UnaryOf(OpCode c, UnaryOp* out) {
+  switch (c) {
+    case OpCode::kAbs: *out = UnaryOp::kAbs; return true;
+    case OpCode::kCbrt: *out = UnaryOp::kCbrt; return true;
+    case OpCode::kCeil: *out = UnaryOp::kCeil; return true;
+    case OpCode::kCosine: *out = UnaryOp::kCos; return true;
+    case OpCode::kExponential: *out = UnaryOp::kExp; return true;
+    case OpCode::kExponentialMinusOne: *out = UnaryOp::kExpm1; return true;
+    case OpCode::kFloor: *out = UnaryOp::kFloor; return true;
+    case OpCode::kLog: *out = UnaryOp::kLog; return true;
+    case OpCode::kLogPlusOne: *out = UnaryOp::kLog1p; return true;
+    case OpCode::kLogistic: *out = UnaryOp::kLogistic; return true;
+    case OpCode::kNegate: *out = UnaryOp::kNegate; return true;
+    case OpCode::kNot: *out = UnaryOp::kNot; return true;
+    case OpCode::kPopcnt: *out = UnaryOp::kPopcnt; return true;
+    case OpCode::kCountLeadingZeros: *out = UnaryOp::kClz; return true;
+    case OpCode::kRoundNearestAfz: *out = UnaryOp::kRoundAfz; return true;
+    case OpCode::kRoundNearestEven: *out = UnaryOp::kRoundEven; return true;
+    case OpCode::kRsqrt: *out = UnaryOp::kRsqrt; return true;
+    case OpCode::kSign: *out = UnaryOp::kSign; return true;
+    case OpCode::kSine: *out = UnaryOp::kSin; return true;
+    case OpCode::kSqrt: *out = UnaryOp::kSqrt; return true;
+    case OpCode::kTan: case OpCode::kChloTan: *out = UnaryOp::kTan; return true;
+    case OpCode::kTanh: *out = UnaryOp::kTanh; return true;
+    case OpCode::kIsFinite: *out = UnaryOp::kIsFinite; return true;
+    case OpCode::kReal: *out = UnaryOp::kReal; return true;
+    case OpCode::kImag: *out = UnaryOp::kImag; return true;
+    case OpCode::kChloAcos: *out = UnaryOp::kAcos; return true;
+    case OpCode::kChloAcosh: *out = UnaryOp::kAcosh; return true;
+    case OpCode::kChloAsin: *out = UnaryOp::kAsin; return true;
+    case OpCode::kChloAsinh: *out = UnaryOp::kAsinh; return true;
+    case OpCode::kChloAtan: *out = UnaryOp::kAtan; return true;
+    case OpCode::kChloAtanh: *out = UnaryOp::kAtanh; return true;
+    case OpCode::kChloCosh: *out = UnaryOp::kCosh; return true;
+    case OpCode::kChloSinh: *out = UnaryOp::kSinh; return true;
+    case OpCode::kChloErf: *out = UnaryOp::kErf; return true;
+    case OpCode::kChloErfc: *out = UnaryOp::kErfc; return true;
+    case OpCode::kChloErfInv: *out = UnaryOp::kErfInv; return true;
+    case OpCode::kChloLgamma: *out = UnaryOp::kLgamma; return true;
+    case OpCode::kChloDigamma: *out = UnaryOp::kDigamma; return true;
+    case OpCode::kChloSquare: *out = UnaryOp::kSquare; return true;
+    case OpCode::kChloConj: *out = UnaryOp::kConj; return true;
+    case OpCode::kChloIsInf: *out = UnaryOp::kIsInf; return true;
+    case OpCode::kChloIsPosInf: *out = UnaryOp::kIsPosInf; return true;
+    case OpCode::kChloIsNegInf: *out = UnaryOp::kIsNegInf; return true;
+    case OpCode::kChloBesselI1e: *out = UnaryOp::kBesselI1e; return true;
+    default: return false;
+  }
+}
+
+// StableHLO binary ops, and the CHLO broadcasting ops that map onto them.
+bool BinaryOf(OpCode c, BinaryOp* out, bool* broadcasting) {
+  *broadcasting = false;
+  switch (c) {
+    case OpCode::kAdd: *out = BinaryOp::kAdd; return true;
+    case OpCode::kSubtract: *out = BinaryOp::kSub; return true;
+    case OpCode::kMultiply: *out = BinaryOp::kMul; return true;
+    case OpCode::kDivide: *out = BinaryOp::kDiv; return true;
+    case OpCode::kRemainder: *out = BinaryOp::kRem; return true;
+    case OpCode::kPower: *out = BinaryOp::kPow; return true;
+    case OpCode::kAtan2: *out = BinaryOp::kAtan2; return true;
+    case OpCode::kMaximum: *out = BinaryOp::kMax; return true;
+    case OpCode::kMinimum: *out = BinaryOp::kMin; return true;
+    case OpCode::kAnd: *out = BinaryOp::kAnd; return true;
+    case OpCode::kOr: *out = BinaryOp::kOr; return true;
+    case OpCode::kXor: *out = BinaryOp::kXor; return true;
+    case OpCode::kShiftLeft: *out = BinaryOp::kShl; return true;
+    case OpCode::kShiftRightArithmetic: *out = BinaryOp::kShrA; return true;
+    case OpCode::kShiftRightLogical: *out = BinaryOp::kShrL; return true;
+    case OpCode::kComplex: *out = BinaryOp::kComplex; return true;
+    case OpCode::kChloNextAfter: *out = BinaryOp::kNextAfter; return true;
+    default: break;
+  }
+  *broadcasting = true;
+  switch (c) {
+    case OpCode::kChloBroadcastAdd: *out = BinaryOp::kAdd; return true;
+    case OpCode::kChloBroadcastSubtract: *out = BinaryOp::kSub; return true;
+    case OpCode::kChloBroadcastMultiply: *out = BinaryOp::kMul; return true;
+    case OpCode::kChloBroadcastDivide: *out = BinaryOp::kDiv; return true;
+    case OpCode::kChloBroadcastRemainder: *out = BinaryOp::kRem; return true;
+    case OpCode::kChloBroadcastPower: *out = BinaryOp::kPow; return true;
+    case OpCode::kChloBroadcastAtan2: *out = BinaryOp::kAtan2; return true;
+    case OpCode::kChloBroadcastMaximum: *out = BinaryOp::kMax; return true;
+    case OpCode::kChloBroadcastMinimum: *out = BinaryOp::kMin; return true;
+    case OpCode::kChloBroadcastAnd: *out = BinaryOp::kAnd; return true;
+    case OpCode::kChloBroadcastOr: *out = BinaryOp::kOr; return true;
+    case OpCode::kChloBroadcastXor: *out = BinaryOp::kXor; return true;
+    case OpCode::kChloBroadcastShiftLeft: *out = BinaryOp::kShl; return true;
+    case OpCode::kChloBroadcastShiftRightArithmetic: *out = BinaryOp::kShrA; return true;
+    case OpCode::kChloBroadcastShiftRightLogical: *out = BinaryOp::kShrL; return true;
+    case OpCode::kChloBroadcastComplex: *out = BinaryOp::kComplex; return true;
+    case OpCode::kChloBroadcastNextAfter: *out = BinaryOp::kNextAfter; return true;
+    default: return false;
+  }
+}
+
+class Lowerer {
+ public:
+  Lowerer(const ir::Module& m) : m_(m) {}
+
+  std::shared_ptr<cpu::Executable> LowerEntry(const Operation& func) {
+    auto exe = std::make_shared<cpu::Executable>();
+    exe->name = std::string(ir::FuncName(func));
+    exe->program = std::make_shared<Program>();
+    Env env;
+    const ir::Block* body = func.regions.empty() ? nullptr : func.regions[0]->front();
+    if (!body) Fail(func, absl::StatusCode::kInvalidArgument, "the entry function has no body");
+    for (const auto& a : body->args) {
+      int s = NewSlot();
+      env.slots[a.get()] = s;
+      exe->program->args.push_back(s);
+      exe->arg_types.push_back(a->type.IsTensor() ? ToArrayType(func, a->type) : ArrayType{});
+    }
+    std::vector<int> results = LowerBlock(*body, env, *exe->program, 0);
+    exe->program->results = results;
+    for (Type t : ir::FuncType(func).results()) {
+      exe->result_types.push_back(t.IsTensor() ? ToArrayType(func, t) : ArrayType{});
+      exe->result_is_token.push_back(t.IsToken());
+    }
+    ComputeReleases(*exe->program);
+    exe->num_slots = next_slot_;
+    return exe;
+  }
+
+ private:
+  [[noreturn]] void Fail(const Operation& op, absl::StatusCode code, const std::string& msg) {
+    throw CompileError(code, StrCat(m_.source_name, ":", op.loc.line, ":", op.loc.col, ": error: '",
+                                    op.name(), "' op ", msg));
+  }
+  [[noreturn]] void Unimplemented(const Operation& op, const std::string& what) {
+    Fail(op, absl::StatusCode::kUnimplemented, StrCat(what, " is not supported by the CPU executor yet"));
+  }
+  template <typename T>
+  T Check(const Operation& op, absl::StatusOr<T> v) {
+    if (!v.ok()) Fail(op, v.status().code(), std::string(v.status().message()));
+    return *std::move(v);
+  }
+
+  int NewSlot() { return next_slot_++; }
+
+  ArrayType ToArrayType(const Operation& op, Type t) {
+    if (!t.IsTensor()) Fail(op, absl::StatusCode::kInvalidArgument, StrCat("expected a tensor, got ", t.ToString()));
+    if (!t.HasStaticShape())
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat("dynamic shape ", t.ToString(), " must be refined to a static shape before execution"));
+    Type et = t.element_type();
+    if (et.IsQuant()) Unimplemented(op, StrCat("quantized element type in ", t.ToString()));
+    if (et.elem() == ElemKind::kTF32) Unimplemented(op, "tf32");
+    ArrayType a;
+    a.elem = et.elem();
+    a.dims.assign(t.shape().begin(), t.shape().end());
+    return a;
+  }
+
+  // Lowers the ops of `block` into `prog`; returns the slots of its terminator's operands.
+  std::vector<int> LowerBlock(const ir::Block& block, Env& env, Program& prog, int depth) {
+    if (depth > 64) Fail(*block.parent->parent, absl::StatusCode::kInvalidArgument,
+                         "calls nest more than 64 deep (recursion is not allowed)");
+    for (const auto& op : block.ops) {
+      if (op->code == OpCode::kReturn || op->code == OpCode::kFuncReturn) {
+        std::vector<int> r;
+        for (const Value* v : op->operands) r.push_back(Use(*op, env, v));
+        return r;
+      }
+      LowerOp(*op, env, prog, depth);
+    }
+    Fail(*block.parent->parent, absl::StatusCode::kInvalidArgument, "block has no terminator");
+  }
+
+  int Use(const Operation& op, const Env& env, const Value* v) {
+    int s = env.Lookup(v);
+    if (s < 0) Fail(op, absl::StatusCode::kInternal, "operand has no slot");
+    return s;
+  }
+
+  // A nested program for region `r` of `op`.
+  std::shared_ptr<Program> LowerRegion(const Operation& op, size_t r, Env& outer, int depth) {
+    auto prog = std::make_shared<Program>();
+    Env env;
+    env.parent = &outer;
+    const ir::Block* b = op.regions[r]->front();
+    if (!b) Fail(op, absl::StatusCode::kInvalidArgument, "empty region");
+    for (const auto& a : b->args) {
+      int s = NewSlot();
+      env.slots[a.get()] = s;
+      prog->args.push_back(s);
+    }
+    prog->results = LowerBlock(*b, env, *prog, depth);
+    return prog;
+  }
+
+  Step& AddStep(const Operation& op, Env& env, Program& prog, KernelFn fn,
+                const std::vector<int>& in) {
+    Step s;
+    s.fn = fn;
+    s.name = std::string(op.name());
+    s.loc = op.loc;
+    s.in = in;
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      int slot = NewSlot();
+      env.slots[op.result(i)] = slot;
+      s.out.push_back(slot);
+      Type t = op.result(i)->type;
+      s.out_types.push_back(t.IsTensor() ? ToArrayType(op, t) : ArrayType{});
+    }
+    prog.steps.push_back(std::move(s));
+    return prog.steps.back();
+  }
+
+  // An extra step producing one array of type `t` from `in` (a broadcast or a convert).
+  int AddHelperStep(const Operation& op, Program& prog, KernelFn fn, std::vector<int> in,
+                    ArrayType t, std::shared_ptr<const void> params) {
+    Step s;
+    s.fn = fn;
+    s.name = std::string(op.name());
+    s.loc = op.loc;
+    s.in = std::move(in);
+    int slot = NewSlot();
+    s.out.push_back(slot);
+    s.out_types.push_back(std::move(t));
+    s.params = std::move(params);
+    prog.steps.push_back(std::move(s));
+    return slot;
+  }
+
+  std::vector<int> Operands(const Operation& op, const Env& env) {
+    std::vector<int> in;
+    for (const Value* v : op.operands) in.push_back(Use(op, env, v));
+    return in;
+  }
+
+  std::vector<int64_t> I64s(const Operation& op, const char* name) {
+    std::vector<int64_t> v;
+    if (!ir::GetI64List(op.attr(name), &v))
+      Fail(op, absl::StatusCode::kInvalidArgument, StrCat("missing attribute '", name, "'"));
+    return v;
+  }
+  int64_t Int(const Operation& op, const char* name, int64_t dflt) {
+    int64_t v;
+    return ir::GetInt(op.attr(name), &v) ? v : dflt;
+  }
+
+  // CHLO broadcasting: brings operand `i` to the result's shape with broadcast_in_dim.
+  int BroadcastOperand(const Operation& op, Env& env, Program& prog, size_t i) {
+    int slot = Use(op, env, op.operands[i]);
+    ArrayType in = ToArrayType(op, op.operands[i]->type);
+    ArrayType out = ToArrayType(op, op.result(0)->type);
+    out.elem = in.elem;
+    if (in.dims == out.dims) return slot;
+    auto p = std::make_shared<cpu::BroadcastParams>();
+    std::vector<int64_t> bd;
+    if (ir::GetI64List(op.attr("broadcast_dimensions"), &bd) && op.operands.size() == 2 &&
+        in.rank() != out.rank()) {
+      p->dims = bd;
+    } else {
+      for (int64_t d = 0; d < in.rank(); ++d) p->dims.push_back(out.rank() - in.rank() + d);
+    }
+    if (static_cast<int64_t>(p->dims.size()) != in.rank())
+      Fail(op, absl::StatusCode::kInvalidArgument, "broadcast_dimensions does not match the operand rank");
+    for (size_t d = 0; d < p->dims.size(); ++d)
+      if (p->dims[d] < 0 || p->dims[d] >= out.rank() ||
+          (in.dims[d] != 1 && in.dims[d] != out.dims[p->dims[d]]))
+        Fail(op, absl::StatusCode::kInvalidArgument,
+             StrCat("operand #", i, " cannot be broadcast to ", out.ToString()));
+    return AddHelperStep(op, prog, cpu::BroadcastInDimKernel(), {slot}, out, p);
+  }
+
+  int ConvertTo(const Operation& op, Program& prog, int slot, ArrayType from, ElemKind to) {
+    if (from.elem == to) return slot;
+    KernelFn fn = Check(op, cpu::SelectConvert(from.elem, to));
+    from.elem = to;
+    return AddHelperStep(op, prog, fn, {slot}, from, nullptr);
+  }
+
+  cpu::CompareParams CompareOf(const Operation& op, ElemKind k) {
+    Attribute dir = op.attr("comparison_direction");
+    if (!dir || dir.kind() != AttrKind::kEnum)
+      Fail(op, absl::StatusCode::kInvalidArgument, "missing comparison_direction");
+    cpu::CompareParams p{};
+    const std::string& d = dir->str;
+    p.dir = d == "EQ" ? cpu::CompareParams::kEq : d == "NE" ? cpu::CompareParams::kNe
+          : d == "GE" ? cpu::CompareParams::kGe : d == "GT" ? cpu::CompareParams::kGt
+          : d == "LE" ? cpu::CompareParams::kLe : cpu::CompareParams::kLt;
+    Attribute ct = op.attr("compare_type");
+    p.total_order = ct && ct.kind() == AttrKind::kEnum && ct->str == "TOTALORDER" && ir::IsFloat(k);
+    return p;
+  }
+
+  // The binary op a reducer region computes, if it is exactly one: op(arg0, arg1).
+  bool FastReducer(const Operation& op, BinaryOp* out) {
+    const ir::Block* b = op.regions[0]->front();
+    if (!b || b->args.size() != 2 || b->ops.size() != 2) return false;
+    const Operation& f = *b->ops[0];
+    const Operation& r = *b->ops[1];
+    bool bc;
+    if (!BinaryOf(f.code, out, &bc) || bc || f.operands.size() != 2) return false;
+    bool args_ok = (f.operands[0] == b->args[0].get() && f.operands[1] == b->args[1].get()) ||
+                   (f.operands[0] == b->args[1].get() && f.operands[1] == b->args[0].get());
+    bool commutative = *out == BinaryOp::kAdd || *out == BinaryOp::kMul || *out == BinaryOp::kMax ||
+                       *out == BinaryOp::kMin || *out == BinaryOp::kAnd || *out == BinaryOp::kOr ||
+                       *out == BinaryOp::kXor;
+    return args_ok && commutative && r.operands.size() == 1 && r.operands[0] == f.result(0) &&
+           op.operands[0]->type.element_type() == op.result(0)->type.element_type() &&
+           op.operands[1]->type == b->args[0]->type;
+  }
+
+  void LowerCall(const Operation& op, const Operation& callee, Env& env, Program& prog, int depth) {
+    const ir::Block* body = callee.regions.empty() ? nullptr : callee.regions[0]->front();
+    if (!body) Fail(op, absl::StatusCode::kInvalidArgument,
+                    StrCat("callee @", ir::FuncName(callee), " has no body"));
+    Env inner;
+    inner.parent = nullptr;  // functions are isolated from above
+    for (size_t i = 0; i < body->args.size(); ++i)
+      inner.slots[body->args[i].get()] = Use(op, env, op.operands[i]);
+    std::vector<int> results = LowerBlock(*body, inner, prog, depth + 1);
+    for (size_t i = 0; i < op.num_results(); ++i) env.slots[op.result(i)] = results[i];
+  }
+
+  void LowerCheck(const Operation& op, Env& env, Program& prog, cpu::CheckParams::Kind kind,
+                  bool has_result) {
+    auto p = std::make_shared<cpu::CheckParams>();
+    p->kind = kind;
+    if (Attribute t = op.attr("tolerance"); t && t.kind() == AttrKind::kFloat) p->tolerance = t->float_value;
+    p->max_ulp = Int(op, "max_ulp_difference", 1);
+    p->min_ulp = Int(op, "min_ulp_difference", 0);
+    std::vector<int> in = Operands(op, env);
+    if (in.empty() || in.size() > 2) Fail(op, absl::StatusCode::kInvalidArgument, "check needs actual and expected");
+    ArrayType at = ToArrayType(op, op.operands[0]->type);
+    if (in.size() == 1) {
+      Attribute v = op.attr("value");
+      if (!v || v.kind() != AttrKind::kDenseElements)
+        Fail(op, absl::StatusCode::kInvalidArgument, "missing expected value");
+      p->has_expected_const = true;
+      p->expected = DenseToArray(op, v).array;
+    } else if (!(ToArrayType(op, op.operands[1]->type) == at)) {
+      Fail(op, absl::StatusCode::kInvalidArgument, "actual and expected types differ");
+    }
+    Step& s = AddStep(op, env, prog, cpu::CheckKernel(), in);
+    s.params = p;
+    (void)has_result;
+  }
+
+  cpu::RtValue DenseToArray(const Operation& op, const Attribute& v) {
+    ArrayType t = ToArrayType(op, v->type);
+    cpu::Array a = cpu::Array::Allocate(t);
+    const int64_t n = t.NumElements(), es = t.ElementSize();
+    const uint8_t* src = v->data->data();
+    if (v->splat) {
+      for (int64_t i = 0; i < n; ++i) std::memcpy(a.mutable_data() + i * es, src, es);
+    } else if (n > 0) {
+      std::memcpy(a.mutable_data(), src, n * es);
+    }
+    return cpu::RtValue::Of(std::move(a));
+  }
+
+  void LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
+    UnaryOp u;
+    BinaryOp b;
+    bool broadcasting;
+    const OpCode c = op.code;
+    auto kind_of = [&](const Value* v) { return ToArrayType(op, v->type).elem; };
+    if (UnaryOf(c, &u)) {
+      KernelFn fn = Check(op, cpu::SelectUnary(u, kind_of(op.operands[0]), kind_of(op.result(0))));
+      AddStep(op, env, prog, fn, Operands(op, env));
+      return;
+    }
+    if (BinaryOf(c, &b, &broadcasting)) {
+      std::vector<int> in = broadcasting
+          ? std::vector<int>{BroadcastOperand(op, env, prog, 0), BroadcastOperand(op, env, prog, 1)}
+          : Operands(op, env);
+      KernelFn fn = Check(op, cpu::SelectBinary(b, kind_of(op.operands[0]), kind_of(op.result(0))));
+      AddStep(op, env, prog, fn, in);
+      return;
+    }
+    switch (c) {
+      case OpCode::kCompare:
+      case OpCode::kChloBroadcastCompare: {
+        ElemKind k = kind_of(op.operands[0]);
+        auto p = std::make_shared<cpu::CompareParams>(CompareOf(op, k));
+        std::vector<int> in = c == OpCode::kCompare
+            ? Operands(op, env)
+            : std::vector<int>{BroadcastOperand(op, env, prog, 0), BroadcastOperand(op, env, prog, 1)};
+        AddStep(op, env, prog, Check(op, cpu::SelectCompare(k, *p)), in).params = p;
+        return;
+      }
+      case OpCode::kSelect:
+        AddStep(op, env, prog, cpu::SelectKernel(), Operands(op, env));
+        return;
+      case OpCode::kChloBroadcastSelect: {
+        std::vector<int> in;
+        for (size_t i = 0; i < 3; ++i) in.push_back(BroadcastOperand(op, env, prog, i));
+        AddStep(op, env, prog, cpu::SelectKernel(), in);
+        return;
+      }
+      case OpCode::kClamp:
+        AddStep(op, env, prog, Check(op, cpu::SelectClamp(kind_of(op.result(0)))), Operands(op, env));
+        return;
+      case OpCode::kConvert:
+        AddStep(op, env, prog,
+                Check(op, cpu::SelectConvert(kind_of(op.operands[0]), kind_of(op.result(0)))),
+                Operands(op, env));
+        return;
+      case OpCode::kBitcastConvert:
+        AddStep(op, env, prog,
+                Check(op, cpu::SelectBitcastConvert(kind_of(op.operands[0]), kind_of(op.result(0)))),
+                Operands(op, env));
+        return;
+      case OpCode::kReducePrecision: {
+        auto p = std::make_shared<cpu::ReducePrecisionParams>();
+        p->exponent_bits = static_cast<int>(Int(op, "exponent_bits", 8));
+        p->mantissa_bits = static_cast<int>(Int(op, "mantissa_bits", 23));
+        AddStep(op, env, prog, Check(op, cpu::SelectReducePrecision(kind_of(op.result(0)))),
+                Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kConstant:
+      case OpCode::kChloConstant: {
+        auto p = std::make_shared<cpu::ConstantParams>();
+        p->value = DenseToArray(op, op.attr("value"));
+        AddStep(op, env, prog, cpu::ConstantKernel(), {}).params = p;
+        return;
+      }
+      case OpCode::kIota: {
+        auto p = std::make_shared<cpu::IotaParams>();
+        p->dim = Int(op, "iota_dimension", 0);
+        AddStep(op, env, prog, Check(op, cpu::SelectIota(kind_of(op.result(0)))), {}).params = p;
+        return;
+      }
+      case OpCode::kBroadcastInDim: {
+        auto p = std::make_shared<cpu::BroadcastParams>();
+        p->dims = I64s(op, "broadcast_dimensions");
+        AddStep(op, env, prog, cpu::BroadcastInDimKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kBroadcast: {
+        auto p = std::make_shared<cpu::BroadcastParams>();
+        int64_t extra = static_cast<int64_t>(I64s(op, "broadcast_sizes").size());
+        for (int64_t d = 0; d < op.operands[0]->type.rank(); ++d) p->dims.push_back(extra + d);
+        AddStep(op, env, prog, cpu::BroadcastInDimKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kReshape:
+        AddStep(op, env, prog, cpu::ReshapeKernel(), Operands(op, env));
+        return;
+      case OpCode::kTranspose: {
+        auto p = std::make_shared<cpu::TransposeParams>();
+        p->perm = I64s(op, "permutation");
+        AddStep(op, env, prog, cpu::TransposeKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kReverse: {
+        auto p = std::make_shared<cpu::ReverseParams>();
+        p->dims = I64s(op, "dimensions");
+        AddStep(op, env, prog, cpu::ReverseKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kConcatenate: {
+        auto p = std::make_shared<cpu::ConcatParams>();
+        p->dim = Int(op, "dimension", 0);
+        AddStep(op, env, prog, cpu::ConcatenateKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kSlice: {
+        auto p = std::make_shared<cpu::SliceParams>();
+        p->start = I64s(op, "start_indices");
+        p->limit = I64s(op, "limit_indices");
+        p->strides = I64s(op, "strides");
+        AddStep(op, env, prog, cpu::SliceKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kPad: {
+        auto p = std::make_shared<cpu::PadParams>();
+        p->low = I64s(op, "edge_padding_low");
+        p->high = I64s(op, "edge_padding_high");
+        p->interior = I64s(op, "interior_padding");
+        AddStep(op, env, prog, cpu::PadKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kDynamicSlice: {
+        auto p = std::make_shared<cpu::DynamicSliceParams>();
+        p->sizes = I64s(op, "slice_sizes");
+        AddStep(op, env, prog, cpu::DynamicSliceKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kDynamicUpdateSlice:
+        AddStep(op, env, prog, cpu::DynamicUpdateSliceKernel(), Operands(op, env));
+        return;
+      case OpCode::kGetDimensionSize: {
+        int64_t d = Int(op, "dimension", 0);
+        ArrayType in = ToArrayType(op, op.operands[0]->type);
+        auto p = std::make_shared<cpu::ConstantParams>();
+        cpu::Array a = cpu::Array::Allocate(ArrayType{ElemKind::kI32, {}});
+        *a.mutable_as<int32_t>() = static_cast<int32_t>(in.dims[d]);
+        p->value = cpu::RtValue::Of(std::move(a));
+        AddStep(op, env, prog, cpu::ConstantKernel(), {}).params = p;
+        return;
+      }
+      case OpCode::kReduce: {
+        auto p = std::make_shared<cpu::ReduceParams>();
+        p->dims = I64s(op, "dimensions");
+        std::vector<ElemKind> kinds;
+        for (size_t i = 0; i < op.num_results(); ++i) kinds.push_back(kind_of(op.result(i)));
+        if (op.num_results() == 1) p->has_fast = FastReducer(op, &p->fast);
+        for (size_t i = 0; i < op.operands.size() / 2; ++i)
+          if (kind_of(op.operands[i]) != kinds[i]) p->has_fast = false;
+        KernelFn fn = Check(op, cpu::SelectReduce(*p, kinds));
+        std::vector<int> in = Operands(op, env);
+        std::shared_ptr<Program> body = p->has_fast ? nullptr : LowerRegion(op, 0, env, depth);
+        Step& s = AddStep(op, env, prog, fn, in);
+        s.params = p;
+        if (body) s.regions.push_back(body);
+        return;
+      }
+      case OpCode::kDotGeneral:
+      case OpCode::kDot: {
+        auto p = std::make_shared<cpu::DotParams>();
+        if (c == OpCode::kDotGeneral) {
+          Attribute dn = op.attr("dot_dimension_numbers");
+          ir::GetI64List(dn.Field("lhs_batching_dimensions"), &p->lhs_batch);
+          ir::GetI64List(dn.Field("rhs_batching_dimensions"), &p->rhs_batch);
+          ir::GetI64List(dn.Field("lhs_contracting_dimensions"), &p->lhs_contract);
+          ir::GetI64List(dn.Field("rhs_contracting_dimensions"), &p->rhs_contract);
+        } else {
+          p->lhs_contract = {op.operands[0]->type.rank() - 1};
+          p->rhs_contract = {0};
+        }
+        ElemKind out = kind_of(op.result(0));
+        std::vector<int> in = Operands(op, env);
+        for (size_t i = 0; i < 2; ++i)
+          in[i] = ConvertTo(op, prog, in[i], ToArrayType(op, op.operands[i]->type), out);
+        AddStep(op, env, prog, Check(op, cpu::SelectDotGeneral(out, out, out)), in).params = p;
+        return;
+      }
+      case OpCode::kWhile: {
+        std::vector<int> in = Operands(op, env);
+        auto cond = LowerRegion(op, 0, env, depth);
+        auto body = LowerRegion(op, 1, env, depth);
+        Step& s = AddStep(op, env, prog, cpu::WhileKernel(), in);
+        s.regions = {cond, body};
+        return;
+      }
+      case OpCode::kIf:
+      case OpCode::kCase: {
+        std::vector<int> in = Operands(op, env);
+        std::vector<std::shared_ptr<Program>> regions;
+        for (size_t r = 0; r < op.regions.size(); ++r) regions.push_back(LowerRegion(op, r, env, depth));
+        Step& s = AddStep(op, env, prog, c == OpCode::kIf ? cpu::IfKernel() : cpu::CaseKernel(), in);
+        s.regions = std::move(regions);
+        return;
+      }
+      case OpCode::kFuncCall: {
+        Attribute callee = op.attr("callee");
+        const Operation* f = callee && callee.kind() == AttrKind::kSymbolRef && callee->symbols.size() == 1
+                                 ? m_.LookupFunction(callee->symbols[0]) : nullptr;
+        if (!f) Fail(op, absl::StatusCode::kInvalidArgument, "unknown callee");
+        LowerCall(op, *f, env, prog, depth);
+        return;
+      }
+      case OpCode::kComposite: {
+        Attribute d = op.attr("decomposition");
+        const Operation* f = d && d.kind() == AttrKind::kSymbolRef && d->symbols.size() == 1
+                                 ? m_.LookupFunction(d->symbols[0]) : nullptr;
+        if (!f) Fail(op, absl::StatusCode::kInvalidArgument, "unknown decomposition");
+        LowerCall(op, *f, env, prog, depth);
+        return;
+      }
+      case OpCode::kOptimizationBarrier:
+        AddStep(op, env, prog, cpu::CopyKernel(), Operands(op, env));
+        return;
+      case OpCode::kTuple:
+        AddStep(op, env, prog, cpu::TupleKernel(), Operands(op, env));
+        return;
+      case OpCode::kGetTupleElement: {
+        auto p = std::make_shared<cpu::GetTupleElementParams>();
+        p->index = Int(op, "index", 0);
+        AddStep(op, env, prog, cpu::GetTupleElementKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kAfterAll:
+      case OpCode::kCreateToken:
+        AddStep(op, env, prog, cpu::TokenKernel(), Operands(op, env));
+        return;
+      case OpCode::kReplicaId:
+        AddStep(op, env, prog, cpu::ReplicaIdKernel(), {});
+        return;
+      case OpCode::kPartitionId:
+        AddStep(op, env, prog, cpu::PartitionIdKernel(), {});
+        return;
+      case OpCode::kCheckExpectEq:
+      case OpCode::kCheckExpectEqConst:
+        LowerCheck(op, env, prog, cpu::CheckParams::kEq, false);
+        return;
+      case OpCode::kCheckExpectAlmostEq:
+      case OpCode::kCheckExpectAlmostEqConst:
+        LowerCheck(op, env, prog, cpu::CheckParams::kAlmostEq, false);
+        return;
+      case OpCode::kCheckExpectClose:
+        LowerCheck(op, env, prog, cpu::CheckParams::kClose, false);
+        return;
+      case OpCode::kCustomCall: {
+        Attribute t = op.attr("call_target_name");
+        std::string target = t && t.kind() == AttrKind::kString ? t->str : "";
+        if (target == "check.expect_eq") {
+          LowerCheck(op, env, prog, cpu::CheckParams::kEq, false);
+        } else if (target == "check.expect_almost_eq") {
+          LowerCheck(op, env, prog, cpu::CheckParams::kAlmostEq, false);
+          prog.steps.back().params = [&] {
+            auto p = std::make_shared<cpu::CheckParams>(prog.steps.back().Params<cpu::CheckParams>());
+            p->tolerance = 1e-3;
+            return p;
+          }();
+        } else if (target == "check.expect_close") {
+          LowerCheck(op, env, prog, cpu::CheckParams::kClose, false);
+          prog.steps.back().params = [&] {
+            auto p = std::make_shared<cpu::CheckParams>(prog.steps.back().Params<cpu::CheckParams>());
+            p->max_ulp = 3;
+            p->min_ulp = 0;
+            return p;
+          }();
+        } else if (target == "check.eq") {
+          LowerCheck(op, env, prog, cpu::CheckParams::kEqResult, true);
+        } else {
+          Fail(op, absl::StatusCode::kUnimplemented,
+               StrCat("custom_call target '", target, "' is not supported by the CPU plugin"));
+        }
+        return;
+      }
+      case OpCode::kInfeed:
+      case OpCode::kOutfeed:
+      case OpCode::kSend:
+      case OpCode::kRecv:
+        Fail(op, absl::StatusCode::kUnimplemented, "host transfers (infeed, outfeed, send, recv) need "
+             "host callbacks, which the CPU plugin does not provide yet");
+      default:
+        Unimplemented(op, StrCat("'", op.name(), "'"));
+    }
+  }
+
+  // Releases each slot after the last step of the program that defines it which reads it.
+  void ComputeReleases(Program& prog) {
+    std::unordered_set<int> defined(prog.args.begin(), prog.args.end());
+    std::unordered_set<int> keep(prog.results.begin(), prog.results.end());
+    std::unordered_map<int, size_t> last;
+    for (size_t i = 0; i < prog.steps.size(); ++i) {
+      Step& s = prog.steps[i];
+      for (int o : s.out) {
+        defined.insert(o);
+        last[o] = i;
+      }
+      std::vector<int> uses = s.in;
+      for (const auto& r : s.regions) CollectUses(*r, &uses);
+      for (int u : uses) last[u] = i;
+      for (const auto& r : s.regions) ComputeReleases(*r);
+    }
+    for (int a : prog.args)
+      if (!last.count(a)) last[a] = 0;
+    for (auto [slot, step] : last) {
+      if (!defined.count(slot) || keep.count(slot) || prog.steps.empty()) continue;
+      prog.steps[step].release.push_back(slot);
+    }
+  }
+
+  static void CollectUses(const Program& p, std::vector<int>* uses) {
+    for (const Step& s : p.steps) {
+      uses->insert(uses->end(), s.in.begin(), s.in.end());
+      for (const auto& r : s.regions) CollectUses(*r, uses);
+    }
+    uses->insert(uses->end(), p.results.begin(), p.results.end());
+  }
+
+  const ir::Module& m_;
+  int next_slot_ = 0;
+};
+
+}  // namespace
+
+const Operation* FindEntry(const ir::Module& module, const std::string& name) {
+  if (!name.empty()) return module.LookupFunction(name);
+  if (const Operation* f = module.LookupFunction("main")) return f;
+  const Operation* only = nullptr;
+  int count = 0;
+  for (const auto& op : module.body()->ops) {
+    if (op->code == OpCode::kFunc) {
+      only = op.get();
+      ++count;
+    }
+  }
+  return count == 1 ? only : nullptr;
+}
+
+absl::StatusOr<std::shared_ptr<cpu::Executable>> Compile(const ir::Module& module,
+                                                         const CompileOptions& options) {
+  const Operation* entry = FindEntry(module, options.entry);
+  if (!entry) {
+    return absl::InvalidArgumentError(
+        options.entry.empty()
+            ? StrCat(module.source_name, ": error: no entry function: expected @main or exactly one function")
+            : StrCat(module.source_name, ": error: no function @", options.entry));
+  }
+  try {
+    Lowerer l(module);
+    return l.LowerEntry(*entry);
+  } catch (const CompileError& e) {
+    return absl::Status(e.code, e.what());
+  }
+}
+
+}  // namespace openpjrt::compiler

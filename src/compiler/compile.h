@@ -1,0 +1,28 @@
+// The minimal pipeline: a verified module becomes a CPU program. Calls (func.call, composites)
+// are inlined, CHLO broadcasting ops become explicit broadcasts, every value gets a slot, each
+// op becomes one kernel launch chosen for its element kinds, and slots are released after their
+// last use.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "src/cpu/program.h"
+#include "src/ir/ir.h"
+
+namespace openpjrt::compiler {
+
+struct CompileOptions {
+  std::string entry;  // the function to compile; empty: @main, else the module's only function
+};
+
+// Errors: INVALID_ARGUMENT for programs the executor cannot accept (dynamic shapes, recursion),
+// UNIMPLEMENTED naming the op or element type not supported yet. Locations are file:line:col.
+absl::StatusOr<std::shared_ptr<cpu::Executable>> Compile(const ir::Module& module,
+                                                         const CompileOptions& options = {});
+
+// The function Compile would use as the entry point, or null.
+const ir::Operation* FindEntry(const ir::Module& module, const std::string& name);
+
+}  // namespace openpjrt::compiler

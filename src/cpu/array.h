@@ -1,0 +1,88 @@
+// Runtime values of the CPU executor: dense row-major arrays in 64-byte aligned host memory,
+// tokens and tuples. Arrays are immutable once produced; copies share their storage.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/ir/types.h"
+
+namespace openpjrt::cpu {
+
+using ir::ElemKind;
+
+struct ArrayType {
+  ElemKind elem = ElemKind::kF32;
+  std::vector<int64_t> dims;
+
+  int64_t rank() const { return static_cast<int64_t>(dims.size()); }
+  int64_t NumElements() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+  int64_t ElementSize() const { return ir::ByteSize(elem); }
+  int64_t ByteSize() const { return NumElements() * ElementSize(); }
+  bool operator==(const ArrayType&) const = default;
+  std::string ToString() const;  // tensor<2x3xf32>
+};
+
+class Array {
+ public:
+  Array() = default;
+  // Allocates uninitialised storage (64-byte aligned, never null even when empty).
+  static Array Allocate(ArrayType type);
+  // The same storage under another type of the same byte size (reshape, bitcast).
+  Array Reshaped(ArrayType type) const {
+    Array a = *this;
+    a.type_ = std::move(type);
+    return a;
+  }
+  // Wraps existing storage without copying.
+  static Array Wrap(ArrayType type, std::shared_ptr<const uint8_t> data);
+
+  const ArrayType& type() const { return type_; }
+  ElemKind elem() const { return type_.elem; }
+  const std::vector<int64_t>& dims() const { return type_.dims; }
+  int64_t NumElements() const { return type_.NumElements(); }
+  int64_t ByteSize() const { return type_.ByteSize(); }
+  const uint8_t* data() const { return data_.get(); }
+  // Only for the producer of a freshly allocated array.
+  uint8_t* mutable_data() const { return const_cast<uint8_t*>(data_.get()); }
+  template <typename T>
+  const T* as() const { return reinterpret_cast<const T*>(data_.get()); }
+  template <typename T>
+  T* mutable_as() const { return reinterpret_cast<T*>(mutable_data()); }
+  bool valid() const { return data_ != nullptr; }
+
+ private:
+  ArrayType type_;
+  std::shared_ptr<const uint8_t> data_;
+};
+
+// What a slot of a running program holds.
+struct RtValue {
+  enum class Kind : uint8_t { kNone, kArray, kToken, kTuple };
+  Kind kind = Kind::kNone;
+  Array array;
+  std::vector<RtValue> tuple;
+
+  static RtValue Of(Array a) {
+    RtValue v;
+    v.kind = Kind::kArray;
+    v.array = std::move(a);
+    return v;
+  }
+  static RtValue Token() {
+    RtValue v;
+    v.kind = Kind::kToken;
+    return v;
+  }
+};
+
+// Row-major strides in elements.
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
+
+}  // namespace openpjrt::cpu

@@ -1,0 +1,162 @@
+// How kernels read and write each element kind: the storage type in memory (S), the type they
+// compute in (C), and the conversions between them. Narrow floats compute in float and round to
+// nearest-even on store; sub-byte integers wrap to their width on store.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "src/ir/float_format.h"
+#include "src/ir/types.h"
+
+namespace openpjrt::cpu {
+
+using ir::ElemKind;
+
+enum class Cat : uint8_t { kBool, kSigned, kUnsigned, kFloat, kComplex };
+
+template <ElemKind K>
+struct Traits;
+
+#define OPENPJRT_NATIVE(KIND, T, CAT)                   \
+  template <>                                           \
+  struct Traits<ElemKind::KIND> {                       \
+    using S = T;                                        \
+    using C = T;                                        \
+    static constexpr Cat kCat = CAT;                    \
+    static constexpr int kBits = sizeof(T) * 8;         \
+    static C Load(S s) { return s; }                    \
+    static S Store(C c) { return c; }                   \
+  };
+OPENPJRT_NATIVE(kI8, int8_t, Cat::kSigned)
+OPENPJRT_NATIVE(kI16, int16_t, Cat::kSigned)
+OPENPJRT_NATIVE(kI32, int32_t, Cat::kSigned)
+OPENPJRT_NATIVE(kI64, int64_t, Cat::kSigned)
+OPENPJRT_NATIVE(kIndex, int64_t, Cat::kSigned)
+OPENPJRT_NATIVE(kU8, uint8_t, Cat::kUnsigned)
+OPENPJRT_NATIVE(kU16, uint16_t, Cat::kUnsigned)
+OPENPJRT_NATIVE(kU32, uint32_t, Cat::kUnsigned)
+OPENPJRT_NATIVE(kU64, uint64_t, Cat::kUnsigned)
+OPENPJRT_NATIVE(kF32, float, Cat::kFloat)
+OPENPJRT_NATIVE(kF64, double, Cat::kFloat)
+OPENPJRT_NATIVE(kC64, std::complex<float>, Cat::kComplex)
+OPENPJRT_NATIVE(kC128, std::complex<double>, Cat::kComplex)
+#undef OPENPJRT_NATIVE
+
+template <>
+struct Traits<ElemKind::kI1> {
+  using S = uint8_t;
+  using C = bool;
+  static constexpr Cat kCat = Cat::kBool;
+  static constexpr int kBits = 1;
+  static C Load(S s) { return s != 0; }
+  static S Store(C c) { return c ? 1 : 0; }
+};
+
+// Sub-byte integers: one per byte, sign-extended (signed) or masked (unsigned).
+template <int Bits>
+struct SubByteSigned {
+  using S = int8_t;
+  using C = int8_t;
+  static constexpr Cat kCat = Cat::kSigned;
+  static constexpr int kBits = Bits;
+  static C Load(S s) { return s; }
+  static S Store(C c) {
+    uint8_t u = static_cast<uint8_t>(c) & ((1u << Bits) - 1);
+    if (u & (1u << (Bits - 1))) u |= static_cast<uint8_t>(~((1u << Bits) - 1));
+    return static_cast<S>(u);
+  }
+};
+template <int Bits>
+struct SubByteUnsigned {
+  using S = uint8_t;
+  using C = uint8_t;
+  static constexpr Cat kCat = Cat::kUnsigned;
+  static constexpr int kBits = Bits;
+  static C Load(S s) { return s; }
+  static S Store(C c) { return static_cast<S>(c & ((1u << Bits) - 1)); }
+};
+template <> struct Traits<ElemKind::kI2> : SubByteSigned<2> {};
+template <> struct Traits<ElemKind::kI4> : SubByteSigned<4> {};
+template <> struct Traits<ElemKind::kU2> : SubByteUnsigned<2> {};
+template <> struct Traits<ElemKind::kU4> : SubByteUnsigned<4> {};
+
+// Narrow floats: decode through a table for 8-bit and smaller formats; bf16 by shifting.
+const float* DecodeTable8(ElemKind k);  // 256 entries
+float HalfToFloat(uint16_t h);
+uint16_t FloatToHalf(float f);
+uint16_t FloatToBf16(float f);
+
+template <ElemKind K>
+struct NarrowFloat {
+  using S = uint8_t;
+  using C = float;
+  static constexpr Cat kCat = Cat::kFloat;
+  static constexpr int kBits = 8;
+  static C Load(S s) { return DecodeTable8(K)[s]; }
+  static S Store(C c) { return static_cast<S>(ir::EncodeFloat(K, c)); }
+};
+template <> struct Traits<ElemKind::kF4E2M1FN> : NarrowFloat<ElemKind::kF4E2M1FN> {};
+template <> struct Traits<ElemKind::kF6E2M3FN> : NarrowFloat<ElemKind::kF6E2M3FN> {};
+template <> struct Traits<ElemKind::kF6E3M2FN> : NarrowFloat<ElemKind::kF6E3M2FN> {};
+template <> struct Traits<ElemKind::kF8E3M4> : NarrowFloat<ElemKind::kF8E3M4> {};
+template <> struct Traits<ElemKind::kF8E4M3> : NarrowFloat<ElemKind::kF8E4M3> {};
+template <> struct Traits<ElemKind::kF8E4M3FN> : NarrowFloat<ElemKind::kF8E4M3FN> {};
+template <> struct Traits<ElemKind::kF8E4M3FNUZ> : NarrowFloat<ElemKind::kF8E4M3FNUZ> {};
+template <> struct Traits<ElemKind::kF8E4M3B11FNUZ> : NarrowFloat<ElemKind::kF8E4M3B11FNUZ> {};
+template <> struct Traits<ElemKind::kF8E5M2> : NarrowFloat<ElemKind::kF8E5M2> {};
+template <> struct Traits<ElemKind::kF8E5M2FNUZ> : NarrowFloat<ElemKind::kF8E5M2FNUZ> {};
+template <> struct Traits<ElemKind::kF8E8M0FNU> : NarrowFloat<ElemKind::kF8E8M0FNU> {};
+
+template <>
+struct Traits<ElemKind::kF16> {
+  using S = uint16_t;
+  using C = float;
+  static constexpr Cat kCat = Cat::kFloat;
+  static constexpr int kBits = 16;
+  static C Load(S s) { return HalfToFloat(s); }
+  static S Store(C c) { return FloatToHalf(c); }
+};
+template <>
+struct Traits<ElemKind::kBF16> {
+  using S = uint16_t;
+  using C = float;
+  static constexpr Cat kCat = Cat::kFloat;
+  static constexpr int kBits = 16;
+  static C Load(S s) {
+    uint32_t u = static_cast<uint32_t>(s) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  static S Store(C c) { return FloatToBf16(c); }
+};
+
+// Calls f.template operator()<K>() for the runtime kind `k`. Returns false for kinds with no
+// kernel representation (tf32).
+template <typename F>
+bool DispatchKind(ElemKind k, F&& f) {
+  switch (k) {
+#define OPENPJRT_CASE(KIND)          \
+  case ElemKind::KIND:               \
+    f.template operator()<ElemKind::KIND>(); \
+    return true;
+    OPENPJRT_CASE(kI1) OPENPJRT_CASE(kI2) OPENPJRT_CASE(kI4) OPENPJRT_CASE(kI8)
+    OPENPJRT_CASE(kI16) OPENPJRT_CASE(kI32) OPENPJRT_CASE(kI64) OPENPJRT_CASE(kU2)
+    OPENPJRT_CASE(kU4) OPENPJRT_CASE(kU8) OPENPJRT_CASE(kU16) OPENPJRT_CASE(kU32)
+    OPENPJRT_CASE(kU64) OPENPJRT_CASE(kF4E2M1FN) OPENPJRT_CASE(kF6E2M3FN) OPENPJRT_CASE(kF6E3M2FN)
+    OPENPJRT_CASE(kF8E3M4) OPENPJRT_CASE(kF8E4M3) OPENPJRT_CASE(kF8E4M3FN)
+    OPENPJRT_CASE(kF8E4M3FNUZ) OPENPJRT_CASE(kF8E4M3B11FNUZ) OPENPJRT_CASE(kF8E5M2)
+    OPENPJRT_CASE(kF8E5M2FNUZ) OPENPJRT_CASE(kF8E8M0FNU) OPENPJRT_CASE(kF16)
+    OPENPJRT_CASE(kBF16) OPENPJRT_CASE(kF32) OPENPJRT_CASE(kF64) OPENPJRT_CASE(kC64)
+    OPENPJRT_CASE(kC128) OPENPJRT_CASE(kIndex)
+#undef OPENPJRT_CASE
+    case ElemKind::kTF32:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace openpjrt::cpu

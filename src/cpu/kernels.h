@@ -1,0 +1,107 @@
+// Kernel selection for the compiler: each function returns the kernel specialised for the given
+// element kinds (whole-tensor loops, no per-element dispatch), or an UNIMPLEMENTED /
+// INVALID_ARGUMENT status naming what is not supported. Kernel parameters are the structs below,
+// stored in Step::params.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "src/cpu/program.h"
+
+namespace openpjrt::cpu {
+
+// ---- elementwise (kernels_elementwise.cc)
+enum class UnaryOp : uint8_t {
+  kAbs, kCbrt, kCeil, kCos, kExp, kExpm1, kFloor, kLog, kLog1p, kLogistic, kNegate, kNot,
+  kPopcnt, kClz, kRoundAfz, kRoundEven, kRsqrt, kSign, kSin, kSqrt, kTan, kTanh, kIsFinite,
+  kReal, kImag, kAcos, kAcosh, kAsin, kAsinh, kAtan, kAtanh, kCosh, kSinh, kErf, kErfc, kErfInv,
+  kLgamma, kDigamma, kSquare, kConj, kIsInf, kIsPosInf, kIsNegInf, kBesselI1e, kCopy,
+};
+enum class BinaryOp : uint8_t {
+  kAdd, kSub, kMul, kDiv, kRem, kPow, kAtan2, kMax, kMin, kAnd, kOr, kXor, kShl, kShrA, kShrL,
+  kComplex, kNextAfter,
+};
+const char* UnaryOpName(UnaryOp op);
+const char* BinaryOpName(BinaryOp op);
+
+absl::StatusOr<KernelFn> SelectUnary(UnaryOp op, ElemKind in, ElemKind out);
+absl::StatusOr<KernelFn> SelectBinary(BinaryOp op, ElemKind in, ElemKind out);
+
+struct CompareParams {
+  enum Dir : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt } dir;
+  bool total_order;
+};
+absl::StatusOr<KernelFn> SelectCompare(ElemKind k, const CompareParams& p);
+KernelFn SelectKernel();     // select(pred, on_true, on_false); pred may be a scalar
+absl::StatusOr<KernelFn> SelectClamp(ElemKind k);  // min/max may be scalars
+absl::StatusOr<KernelFn> SelectConvert(ElemKind from, ElemKind to);
+absl::StatusOr<KernelFn> SelectBitcastConvert(ElemKind from, ElemKind to);
+struct ReducePrecisionParams {
+  int exponent_bits, mantissa_bits;
+};
+absl::StatusOr<KernelFn> SelectReducePrecision(ElemKind k);
+
+// ---- data movement (kernels_shape.cc); element-size generic
+struct BroadcastParams { std::vector<int64_t> dims; };
+struct TransposeParams { std::vector<int64_t> perm; };
+struct ReverseParams { std::vector<int64_t> dims; };
+struct ConcatParams { int64_t dim; };
+struct SliceParams { std::vector<int64_t> start, limit, strides; };
+struct PadParams { std::vector<int64_t> low, high, interior; };
+struct DynamicSliceParams { std::vector<int64_t> sizes; };
+struct IotaParams { int64_t dim; };
+struct ConstantParams { RtValue value; };
+struct GetDimSizeParams { int64_t dim; };
+KernelFn BroadcastInDimKernel();
+KernelFn ReshapeKernel();
+KernelFn TransposeKernel();
+KernelFn ReverseKernel();
+KernelFn ConcatenateKernel();
+KernelFn SliceKernel();
+KernelFn PadKernel();
+KernelFn DynamicSliceKernel();
+KernelFn DynamicUpdateSliceKernel();
+absl::StatusOr<KernelFn> SelectIota(ElemKind k);
+KernelFn ConstantKernel();
+KernelFn CopyKernel();  // outputs alias inputs (optimization_barrier, identity)
+KernelFn TupleKernel();
+struct GetTupleElementParams { int64_t index; };
+KernelFn GetTupleElementKernel();
+KernelFn TokenKernel();  // after_all, create_token
+KernelFn ReplicaIdKernel();
+KernelFn PartitionIdKernel();
+
+// ---- reductions and regions (kernels_reduce.cc)
+// The reducer region of reduce: when it is one binary op (add, multiply, max, min, and, or,
+// xor), `fast` says which and the region is not run per element.
+struct ReduceParams {
+  std::vector<int64_t> dims;
+  bool has_fast = false;
+  BinaryOp fast = BinaryOp::kAdd;
+};
+absl::StatusOr<KernelFn> SelectReduce(const ReduceParams& p, const std::vector<ElemKind>& kinds);
+
+// ---- linear algebra (kernels_dot.cc)
+struct DotParams {
+  std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
+};
+absl::StatusOr<KernelFn> SelectDotGeneral(ElemKind lhs, ElemKind rhs, ElemKind out);
+
+// ---- control flow (kernels_control.cc)
+KernelFn WhileKernel();
+KernelFn IfKernel();
+KernelFn CaseKernel();
+
+// ---- checks (kernels_check.cc)
+struct CheckParams {
+  enum Kind : uint8_t { kEq, kAlmostEq, kClose, kEqResult } kind;
+  double tolerance = 1e-4;
+  int64_t max_ulp = 1, min_ulp = 0;
+  bool has_expected_const = false;
+  Array expected;  // for the *_const forms
+};
+KernelFn CheckKernel();
+
+}  // namespace openpjrt::cpu

@@ -1,0 +1,348 @@
+// compare, select, clamp, convert, bitcast_convert and reduce_precision.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "src/cpu/elem_traits.h"
+#include "src/cpu/kernels.h"
+#include "src/support/str.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+// ---- compare
+
+// A key that orders floats totally: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN.
+template <typename C>
+int64_t TotalOrderKey(C v) {
+  if constexpr (std::is_same_v<C, double>) {
+    int64_t b;
+    std::memcpy(&b, &v, 8);
+    return b < 0 ? b ^ INT64_MAX : b;
+  } else {
+    float f = static_cast<float>(v);
+    int32_t b;
+    std::memcpy(&b, &f, 4);
+    return b < 0 ? b ^ INT32_MAX : b;
+  }
+}
+
+template <ElemKind K>
+void CompareKernel(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  const CompareParams& p = s.Params<CompareParams>();
+  const Array& a = st.slots[s.in[0]].array;
+  const Array& b = st.slots[s.in[1]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  const auto* x = a.as<typename T::S>();
+  const auto* y = b.as<typename T::S>();
+  uint8_t* z = r.mutable_as<uint8_t>();
+  const int64_t n = r.NumElements();
+  for (int64_t i = 0; i < n; ++i) {
+    auto u = T::Load(x[i]);
+    auto v = T::Load(y[i]);
+    bool res = false;
+    if constexpr (T::kCat == Cat::kComplex) {
+      res = p.dir == CompareParams::kEq ? u == v : u != v;
+    } else {
+      if constexpr (T::kCat == Cat::kFloat) {
+        if (p.total_order) {
+          int64_t ku = TotalOrderKey(u), kv = TotalOrderKey(v);
+          switch (p.dir) {
+            case CompareParams::kEq: res = ku == kv; break;
+            case CompareParams::kNe: res = ku != kv; break;
+            case CompareParams::kGe: res = ku >= kv; break;
+            case CompareParams::kGt: res = ku > kv; break;
+            case CompareParams::kLe: res = ku <= kv; break;
+            case CompareParams::kLt: res = ku < kv; break;
+          }
+          z[i] = res;
+          continue;
+        }
+      }
+      switch (p.dir) {
+        case CompareParams::kEq: res = u == v; break;
+        case CompareParams::kNe: res = u != v; break;
+        case CompareParams::kGe: res = u >= v; break;
+        case CompareParams::kGt: res = u > v; break;
+        case CompareParams::kLe: res = u <= v; break;
+        case CompareParams::kLt: res = u < v; break;
+      }
+    }
+    z[i] = res;
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+// ---- select (element-size generic)
+
+void SelectKernelImpl(const Step& s, ExecState& st) {
+  const Array& p = st.slots[s.in[0]].array;
+  const Array& t = st.slots[s.in[1]].array;
+  const Array& f = st.slots[s.in[2]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  const int64_t n = r.NumElements(), es = r.type().ElementSize();
+  const uint8_t* pp = p.data();
+  const bool scalar = p.NumElements() == 1 && n != 1;
+  if (scalar) {
+    std::memcpy(r.mutable_data(), (pp[0] ? t : f).data(), n * es);
+  } else {
+    uint8_t* out = r.mutable_data();
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(out + i * es, (pp[i] ? t : f).data() + i * es, es);
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+// ---- clamp: min(max(x, lo), hi) with the maximum/minimum semantics of each kind
+
+template <ElemKind K>
+void ClampKernel(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  const Array& lo = st.slots[s.in[0]].array;
+  const Array& x = st.slots[s.in[1]].array;
+  const Array& hi = st.slots[s.in[2]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  const int64_t n = r.NumElements();
+  const bool slo = lo.NumElements() == 1, shi = hi.NumElements() == 1;
+  const auto* pl = lo.as<typename T::S>();
+  const auto* px = x.as<typename T::S>();
+  const auto* ph = hi.as<typename T::S>();
+  auto* out = r.mutable_as<typename T::S>();
+  for (int64_t i = 0; i < n; ++i) {
+    C a = T::Load(px[i]), l = T::Load(pl[slo ? 0 : i]), h = T::Load(ph[shi ? 0 : i]);
+    C m;
+    if constexpr (T::kCat == Cat::kFloat) {
+      if (std::isnan(a) || std::isnan(l) || std::isnan(h)) {
+        m = std::numeric_limits<C>::quiet_NaN();
+      } else {
+        m = a < l ? l : a;
+        m = m > h ? h : m;
+      }
+    } else if constexpr (T::kCat == Cat::kComplex) {
+      auto less = [](C u, C v) { return u.real() < v.real() || (u.real() == v.real() && u.imag() < v.imag()); };
+      m = less(a, l) ? l : a;
+      m = less(h, m) ? h : m;
+    } else {
+      m = a < l ? l : a;
+      m = m > h ? h : m;
+    }
+    out[i] = T::Store(m);
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+// ---- convert: every kind to every kind through a wide intermediate
+
+struct Wide {
+  enum Kind : uint8_t { kInt, kUInt, kFloat, kComplex } kind;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double re = 0, im = 0;
+};
+
+template <ElemKind K>
+Wide ToWide(typename Traits<K>::S s) {
+  using T = Traits<K>;
+  auto c = T::Load(s);
+  Wide w;
+  if constexpr (T::kCat == Cat::kBool) {
+    w.kind = Wide::kUInt;
+    w.u = c ? 1 : 0;
+  } else if constexpr (T::kCat == Cat::kSigned) {
+    w.kind = Wide::kInt;
+    w.i = static_cast<int64_t>(c);
+  } else if constexpr (T::kCat == Cat::kUnsigned) {
+    w.kind = Wide::kUInt;
+    w.u = static_cast<uint64_t>(c);
+  } else if constexpr (T::kCat == Cat::kFloat) {
+    w.kind = Wide::kFloat;
+    w.re = static_cast<double>(c);
+  } else {
+    w.kind = Wide::kComplex;
+    w.re = c.real();
+    w.im = c.imag();
+  }
+  return w;
+}
+
+// Float to integer: NaN -> 0, truncation toward zero, saturation at the kind's range.
+template <typename T>
+int64_t SaturateSigned(double d) {
+  const double lo = -std::ldexp(1.0, T::kBits - 1), hi = std::ldexp(1.0, T::kBits - 1);
+  if (std::isnan(d)) return 0;
+  if (d <= lo) return static_cast<int64_t>(lo);
+  if (d >= hi) return T::kBits == 64 ? INT64_MAX : static_cast<int64_t>(hi) - 1;
+  return static_cast<int64_t>(std::trunc(d));
+}
+template <typename T>
+uint64_t SaturateUnsigned(double d) {
+  const double hi = std::ldexp(1.0, T::kBits);
+  if (std::isnan(d) || d <= 0) return 0;
+  if (d >= hi) return T::kBits == 64 ? UINT64_MAX : static_cast<uint64_t>(hi) - 1;
+  return static_cast<uint64_t>(std::trunc(d));
+}
+
+template <ElemKind K>
+double FloatFromInt(const Wide& w) {
+  // Through long double, which holds every 64-bit integer exactly, so f32 and f64 round once.
+  long double v = w.kind == Wide::kInt ? static_cast<long double>(w.i) : static_cast<long double>(w.u);
+  if constexpr (K == ElemKind::kF32) return static_cast<double>(static_cast<float>(v));
+  return static_cast<double>(v);
+}
+
+template <ElemKind K>
+typename Traits<K>::S FromWide(const Wide& w) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  if constexpr (T::kCat == Cat::kBool) {
+    bool b = w.kind == Wide::kInt ? w.i != 0 : w.kind == Wide::kUInt ? w.u != 0
+             : w.kind == Wide::kFloat ? w.re != 0 : (w.re != 0 || w.im != 0);
+    return T::Store(b);
+  } else if constexpr (T::kCat == Cat::kSigned || T::kCat == Cat::kUnsigned) {
+    int64_t v;
+    if (w.kind == Wide::kInt) {
+      v = w.i;
+    } else if (w.kind == Wide::kUInt) {
+      v = static_cast<int64_t>(w.u);
+    } else if constexpr (T::kCat == Cat::kSigned) {
+      v = SaturateSigned<T>(w.re);
+    } else {
+      v = static_cast<int64_t>(SaturateUnsigned<T>(w.re));
+    }
+    return T::Store(static_cast<C>(v));
+  } else if constexpr (T::kCat == Cat::kFloat) {
+    double d = w.kind == Wide::kInt || w.kind == Wide::kUInt ? FloatFromInt<K>(w) : w.re;
+    if constexpr (K == ElemKind::kF64) {
+      return d;
+    } else if constexpr (K == ElemKind::kF32) {
+      return static_cast<float>(d);
+    } else {
+      // Encode straight from double: one rounding.
+      return static_cast<typename T::S>(ir::EncodeFloat(K, d));
+    }
+  } else {
+    using R = typename C::value_type;
+    double re = w.kind == Wide::kInt ? static_cast<double>(w.i)
+                : w.kind == Wide::kUInt ? static_cast<double>(w.u) : w.re;
+    double im = w.kind == Wide::kComplex ? w.im : 0.0;
+    return C(static_cast<R>(re), static_cast<R>(im));
+  }
+}
+
+template <ElemKind From, ElemKind To>
+void ConvertKernel(const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  const auto* x = a.as<typename Traits<From>::S>();
+  auto* y = r.mutable_as<typename Traits<To>::S>();
+  const int64_t n = a.NumElements();
+  if constexpr (From == To) {
+    std::memcpy(y, x, r.ByteSize());
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = FromWide<To>(ToWide<From>(x[i]));
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+// ---- bitcast_convert: the same bits under another type (little-endian element groups)
+
+void BitcastKernel(const Step& s, ExecState& st) {
+  // Same total bytes; the row-major byte order is the reinterpretation.
+  st.slots[s.out[0]] = RtValue::Of(st.slots[s.in[0]].array.Reshaped(s.out_types[0]));
+}
+
+// ---- reduce_precision
+
+double ReducePrecision(double v, int exp_bits, int man_bits) {
+  if (!std::isfinite(v) || v == 0) return v;
+  // Round the mantissa to man_bits (ties to even), then apply the exponent range.
+  int e;
+  double m = std::frexp(v, &e);  // v = m * 2^e, 0.5 <= |m| < 1
+  if (man_bits < 52) {
+    double scale = std::ldexp(1.0, man_bits + 1);
+    m = std::nearbyint(m * scale) / scale;
+    v = std::ldexp(m, e);
+    std::frexp(v, &e);
+  }
+  const int max_exp = (1 << (exp_bits - 1)) - 1;  // largest unbiased exponent
+  const int min_exp = 1 - max_exp;                // smallest normal exponent
+  const int unbiased = e - 1;
+  if (unbiased > max_exp) return std::copysign(INFINITY, v);
+  if (unbiased < min_exp) {
+    // Denormals are flushed to zero in the reduced format, as XLA does.
+    return std::copysign(0.0, v);
+  }
+  return v;
+}
+
+template <ElemKind K>
+void ReducePrecisionKernel(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  const ReducePrecisionParams& p = s.Params<ReducePrecisionParams>();
+  const Array& a = st.slots[s.in[0]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  const auto* x = a.as<typename T::S>();
+  auto* y = r.mutable_as<typename T::S>();
+  const int64_t n = a.NumElements();
+  for (int64_t i = 0; i < n; ++i) {
+    double v = static_cast<double>(T::Load(x[i]));
+    y[i] = T::Store(static_cast<typename T::C>(ReducePrecision(v, p.exponent_bits, p.mantissa_bits)));
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+}  // namespace
+
+absl::StatusOr<KernelFn> SelectCompare(ElemKind k, const CompareParams& p) {
+  KernelFn fn = nullptr;
+  DispatchKind(k, [&]<ElemKind K>() {
+    if constexpr (Traits<K>::kCat == Cat::kComplex) {
+      if (p.dir != CompareParams::kEq && p.dir != CompareParams::kNe) return;
+    }
+    fn = &CompareKernel<K>;
+  });
+  if (!fn)
+    return absl::InvalidArgumentError(
+        StrCat("compare supports only EQ and NE for ", ir::ElemKindName(k)));
+  return fn;
+}
+
+KernelFn SelectKernel() { return &SelectKernelImpl; }
+
+absl::StatusOr<KernelFn> SelectClamp(ElemKind k) {
+  KernelFn fn = nullptr;
+  DispatchKind(k, [&]<ElemKind K>() { fn = &ClampKernel<K>; });
+  if (!fn) return absl::UnimplementedError(StrCat("clamp on ", ir::ElemKindName(k)));
+  return fn;
+}
+
+absl::StatusOr<KernelFn> SelectConvert(ElemKind from, ElemKind to) {
+  KernelFn fn = nullptr;
+  DispatchKind(from, [&]<ElemKind F>() {
+    DispatchKind(to, [&]<ElemKind T>() { fn = &ConvertKernel<F, T>; });
+  });
+  if (!fn)
+    return absl::UnimplementedError(StrCat("convert from ", ir::ElemKindName(from), " to ",
+                                           ir::ElemKindName(to)));
+  return fn;
+}
+
+absl::StatusOr<KernelFn> SelectBitcastConvert(ElemKind from, ElemKind to) {
+  if (ir::BitWidth(from) % 8 != 0 || ir::BitWidth(to) % 8 != 0)
+    return absl::UnimplementedError(StrCat("bitcast_convert between ", ir::ElemKindName(from),
+                                           " and ", ir::ElemKindName(to)));
+  return &BitcastKernel;
+}
+
+absl::StatusOr<KernelFn> SelectReducePrecision(ElemKind k) {
+  KernelFn fn = nullptr;
+  DispatchKind(k, [&]<ElemKind K>() {
+    if constexpr (Traits<K>::kCat == Cat::kFloat) fn = &ReducePrecisionKernel<K>;
+  });
+  if (!fn) return absl::InvalidArgumentError(StrCat("reduce_precision on ", ir::ElemKindName(k)));
+  return fn;
+}
+
+}  // namespace openpjrt::cpu

@@ -1,0 +1,104 @@
+// dot_general: operands are laid out as [batch, free, contract] and [batch, contract, free] by
+// strided copies, then multiplied with an i-k-j loop in the compute type. Operands arrive in the
+// result's element kind (the compiler converts mixed-precision operands first).
+#include <algorithm>
+#include <vector>
+
+#include "src/cpu/elementwise_ops.h"
+#include "src/cpu/strided.h"
+#include "src/support/str.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+using namespace ops;
+
+// Gathers `a` into [prod(batch), prod(first), prod(second)] order.
+std::vector<uint8_t> Arrange(const Array& a, const std::vector<int64_t>& batch,
+                             const std::vector<int64_t>& first, const std::vector<int64_t>& second) {
+  std::vector<int64_t> order = batch;
+  order.insert(order.end(), first.begin(), first.end());
+  order.insert(order.end(), second.begin(), second.end());
+  std::vector<int64_t> in_stride = ByteStrides(a.type()), count, src_stride;
+  for (int64_t d : order) {
+    count.push_back(a.dims()[d]);
+    src_stride.push_back(in_stride[d]);
+  }
+  const int64_t es = a.type().ElementSize();
+  std::vector<uint8_t> out(static_cast<size_t>(a.ByteSize()));
+  std::vector<int64_t> dst_stride = RowMajorStrides(count);
+  for (int64_t& v : dst_stride) v *= es;
+  StridedCopy(count, a.data(), src_stride, out.data(), dst_stride, es);
+  return out;
+}
+
+std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& batch,
+                              const std::vector<int64_t>& contract) {
+  std::vector<int64_t> free;
+  for (int64_t i = 0; i < rank; ++i)
+    if (std::find(batch.begin(), batch.end(), i) == batch.end() &&
+        std::find(contract.begin(), contract.end(), i) == contract.end())
+      free.push_back(i);
+  return free;
+}
+
+int64_t Product(const Array& a, const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= a.dims()[d];
+  return n;
+}
+
+template <ElemKind K>
+void DotGeneral(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  using S = typename T::S;
+  const DotParams& p = s.Params<DotParams>();
+  const Array& lhs = st.slots[s.in[0]].array;
+  const Array& rhs = st.slots[s.in[1]].array;
+  std::vector<int64_t> lf = FreeDims(lhs.type().rank(), p.lhs_batch, p.lhs_contract);
+  std::vector<int64_t> rf = FreeDims(rhs.type().rank(), p.rhs_batch, p.rhs_contract);
+  const int64_t B = Product(lhs, p.lhs_batch), M = Product(lhs, lf), Kc = Product(lhs, p.lhs_contract),
+                N = Product(rhs, rf);
+  std::vector<uint8_t> a = Arrange(lhs, p.lhs_batch, lf, p.lhs_contract);      // [B, M, K]
+  std::vector<uint8_t> b = Arrange(rhs, p.rhs_batch, p.rhs_contract, rf);      // [B, K, N]
+  const S* pa = reinterpret_cast<const S*>(a.data());
+  const S* pb = reinterpret_cast<const S*>(b.data());
+  Array r = Array::Allocate(s.out_types[0]);
+  S* out = r.mutable_as<S>();
+  // vector<bool> has no data(): booleans accumulate in bytes.
+  using A = std::conditional_t<std::is_same_v<C, bool>, uint8_t, C>;
+  std::vector<A> acc(static_cast<size_t>(N));
+  std::vector<A> brow(static_cast<size_t>(Kc * N));
+  for (int64_t bi = 0; bi < B; ++bi) {
+    for (int64_t k = 0; k < Kc * N; ++k) brow[k] = T::Load(pb[bi * Kc * N + k]);
+    for (int64_t i = 0; i < M; ++i) {
+      std::fill(acc.begin(), acc.end(), A{});
+      const S* arow = pa + (bi * M + i) * Kc;
+      for (int64_t k = 0; k < Kc; ++k) {
+        const C av = T::Load(arow[k]);
+        const A* bk = brow.data() + k * N;
+        for (int64_t j = 0; j < N; ++j)
+          acc[j] = static_cast<A>(ApplyBinary<BinaryOp::kAdd, T>(
+              static_cast<C>(acc[j]),
+              static_cast<C>(ApplyBinary<BinaryOp::kMul, T>(av, static_cast<C>(bk[j])))));
+      }
+      S* orow = out + (bi * M + i) * N;
+      for (int64_t j = 0; j < N; ++j) orow[j] = T::Store(static_cast<C>(acc[j]));
+    }
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+}  // namespace
+
+absl::StatusOr<KernelFn> SelectDotGeneral(ElemKind lhs, ElemKind rhs, ElemKind out) {
+  if (lhs != out || rhs != out)
+    return absl::InternalError("dot_general kernel expects operands in the result's kind");
+  KernelFn fn = nullptr;
+  DispatchKind(out, [&]<ElemKind K>() { fn = &DotGeneral<K>; });
+  if (!fn) return absl::UnimplementedError(StrCat("dot_general on ", ir::ElemKindName(out)));
+  return fn;
+}
+
+}  // namespace openpjrt::cpu

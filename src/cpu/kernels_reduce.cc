@@ -1,0 +1,141 @@
+// reduce: a typed loop when the reducer is a single binary op, otherwise the reducer region runs
+// once per element (the oracle path).
+#include <cstring>
+
+#include "src/cpu/elementwise_ops.h"
+#include "src/cpu/strided.h"
+#include "src/support/str.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+using namespace ops;
+
+// For each input element (row-major), the linear index of the output element it reduces into.
+struct ReduceMap {
+  std::vector<int64_t> in_dims, out_stride_for_in;  // per input dim: output stride, 0 if reduced
+};
+
+ReduceMap MakeMap(const std::vector<int64_t>& in_dims, const std::vector<int64_t>& dims) {
+  ReduceMap m;
+  m.in_dims = in_dims;
+  std::vector<int64_t> out_dims;
+  std::vector<bool> reduced(in_dims.size(), false);
+  for (int64_t d : dims) reduced[d] = true;
+  for (size_t i = 0; i < in_dims.size(); ++i)
+    if (!reduced[i]) out_dims.push_back(in_dims[i]);
+  std::vector<int64_t> os = RowMajorStrides(out_dims);
+  m.out_stride_for_in.assign(in_dims.size(), 0);
+  size_t k = 0;
+  for (size_t i = 0; i < in_dims.size(); ++i)
+    if (!reduced[i]) m.out_stride_for_in[i] = os[k++];
+  return m;
+}
+
+// Calls f(input_index, output_index) for every input element in row-major order.
+template <typename F>
+void ForEachMapped(const ReduceMap& m, F&& f) {
+  const size_t rank = m.in_dims.size();
+  int64_t n = 1;
+  for (int64_t d : m.in_dims) n *= d;
+  if (n == 0) return;
+  std::vector<int64_t> idx(rank, 0);
+  int64_t out = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    f(i, out);
+    for (int64_t k = static_cast<int64_t>(rank) - 1; k >= 0; --k) {
+      out += m.out_stride_for_in[k];
+      if (++idx[k] < m.in_dims[k]) break;
+      out -= m.out_stride_for_in[k] * m.in_dims[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+template <BinaryOp Op, ElemKind K>
+void FastReduce(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  const Array& a = st.slots[s.in[0]].array;
+  const Array& init = st.slots[s.in[1]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  const int64_t n_out = r.NumElements();
+  std::vector<C> acc(n_out, T::Load(*init.as<typename T::S>()));
+  const auto* x = a.as<typename T::S>();
+  ReduceMap m = MakeMap(a.dims(), s.Params<ReduceParams>().dims);
+  ForEachMapped(m, [&](int64_t i, int64_t o) {
+    acc[o] = static_cast<C>(ApplyBinary<Op, T>(acc[o], T::Load(x[i])));
+  });
+  auto* out = r.mutable_as<typename T::S>();
+  for (int64_t i = 0; i < n_out; ++i) out[i] = T::Store(acc[i]);
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+Array Scalar(const Array& src, int64_t index) {
+  ArrayType t{src.elem(), {}};
+  Array a = Array::Allocate(t);
+  std::memcpy(a.mutable_data(), src.data() + index * t.ElementSize(), t.ElementSize());
+  return a;
+}
+
+void GenericReduce(const Step& s, ExecState& st) {
+  const size_t n = s.in.size() / 2;
+  const Program& body = *s.regions[0];
+  std::vector<const Array*> inputs(n);
+  for (size_t i = 0; i < n; ++i) inputs[i] = &st.slots[s.in[i]].array;
+  std::vector<Array> outs(n);
+  for (size_t i = 0; i < n; ++i) outs[i] = Array::Allocate(s.out_types[i]);
+  const int64_t n_out = outs[0].NumElements();
+  // Accumulators start as the init values.
+  std::vector<std::vector<RtValue>> acc(n_out, std::vector<RtValue>(n));
+  for (int64_t o = 0; o < n_out; ++o)
+    for (size_t i = 0; i < n; ++i) acc[o][i] = st.slots[s.in[n + i]];
+  ReduceMap m = MakeMap(inputs[0]->dims(), s.Params<ReduceParams>().dims);
+  std::vector<RtValue> args, results;
+  bool ok = true;
+  ForEachMapped(m, [&](int64_t idx, int64_t o) {
+    if (!ok) return;
+    args.assign(acc[o].begin(), acc[o].end());
+    for (size_t i = 0; i < n; ++i) args.push_back(RtValue::Of(Scalar(*inputs[i], idx)));
+    ok = CallRegion(body, st, args, &results);
+    if (ok) acc[o] = results;
+  });
+  if (!ok) return;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t es = outs[i].type().ElementSize();
+    for (int64_t o = 0; o < n_out; ++o)
+      std::memcpy(outs[i].mutable_data() + o * es, acc[o][i].array.data(), es);
+    st.slots[s.out[i]] = RtValue::Of(std::move(outs[i]));
+  }
+}
+
+template <BinaryOp Op>
+KernelFn PickFast(ElemKind k) {
+  KernelFn fn = nullptr;
+  DispatchKind(k, [&]<ElemKind K>() {
+    if (Supported<Traits<K>>(Op)) fn = &FastReduce<Op, K>;
+  });
+  return fn;
+}
+
+}  // namespace
+
+absl::StatusOr<KernelFn> SelectReduce(const ReduceParams& p, const std::vector<ElemKind>& kinds) {
+  if (p.has_fast && kinds.size() == 1) {
+    KernelFn fn = nullptr;
+    switch (p.fast) {
+      case BinaryOp::kAdd: fn = PickFast<BinaryOp::kAdd>(kinds[0]); break;
+      case BinaryOp::kMul: fn = PickFast<BinaryOp::kMul>(kinds[0]); break;
+      case BinaryOp::kMax: fn = PickFast<BinaryOp::kMax>(kinds[0]); break;
+      case BinaryOp::kMin: fn = PickFast<BinaryOp::kMin>(kinds[0]); break;
+      case BinaryOp::kAnd: fn = PickFast<BinaryOp::kAnd>(kinds[0]); break;
+      case BinaryOp::kOr: fn = PickFast<BinaryOp::kOr>(kinds[0]); break;
+      case BinaryOp::kXor: fn = PickFast<BinaryOp::kXor>(kinds[0]); break;
+      default: break;
+    }
+    if (fn) return fn;
+  }
+  return &GenericReduce;
+}
+
+}  // namespace openpjrt::cpu

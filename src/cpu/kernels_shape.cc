@@ -1,0 +1,243 @@
+// Data movement: every kernel here is a strided copy of whole elements, so one implementation
+// serves every element kind.
+#include <algorithm>
+#include <cstring>
+
+#include "src/cpu/elem_traits.h"
+#include "src/cpu/kernels.h"
+#include "src/cpu/strided.h"
+#include "src/support/str.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+}  // namespace
+
+int64_t ReadIndex(const Array& a) {
+  int64_t v = 0;
+  DispatchKind(a.elem(), [&]<ElemKind K>() {
+    using T = Traits<K>;
+    if constexpr (T::kCat == Cat::kSigned || T::kCat == Cat::kUnsigned || T::kCat == Cat::kBool)
+      v = static_cast<int64_t>(T::Load(*a.as<typename T::S>()));
+  });
+  return v;
+}
+
+namespace {
+
+void BroadcastInDim(const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  const auto& dims = s.Params<BroadcastParams>().dims;
+  Array r = Array::Allocate(s.out_types[0]);
+  std::vector<int64_t> in_stride = ByteStrides(a.type());
+  std::vector<int64_t> src_stride(r.type().rank(), 0);
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (a.dims()[i] != 1) src_stride[dims[i]] = in_stride[i];
+  StridedCopy(r.dims(), a.data(), src_stride, r.mutable_data(), ByteStrides(r.type()),
+              r.type().ElementSize());
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+void Reshape(const Step& s, ExecState& st) {
+  st.slots[s.out[0]] = RtValue::Of(st.slots[s.in[0]].array.Reshaped(s.out_types[0]));
+}
+
+void Transpose(const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  const auto& perm = s.Params<TransposeParams>().perm;
+  Array r = Array::Allocate(s.out_types[0]);
+  std::vector<int64_t> in_stride = ByteStrides(a.type()), src_stride(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) src_stride[i] = in_stride[perm[i]];
+  StridedCopy(r.dims(), a.data(), src_stride, r.mutable_data(), ByteStrides(r.type()),
+              r.type().ElementSize());
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+void Reverse(const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  std::vector<int64_t> stride = ByteStrides(a.type());
+  const uint8_t* base = a.data();
+  for (int64_t d : s.Params<ReverseParams>().dims) {
+    if (a.dims()[d] == 0) continue;
+    base += (a.dims()[d] - 1) * stride[d];
+    stride[d] = -stride[d];
+  }
+  StridedCopy(r.dims(), base, stride, r.mutable_data(), ByteStrides(r.type()),
+              r.type().ElementSize());
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+void Concatenate(const Step& s, ExecState& st) {
+  const int64_t dim = s.Params<ConcatParams>().dim;
+  Array r = Array::Allocate(s.out_types[0]);
+  std::vector<int64_t> out_stride = ByteStrides(r.type());
+  int64_t offset = 0;
+  for (int slot : s.in) {
+    const Array& a = st.slots[slot].array;
+    StridedCopy(a.dims(), a.data(), ByteStrides(a.type()), r.mutable_data() + offset * out_stride[dim],
+                out_stride, r.type().ElementSize());
+    offset += a.dims()[dim];
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+void Slice(const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  const SliceParams& p = s.Params<SliceParams>();
+  Array r = Array::Allocate(s.out_types[0]);
+  std::vector<int64_t> stride = ByteStrides(a.type());
+  const uint8_t* base = a.data();
+  for (size_t d = 0; d < stride.size(); ++d) {
+    base += p.start[d] * stride[d];
+    stride[d] *= p.strides[d];
+  }
+  StridedCopy(r.dims(), base, stride, r.mutable_data(), ByteStrides(r.type()),
+              r.type().ElementSize());
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+void Pad(const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  const Array& v = st.slots[s.in[1]].array;
+  const PadParams& p = s.Params<PadParams>();
+  Array r = Array::Allocate(s.out_types[0]);
+  const int64_t es = r.type().ElementSize(), n = r.NumElements();
+  uint8_t* out = r.mutable_data();
+  for (int64_t i = 0; i < n; ++i) CopyElem(out + i * es, v.data(), es);
+  // Input element i lands at low + i * (interior + 1); keep those inside the output.
+  const size_t rank = a.dims().size();
+  std::vector<int64_t> in_stride = ByteStrides(a.type()), out_stride = ByteStrides(r.type());
+  std::vector<int64_t> count(rank), src_stride(rank), dst_stride(rank);
+  const uint8_t* src = a.data();
+  uint8_t* dst = out;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t step = p.interior[d] + 1, len = a.dims()[d], od = r.dims()[d];
+    int64_t first = 0;
+    if (p.low[d] < 0) first = (-p.low[d] + step - 1) / step;
+    int64_t last = len;  // exclusive
+    while (last > first && p.low[d] + (last - 1) * step >= od) --last;
+    count[d] = std::max<int64_t>(0, last - first);
+    src += first * in_stride[d];
+    dst += (p.low[d] + first * step) * out_stride[d];
+    src_stride[d] = in_stride[d];
+    dst_stride[d] = out_stride[d] * step;
+  }
+  bool empty = false;
+  for (int64_t c : count) empty |= c == 0;
+  if (!empty) StridedCopy(count, src, src_stride, dst, dst_stride, es);
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+void DynamicSlice(const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  const auto& sizes = s.Params<DynamicSliceParams>().sizes;
+  Array r = Array::Allocate(s.out_types[0]);
+  std::vector<int64_t> stride = ByteStrides(a.type());
+  const uint8_t* base = a.data();
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    // Start indices are clamped so that the slice stays inside the operand.
+    int64_t start = std::clamp<int64_t>(ReadIndex(st.slots[s.in[1 + d]].array), 0,
+                                        a.dims()[d] - sizes[d]);
+    base += start * stride[d];
+  }
+  StridedCopy(r.dims(), base, stride, r.mutable_data(), ByteStrides(r.type()),
+              r.type().ElementSize());
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+void DynamicUpdateSlice(const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  const Array& u = st.slots[s.in[1]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  std::memcpy(r.mutable_data(), a.data(), a.ByteSize());
+  std::vector<int64_t> stride = ByteStrides(r.type());
+  uint8_t* base = r.mutable_data();
+  for (size_t d = 0; d < stride.size(); ++d) {
+    int64_t start = std::clamp<int64_t>(ReadIndex(st.slots[s.in[2 + d]].array), 0,
+                                        a.dims()[d] - u.dims()[d]);
+    base += start * stride[d];
+  }
+  StridedCopy(u.dims(), u.data(), ByteStrides(u.type()), base, stride, r.type().ElementSize());
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+template <ElemKind K>
+void Iota(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  Array r = Array::Allocate(s.out_types[0]);
+  const int64_t dim = s.Params<IotaParams>().dim;
+  std::vector<int64_t> stride = RowMajorStrides(r.dims());
+  const int64_t n = r.NumElements(), size = r.dims()[dim], st_d = stride[dim];
+  auto* out = r.mutable_as<typename T::S>();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t v = (i / st_d) % size;
+    using C = typename T::C;
+    if constexpr (T::kCat == Cat::kBool) {
+      out[i] = T::Store(v != 0);
+    } else if constexpr (T::kCat == Cat::kComplex) {
+      out[i] = T::Store(C(static_cast<typename C::value_type>(v)));
+    } else {
+      out[i] = T::Store(static_cast<C>(v));
+    }
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+void Constant(const Step& s, ExecState& st) {
+  st.slots[s.out[0]] = s.Params<ConstantParams>().value;
+}
+
+void Copy(const Step& s, ExecState& st) {
+  for (size_t i = 0; i < s.out.size(); ++i) st.slots[s.out[i]] = st.slots[s.in[i]];
+}
+
+void Tuple(const Step& s, ExecState& st) {
+  RtValue t;
+  t.kind = RtValue::Kind::kTuple;
+  for (int in : s.in) t.tuple.push_back(st.slots[in]);
+  st.slots[s.out[0]] = std::move(t);
+}
+
+void GetTupleElement(const Step& s, ExecState& st) {
+  RtValue v = st.slots[s.in[0]].tuple[s.Params<GetTupleElementParams>().index];
+  st.slots[s.out[0]] = std::move(v);
+}
+
+void Token(const Step& s, ExecState& st) { st.slots[s.out[0]] = RtValue::Token(); }
+
+void ScalarU32(const Step& s, ExecState& st, uint32_t v) {
+  Array r = Array::Allocate(s.out_types[0]);
+  *r.mutable_as<uint32_t>() = v;
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+void ReplicaId(const Step& s, ExecState& st) { ScalarU32(s, st, st.replica_id); }
+void PartitionId(const Step& s, ExecState& st) { ScalarU32(s, st, st.partition_id); }
+
+}  // namespace
+
+KernelFn BroadcastInDimKernel() { return &BroadcastInDim; }
+KernelFn ReshapeKernel() { return &Reshape; }
+KernelFn TransposeKernel() { return &Transpose; }
+KernelFn ReverseKernel() { return &Reverse; }
+KernelFn ConcatenateKernel() { return &Concatenate; }
+KernelFn SliceKernel() { return &Slice; }
+KernelFn PadKernel() { return &Pad; }
+KernelFn DynamicSliceKernel() { return &DynamicSlice; }
+KernelFn DynamicUpdateSliceKernel() { return &DynamicUpdateSlice; }
+KernelFn ConstantKernel() { return &Constant; }
+KernelFn CopyKernel() { return &Copy; }
+KernelFn TupleKernel() { return &Tuple; }
+KernelFn GetTupleElementKernel() { return &GetTupleElement; }
+KernelFn TokenKernel() { return &Token; }
+KernelFn ReplicaIdKernel() { return &ReplicaId; }
+KernelFn PartitionIdKernel() { return &PartitionId; }
+
+absl::StatusOr<KernelFn> SelectIota(ElemKind k) {
+  KernelFn fn = nullptr;
+  DispatchKind(k, [&]<ElemKind K>() { fn = &Iota<K>; });
+  if (!fn) return absl::UnimplementedError(StrCat("iota of ", ir::ElemKindName(k)));
+  return fn;
+}
+
+}  // namespace openpjrt::cpu

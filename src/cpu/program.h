@@ -1,0 +1,86 @@
+// A compiled CPU program: a flat list of kernel launches over numbered value slots. Regions
+// (loop bodies, branches, reducers, comparators) are nested programs that share the slot space
+// of the function they belong to, so they can read values defined outside them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "src/cpu/array.h"
+#include "src/ir/ir.h"
+
+namespace openpjrt::cpu {
+
+struct Step;
+struct ExecState;
+struct Program;
+
+// A kernel reads its inputs from state.slots[step.in[i]] and writes state.slots[step.out[j]].
+// It reports errors with state.Fail(); it never throws.
+using KernelFn = void (*)(const Step& step, ExecState& state);
+
+struct Step {
+  KernelFn fn = nullptr;
+  std::string name;               // the op's name, for errors and profiles
+  ir::Loc loc;
+  std::vector<int> in, out;       // slots
+  std::vector<ArrayType> out_types;
+  std::shared_ptr<const void> params;  // kernel-specific, see kernels.h
+  std::vector<std::shared_ptr<Program>> regions;
+  std::vector<int> release;       // slots whose last use is this step
+
+  template <typename P>
+  const P& Params() const { return *static_cast<const P*>(params.get()); }
+};
+
+struct Program {
+  std::vector<int> args;     // slots the caller fills
+  std::vector<int> results;  // slots the caller reads
+  std::vector<Step> steps;
+};
+
+// A failed check.* op: where, and what was compared.
+struct CheckFailure {
+  ir::Loc loc;
+  std::string message;
+};
+
+struct ExecState {
+  std::vector<RtValue> slots;
+  absl::Status status;
+  std::vector<CheckFailure>* check_failures = nullptr;
+  int64_t checks_run = 0;
+  uint32_t replica_id = 0;
+  uint32_t partition_id = 0;
+
+  bool ok() const { return status.ok(); }
+  void Fail(const Step& step, absl::Status s);
+};
+
+// Runs `program` over `state` (whose slots are sized for the whole function).
+void RunProgram(const Program& program, ExecState& state);
+// Runs a region: moves `args` into its argument slots, runs it, copies out its results.
+// False when it failed (state.status says why).
+bool CallRegion(const Program& region, ExecState& state, std::vector<RtValue>& args,
+                std::vector<RtValue>* results);
+
+// A compiled entry function.
+struct Executable {
+  std::shared_ptr<Program> program;
+  int num_slots = 0;
+  std::vector<ArrayType> arg_types;
+  std::vector<ArrayType> result_types;
+  std::vector<bool> result_is_token;
+  std::string name;
+
+  // Runs with the given arguments; check.* failures are appended to *checks when not null.
+  absl::StatusOr<std::vector<RtValue>> Run(std::vector<RtValue> args,
+                                           std::vector<CheckFailure>* checks = nullptr,
+                                           int64_t* checks_run = nullptr) const;
+};
+
+}  // namespace openpjrt::cpu

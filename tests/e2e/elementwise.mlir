@@ -1,0 +1,194 @@
+// Elementwise arithmetic across element types, with the edge cases the spec defines.
+func.func @add_f32() {
+  %a = stablehlo.constant dense<[1.0, -2.5, 0x7F800000, 0x7FC00000, -0.0]> : tensor<5xf32>
+  %b = stablehlo.constant dense<[2.0, 2.5, 1.0, 1.0, -0.0]> : tensor<5xf32>
+  %r = stablehlo.add %a, %b : tensor<5xf32>
+  // NaN never equals NaN under expect_eq; almost_eq treats two NaNs as equal.
+  check.expect_almost_eq_const %r, dense<[3.0, 0.0, 0x7F800000, 0x7FC00000, -0.0]> : tensor<5xf32>
+  %e = stablehlo.slice %r [0:3] : (tensor<5xf32>) -> tensor<3xf32>
+  check.expect_eq_const %e, dense<[3.0, 0.0, 0x7F800000]> : tensor<3xf32>
+  func.return
+}
+
+// -----
+
+func.func @integer_overflow_wraps() {
+  %a = stablehlo.constant dense<[127, -128, 100]> : tensor<3xi8>
+  %b = stablehlo.constant dense<[1, -1, 100]> : tensor<3xi8>
+  %r = stablehlo.add %a, %b : tensor<3xi8>
+  check.expect_eq_const %r, dense<[-128, 127, -56]> : tensor<3xi8>
+  %m = stablehlo.multiply %a, %b : tensor<3xi8>
+  check.expect_eq_const %m, dense<[127, -128, 16]> : tensor<3xi8>
+  func.return
+}
+
+// -----
+
+func.func @integer_division_edge_cases() {
+  %a = stablehlo.constant dense<[7, -7, 5, -2147483648, -2147483648]> : tensor<5xi32>
+  %b = stablehlo.constant dense<[2, 2, 0, -1, 0]> : tensor<5xi32>
+  %q = stablehlo.divide %a, %b : tensor<5xi32>
+  check.expect_eq_const %q, dense<[3, -3, -1, -2147483648, -1]> : tensor<5xi32>
+  %r = stablehlo.remainder %a, %b : tensor<5xi32>
+  check.expect_eq_const %r, dense<[1, -1, 5, 0, -2147483648]> : tensor<5xi32>
+  %ua = stablehlo.constant dense<[7, 9]> : tensor<2xui32>
+  %ub = stablehlo.constant dense<[0, 2]> : tensor<2xui32>
+  %uq = stablehlo.divide %ua, %ub : tensor<2xui32>
+  check.expect_eq_const %uq, dense<[4294967295, 4]> : tensor<2xui32>
+  func.return
+}
+
+// -----
+
+func.func @float_division_and_remainder() {
+  %a = stablehlo.constant dense<[1.0, -1.0, 0.0, 5.5, -5.5]> : tensor<5xf64>
+  %b = stablehlo.constant dense<[0.0, 0.0, 0.0, 2.0, 2.0]> : tensor<5xf64>
+  %q = stablehlo.divide %a, %b : tensor<5xf64>
+  check.expect_almost_eq_const %q, dense<[0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000, 2.75, -2.75]> : tensor<5xf64>
+  %r = stablehlo.remainder %a, %b : tensor<5xf64>
+  check.expect_almost_eq_const %r, dense<[0x7FF8000000000000, 0x7FF8000000000000, 0x7FF8000000000000, 1.5, -1.5]> : tensor<5xf64>
+  func.return
+}
+
+// -----
+
+func.func @max_min_nan_and_zero() {
+  %a = stablehlo.constant dense<[1.0, 0x7FC00000, -0.0, 3.0]> : tensor<4xf32>
+  %b = stablehlo.constant dense<[2.0, 1.0, 0.0, 0x7FC00000]> : tensor<4xf32>
+  %mx = stablehlo.maximum %a, %b : tensor<4xf32>
+  check.expect_almost_eq_const %mx, dense<[2.0, 0x7FC00000, 0.0, 0x7FC00000]> : tensor<4xf32>
+  %mn = stablehlo.minimum %a, %b : tensor<4xf32>
+  check.expect_almost_eq_const %mn, dense<[1.0, 0x7FC00000, -0.0, 0x7FC00000]> : tensor<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @bitwise_and_shifts() {
+  %a = stablehlo.constant dense<[-8, 1, 5, 127]> : tensor<4xi8>
+  %s = stablehlo.constant dense<[1, 7, 8, -1]> : tensor<4xi8>
+  %l = stablehlo.shift_left %a, %s : tensor<4xi8>
+  check.expect_eq_const %l, dense<[-16, -128, 0, 0]> : tensor<4xi8>
+  %ra = stablehlo.shift_right_arithmetic %a, %s : tensor<4xi8>
+  check.expect_eq_const %ra, dense<[-4, 0, 0, 0]> : tensor<4xi8>
+  %rl = stablehlo.shift_right_logical %a, %s : tensor<4xi8>
+  check.expect_eq_const %rl, dense<[124, 0, 0, 0]> : tensor<4xi8>
+  %x = stablehlo.xor %a, %s : tensor<4xi8>
+  check.expect_eq_const %x, dense<[-7, 6, 13, -128]> : tensor<4xi8>
+  %p = stablehlo.popcnt %a : tensor<4xi8>
+  check.expect_eq_const %p, dense<[5, 1, 2, 7]> : tensor<4xi8>
+  %c = stablehlo.count_leading_zeros %a : tensor<4xi8>
+  check.expect_eq_const %c, dense<[0, 7, 5, 1]> : tensor<4xi8>
+  %n = stablehlo.not %a : tensor<4xi8>
+  check.expect_eq_const %n, dense<[7, -2, -6, -128]> : tensor<4xi8>
+  func.return
+}
+
+// -----
+
+func.func @booleans() {
+  %a = stablehlo.constant dense<[true, true, false, false]> : tensor<4xi1>
+  %b = stablehlo.constant dense<[true, false, true, false]> : tensor<4xi1>
+  %and = stablehlo.and %a, %b : tensor<4xi1>
+  check.expect_eq_const %and, dense<[true, false, false, false]> : tensor<4xi1>
+  %or = stablehlo.or %a, %b : tensor<4xi1>
+  check.expect_eq_const %or, dense<[true, true, true, false]> : tensor<4xi1>
+  %xor = stablehlo.xor %a, %b : tensor<4xi1>
+  check.expect_eq_const %xor, dense<[false, true, true, false]> : tensor<4xi1>
+  %not = stablehlo.not %a : tensor<4xi1>
+  check.expect_eq_const %not, dense<[false, false, true, true]> : tensor<4xi1>
+  %add = stablehlo.add %a, %b : tensor<4xi1>
+  check.expect_eq_const %add, dense<[true, true, true, false]> : tensor<4xi1>
+  func.return
+}
+
+// -----
+
+func.func @sub_byte_integers_wrap() {
+  %a = stablehlo.constant dense<[7, -8, 3]> : tensor<3xi4>
+  %b = stablehlo.constant dense<[1, -1, 3]> : tensor<3xi4>
+  %r = stablehlo.add %a, %b : tensor<3xi4>
+  check.expect_eq_const %r, dense<[-8, 7, 6]> : tensor<3xi4>
+  %u = stablehlo.constant dense<[15, 0]> : tensor<2xui4>
+  %v = stablehlo.constant dense<[1, 1]> : tensor<2xui4>
+  %w = stablehlo.add %u, %v : tensor<2xui4>
+  check.expect_eq_const %w, dense<[0, 1]> : tensor<2xui4>
+  %z = stablehlo.subtract %v, %u : tensor<2xui4>
+  check.expect_eq_const %z, dense<[2, 1]> : tensor<2xui4>
+  func.return
+}
+
+// -----
+
+func.func @narrow_floats_round_in_their_type() {
+  %a = stablehlo.constant dense<[1.0, 240.0, 448.0]> : tensor<3xf8E4M3FN>
+  %b = stablehlo.constant dense<[0.0625, 16.0, 448.0]> : tensor<3xf8E4M3FN>
+  %r = stablehlo.add %a, %b : tensor<3xf8E4M3FN>
+  // 1.0625 ties to 1.0; 256 is exact; 896 overflows to NaN (no infinity in e4m3fn).
+  check.expect_almost_eq_const %r, dense<[1.0, 256.0, 0x7F]> : tensor<3xf8E4M3FN>
+  %nan = stablehlo.is_finite %r : (tensor<3xf8E4M3FN>) -> tensor<3xi1>
+  check.expect_eq_const %nan, dense<[true, true, false]> : tensor<3xi1>
+  %h = stablehlo.constant dense<[65504.0, 1.0, 0.000061035156]> : tensor<3xf16>
+  %s = stablehlo.add %h, %h : tensor<3xf16>
+  check.expect_eq_const %s, dense<[0x7C00, 2.0, 0.00012207031]> : tensor<3xf16>
+  %x = stablehlo.constant dense<[1.0, 3.0]> : tensor<2xbf16>
+  %y = stablehlo.constant dense<[0.00390625, 0.01171875]> : tensor<2xbf16>
+  %z = stablehlo.add %x, %y : tensor<2xbf16>
+  check.expect_eq_const %z, dense<[1.0, 3.015625]> : tensor<2xbf16>
+  func.return
+}
+
+// -----
+
+func.func @complex_arithmetic() {
+  %a = stablehlo.constant dense<[(1.0, 2.0), (3.0, -4.0)]> : tensor<2xcomplex<f32>>
+  %b = stablehlo.constant dense<[(0.5, 1.0), (-1.0, 0.0)]> : tensor<2xcomplex<f32>>
+  %m = stablehlo.multiply %a, %b : tensor<2xcomplex<f32>>
+  check.expect_almost_eq_const %m, dense<[(-1.5, 2.0), (-3.0, 4.0)]> : tensor<2xcomplex<f32>>
+  %abs = stablehlo.abs %a : (tensor<2xcomplex<f32>>) -> tensor<2xf32>
+  check.expect_almost_eq_const %abs, dense<[2.236068, 5.0]> : tensor<2xf32>
+  %re = stablehlo.real %a : (tensor<2xcomplex<f32>>) -> tensor<2xf32>
+  %im = stablehlo.imag %a : (tensor<2xcomplex<f32>>) -> tensor<2xf32>
+  %c = stablehlo.complex %re, %im : tensor<2xcomplex<f32>>
+  check.expect_eq %c, %a : tensor<2xcomplex<f32>>
+  func.return
+}
+
+// -----
+
+func.func @math_functions() {
+  %x = stablehlo.constant dense<[0.0, 0.5, 1.0, -2.0]> : tensor<4xf64>
+  %e = stablehlo.exponential %x : tensor<4xf64>
+  %ee = stablehlo.constant dense<[1.0, 1.6487212707001282, 2.718281828459045, 0.1353352832366127]> : tensor<4xf64>
+  check.expect_close %e, %ee, max_ulp_difference = 1 : tensor<4xf64>, tensor<4xf64>
+  %t = stablehlo.tanh %x : tensor<4xf64>
+  check.expect_almost_eq_const %t, dense<[0.0, 0.46211715726000974, 0.7615941559557649, -0.9640275800758169]> : tensor<4xf64>
+  %l = stablehlo.logistic %x : tensor<4xf64>
+  check.expect_almost_eq_const %l, dense<[0.5, 0.6224593312018546, 0.7310585786300049, 0.11920292202211755]> : tensor<4xf64>
+  %s = stablehlo.sqrt %x : tensor<4xf64>
+  check.expect_almost_eq_const %s, dense<[0.0, 0.7071067811865476, 1.0, 0x7FF8000000000000]> : tensor<4xf64>
+  %lg = stablehlo.log %x : tensor<4xf64>
+  check.expect_almost_eq_const %lg, dense<[0xFFF0000000000000, -0.6931471805599453, 0.0, 0x7FF8000000000000]> : tensor<4xf64>
+  %r = stablehlo.round_nearest_even %x : tensor<4xf64>
+  check.expect_eq_const %r, dense<[0.0, 0.0, 1.0, -2.0]> : tensor<4xf64>
+  %ra = stablehlo.round_nearest_afz %x : tensor<4xf64>
+  check.expect_eq_const %ra, dense<[0.0, 1.0, 1.0, -2.0]> : tensor<4xf64>
+  %sg = stablehlo.sign %x : tensor<4xf64>
+  check.expect_eq_const %sg, dense<[0.0, 1.0, 1.0, -1.0]> : tensor<4xf64>
+  func.return
+}
+
+// -----
+
+func.func @chlo_special_functions() {
+  %x = stablehlo.constant dense<[0.5, 1.0, 2.5]> : tensor<3xf32>
+  %erf = chlo.erf %x : tensor<3xf32> -> tensor<3xf32>
+  check.expect_almost_eq_const %erf, dense<[0.5204999, 0.8427008, 0.9995930]> : tensor<3xf32>
+  %inv = chlo.erf_inv %erf : tensor<3xf32> -> tensor<3xf32>
+  check.expect_almost_eq_const %inv, dense<[0.5, 1.0, 2.5]>, tolerance = 1.0e-3 : tensor<3xf32>
+  %lg = chlo.lgamma %x : tensor<3xf32> -> tensor<3xf32>
+  check.expect_almost_eq_const %lg, dense<[0.5723649, 0.0, 0.2846829]> : tensor<3xf32>
+  %dg = chlo.digamma %x : tensor<3xf32> -> tensor<3xf32>
+  check.expect_almost_eq_const %dg, dense<[-1.9635100, -0.5772157, 0.7031566]> : tensor<3xf32>
+  func.return
+}

@@ -1,0 +1,122 @@
+// Every chunk here must FAIL in `openpjrt run`, with the text after expect-fail in its line.
+// expect-fail: check.expect_eq_const failed: 1 of 2 elements differ; first at [1]: actual 2.0, expected 3.0
+func.func @main() {
+  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  check.expect_eq_const %0, dense<[1.0, 3.0]> : tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: check.expect_eq_const failed: 1 of 1 elements differ
+func.func @main() {
+  %0 = stablehlo.constant dense<0x7FC00000> : tensor<1xf32>
+  check.expect_eq_const %0, dense<0x7FC00000> : tensor<1xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: check.expect_almost_eq_const failed
+func.func @main() {
+  %0 = stablehlo.constant dense<[1.0]> : tensor<1xf32>
+  check.expect_almost_eq_const %0, dense<[1.001]> : tensor<1xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: check.expect_almost_eq_const failed
+func.func @main() {
+  %0 = stablehlo.constant dense<[0x7F800000]> : tensor<1xf32>
+  check.expect_almost_eq_const %0, dense<[3.0e38]> : tensor<1xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: check.expect_close failed
+func.func @main() {
+  %0 = stablehlo.constant dense<[1.0]> : tensor<1xf32>
+  %1 = stablehlo.constant dense<[1.0000002]> : tensor<1xf32>
+  check.expect_close %0, %1, max_ulp_difference = 1 : tensor<1xf32>, tensor<1xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: check.expect_close failed
+func.func @main() {
+  %0 = stablehlo.constant dense<[1.0]> : tensor<1xf32>
+  check.expect_close %0, %0, max_ulp_difference = 3, min_ulp_difference = 1 : tensor<1xf32>, tensor<1xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: stablehlo.custom_call failed
+func.func @main() {
+  %0 = stablehlo.constant dense<[5, 6]> : tensor<2xi32>
+  %1 = stablehlo.constant dense<[5, 7]> : tensor<2xi32>
+  stablehlo.custom_call @check.expect_eq(%0, %1) : (tensor<2xi32>, tensor<2xi32>) -> ()
+  func.return
+}
+
+// -----
+
+// expect-fail: custom_call target 'my.kernel' is not supported by the CPU plugin
+func.func @main() {
+  %0 = stablehlo.custom_call @my.kernel() : () -> tensor<f32>
+  func.return
+}
+
+// -----
+
+// expect-fail: 'stablehlo.gather' is not supported by the CPU executor yet
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<3x4xf32>
+  %i = stablehlo.constant dense<0> : tensor<2x1xi32>
+  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>} : (tensor<3x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: must be refined to a static shape before execution
+func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
+  return %a : tensor<?xf32>
+}
+
+// -----
+
+// expect-fail: @main takes 1 arguments; 'run' calls it with none
+func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
+}
+
+// -----
+
+// expect-fail: no entry function
+func.func @a() {
+  return
+}
+func.func @b() {
+  return
+}
+
+// -----
+
+// expect-fail: use of undefined value '%nope'
+func.func @main() {
+  check.expect_eq %nope, %nope : tensor<f32>
+  func.return
+}
+
+// -----
+
+// expect-fail: host transfers (infeed, outfeed, send, recv) need host callbacks
+func.func @main() {
+  %t = stablehlo.create_token : !stablehlo.token
+  %0:2 = "stablehlo.infeed"(%t) : (!stablehlo.token) -> (tensor<f32>, !stablehlo.token)
+  func.return
+}

@@ -1,0 +1,155 @@
+// `openpjrt run`: compiles each module and executes its entry function with no arguments,
+// evaluating the check.* ops. One line per module, then `N passed, N failed`.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "src/compiler/compile.h"
+#include "src/ir/parser.h"
+#include "src/ir/printer.h"
+#include "src/ir/verifier.h"
+#include "src/support/str.h"
+#include "tools/openpjrt/verbs.h"
+
+namespace openpjrt::tools {
+namespace {
+
+constexpr char kRunUsage[] =
+    "usage: openpjrt run FILE [--split-input-file] [--print] [--entry NAME]\n"
+    "\n"
+    "Compiles FILE (MLIR text; '-' reads standard input) for the CPU and runs its entry\n"
+    "function (@main, else the only function) with no arguments, evaluating check.* ops and\n"
+    "@check.* custom calls. Prints one line per module and closes with 'N passed, N failed';\n"
+    "exits 0 only if every module passed.\n"
+    "\n"
+    "  --split-input-file  treat '// -----' lines as separators between independent modules\n"
+    "  --print             print the entry function's results\n"
+    "  --entry NAME        run @NAME instead\n";
+
+std::string FormatResult(ir::Context& ctx, const cpu::RtValue& v) {
+  if (v.kind == cpu::RtValue::Kind::kToken) return "!stablehlo.token";
+  if (v.kind == cpu::RtValue::Kind::kTuple) {
+    std::string s = "(";
+    for (size_t i = 0; i < v.tuple.size(); ++i) StrAppend(&s, i ? ", " : "", FormatResult(ctx, v.tuple[i]));
+    return s + ")";
+  }
+  const cpu::Array& a = v.array;
+  ir::Type t = ctx.Tensor(a.dims(), ctx.Element(a.elem()));
+  auto data = std::make_shared<std::vector<uint8_t>>(a.data(), a.data() + a.ByteSize());
+  return ir::PrintAttribute(ir::Attribute::Dense(t, data, false));
+}
+
+}  // namespace
+
+int RunMain(int argc, char** argv) {
+  std::string file, entry;
+  bool split = false, print = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kRunUsage, stdout);
+      return 0;
+    } else if (a == "--split-input-file") {
+      split = true;
+    } else if (a == "--print") {
+      print = true;
+    } else if (a == "--entry" && i + 1 < argc) {
+      entry = argv[++i];
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      std::fprintf(stderr, "openpjrt run: unknown option '%s'\n%s", a.c_str(), kRunUsage);
+      return 2;
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      std::fprintf(stderr, "openpjrt run: more than one input file\n%s", kRunUsage);
+      return 2;
+    }
+  }
+  if (file.empty()) {
+    std::fprintf(stderr, "openpjrt run: no input file\n%s", kRunUsage);
+    return 2;
+  }
+  std::string text, error;
+  if (!ReadFile(file, &text, &error)) {
+    std::fprintf(stderr, "openpjrt run: %s\n", error.c_str());
+    return 1;
+  }
+  std::vector<ir::SourceChunk> chunks;
+  if (split) {
+    chunks = ir::SplitInputFile(text);
+  } else {
+    chunks.push_back({text, 1});
+  }
+  const std::string name = file == "-" ? "<stdin>" : file;
+  int passed = 0, failed = 0;
+  for (const ir::SourceChunk& chunk : chunks) {
+    // Skip chunks that hold nothing but comments and whitespace.
+    bool empty = true;
+    for (size_t p = 0; p < chunk.text.size() && empty;) {
+      size_t e = chunk.text.find('\n', p);
+      std::string_view line = chunk.text.substr(p, e == std::string_view::npos ? std::string_view::npos : e - p);
+      size_t f = line.find_first_not_of(" \t\r");
+      if (f != std::string_view::npos && line.substr(f, 2) != "//") empty = false;
+      if (e == std::string_view::npos) break;
+      p = e + 1;
+    }
+    if (empty) continue;
+    const std::string where = StrCat(name, ":", chunk.first_line);
+    auto fail = [&](const std::string& why) {
+      ++failed;
+      std::printf("FAIL %s: %s\n", where.c_str(), why.c_str());
+    };
+    ir::ParseOptions opts;
+    opts.source_name = name;
+    opts.first_line = chunk.first_line;
+    auto m = ir::ParseModule(chunk.text, opts);
+    if (!m.ok()) {
+      fail(std::string(m.status().message()));
+      continue;
+    }
+    if (absl::Status st = ir::VerifyModule(**m); !st.ok()) {
+      fail(std::string(st.message()));
+      continue;
+    }
+    compiler::CompileOptions copts;
+    copts.entry = entry;
+    auto exe = compiler::Compile(**m, copts);
+    if (!exe.ok()) {
+      fail(std::string(exe.status().message()));
+      continue;
+    }
+    if (!(*exe)->arg_types.empty()) {
+      fail(StrCat("@", (*exe)->name, " takes ", (*exe)->arg_types.size(),
+                  " arguments; 'run' calls it with none"));
+      continue;
+    }
+    std::vector<cpu::CheckFailure> checks;
+    int64_t checks_run = 0;
+    auto t0 = std::chrono::steady_clock::now();
+    auto results = (*exe)->Run({}, &checks, &checks_run);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!results.ok()) {
+      fail(StrCat("runtime error: ", results.status().message()));
+      continue;
+    }
+    if (!checks.empty()) {
+      std::string why;
+      for (const auto& c : checks)
+        StrAppend(&why, why.empty() ? "" : "; ", name, ":", c.loc.line, ":", c.loc.col, ": ", c.message);
+      fail(why);
+      continue;
+    }
+    ++passed;
+    std::printf("PASS %s: @%s, %lld checks, %.3f ms\n", where.c_str(), (*exe)->name.c_str(),
+                static_cast<long long>(checks_run), ms);
+    if (print) {
+      for (size_t i = 0; i < results->size(); ++i)
+        std::printf("  result #%zu = %s\n", i, FormatResult(*(*m)->ctx, (*results)[i]).c_str());
+    }
+  }
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 && passed > 0 ? 0 : 1;
+}
+
+}  // namespace openpjrt::tools
