@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "src/cpu/kernels.h"
+#include "src/cpu/kernels_indexing.h"
 #include "src/ir/printer.h"
 #include "src/support/str.h"
 
@@ -577,6 +578,142 @@ class Lowerer {
         for (size_t i = 0; i < 2; ++i)
           in[i] = ConvertTo(op, prog, in[i], ToArrayType(op, op.operands[i]->type), out);
         AddStep(op, env, prog, Check(op, cpu::SelectDotGeneral(out, out, out)), in).params = p;
+        return;
+      }
+      case OpCode::kGather: {
+        auto p = std::make_shared<cpu::GatherParams>();
+        Attribute dn = op.attr("dimension_numbers");
+        ir::GetI64List(dn.Field("offset_dims"), &p->offset_dims);
+        ir::GetI64List(dn.Field("collapsed_slice_dims"), &p->collapsed_slice_dims);
+        ir::GetI64List(dn.Field("operand_batching_dims"), &p->operand_batching_dims);
+        ir::GetI64List(dn.Field("start_indices_batching_dims"), &p->start_indices_batching_dims);
+        ir::GetI64List(dn.Field("start_index_map"), &p->start_index_map);
+        p->index_vector_dim = op.operands[1]->type.rank();
+        ir::GetInt(dn.Field("index_vector_dim"), &p->index_vector_dim);
+        p->slice_sizes = I64s(op, "slice_sizes");
+        AddStep(op, env, prog, cpu::GatherKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kScatter: {
+        auto p = std::make_shared<cpu::ScatterParams>();
+        Attribute dn = op.attr("scatter_dimension_numbers");
+        ir::GetI64List(dn.Field("update_window_dims"), &p->update_window_dims);
+        ir::GetI64List(dn.Field("inserted_window_dims"), &p->inserted_window_dims);
+        ir::GetI64List(dn.Field("input_batching_dims"), &p->input_batching_dims);
+        ir::GetI64List(dn.Field("scatter_indices_batching_dims"), &p->scatter_indices_batching_dims);
+        ir::GetI64List(dn.Field("scatter_dims_to_operand_dims"), &p->scatter_dims_to_operand_dims);
+        const size_t n = (op.operands.size() - 1) / 2;
+        p->index_vector_dim = op.operands[n]->type.rank();
+        ir::GetInt(dn.Field("index_vector_dim"), &p->index_vector_dim);
+        // The common "replace" update computation returns its second argument(s).
+        const ir::Block* body = op.regions[0]->front();
+        if (body && body->ops.size() == 1 && body->args.size() == 2 * n &&
+            body->ops[0]->operands.size() == n) {
+          p->assign = true;
+          for (size_t i = 0; i < n; ++i)
+            p->assign &= body->ops[0]->operands[i] == body->args[n + i].get();
+        }
+        std::vector<int> in = Operands(op, env);
+        std::shared_ptr<Program> region = p->assign ? nullptr : LowerRegion(op, 0, env, depth);
+        Step& s = AddStep(op, env, prog, cpu::ScatterKernel(), in);
+        s.params = p;
+        if (region) s.regions.push_back(region);
+        return;
+      }
+      case OpCode::kSort: {
+        auto p = std::make_shared<cpu::SortParams>();
+        p->dimension = Int(op, "dimension", -1);
+        std::vector<int> in = Operands(op, env);
+        auto cmp = LowerRegion(op, 0, env, depth);
+        Step& s = AddStep(op, env, prog, cpu::SortKernel(), in);
+        s.params = p;
+        s.regions.push_back(cmp);
+        return;
+      }
+      case OpCode::kReduceWindow:
+      case OpCode::kSelectAndScatter: {
+        auto p = std::make_shared<cpu::WindowParams>();
+        p->dims = I64s(op, "window_dimensions");
+        const size_t rank = p->dims.size();
+        auto list_or = [&](const char* name, int64_t dflt) {
+          std::vector<int64_t> v;
+          if (!ir::GetI64List(op.attr(name), &v) || v.empty()) v.assign(rank, dflt);
+          return v;
+        };
+        p->strides = list_or("window_strides", 1);
+        p->base_dilations = list_or("base_dilations", 1);
+        p->window_dilations = list_or("window_dilations", 1);
+        std::vector<int64_t> pad = list_or("padding", 0);
+        if (pad.size() == 2 * rank) {
+          for (size_t d = 0; d < rank; ++d) {
+            p->pad_low.push_back(pad[2 * d]);
+            p->pad_high.push_back(pad[2 * d + 1]);
+          }
+        } else {
+          p->pad_low.assign(rank, 0);
+          p->pad_high.assign(rank, 0);
+        }
+        std::vector<int> in = Operands(op, env);
+        std::vector<std::shared_ptr<Program>> regions;
+        for (size_t r = 0; r < op.regions.size(); ++r) regions.push_back(LowerRegion(op, r, env, depth));
+        Step& s = AddStep(op, env, prog,
+                          c == OpCode::kReduceWindow ? cpu::ReduceWindowKernel()
+                                                     : cpu::SelectAndScatterKernel(), in);
+        s.params = p;
+        s.regions = std::move(regions);
+        return;
+      }
+      case OpCode::kConvolution: {
+        auto p = std::make_shared<cpu::ConvParams>();
+        Attribute dn = op.attr("dimension_numbers");
+        auto gi = [&](const char* n) {
+          int64_t v = 0;
+          ir::GetInt(dn.Field(n), &v);
+          return v;
+        };
+        p->in_batch = gi("input_batch_dimension");
+        p->in_feature = gi("input_feature_dimension");
+        p->k_in = gi("kernel_input_feature_dimension");
+        p->k_out = gi("kernel_output_feature_dimension");
+        p->out_batch = gi("output_batch_dimension");
+        p->out_feature = gi("output_feature_dimension");
+        ir::GetI64List(dn.Field("input_spatial_dimensions"), &p->in_spatial);
+        ir::GetI64List(dn.Field("kernel_spatial_dimensions"), &p->k_spatial);
+        ir::GetI64List(dn.Field("output_spatial_dimensions"), &p->out_spatial);
+        const size_t ns = p->in_spatial.size();
+        auto list_or = [&](const char* name, int64_t dflt) {
+          std::vector<int64_t> v;
+          if (!ir::GetI64List(op.attr(name), &v) || v.empty()) v.assign(ns, dflt);
+          return v;
+        };
+        p->strides = list_or("window_strides", 1);
+        p->lhs_dilation = list_or("lhs_dilation", 1);
+        p->rhs_dilation = list_or("rhs_dilation", 1);
+        std::vector<int64_t> pad = list_or("padding", 0);
+        if (pad.size() == 2 * ns) {
+          for (size_t d = 0; d < ns; ++d) {
+            p->pad_low.push_back(pad[2 * d]);
+            p->pad_high.push_back(pad[2 * d + 1]);
+          }
+        } else {
+          p->pad_low.assign(ns, 0);
+          p->pad_high.assign(ns, 0);
+        }
+        std::vector<int64_t> rev = list_or("window_reversal", 0);
+        for (int64_t r : rev) p->reversal.push_back(r != 0);
+        p->feature_groups = Int(op, "feature_group_count", 1);
+        p->batch_groups = Int(op, "batch_group_count", 1);
+        ElemKind out = kind_of(op.result(0));
+        std::vector<int> in = Operands(op, env);
+        for (size_t i = 0; i < 2; ++i)
+          in[i] = ConvertTo(op, prog, in[i], ToArrayType(op, op.operands[i]->type), out);
+        AddStep(op, env, prog, Check(op, cpu::SelectConvolution(out)), in).params = p;
+        return;
+      }
+      case OpCode::kMap: {
+        std::vector<int> in = Operands(op, env);
+        auto body = LowerRegion(op, 0, env, depth);
+        AddStep(op, env, prog, cpu::MapKernel(), in).regions.push_back(body);
         return;
       }
       case OpCode::kWhile: {

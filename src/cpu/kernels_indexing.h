@@ -1,0 +1,52 @@
+// Kernels that index by computed positions: gather, scatter, sort, the windowed reductions and
+// convolution. Parameters mirror the ops' attributes (see the StableHLO specification).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "src/cpu/kernels.h"
+
+namespace openpjrt::cpu {
+
+struct GatherParams {
+  std::vector<int64_t> offset_dims, collapsed_slice_dims, operand_batching_dims,
+      start_indices_batching_dims, start_index_map, slice_sizes;
+  int64_t index_vector_dim = 0;
+};
+KernelFn GatherKernel();
+
+struct ScatterParams {
+  std::vector<int64_t> update_window_dims, inserted_window_dims, input_batching_dims,
+      scatter_indices_batching_dims, scatter_dims_to_operand_dims;
+  int64_t index_vector_dim = 0;
+  bool assign = false;  // the update computation returns its second argument
+};
+KernelFn ScatterKernel();  // regions[0]: the update computation (unless assign)
+
+struct SortParams {
+  int64_t dimension = -1;
+};
+KernelFn SortKernel();  // regions[0]: the comparator
+
+struct WindowParams {
+  std::vector<int64_t> dims, strides, base_dilations, window_dilations;
+  std::vector<int64_t> pad_low, pad_high;
+};
+KernelFn ReduceWindowKernel();      // regions[0]: the reducer
+KernelFn SelectAndScatterKernel();  // regions[0]: select, regions[1]: scatter
+
+struct ConvParams {
+  int64_t in_batch, in_feature, k_in, k_out, out_batch, out_feature;
+  std::vector<int64_t> in_spatial, k_spatial, out_spatial;
+  std::vector<int64_t> strides, pad_low, pad_high, lhs_dilation, rhs_dilation;
+  std::vector<bool> reversal;
+  int64_t feature_groups = 1, batch_groups = 1;
+};
+// Operands arrive in the result's element kind.
+absl::StatusOr<KernelFn> SelectConvolution(ElemKind k);
+
+KernelFn MapKernel();  // regions[0]: the computation, applied per element
+
+}  // namespace openpjrt::cpu

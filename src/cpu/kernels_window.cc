@@ -1,0 +1,240 @@
+// reduce_window, select_and_scatter, convolution and map, written position by position after
+// the specification. Padding and base-dilation holes hold the init value (reduce_window) or
+// zero (convolution).
+#include <algorithm>
+#include <cstring>
+
+#include "src/cpu/elementwise_ops.h"
+#include "src/cpu/kernels_indexing.h"
+#include "src/cpu/strided.h"
+#include "src/support/str.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+using namespace ops;
+
+bool NextIndex(std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
+  for (int64_t k = static_cast<int64_t>(dims.size()) - 1; k >= 0; --k) {
+    if (++idx[k] < dims[k]) return true;
+    idx[k] = 0;
+  }
+  return false;
+}
+
+int64_t NumElements(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+Array ScalarAt(const Array& a, int64_t linear) {
+  ArrayType t{a.elem(), {}};
+  Array s = Array::Allocate(t);
+  std::memcpy(s.mutable_data(), a.data() + linear * t.ElementSize(), t.ElementSize());
+  return s;
+}
+
+// For window position `w` of output position `o` along one dimension: the input index, or -1
+// for padding and dilation holes.
+int64_t InputIndex(const WindowParams& p, size_t d, int64_t o, int64_t w, int64_t in_dim) {
+  int64_t pos = o * p.strides[d] + w * p.window_dilations[d] - p.pad_low[d];
+  if (pos < 0 || pos % p.base_dilations[d] != 0) return -1;
+  int64_t i = pos / p.base_dilations[d];
+  return i < in_dim ? i : -1;
+}
+
+void ReduceWindow(const Step& s, ExecState& st) {
+  const WindowParams& p = s.Params<WindowParams>();
+  const size_t n = s.in.size() / 2;
+  std::vector<const Array*> in(n);
+  std::vector<Array> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    in[i] = &st.slots[s.in[i]].array;
+    out[i] = Array::Allocate(s.out_types[i]);
+  }
+  const std::vector<int64_t>& idims = in[0]->dims();
+  const std::vector<int64_t>& odims = out[0].dims();
+  std::vector<int64_t> istr = RowMajorStrides(idims);
+  const Program& body = *s.regions[0];
+  std::vector<RtValue> acc(n), args, res;
+  const size_t rank = idims.size();
+  if (NumElements(odims) > 0) {
+    std::vector<int64_t> oi(rank, 0);
+    int64_t o_lin = 0;
+    do {
+      for (size_t i = 0; i < n; ++i) acc[i] = st.slots[s.in[n + i]];
+      std::vector<int64_t> wi(rank, 0);
+      do {
+        int64_t lin = 0;
+        bool hole = false;
+        for (size_t d = 0; d < rank; ++d) {
+          int64_t x = InputIndex(p, d, oi[d], wi[d], idims[d]);
+          if (x < 0) {
+            hole = true;
+            break;
+          }
+          lin += x * istr[d];
+        }
+        args.assign(acc.begin(), acc.end());
+        for (size_t i = 0; i < n; ++i)
+          args.push_back(hole ? st.slots[s.in[n + i]] : RtValue::Of(ScalarAt(*in[i], lin)));
+        if (!CallRegion(body, st, args, &res)) return;
+        acc = res;
+      } while (NextIndex(wi, p.dims));
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t es = out[i].type().ElementSize();
+        std::memcpy(out[i].mutable_data() + o_lin * es, acc[i].array.data(), es);
+      }
+      ++o_lin;
+    } while (NextIndex(oi, odims));
+  }
+  for (size_t i = 0; i < n; ++i) st.slots[s.out[i]] = RtValue::Of(std::move(out[i]));
+}
+
+void SelectAndScatter(const Step& s, ExecState& st) {
+  const WindowParams& p = s.Params<WindowParams>();
+  const Array& x = st.slots[s.in[0]].array;
+  const Array& source = st.slots[s.in[1]].array;
+  const RtValue& init = st.slots[s.in[2]];
+  Array out = Array::Allocate(s.out_types[0]);
+  const int64_t es = out.type().ElementSize(), n = out.NumElements();
+  for (int64_t i = 0; i < n; ++i) std::memcpy(out.mutable_data() + i * es, init.array.data(), es);
+  const std::vector<int64_t>& idims = x.dims();
+  std::vector<int64_t> istr = RowMajorStrides(idims);
+  const size_t rank = idims.size();
+  std::vector<RtValue> args, res;
+  if (source.NumElements() > 0) {
+    std::vector<int64_t> oi(rank, 0);
+    int64_t s_lin = 0;
+    do {
+      int64_t selected = -1;
+      std::vector<int64_t> wi(rank, 0);
+      do {
+        int64_t lin = 0;
+        bool hole = false;
+        for (size_t d = 0; d < rank; ++d) {
+          int64_t xi = InputIndex(p, d, oi[d], wi[d], idims[d]);
+          if (xi < 0) {
+            hole = true;
+            break;
+          }
+          lin += xi * istr[d];
+        }
+        if (hole) continue;
+        if (selected < 0) {
+          selected = lin;
+          continue;
+        }
+        args = {RtValue::Of(ScalarAt(x, selected)), RtValue::Of(ScalarAt(x, lin))};
+        if (!CallRegion(*s.regions[0], st, args, &res)) return;
+        if (!res[0].array.data()[0]) selected = lin;
+      } while (NextIndex(wi, p.dims));
+      if (selected >= 0) {
+        args = {RtValue::Of(ScalarAt(out, selected)), RtValue::Of(ScalarAt(source, s_lin))};
+        if (!CallRegion(*s.regions[1], st, args, &res)) return;
+        std::memcpy(out.mutable_data() + selected * es, res[0].array.data(), es);
+      }
+      ++s_lin;
+    } while (NextIndex(oi, source.dims()));
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
+template <ElemKind K>
+void Convolution(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  const ConvParams& p = s.Params<ConvParams>();
+  const Array& x = st.slots[s.in[0]].array;
+  const Array& w = st.slots[s.in[1]].array;
+  Array out = Array::Allocate(s.out_types[0]);
+  const auto* px = x.as<typename T::S>();
+  const auto* pw = w.as<typename T::S>();
+  auto* po = out.mutable_as<typename T::S>();
+  std::vector<int64_t> xs = RowMajorStrides(x.dims()), ws = RowMajorStrides(w.dims());
+  const size_t ns = p.in_spatial.size();
+  const int64_t out_batch = out.dims()[p.out_batch], out_feat = out.dims()[p.out_feature];
+  const int64_t k_in = w.dims()[p.k_in];
+  const int64_t feats_per_fgroup = out_feat / p.feature_groups;
+  const int64_t feats_per_bgroup = out_feat / p.batch_groups;
+  std::vector<int64_t> ksp(ns), osp(ns);
+  for (size_t i = 0; i < ns; ++i) {
+    ksp[i] = w.dims()[p.k_spatial[i]];
+    osp[i] = out.dims()[p.out_spatial[i]];
+  }
+  std::vector<int64_t> os = RowMajorStrides(out.dims());
+  std::vector<int64_t> oi(ns, 0), ki(ns, 0);
+  for (int64_t b = 0; b < out_batch; ++b) {
+    for (int64_t f = 0; f < out_feat; ++f) {
+      const int64_t fg = f / feats_per_fgroup, bg = f / feats_per_bgroup;
+      const int64_t in_b = bg * out_batch + b;
+      std::fill(oi.begin(), oi.end(), 0);
+      do {
+        C acc{};
+        std::fill(ki.begin(), ki.end(), 0);
+        do {
+          int64_t x_off = in_b * xs[p.in_batch];
+          int64_t w_off = f * ws[p.k_out];
+          bool hole = false;
+          for (size_t i = 0; i < ns && !hole; ++i) {
+            int64_t pos = oi[i] * p.strides[i] + ki[i] * p.rhs_dilation[i] - p.pad_low[i];
+            if (pos < 0 || pos % p.lhs_dilation[i] != 0) {
+              hole = true;
+              break;
+            }
+            int64_t xi = pos / p.lhs_dilation[i];
+            if (xi >= x.dims()[p.in_spatial[i]]) {
+              hole = true;
+              break;
+            }
+            x_off += xi * xs[p.in_spatial[i]];
+            int64_t kk = p.reversal[i] ? ksp[i] - 1 - ki[i] : ki[i];
+            w_off += kk * ws[p.k_spatial[i]];
+          }
+          if (hole) continue;
+          for (int64_t c = 0; c < k_in; ++c) {
+            C a = T::Load(px[x_off + (fg * k_in + c) * xs[p.in_feature]]);
+            C k = T::Load(pw[w_off + c * ws[p.k_in]]);
+            acc = static_cast<C>(ApplyBinary<BinaryOp::kAdd, T>(
+                acc, static_cast<C>(ApplyBinary<BinaryOp::kMul, T>(a, k))));
+          }
+        } while (NextIndex(ki, ksp));
+        int64_t o_off = b * os[p.out_batch] + f * os[p.out_feature];
+        for (size_t i = 0; i < ns; ++i) o_off += oi[i] * os[p.out_spatial[i]];
+        po[o_off] = T::Store(acc);
+      } while (ns > 0 && NextIndex(oi, osp));
+    }
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
+void Map(const Step& s, ExecState& st) {
+  Array out = Array::Allocate(s.out_types[0]);
+  const int64_t n = out.NumElements(), es = out.type().ElementSize();
+  std::vector<RtValue> args, res;
+  for (int64_t i = 0; i < n; ++i) {
+    args.clear();
+    for (int in : s.in) args.push_back(RtValue::Of(ScalarAt(st.slots[in].array, i)));
+    if (!CallRegion(*s.regions[0], st, args, &res)) return;
+    std::memcpy(out.mutable_data() + i * es, res[0].array.data(), es);
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
+}  // namespace
+
+KernelFn ReduceWindowKernel() { return &ReduceWindow; }
+KernelFn SelectAndScatterKernel() { return &SelectAndScatter; }
+KernelFn MapKernel() { return &Map; }
+
+absl::StatusOr<KernelFn> SelectConvolution(ElemKind k) {
+  KernelFn fn = nullptr;
+  DispatchKind(k, [&]<ElemKind K>() {
+    if constexpr (Traits<K>::kCat != Cat::kBool) fn = &Convolution<K>;
+  });
+  if (!fn) return absl::UnimplementedError(StrCat("convolution on ", ir::ElemKindName(k)));
+  return fn;
+}
+
+}  // namespace openpjrt::cpu
