@@ -72,11 +72,10 @@ func.func @main() {
 
 // -----
 
-// expect-fail: 'stablehlo.gather' is not supported by the CPU executor yet
+// expect-fail: 'stablehlo.fft' is not supported by the CPU executor yet
 func.func @main() {
-  %x = stablehlo.constant dense<1.0> : tensor<3x4xf32>
-  %i = stablehlo.constant dense<0> : tensor<2x1xi32>
-  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>} : (tensor<3x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
+  %x = stablehlo.constant dense<(1.0, 0.0)> : tensor<4xcomplex<f32>>
+  %0 = stablehlo.fft %x, type = FFT, length = [4] : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
   func.return
 }
 

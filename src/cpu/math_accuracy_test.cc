@@ -1,0 +1,102 @@
+// Measures the worst ULP error of the math kernels against a higher-precision reference
+// (long double libm) over many inputs, for f32 and f64, and holds them to 3 ULP.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+
+#include "gtest/gtest.h"
+#include "src/cpu/kernels.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+template <typename T>
+int64_t OrderedBits(T v) {
+  if constexpr (sizeof(T) == 4) {
+    int32_t b;
+    std::memcpy(&b, &v, 4);
+    return b < 0 ? -(static_cast<int64_t>(b & 0x7FFFFFFF)) : b;
+  } else {
+    int64_t b;
+    std::memcpy(&b, &v, 8);
+    return b < 0 ? -(b & INT64_MAX) : b;
+  }
+}
+
+// ULP distance between the kernel result and the correctly rounded reference.
+template <typename T>
+double Ulps(T got, long double ref) {
+  T r = static_cast<T>(ref);
+  if (std::isnan(got) && std::isnan(r)) return 0;
+  if (std::isnan(got) || std::isnan(r)) return 1e9;
+  if (std::isinf(r) || std::isinf(got)) return got == r ? 0 : 1e9;
+  return std::fabs(static_cast<double>(OrderedBits(got) - OrderedBits(r)));
+}
+
+struct Fn {
+  const char* name;
+  UnaryOp op;
+  std::function<long double(long double)> ref;
+  double lo, hi;
+};
+
+template <typename T>
+double WorstUlp(const Fn& f, ElemKind kind) {
+  const int n = 20000;
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> dist(f.lo, f.hi);
+  ArrayType t{kind, {n}};
+  Array in = Array::Allocate(t);
+  T* x = in.mutable_as<T>();
+  for (int i = 0; i < n; ++i) x[i] = static_cast<T>(dist(rng));
+  auto fn = SelectUnary(f.op, kind, kind);
+  EXPECT_TRUE(fn.ok()) << f.name;
+  if (!fn.ok()) return 1e9;
+  Step s;
+  s.fn = *fn;
+  s.in = {0};
+  s.out = {1};
+  s.out_types = {t};
+  ExecState st;
+  st.slots.resize(2);
+  st.slots[0] = RtValue::Of(in);
+  s.fn(s, st);
+  const T* y = st.slots[1].array.as<T>();
+  double worst = 0;
+  for (int i = 0; i < n; ++i) worst = std::max(worst, Ulps<T>(y[i], f.ref(static_cast<long double>(x[i]))));
+  return worst;
+}
+
+TEST(MathAccuracy, WithinThreeUlpOfLongDoubleReference) {
+  const Fn fns[] = {
+      {"exponential", UnaryOp::kExp, [](long double v) { return expl(v); }, -80, 80},
+      {"exponential_minus_one", UnaryOp::kExpm1, [](long double v) { return expm1l(v); }, -5, 5},
+      {"log", UnaryOp::kLog, [](long double v) { return logl(v); }, 1e-30, 1e30},
+      {"log_plus_one", UnaryOp::kLog1p, [](long double v) { return log1pl(v); }, -0.9, 10},
+      {"logistic", UnaryOp::kLogistic, [](long double v) { return 1.0L / (1.0L + expl(-v)); }, -30, 30},
+      {"tanh", UnaryOp::kTanh, [](long double v) { return tanhl(v); }, -10, 10},
+      {"sine", UnaryOp::kSin, [](long double v) { return sinl(v); }, -100, 100},
+      {"cosine", UnaryOp::kCos, [](long double v) { return cosl(v); }, -100, 100},
+      {"tan", UnaryOp::kTan, [](long double v) { return tanl(v); }, -1.5, 1.5},
+      {"sqrt", UnaryOp::kSqrt, [](long double v) { return sqrtl(v); }, 0, 1e6},
+      {"rsqrt", UnaryOp::kRsqrt, [](long double v) { return 1.0L / sqrtl(v); }, 1e-6, 1e6},
+      {"cbrt", UnaryOp::kCbrt, [](long double v) { return cbrtl(v); }, -1e6, 1e6},
+      {"atan", UnaryOp::kAtan, [](long double v) { return atanl(v); }, -50, 50},
+      {"asinh", UnaryOp::kAsinh, [](long double v) { return asinhl(v); }, -50, 50},
+      {"erf", UnaryOp::kErf, [](long double v) { return erfl(v); }, -4, 4},
+      {"lgamma", UnaryOp::kLgamma, [](long double v) { return lgammal(v); }, 0.5, 30},
+  };
+  std::printf("%-24s %10s %10s\n", "function", "f32 ulp", "f64 ulp");
+  for (const Fn& f : fns) {
+    double u32 = WorstUlp<float>(f, ElemKind::kF32);
+    double u64 = WorstUlp<double>(f, ElemKind::kF64);
+    std::printf("%-24s %10.0f %10.0f\n", f.name, u32, u64);
+    EXPECT_LE(u32, 3) << f.name << " f32";
+    EXPECT_LE(u64, 3) << f.name << " f64";
+  }
+}
+
+}  // namespace
+}  // namespace openpjrt::cpu
