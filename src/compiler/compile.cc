@@ -8,6 +8,7 @@
 
 #include "src/cpu/kernels.h"
 #include "src/cpu/kernels_indexing.h"
+#include "src/cpu/kernels_linalg.h"
 #include "src/ir/printer.h"
 #include "src/support/str.h"
 
@@ -580,7 +581,29 @@ class Lowerer {
         AddStep(op, env, prog, Check(op, cpu::SelectDotGeneral(out, out, out)), in).params = p;
         return;
       }
-      case OpCode::kGather: {
+      case OpCode::kDynamicBroadcastInDim: {
+        auto p = std::make_shared<cpu::BroadcastParams>();
+        p->dims = I64s(op, "broadcast_dimensions");
+        AddStep(op, env, prog, cpu::BroadcastInDimKernel(), {Use(op, env, op.operands[0])}).params = p;
+        return;
+      }
+      case OpCode::kDynamicIota: {
+        auto p = std::make_shared<cpu::IotaParams>();
+        p->dim = Int(op, "iota_dimension", 0);
+        AddStep(op, env, prog, Check(op, cpu::SelectIota(kind_of(op.result(0)))), {}).params = p;
+        return;
+      }
+      case OpCode::kDynamicReshape:
+        AddStep(op, env, prog, cpu::ReshapeKernel(), {Use(op, env, op.operands[0])});
+        return;
+      case OpCode::kDynamicPad:
+        AddStep(op, env, prog, cpu::DynamicPadKernel(), Operands(op, env));
+        return;
+      case OpCode::kRealDynamicSlice:
+        AddStep(op, env, prog, cpu::RealDynamicSliceKernel(), Operands(op, env));
+        return;
+      case OpCode::kGather:
+      case OpCode::kDynamicGather: {
         auto p = std::make_shared<cpu::GatherParams>();
         Attribute dn = op.attr("dimension_numbers");
         ir::GetI64List(dn.Field("offset_dims"), &p->offset_dims);
@@ -590,8 +613,9 @@ class Lowerer {
         ir::GetI64List(dn.Field("start_index_map"), &p->start_index_map);
         p->index_vector_dim = op.operands[1]->type.rank();
         ir::GetInt(dn.Field("index_vector_dim"), &p->index_vector_dim);
-        p->slice_sizes = I64s(op, "slice_sizes");
-        AddStep(op, env, prog, cpu::GatherKernel(), Operands(op, env)).params = p;
+        if (c == OpCode::kGather) p->slice_sizes = I64s(op, "slice_sizes");
+        AddStep(op, env, prog, c == OpCode::kGather ? cpu::GatherKernel() : cpu::DynamicGatherKernel(),
+                Operands(op, env)).params = p;
         return;
       }
       case OpCode::kScatter: {
@@ -708,6 +732,63 @@ class Lowerer {
         for (size_t i = 0; i < 2; ++i)
           in[i] = ConvertTo(op, prog, in[i], ToArrayType(op, op.operands[i]->type), out);
         AddStep(op, env, prog, Check(op, cpu::SelectConvolution(out)), in).params = p;
+        return;
+      }
+      case OpCode::kBatchNormInference:
+      case OpCode::kBatchNormTraining:
+      case OpCode::kBatchNormGrad: {
+        auto p = std::make_shared<cpu::BatchNormParams>();
+        Attribute eps = op.attr("epsilon");
+        p->epsilon = eps && eps.kind() == AttrKind::kFloat ? eps->float_value : 0.0;
+        p->feature_index = Int(op, "feature_index", 0);
+        ElemKind k = kind_of(op.operands[0]);
+        if (!ir::IsFloat(k)) Unimplemented(op, StrCat("batch norm on ", ir::ElemKindName(k)));
+        KernelFn fn = c == OpCode::kBatchNormInference ? cpu::BatchNormInferenceKernel()
+                      : c == OpCode::kBatchNormTraining ? cpu::BatchNormTrainingKernel()
+                                                        : cpu::BatchNormGradKernel();
+        AddStep(op, env, prog, fn, Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kCholesky: {
+        auto p = std::make_shared<cpu::CholeskyParams>();
+        Attribute lower = op.attr("lower");
+        p->lower = lower && lower.kind() == AttrKind::kBool && lower->int_value;
+        AddStep(op, env, prog, cpu::CholeskyKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kTriangularSolve: {
+        auto p = std::make_shared<cpu::TriangularSolveParams>();
+        auto flag = [&](const char* n) {
+          Attribute a = op.attr(n);
+          return a && a.kind() == AttrKind::kBool && a->int_value != 0;
+        };
+        p->left_side = flag("left_side");
+        p->lower = flag("lower");
+        p->unit_diagonal = flag("unit_diagonal");
+        Attribute t = op.attr("transpose_a");
+        std::string tv = t && t.kind() == AttrKind::kEnum ? t->str : "NO_TRANSPOSE";
+        p->transpose = tv == "TRANSPOSE" ? cpu::TriangularSolveParams::kTranspose
+                       : tv == "ADJOINT" ? cpu::TriangularSolveParams::kAdjoint
+                                         : cpu::TriangularSolveParams::kNoTranspose;
+        AddStep(op, env, prog, cpu::TriangularSolveKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kFft: {
+        auto p = std::make_shared<cpu::FftParams>();
+        Attribute t = op.attr("fft_type");
+        std::string tv = t && t.kind() == AttrKind::kEnum ? t->str : "FFT";
+        p->type = tv == "IFFT" ? cpu::FftParams::kIfft : tv == "RFFT" ? cpu::FftParams::kRfft
+                  : tv == "IRFFT" ? cpu::FftParams::kIrfft : cpu::FftParams::kFft;
+        p->lengths = I64s(op, "fft_length");
+        AddStep(op, env, prog, cpu::FftKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kChloTopK: {
+        auto p = std::make_shared<cpu::TopKParams>();
+        p->k = Int(op, "k", 0);
+        if (ir::IsComplex(kind_of(op.operands[0])) || kind_of(op.result(1)) != ElemKind::kI32)
+          Unimplemented(op, "top_k on complex operands or with non-i32 indices");
+        AddStep(op, env, prog, cpu::TopKKernel(), Operands(op, env)).params = p;
         return;
       }
       case OpCode::kMap: {

@@ -61,6 +61,8 @@ KernelFn ReverseKernel();
 KernelFn ConcatenateKernel();
 KernelFn SliceKernel();
 KernelFn PadKernel();
+KernelFn DynamicPadKernel();        // in: operand, value, low, high, interior
+KernelFn RealDynamicSliceKernel();  // in: operand, start, limit, strides
 KernelFn DynamicSliceKernel();
 KernelFn DynamicUpdateSliceKernel();
 absl::StatusOr<KernelFn> SelectIota(ElemKind k);

@@ -49,8 +49,7 @@ std::vector<int64_t> StartIndex(const Array& indices, int64_t ivd, const std::ve
   return out;
 }
 
-void Gather(const Step& s, ExecState& st) {
-  const GatherParams& p = s.Params<GatherParams>();
+void GatherWith(const Step& s, ExecState& st, const GatherParams& p) {
   const Array& x = st.slots[s.in[0]].array;
   const Array& indices = st.slots[s.in[1]].array;
   Array r = Array::Allocate(s.out_types[0]);
@@ -87,6 +86,23 @@ void Gather(const Step& s, ExecState& st) {
     ++o;
   } while (NextIndex(ri, r.dims()));
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+void Gather(const Step& s, ExecState& st) { GatherWith(s, st, s.Params<GatherParams>()); }
+
+// dynamic_gather: slice_sizes is the third operand.
+void DynamicGather(const Step& s, ExecState& st) {
+  GatherParams p = s.Params<GatherParams>();
+  p.slice_sizes = ReadIndexVector(st.slots[s.in[2]].array);
+  const Array& x = st.slots[s.in[0]].array;
+  for (size_t d = 0; d < p.slice_sizes.size(); ++d) {
+    if (p.slice_sizes[d] < 0 || p.slice_sizes[d] > x.dims()[d]) {
+      st.Fail(s, absl::InvalidArgumentError(StrCat("slice size ", p.slice_sizes[d],
+                                                   " is out of range for dimension ", d)));
+      return;
+    }
+  }
+  GatherWith(s, st, p);
 }
 
 Array ScalarAt(const Array& a, int64_t linear) {
@@ -211,6 +227,7 @@ void Sort(const Step& s, ExecState& st) {
 }  // namespace
 
 KernelFn GatherKernel() { return &Gather; }
+KernelFn DynamicGatherKernel() { return &DynamicGather; }
 KernelFn ScatterKernel() { return &Scatter; }
 KernelFn SortKernel() { return &Sort; }
 

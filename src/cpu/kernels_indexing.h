@@ -16,6 +16,7 @@ struct GatherParams {
   int64_t index_vector_dim = 0;
 };
 KernelFn GatherKernel();
+KernelFn DynamicGatherKernel();  // slice sizes from the third operand
 
 struct ScatterParams {
   std::vector<int64_t> update_window_dims, inserted_window_dims, input_batching_dims,

@@ -13,6 +13,17 @@ namespace {
 
 }  // namespace
 
+std::vector<int64_t> ReadIndexVector(const Array& a) {
+  std::vector<int64_t> out;
+  const int64_t n = a.NumElements(), es = a.type().ElementSize();
+  for (int64_t i = 0; i < n; ++i) {
+    Array one = Array::Allocate(ArrayType{a.elem(), {}});
+    std::memcpy(one.mutable_data(), a.data() + i * es, es);
+    out.push_back(ReadIndex(one));
+  }
+  return out;
+}
+
 int64_t ReadIndex(const Array& a) {
   int64_t v = 0;
   DispatchKind(a.elem(), [&]<ElemKind K>() {
@@ -97,10 +108,9 @@ void Slice(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
-void Pad(const Step& s, ExecState& st) {
+void PadWith(const Step& s, ExecState& st, const PadParams& p) {
   const Array& a = st.slots[s.in[0]].array;
   const Array& v = st.slots[s.in[1]].array;
-  const PadParams& p = s.Params<PadParams>();
   Array r = Array::Allocate(s.out_types[0]);
   const int64_t es = r.type().ElementSize(), n = r.NumElements();
   uint8_t* out = r.mutable_data();
@@ -126,6 +136,53 @@ void Pad(const Step& s, ExecState& st) {
   bool empty = false;
   for (int64_t c : count) empty |= c == 0;
   if (!empty) StridedCopy(count, src, src_stride, dst, dst_stride, es);
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+void Pad(const Step& s, ExecState& st) { PadWith(s, st, s.Params<PadParams>()); }
+
+// dynamic_pad: the padding amounts are operands; the result type is static.
+void DynamicPad(const Step& s, ExecState& st) {
+  PadParams p;
+  p.low = ReadIndexVector(st.slots[s.in[2]].array);
+  p.high = ReadIndexVector(st.slots[s.in[3]].array);
+  p.interior = ReadIndexVector(st.slots[s.in[4]].array);
+  const auto& in = st.slots[s.in[0]].array.dims();
+  for (size_t d = 0; d < in.size(); ++d) {
+    int64_t want = p.low[d] + p.high[d] + in[d] + std::max<int64_t>(in[d] - 1, 0) * p.interior[d];
+    if (p.interior[d] < 0 || want != s.out_types[0].dims[d]) {
+      st.Fail(s, absl::InvalidArgumentError(StrCat("padding gives dimension ", d, " size ", want,
+                                                   ", the result type says ", s.out_types[0].dims[d])));
+      return;
+    }
+  }
+  PadWith(s, st, p);
+}
+
+// real_dynamic_slice: start, limit and strides are operands; the result type is static.
+void RealDynamicSlice(const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  std::vector<int64_t> start = ReadIndexVector(st.slots[s.in[1]].array);
+  std::vector<int64_t> limit = ReadIndexVector(st.slots[s.in[2]].array);
+  std::vector<int64_t> strides = ReadIndexVector(st.slots[s.in[3]].array);
+  for (size_t d = 0; d < start.size(); ++d) {
+    bool ok = strides[d] > 0 && start[d] >= 0 && start[d] <= limit[d] && limit[d] <= a.dims()[d] &&
+              (limit[d] - start[d] + strides[d] - 1) / strides[d] == s.out_types[0].dims[d];
+    if (!ok) {
+      st.Fail(s, absl::InvalidArgumentError(StrCat("slice [", start[d], ":", limit[d], ":", strides[d],
+                                                   "] of dimension ", d, " does not give ",
+                                                   s.out_types[0].ToString())));
+      return;
+    }
+  }
+  Array r = Array::Allocate(s.out_types[0]);
+  std::vector<int64_t> stride = ByteStrides(a.type());
+  const uint8_t* base = a.data();
+  for (size_t d = 0; d < stride.size(); ++d) {
+    base += start[d] * stride[d];
+    stride[d] *= strides[d];
+  }
+  StridedCopy(r.dims(), base, stride, r.mutable_data(), ByteStrides(r.type()), r.type().ElementSize());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
@@ -223,6 +280,8 @@ KernelFn ReverseKernel() { return &Reverse; }
 KernelFn ConcatenateKernel() { return &Concatenate; }
 KernelFn SliceKernel() { return &Slice; }
 KernelFn PadKernel() { return &Pad; }
+KernelFn DynamicPadKernel() { return &DynamicPad; }
+KernelFn RealDynamicSliceKernel() { return &RealDynamicSlice; }
 KernelFn DynamicSliceKernel() { return &DynamicSlice; }
 KernelFn DynamicUpdateSliceKernel() { return &DynamicUpdateSlice; }
 KernelFn ConstantKernel() { return &Constant; }

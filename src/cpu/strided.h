@@ -65,5 +65,7 @@ inline std::vector<int64_t> ByteStrides(const ArrayType& t) {
 
 // Reads a rank-0 integer (or boolean) array as int64.
 int64_t ReadIndex(const Array& a);
+// Reads every element of an integer array as int64.
+std::vector<int64_t> ReadIndexVector(const Array& a);
 
 }  // namespace openpjrt::cpu

@@ -72,10 +72,10 @@ func.func @main() {
 
 // -----
 
-// expect-fail: 'stablehlo.fft' is not supported by the CPU executor yet
+// expect-fail: 'stablehlo.rng_bit_generator' is not supported by the CPU executor yet
 func.func @main() {
-  %x = stablehlo.constant dense<(1.0, 0.0)> : tensor<4xcomplex<f32>>
-  %0 = stablehlo.fft %x, type = FFT, length = [4] : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  %s = stablehlo.constant dense<[1, 2]> : tensor<2xui64>
+  %0:2 = stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4xui32>)
   func.return
 }
 

@@ -1,0 +1,354 @@
+// batch_norm_*, cholesky, triangular_solve, fft and chlo.top_k. Arithmetic runs in double (or
+// complex<double>) and rounds once into the result type; these are the oracle implementations.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <numeric>
+
+#include "src/cpu/elem_traits.h"
+#include "src/cpu/kernels_linalg.h"
+#include "src/support/str.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+using cd = std::complex<double>;
+
+// Reads element i of a float or complex array as complex<double>.
+cd Get(const Array& a, int64_t i) {
+  cd v;
+  DispatchKind(a.elem(), [&]<ElemKind K>() {
+    using T = Traits<K>;
+    if constexpr (T::kCat == Cat::kFloat) {
+      v = cd(static_cast<double>(T::Load(a.as<typename T::S>()[i])), 0.0);
+    } else if constexpr (T::kCat == Cat::kComplex) {
+      auto c = T::Load(a.as<typename T::S>()[i]);
+      v = cd(c.real(), c.imag());
+    }
+  });
+  return v;
+}
+
+void Set(Array& a, int64_t i, cd v) {
+  DispatchKind(a.elem(), [&]<ElemKind K>() {
+    using T = Traits<K>;
+    if constexpr (T::kCat == Cat::kFloat) {
+      if constexpr (K == ElemKind::kF32 || K == ElemKind::kF64) {
+        a.mutable_as<typename T::S>()[i] = static_cast<typename T::S>(v.real());
+      } else {
+        a.mutable_as<typename T::S>()[i] = static_cast<typename T::S>(ir::EncodeFloat(K, v.real()));
+      }
+    } else if constexpr (T::kCat == Cat::kComplex) {
+      using R = typename T::C::value_type;
+      a.mutable_as<typename T::S>()[i] = typename T::C(static_cast<R>(v.real()), static_cast<R>(v.imag()));
+    }
+  });
+}
+
+// ---- batch norm
+
+struct FeatureLayout {
+  int64_t outer, features, inner;  // index = (o * features + f) * inner + i
+};
+FeatureLayout Layout(const std::vector<int64_t>& dims, int64_t fi) {
+  FeatureLayout l{1, dims[fi], 1};
+  for (int64_t d = 0; d < fi; ++d) l.outer *= dims[d];
+  for (size_t d = fi + 1; d < dims.size(); ++d) l.inner *= dims[d];
+  return l;
+}
+
+template <typename F>
+void ForEachInFeature(const FeatureLayout& l, int64_t f, F&& fn) {
+  for (int64_t o = 0; o < l.outer; ++o)
+    for (int64_t i = 0; i < l.inner; ++i) fn((o * l.features + f) * l.inner + i);
+}
+
+void BatchNormInference(const Step& s, ExecState& st) {
+  const BatchNormParams& p = s.Params<BatchNormParams>();
+  const Array& x = st.slots[s.in[0]].array;
+  const Array &scale = st.slots[s.in[1]].array, &offset = st.slots[s.in[2]].array,
+              &mean = st.slots[s.in[3]].array, &var = st.slots[s.in[4]].array;
+  Array out = Array::Allocate(s.out_types[0]);
+  FeatureLayout l = Layout(x.dims(), p.feature_index);
+  for (int64_t f = 0; f < l.features; ++f) {
+    double k = Get(scale, f).real() / std::sqrt(Get(var, f).real() + p.epsilon);
+    double m = Get(mean, f).real(), b = Get(offset, f).real();
+    ForEachInFeature(l, f, [&](int64_t i) { Set(out, i, (Get(x, i).real() - m) * k + b); });
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
+void BatchNormTraining(const Step& s, ExecState& st) {
+  const BatchNormParams& p = s.Params<BatchNormParams>();
+  const Array& x = st.slots[s.in[0]].array;
+  const Array &scale = st.slots[s.in[1]].array, &offset = st.slots[s.in[2]].array;
+  Array out = Array::Allocate(s.out_types[0]);
+  Array mean_out = Array::Allocate(s.out_types[1]), var_out = Array::Allocate(s.out_types[2]);
+  FeatureLayout l = Layout(x.dims(), p.feature_index);
+  const double n = static_cast<double>(l.outer * l.inner);
+  for (int64_t f = 0; f < l.features; ++f) {
+    double sum = 0, sq = 0;
+    ForEachInFeature(l, f, [&](int64_t i) { sum += Get(x, i).real(); });
+    double mean = n > 0 ? sum / n : 0;
+    ForEachInFeature(l, f, [&](int64_t i) {
+      double c = Get(x, i).real() - mean;
+      sq += c * c;
+    });
+    double var = n > 0 ? sq / n : 0;
+    double k = Get(scale, f).real() / std::sqrt(var + p.epsilon), b = Get(offset, f).real();
+    ForEachInFeature(l, f, [&](int64_t i) { Set(out, i, (Get(x, i).real() - mean) * k + b); });
+    Set(mean_out, f, mean);
+    Set(var_out, f, var);
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
+  st.slots[s.out[1]] = RtValue::Of(std::move(mean_out));
+  st.slots[s.out[2]] = RtValue::Of(std::move(var_out));
+}
+
+void BatchNormGrad(const Step& s, ExecState& st) {
+  const BatchNormParams& p = s.Params<BatchNormParams>();
+  const Array& x = st.slots[s.in[0]].array;
+  const Array &scale = st.slots[s.in[1]].array, &mean = st.slots[s.in[2]].array,
+              &var = st.slots[s.in[3]].array, &dy = st.slots[s.in[4]].array;
+  Array dx = Array::Allocate(s.out_types[0]);
+  Array dscale = Array::Allocate(s.out_types[1]), doffset = Array::Allocate(s.out_types[2]);
+  FeatureLayout l = Layout(x.dims(), p.feature_index);
+  const double n = static_cast<double>(l.outer * l.inner);
+  for (int64_t f = 0; f < l.features; ++f) {
+    double m = Get(mean, f).real(), sd = std::sqrt(Get(var, f).real() + p.epsilon);
+    double sum_dy = 0, sum_dy_norm = 0;
+    ForEachInFeature(l, f, [&](int64_t i) {
+      double g = Get(dy, i).real();
+      sum_dy += g;
+      sum_dy_norm += g * (Get(x, i).real() - m) / sd;
+    });
+    double k = Get(scale, f).real() / sd;
+    ForEachInFeature(l, f, [&](int64_t i) {
+      double norm = (Get(x, i).real() - m) / sd;
+      double g = Get(dy, i).real();
+      Set(dx, i, n > 0 ? k * (g - sum_dy / n - norm * sum_dy_norm / n) : 0.0);
+    });
+    Set(dscale, f, sum_dy_norm);
+    Set(doffset, f, sum_dy);
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(dx));
+  st.slots[s.out[1]] = RtValue::Of(std::move(dscale));
+  st.slots[s.out[2]] = RtValue::Of(std::move(doffset));
+}
+
+// ---- cholesky and triangular_solve (batches of n x n matrices in the trailing two dims)
+
+void Cholesky(const Step& s, ExecState& st) {
+  const bool lower = s.Params<CholeskyParams>().lower;
+  const Array& a = st.slots[s.in[0]].array;
+  Array out = Array::Allocate(s.out_types[0]);
+  const auto& dims = a.dims();
+  const int64_t n = dims.back(), batch = n ? a.NumElements() / (n * n) : 0;
+  std::vector<cd> m(static_cast<size_t>(n * n)), l(static_cast<size_t>(n * n));
+  for (int64_t b = 0; b < batch; ++b) {
+    const int64_t base = b * n * n;
+    // Work on the lower factor L with A = L L^H; an upper request reads A's upper triangle.
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        m[i * n + j] = lower ? Get(a, base + i * n + j) : std::conj(Get(a, base + j * n + i));
+    std::fill(l.begin(), l.end(), cd(0));
+    for (int64_t j = 0; j < n; ++j) {
+      cd d = m[j * n + j];
+      for (int64_t k = 0; k < j; ++k) d -= l[j * n + k] * std::conj(l[j * n + k]);
+      double djj = d.real() > 0 ? std::sqrt(d.real()) : std::nan("");
+      l[j * n + j] = djj;
+      for (int64_t i = j + 1; i < n; ++i) {
+        cd v = m[i * n + j];
+        for (int64_t k = 0; k < j; ++k) v -= l[i * n + k] * std::conj(l[j * n + k]);
+        l[i * n + j] = v / djj;
+      }
+    }
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        Set(out, base + i * n + j, lower ? l[i * n + j] : std::conj(l[j * n + i]));
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
+void TriangularSolve(const Step& s, ExecState& st) {
+  const TriangularSolveParams& p = s.Params<TriangularSolveParams>();
+  const Array& a = st.slots[s.in[0]].array;
+  const Array& b = st.slots[s.in[1]].array;
+  Array out = Array::Allocate(s.out_types[0]);
+  const int64_t n = a.dims().back();
+  const int64_t rows = b.dims()[b.dims().size() - 2], cols = b.dims().back();
+  const int64_t batch = n ? a.NumElements() / (n * n) : 0;
+  std::vector<cd> op(static_cast<size_t>(n * n)), x(static_cast<size_t>(rows * cols));
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    // op(a), keeping only the referenced triangle; transposing swaps which one that is.
+    bool lower = p.lower;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t si = i, sj = j;
+        if (p.transpose != TriangularSolveParams::kNoTranspose) std::swap(si, sj);
+        bool in_tri = p.lower ? sj <= si : sj >= si;
+        cd v = in_tri ? Get(a, bi * n * n + si * n + sj) : cd(0);
+        if (p.transpose == TriangularSolveParams::kAdjoint) v = std::conj(v);
+        if (p.unit_diagonal && i == j) v = 1;
+        op[i * n + j] = v;
+      }
+    }
+    if (p.transpose != TriangularSolveParams::kNoTranspose) lower = !lower;
+    for (int64_t i = 0; i < rows * cols; ++i) x[i] = Get(b, bi * rows * cols + i);
+    if (p.left_side) {
+      // op(a) X = B, column by column.
+      for (int64_t c = 0; c < cols; ++c) {
+        for (int64_t k = 0; k < n; ++k) {
+          int64_t i = lower ? k : n - 1 - k;
+          cd v = x[i * cols + c];
+          for (int64_t j = 0; j < n; ++j)
+            if (lower ? j < i : j > i) v -= op[i * n + j] * x[j * cols + c];
+          x[i * cols + c] = v / op[i * n + i];
+        }
+      }
+    } else {
+      // X op(a) = B, row by row: solve for each row's entries.
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t k = 0; k < n; ++k) {
+          int64_t j = lower ? n - 1 - k : k;
+          cd v = x[r * cols + j];
+          for (int64_t i = 0; i < n; ++i)
+            if (lower ? i > j : i < j) v -= x[r * cols + i] * op[i * n + j];
+          x[r * cols + j] = v / op[j * n + j];
+        }
+      }
+    }
+    for (int64_t i = 0; i < rows * cols; ++i) Set(out, bi * rows * cols + i, x[i]);
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
+// ---- fft over the trailing dims (direct DFT in double precision)
+
+// Transforms `len` points spaced `stride` apart starting at `data`, in place.
+void Dft(cd* data, int64_t len, int64_t stride, bool inverse, std::vector<cd>& tmp) {
+  tmp.assign(static_cast<size_t>(len), cd(0));
+  const double sign = inverse ? 1.0 : -1.0;
+  for (int64_t k = 0; k < len; ++k) {
+    cd acc(0);
+    for (int64_t t = 0; t < len; ++t) {
+      double angle = sign * 2.0 * M_PI * static_cast<double>((k * t) % len) / static_cast<double>(len);
+      acc += data[t * stride] * cd(std::cos(angle), std::sin(angle));
+    }
+    tmp[k] = inverse ? acc / static_cast<double>(len) : acc;
+  }
+  for (int64_t k = 0; k < len; ++k) data[k * stride] = tmp[k];
+}
+
+// Applies Dft along dimension d of a dense complex array with dims `dims`.
+void DftAlong(std::vector<cd>& a, const std::vector<int64_t>& dims, size_t d, bool inverse) {
+  std::vector<int64_t> strides = RowMajorStrides(dims);
+  const int64_t len = dims[d], stride = strides[d];
+  int64_t total = 1;
+  for (int64_t x : dims) total *= x;
+  std::vector<cd> tmp;
+  for (int64_t base = 0; base < total; ++base) {
+    if (len == 0 || (base / stride) % len != 0) continue;
+    Dft(a.data() + base, len, stride, inverse, tmp);
+  }
+}
+
+void Fft(const Step& s, ExecState& st) {
+  const FftParams& p = s.Params<FftParams>();
+  const Array& in = st.slots[s.in[0]].array;
+  Array out = Array::Allocate(s.out_types[0]);
+  const size_t rank = in.dims().size(), nf = p.lengths.size();
+  std::vector<int64_t> dims = in.dims();
+  std::vector<cd> a(static_cast<size_t>(in.NumElements()));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = Get(in, static_cast<int64_t>(i));
+  if (p.type == FftParams::kIrfft) {
+    // Rebuild the full last dimension from its Hermitian half, then transform back.
+    std::vector<int64_t> full = dims;
+    const int64_t n = p.lengths.back(), half = dims.back();
+    full.back() = n;
+    std::vector<cd> b(static_cast<size_t>(a.size() / std::max<int64_t>(half, 1) * n));
+    const int64_t rows = half ? static_cast<int64_t>(a.size()) / half : 0;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < n; ++k)
+        b[r * n + k] = k < half ? a[r * half + k] : cd(0);
+    for (size_t d = rank - nf; d + 1 < rank; ++d) DftAlong(b, full, d, true);
+    // The last dimension: Hermitian extension.
+    for (int64_t r = 0; r < rows; ++r) {
+      cd* row = b.data() + r * n;
+      for (int64_t k = half; k < n; ++k) row[k] = std::conj(row[(n - k) % n]);
+    }
+    DftAlong(b, full, rank - 1, true);
+    for (size_t i = 0; i < b.size(); ++i) Set(out, static_cast<int64_t>(i), cd(b[i].real(), 0));
+  } else {
+    const bool inverse = p.type == FftParams::kIfft;
+    if (p.type == FftParams::kRfft) {
+      DftAlong(a, dims, rank - 1, false);
+      // Keep the first n/2 + 1 points of the last dimension.
+      const int64_t n = dims.back(), keep = out.dims().back();
+      const int64_t rows = n ? static_cast<int64_t>(a.size()) / n : 0;
+      std::vector<cd> b(static_cast<size_t>(rows * keep));
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < keep; ++k) b[r * keep + k] = a[r * n + k];
+      a = std::move(b);
+      dims.back() = keep;
+      for (size_t d = rank - nf; d + 1 < rank; ++d) DftAlong(a, dims, d, false);
+    } else {
+      for (size_t d = rank - nf; d < rank; ++d) DftAlong(a, dims, d, inverse);
+    }
+    for (size_t i = 0; i < a.size(); ++i) Set(out, static_cast<int64_t>(i), a[i]);
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
+// ---- chlo.top_k: the k largest along the last dimension, ties to the lower index.
+
+double TopKKey(const Array& a, int64_t i) {
+  double v = 0;
+  DispatchKind(a.elem(), [&]<ElemKind K>() {
+    using T = Traits<K>;
+    if constexpr (T::kCat == Cat::kSigned || T::kCat == Cat::kUnsigned || T::kCat == Cat::kBool ||
+                  T::kCat == Cat::kFloat)
+      v = static_cast<double>(T::Load(a.as<typename T::S>()[i]));
+  });
+  return v;
+}
+
+void TopK(const Step& s, ExecState& st) {
+  const int64_t k = s.Params<TopKParams>().k;
+  const Array& x = st.slots[s.in[0]].array;
+  Array values = Array::Allocate(s.out_types[0]);
+  Array indices = Array::Allocate(s.out_types[1]);
+  const int64_t n = x.dims().back(), rows = n ? x.NumElements() / n : 0;
+  const int64_t es = x.type().ElementSize();
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::vector<double> keys(static_cast<size_t>(n));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t i = 0; i < n; ++i) keys[i] = TopKKey(x, r * n + i);
+    std::iota(order.begin(), order.end(), 0);
+    // NaN sorts above everything, as in a total order.
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      bool na = std::isnan(keys[a]), nb = std::isnan(keys[b]);
+      if (na || nb) return na && !nb;
+      return keys[a] > keys[b];
+    });
+    for (int64_t j = 0; j < k; ++j) {
+      std::memcpy(values.mutable_data() + (r * k + j) * es, x.data() + (r * n + order[j]) * es, es);
+      indices.mutable_as<int32_t>()[r * k + j] = static_cast<int32_t>(order[j]);
+    }
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(values));
+  st.slots[s.out[1]] = RtValue::Of(std::move(indices));
+}
+
+}  // namespace
+
+KernelFn BatchNormInferenceKernel() { return &BatchNormInference; }
+KernelFn BatchNormTrainingKernel() { return &BatchNormTraining; }
+KernelFn BatchNormGradKernel() { return &BatchNormGrad; }
+KernelFn CholeskyKernel() { return &Cholesky; }
+KernelFn TriangularSolveKernel() { return &TriangularSolve; }
+KernelFn FftKernel() { return &Fft; }
+KernelFn TopKKernel() { return &TopK; }
+
+}  // namespace openpjrt::cpu

@@ -1,0 +1,96 @@
+// batch norm, cholesky, triangular_solve, fft, top_k and the dynamic-shape ops with static
+// result types.
+func.func @batch_norm_training_and_inference() {
+  %x = stablehlo.constant dense<[[1.0, 10.0], [3.0, 30.0]]> : tensor<2x2xf32>
+  %scale = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %offset = stablehlo.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %y, %mean, %var = "stablehlo.batch_norm_training"(%x, %scale, %offset) {epsilon = 0.0 : f32, feature_index = 1 : i64} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>)
+  check.expect_almost_eq_const %mean, dense<[2.0, 20.0]> : tensor<2xf32>
+  check.expect_almost_eq_const %var, dense<[1.0, 100.0]> : tensor<2xf32>
+  check.expect_almost_eq_const %y, dense<[[-1.0, -1.0], [1.0, 3.0]]> : tensor<2x2xf32>
+  %z = "stablehlo.batch_norm_inference"(%x, %scale, %offset, %mean, %var) {epsilon = 0.0 : f32, feature_index = 1 : i64} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  check.expect_almost_eq %z, %y : tensor<2x2xf32>
+  %dy = stablehlo.constant dense<[[1.0, 1.0], [1.0, -1.0]]> : tensor<2x2xf32>
+  %dx, %dscale, %doffset = "stablehlo.batch_norm_grad"(%x, %scale, %mean, %var, %dy) {epsilon = 0.0 : f32, feature_index = 1 : i64} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>)
+  check.expect_almost_eq_const %doffset, dense<[2.0, 0.0]> : tensor<2xf32>
+  check.expect_almost_eq_const %dscale, dense<[0.0, -2.0]> : tensor<2xf32>
+  check.expect_almost_eq_const %dx, dense<[[0.0, 0.0], [0.0, 0.0]]> : tensor<2x2xf32>
+  func.return
+}
+
+// -----
+
+func.func @cholesky_and_solve() {
+  %a = stablehlo.constant dense<[[4.0, 2.0], [2.0, 5.0]]> : tensor<2x2xf64>
+  %l = stablehlo.cholesky %a, lower = true : tensor<2x2xf64>
+  check.expect_almost_eq_const %l, dense<[[2.0, 0.0], [1.0, 2.0]]> : tensor<2x2xf64>
+  %u = stablehlo.cholesky %a, lower = false : tensor<2x2xf64>
+  check.expect_almost_eq_const %u, dense<[[2.0, 1.0], [0.0, 2.0]]> : tensor<2x2xf64>
+  %b = stablehlo.constant dense<[[2.0], [5.0]]> : tensor<2x1xf64>
+  %x = "stablehlo.triangular_solve"(%l, %b) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<2x2xf64>, tensor<2x1xf64>) -> tensor<2x1xf64>
+  check.expect_almost_eq_const %x, dense<[[1.0], [2.0]]> : tensor<2x1xf64>
+  %xt = "stablehlo.triangular_solve"(%l, %b) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose TRANSPOSE>} : (tensor<2x2xf64>, tensor<2x1xf64>) -> tensor<2x1xf64>
+  check.expect_almost_eq_const %xt, dense<[[-0.25], [2.5]]> : tensor<2x1xf64>
+  %r = stablehlo.constant dense<[[2.0, 5.0]]> : tensor<1x2xf64>
+  %xr = "stablehlo.triangular_solve"(%l, %r) {left_side = false, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<2x2xf64>, tensor<1x2xf64>) -> tensor<1x2xf64>
+  check.expect_almost_eq_const %xr, dense<[[-0.25, 2.5]]> : tensor<1x2xf64>
+  func.return
+}
+
+// -----
+
+func.func @fft_all_types() {
+  %c = stablehlo.constant dense<[(1.0, 0.0), (2.0, 0.0), (3.0, 0.0), (4.0, 0.0)]> : tensor<4xcomplex<f32>>
+  %f = stablehlo.fft %c, type = FFT, length = [4] : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  check.expect_almost_eq_const %f, dense<[(10.0, 0.0), (-2.0, 2.0), (-2.0, 0.0), (-2.0, -2.0)]> : tensor<4xcomplex<f32>>
+  %i = stablehlo.fft %f, type = IFFT, length = [4] : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  check.expect_almost_eq %i, %c : tensor<4xcomplex<f32>>
+  %r = stablehlo.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %rf = stablehlo.fft %r, type = RFFT, length = [4] : (tensor<4xf32>) -> tensor<3xcomplex<f32>>
+  check.expect_almost_eq_const %rf, dense<[(10.0, 0.0), (-2.0, 2.0), (-2.0, 0.0)]> : tensor<3xcomplex<f32>>
+  %ir = stablehlo.fft %rf, type = IRFFT, length = [4] : (tensor<3xcomplex<f32>>) -> tensor<4xf32>
+  check.expect_almost_eq %ir, %r : tensor<4xf32>
+  %m = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf64>
+  %m2 = stablehlo.fft %m, type = RFFT, length = [2, 2] : (tensor<2x2xf64>) -> tensor<2x2xcomplex<f64>>
+  check.expect_almost_eq_const %m2, dense<[[(10.0, 0.0), (-2.0, 0.0)], [(-4.0, 0.0), (0.0, 0.0)]]> : tensor<2x2xcomplex<f64>>
+  %back = stablehlo.fft %m2, type = IRFFT, length = [2, 2] : (tensor<2x2xcomplex<f64>>) -> tensor<2x2xf64>
+  check.expect_almost_eq %back, %m : tensor<2x2xf64>
+  func.return
+}
+
+// -----
+
+func.func @top_k() {
+  %x = stablehlo.constant dense<[[1.0, 7.0, 3.0, 7.0], [0x7FC00000, 2.0, -1.0, 5.0]]> : tensor<2x4xf32>
+  %v, %i = chlo.top_k(%x, k = 2) : tensor<2x4xf32> -> (tensor<2x2xf32>, tensor<2x2xi32>)
+  check.expect_eq_const %i, dense<[[1, 3], [0, 3]]> : tensor<2x2xi32>
+  %s = stablehlo.slice %v [0:1, 0:2] : (tensor<2x2xf32>) -> tensor<1x2xf32>
+  check.expect_eq_const %s, dense<[[7.0, 7.0]]> : tensor<1x2xf32>
+  func.return
+}
+
+// -----
+
+func.func @dynamic_ops_with_static_results() {
+  %x = stablehlo.constant dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi32>
+  %shape = stablehlo.constant dense<[2, 3]> : tensor<2xi64>
+  %r = stablehlo.dynamic_reshape %x, %shape : (tensor<6xi32>, tensor<2xi64>) -> tensor<2x3xi32>
+  check.expect_eq_const %r, dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>
+  %row = stablehlo.constant dense<[7, 8, 9]> : tensor<3xi32>
+  %b = stablehlo.dynamic_broadcast_in_dim %row, %shape, dims = [1] : (tensor<3xi32>, tensor<2xi64>) -> tensor<2x3xi32>
+  check.expect_eq_const %b, dense<[[7, 8, 9], [7, 8, 9]]> : tensor<2x3xi32>
+  %n = stablehlo.constant dense<[3]> : tensor<1xi64>
+  %io = stablehlo.dynamic_iota %n, dim = 0 : (tensor<1xi64>) -> tensor<3xi32>
+  check.expect_eq_const %io, dense<[0, 1, 2]> : tensor<3xi32>
+  %start = stablehlo.constant dense<[1]> : tensor<1xi64>
+  %limit = stablehlo.constant dense<[6]> : tensor<1xi64>
+  %step = stablehlo.constant dense<[2]> : tensor<1xi64>
+  %sl = stablehlo.real_dynamic_slice %x, %start, %limit, %step : (tensor<6xi32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi32>
+  check.expect_eq_const %sl, dense<[2, 4, 6]> : tensor<3xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<[1]> : tensor<1xi64>
+  %zero = stablehlo.constant dense<[0]> : tensor<1xi64>
+  %p = stablehlo.dynamic_pad %row, %z, %one, %zero, %one : (tensor<3xi32>, tensor<i32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<6xi32>
+  check.expect_eq_const %p, dense<[0, 7, 0, 8, 0, 9]> : tensor<6xi32>
+  func.return
+}
