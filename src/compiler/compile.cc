@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "src/cpu/collectives.h"
 #include "src/cpu/kernels.h"
 #include "src/cpu/kernels_indexing.h"
 #include "src/cpu/kernels_linalg.h"
@@ -891,6 +892,15 @@ class Lowerer {
         }
         return;
       }
+      case OpCode::kAllReduce:
+      case OpCode::kAllGather:
+      case OpCode::kReduceScatter:
+      case OpCode::kAllToAll:
+      case OpCode::kCollectivePermute:
+      case OpCode::kCollectiveBroadcast:
+      case OpCode::kCrossReplicaSum:
+        LowerCollective(op, env, prog, depth);
+        return;
       case OpCode::kInfeed:
       case OpCode::kOutfeed:
       case OpCode::kSend:
@@ -900,6 +910,94 @@ class Lowerer {
       default:
         Unimplemented(op, StrCat("'", op.name(), "'"));
     }
+  }
+
+  void LowerCollective(const Operation& op, Env& env, Program& prog, int depth) {
+    auto p = std::make_shared<cpu::CollectiveParams>();
+    const OpCode c = op.code;
+    p->kind = c == OpCode::kAllReduce || c == OpCode::kCrossReplicaSum ? cpu::CollectiveParams::kAllReduce
+              : c == OpCode::kAllGather ? cpu::CollectiveParams::kAllGather
+              : c == OpCode::kReduceScatter ? cpu::CollectiveParams::kReduceScatter
+              : c == OpCode::kAllToAll ? cpu::CollectiveParams::kAllToAll
+              : c == OpCode::kCollectivePermute ? cpu::CollectiveParams::kCollectivePermute
+                                                : cpu::CollectiveParams::kCollectiveBroadcast;
+    // replica_groups: a 2-D integer tensor; -1 pads ragged groups.
+    Attribute rg = op.attr("replica_groups");
+    std::vector<int64_t> flat;
+    if (rg && ir::GetI64List(rg, &flat) && rg.kind() == AttrKind::kDenseElements && rg->type.rank() == 2) {
+      const int64_t rows = rg->type.shape()[0], cols = rg->type.shape()[1];
+      for (int64_t i = 0; i < rows; ++i) {
+        std::vector<int64_t> g;
+        for (int64_t j = 0; j < cols; ++j)
+          if (flat[i * cols + j] >= 0) g.push_back(flat[i * cols + j]);
+        p->groups.push_back(g);
+      }
+    }
+    Attribute ch = op.attr("channel_handle");
+    int64_t channel = 0;
+    if (ch && ch.kind() == AttrKind::kStruct) ir::GetInt(ch.Field("handle"), &channel);
+    const bool global_ids = static_cast<bool>(op.attr("use_global_device_ids"));
+    if (p->kind == cpu::CollectiveParams::kCollectivePermute ||
+        p->kind == cpu::CollectiveParams::kCollectiveBroadcast ||
+        p->kind == cpu::CollectiveParams::kAllToAll) {
+      p->mode = channel > 0 ? cpu::GroupMode::kCrossPartition : cpu::GroupMode::kCrossReplica;
+    } else if (channel <= 0) {
+      p->mode = cpu::GroupMode::kCrossReplica;
+    } else {
+      p->mode = global_ids ? cpu::GroupMode::kFlattenedIds : cpu::GroupMode::kCrossReplicaAndPartition;
+    }
+    if (p->kind == cpu::CollectiveParams::kCollectivePermute) {
+      std::vector<int64_t> pairs;
+      ir::GetI64List(op.attr("source_target_pairs"), &pairs);
+      for (size_t i = 0; i + 1 < pairs.size(); i += 2) p->pairs.emplace_back(pairs[i], pairs[i + 1]);
+    }
+    p->dim = Int(op, p->kind == cpu::CollectiveParams::kAllGather ? "all_gather_dim"
+                     : p->kind == cpu::CollectiveParams::kReduceScatter ? "scatter_dimension"
+                                                                         : "split_dimension", 0);
+    p->concat_dim = Int(op, "concat_dimension", 0);
+    p->split_count = Int(op, "split_count", 1);
+    std::vector<std::shared_ptr<Program>> regions;
+    if (c == OpCode::kCrossReplicaSum) {
+      p->has_fast = true;
+      p->fast = Check(op, cpu::SelectBinary(BinaryOp::kAdd, kind_of_result(op), kind_of_result(op)));
+    } else if (!op.regions.empty()) {
+      BinaryOp b;
+      const ir::Block* body = op.regions[0]->front();
+      bool same_kinds = true;
+      for (size_t i = 0; i < op.num_results(); ++i)
+        same_kinds &= op.operands[i]->type.element_type() == op.result(i)->type.element_type();
+      if (body && same_kinds && FastRegion(*body, &b)) {
+        KernelFn fn = nullptr;
+        bool one_kind = true;
+        for (size_t i = 1; i < op.num_results(); ++i)
+          one_kind &= op.result(i)->type.element_type() == op.result(0)->type.element_type();
+        auto sel = cpu::SelectBinary(b, kind_of_result(op), kind_of_result(op));
+        if (one_kind && sel.ok()) fn = *sel;
+        p->has_fast = fn != nullptr;
+        p->fast = fn;
+      }
+      if (!p->has_fast) regions.push_back(LowerRegion(op, 0, env, depth));
+    }
+    Step& s = AddStep(op, env, prog, cpu::CollectiveKernel(), Operands(op, env));
+    s.params = p;
+    s.regions = std::move(regions);
+  }
+
+  ElemKind kind_of_result(const Operation& op) { return ToArrayType(op, op.result(0)->type).elem; }
+
+  // The binary op a two-argument region computes, if it is exactly op(arg0, arg1).
+  bool FastRegion(const ir::Block& b, BinaryOp* out) {
+    if (b.args.size() != 2 || b.ops.size() != 2) return false;
+    const Operation& f = *b.ops[0];
+    const Operation& r = *b.ops[1];
+    bool bc;
+    if (!BinaryOf(f.code, out, &bc) || bc || f.operands.size() != 2) return false;
+    bool commutative = *out == BinaryOp::kAdd || *out == BinaryOp::kMul || *out == BinaryOp::kMax ||
+                       *out == BinaryOp::kMin || *out == BinaryOp::kAnd || *out == BinaryOp::kOr ||
+                       *out == BinaryOp::kXor;
+    bool args_ok = (f.operands[0] == b.args[0].get() && f.operands[1] == b.args[1].get()) ||
+                   (commutative && f.operands[0] == b.args[1].get() && f.operands[1] == b.args[0].get());
+    return args_ok && r.operands.size() == 1 && r.operands[0] == f.result(0);
   }
 
   // Releases each slot after the last step of the program that defines it which reads it.

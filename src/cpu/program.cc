@@ -1,6 +1,9 @@
 // The executor loop: run each step, stop at the first error, release dead slots.
 #include "src/cpu/program.h"
 
+#include <thread>
+
+#include "src/cpu/collectives.h"
 #include "src/support/str.h"
 
 namespace openpjrt::cpu {
@@ -29,9 +32,8 @@ bool CallRegion(const Program& region, ExecState& state, std::vector<RtValue>& a
   return true;
 }
 
-absl::StatusOr<std::vector<RtValue>> Executable::Run(std::vector<RtValue> args,
-                                                     std::vector<CheckFailure>* checks,
-                                                     int64_t* checks_run) const {
+absl::StatusOr<std::vector<RtValue>> Executable::RunOn(ExecState& state,
+                                                       std::vector<RtValue> args) const {
   if (args.size() != program->args.size())
     return absl::InvalidArgumentError(
         StrCat("@", name, " takes ", program->args.size(), " arguments, got ", args.size()));
@@ -41,19 +43,72 @@ absl::StatusOr<std::vector<RtValue>> Executable::Run(std::vector<RtValue> args,
                                                arg_types[i].ToString(), ", got ",
                                                args[i].array.type().ToString()));
   }
-  ExecState state;
   state.slots.resize(num_slots);
-  state.check_failures = checks;
   for (size_t i = 0; i < args.size(); ++i) state.slots[program->args[i]] = std::move(args[i]);
   try {
     RunProgram(*program, state);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(StrCat("out of memory while running @", name));
   }
-  if (checks_run) *checks_run = state.checks_run;
   if (!state.ok()) return state.status;
   std::vector<RtValue> out;
   for (int s : program->results) out.push_back(state.slots[s]);
+  return out;
+}
+
+absl::StatusOr<std::vector<RtValue>> Executable::Run(std::vector<RtValue> args,
+                                                     std::vector<CheckFailure>* checks,
+                                                     int64_t* checks_run) const {
+  ExecState state;
+  state.check_failures = checks;
+  auto out = RunOn(state, std::move(args));
+  if (checks_run) *checks_run = state.checks_run;
+  return out;
+}
+
+absl::StatusOr<std::vector<std::vector<RtValue>>> Executable::RunReplicated(
+    int num_replicas, int num_partitions, std::vector<std::vector<RtValue>> args,
+    std::vector<CheckFailure>* checks, int64_t* checks_run) const {
+  const int n = num_replicas * num_partitions;
+  if (n <= 0 || static_cast<int>(args.size()) != n)
+    return absl::InvalidArgumentError(StrCat("expected argument lists for ", n, " devices, got ",
+                                             args.size()));
+  CollectiveHub hub(num_replicas, num_partitions);
+  std::vector<ExecState> states(n);
+  std::vector<std::vector<CheckFailure>> device_checks(n);
+  std::vector<absl::StatusOr<std::vector<RtValue>>> results(n, absl::UnknownError("not run"));
+  std::vector<std::thread> threads;
+  for (int d = 0; d < n; ++d) {
+    states[d].replica_id = static_cast<uint32_t>(d / num_partitions);
+    states[d].partition_id = static_cast<uint32_t>(d % num_partitions);
+    states[d].hub = &hub;
+    states[d].check_failures = &device_checks[d];
+    threads.emplace_back([&, d] {
+      results[d] = RunOn(states[d], std::move(args[d]));
+      if (!results[d].ok()) hub.Abort();
+    });
+  }
+  for (auto& t : threads) t.join();
+  int64_t run = 0;
+  for (int d = 0; d < n; ++d) {
+    run += states[d].checks_run;
+    if (!checks) continue;
+    for (CheckFailure& f : device_checks[d]) {
+      if (n > 1) f.message = StrCat("device ", d, ": ", f.message);
+      checks->push_back(std::move(f));
+    }
+  }
+  if (checks_run) *checks_run = run;
+  // Report the root cause, not the instances aborted because of it.
+  for (int d = 0; d < n; ++d)
+    if (!results[d].ok() && results[d].status().code() != absl::StatusCode::kAborted)
+      return absl::Status(results[d].status().code(),
+                          StrCat("device ", d, ": ", results[d].status().message()));
+  std::vector<std::vector<RtValue>> out;
+  for (int d = 0; d < n; ++d) {
+    if (!results[d].ok()) return results[d].status();
+    out.push_back(*std::move(results[d]));
+  }
   return out;
 }
 

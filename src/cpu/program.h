@@ -18,6 +18,7 @@ namespace openpjrt::cpu {
 struct Step;
 struct ExecState;
 struct Program;
+class CollectiveHub;
 
 // A kernel reads its inputs from state.slots[step.in[i]] and writes state.slots[step.out[j]].
 // It reports errors with state.Fail(); it never throws.
@@ -56,6 +57,7 @@ struct ExecState {
   int64_t checks_run = 0;
   uint32_t replica_id = 0;
   uint32_t partition_id = 0;
+  CollectiveHub* hub = nullptr;  // shared by the instances of a multi-device execution
 
   bool ok() const { return status.ok(); }
   void Fail(const Step& step, absl::Status s);
@@ -81,6 +83,16 @@ struct Executable {
   absl::StatusOr<std::vector<RtValue>> Run(std::vector<RtValue> args,
                                            std::vector<CheckFailure>* checks = nullptr,
                                            int64_t* checks_run = nullptr) const;
+
+  // Runs one instance per (replica, partition) on its own thread; args[d] and the result's
+  // element d belong to device d = replica * num_partitions + partition. Collectives exchange
+  // between the instances. The first failing instance's error is returned.
+  absl::StatusOr<std::vector<std::vector<RtValue>>> RunReplicated(
+      int num_replicas, int num_partitions, std::vector<std::vector<RtValue>> args,
+      std::vector<CheckFailure>* checks = nullptr, int64_t* checks_run = nullptr) const;
+
+ private:
+  absl::StatusOr<std::vector<RtValue>> RunOn(ExecState& state, std::vector<RtValue> args) const;
 };
 
 }  // namespace openpjrt::cpu

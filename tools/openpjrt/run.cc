@@ -2,6 +2,7 @@
 // evaluating the check.* ops. One line per module, then `N passed, N failed`.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -17,6 +18,7 @@ namespace {
 
 constexpr char kRunUsage[] =
     "usage: openpjrt run FILE [--split-input-file] [--print] [--entry NAME]\n"
+    "                         [--replicas N] [--partitions M]\n"
     "\n"
     "Compiles FILE (MLIR text; '-' reads standard input) for the CPU and runs its entry\n"
     "function (@main, else the only function) with no arguments, evaluating check.* ops and\n"
@@ -25,7 +27,18 @@ constexpr char kRunUsage[] =
     "\n"
     "  --split-input-file  treat '// -----' lines as separators between independent modules\n"
     "  --print             print the entry function's results\n"
-    "  --entry NAME        run @NAME instead\n";
+    "  --entry NAME        run @NAME instead\n"
+    "  --replicas N        run N replicas (default: the module's mhlo.num_replicas, else 1)\n"
+    "  --partitions M      run M partitions each (default: mhlo.num_partitions, else 1)\n"
+    "\n"
+    "With several devices, one instance runs per replica x partition and collectives\n"
+    "exchange between them; --print shows every device's results.\n";
+
+// The module attribute `name` (an integer), or `dflt`.
+int64_t ModuleInt(const ir::Module& m, const char* name, int64_t dflt) {
+  int64_t v;
+  return ir::GetInt(m.op->attr(name), &v) ? v : dflt;
+}
 
 std::string FormatResult(ir::Context& ctx, const cpu::RtValue& v) {
   if (v.kind == cpu::RtValue::Kind::kToken) return "!stablehlo.token";
@@ -45,6 +58,17 @@ std::string FormatResult(ir::Context& ctx, const cpu::RtValue& v) {
 int RunMain(int argc, char** argv) {
   std::string file, entry;
   bool split = false, print = false;
+  int64_t replicas_flag = 0, partitions_flag = 0;
+  auto positive = [&](const char* flag, const char* text, int64_t* out) {
+    char* end = nullptr;
+    long long v = std::strtoll(text, &end, 10);
+    if (!end || *end || v < 1 || v > 1024) {
+      std::fprintf(stderr, "openpjrt run: %s needs a number from 1 to 1024, got '%s'\n", flag, text);
+      return false;
+    }
+    *out = v;
+    return true;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -56,6 +80,10 @@ int RunMain(int argc, char** argv) {
       print = true;
     } else if (a == "--entry" && i + 1 < argc) {
       entry = argv[++i];
+    } else if (a == "--replicas" && i + 1 < argc) {
+      if (!positive("--replicas", argv[++i], &replicas_flag)) return 2;
+    } else if (a == "--partitions" && i + 1 < argc) {
+      if (!positive("--partitions", argv[++i], &partitions_flag)) return 2;
     } else if (!a.empty() && a[0] == '-' && a != "-") {
       std::fprintf(stderr, "openpjrt run: unknown option '%s'\n%s", a.c_str(), kRunUsage);
       return 2;
@@ -124,10 +152,18 @@ int RunMain(int argc, char** argv) {
                   " arguments; 'run' calls it with none"));
       continue;
     }
+    const int64_t replicas = replicas_flag ? replicas_flag : ModuleInt(**m, "mhlo.num_replicas", 1);
+    const int64_t partitions = partitions_flag ? partitions_flag : ModuleInt(**m, "mhlo.num_partitions", 1);
+    if (replicas < 1 || partitions < 1 || replicas * partitions > 1024) {
+      fail(StrCat("unusable device count: ", replicas, " replicas x ", partitions, " partitions"));
+      continue;
+    }
     std::vector<cpu::CheckFailure> checks;
     int64_t checks_run = 0;
     auto t0 = std::chrono::steady_clock::now();
-    auto results = (*exe)->Run({}, &checks, &checks_run);
+    auto results = (*exe)->RunReplicated(static_cast<int>(replicas), static_cast<int>(partitions),
+                                         std::vector<std::vector<cpu::RtValue>>(replicas * partitions),
+                                         &checks, &checks_run);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!results.ok()) {
       fail(StrCat("runtime error: ", results.status().message()));
@@ -141,11 +177,17 @@ int RunMain(int argc, char** argv) {
       continue;
     }
     ++passed;
-    std::printf("PASS %s: @%s, %lld checks, %.3f ms\n", where.c_str(), (*exe)->name.c_str(),
-                static_cast<long long>(checks_run), ms);
+    std::string devices = replicas * partitions > 1
+        ? StrCat(", ", replicas, " replicas x ", partitions, " partitions") : std::string();
+    std::printf("PASS %s: @%s%s, %lld checks, %.3f ms\n", where.c_str(), (*exe)->name.c_str(),
+                devices.c_str(), static_cast<long long>(checks_run), ms);
     if (print) {
-      for (size_t i = 0; i < results->size(); ++i)
-        std::printf("  result #%zu = %s\n", i, FormatResult(*(*m)->ctx, (*results)[i]).c_str());
+      for (size_t d = 0; d < results->size(); ++d) {
+        for (size_t i = 0; i < (*results)[d].size(); ++i) {
+          std::string label = results->size() > 1 ? StrCat("device ", d, " result #", i) : StrCat("result #", i);
+          std::printf("  %s = %s\n", label.c_str(), FormatResult(*(*m)->ctx, (*results)[d][i]).c_str());
+        }
+      }
     }
   }
   std::printf("%d passed, %d failed\n", passed, failed);

@@ -119,3 +119,15 @@ func.func @main() {
   %0:2 = "stablehlo.infeed"(%t) : (!stablehlo.token) -> (tensor<f32>, !stablehlo.token)
   func.return
 }
+
+// -----
+
+// expect-fail: device 1: 
+module @one_device_fails attributes {mhlo.num_replicas = 2 : i32} {
+  func.func @main() {
+    %id = stablehlo.replica_id : tensor<ui32>
+    %want = stablehlo.constant dense<0> : tensor<ui32>
+    check.expect_eq %id, %want : tensor<ui32>
+    func.return
+  }
+}

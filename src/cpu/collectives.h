@@ -1,0 +1,62 @@
+// Collectives across the program instances of one execution (replicas x partitions), run as
+// threads of one process. Every instance reaches the same collectives in the same order (SPMD);
+// each collective is an exchange: deposit, wait for all, read the others' deposits, wait again.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "src/cpu/kernels.h"
+
+namespace openpjrt::cpu {
+
+class CollectiveHub {
+ public:
+  CollectiveHub(int num_replicas, int num_partitions);
+
+  int num_replicas() const { return num_replicas_; }
+  int num_partitions() const { return num_partitions_; }
+  int num_devices() const { return num_replicas_ * num_partitions_; }
+
+  // Deposits `values` for `device` and, once every device has deposited, calls
+  // read(deposits) where deposits[d] holds device d's values. False if the execution was
+  // aborted (another instance failed) before the exchange completed.
+  bool Exchange(int device, std::vector<RtValue> values,
+                const std::function<void(const std::vector<std::vector<RtValue>>&)>& read);
+  // Wakes every waiting instance with a failure; later exchanges fail at once.
+  void Abort();
+
+ private:
+  bool Barrier(std::unique_lock<std::mutex>& lock);
+
+  const int num_replicas_, num_partitions_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int arrived_ = 0;
+  uint64_t generation_ = 0;
+  bool aborted_ = false;
+  std::vector<std::vector<RtValue>> deposits_;
+};
+
+// How an op's groups are read (see the specification's process groups).
+enum class GroupMode : uint8_t { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedIds };
+
+struct CollectiveParams {
+  enum Kind : uint8_t {
+    kAllReduce, kAllGather, kReduceScatter, kAllToAll, kCollectivePermute, kCollectiveBroadcast
+  } kind;
+  GroupMode mode = GroupMode::kCrossReplica;
+  std::vector<std::vector<int64_t>> groups;  // replica, partition or flattened ids
+  std::vector<std::pair<int64_t, int64_t>> pairs;  // collective_permute
+  int64_t dim = 0;         // all_gather_dim, scatter_dimension, split_dimension
+  int64_t concat_dim = 0;  // all_to_all
+  int64_t split_count = 0;
+  bool has_fast = false;   // the reduction region is one binary op
+  KernelFn fast = nullptr;  // elementwise kernel for it (all operands of one kind)
+};
+KernelFn CollectiveKernel();  // regions[0]: the reduction, when not fast
+
+}  // namespace openpjrt::cpu
