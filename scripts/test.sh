@@ -21,6 +21,13 @@ ninja -C build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
+echo "== ThreadSanitizer: multi-device execution (collectives run one thread per device)"
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENPJRT_SANITIZE=thread \
+  -DOPENPJRT_BUILD_TESTS=OFF -DOPENPJRT_BUILD_BENCH=OFF >/dev/null
+ninja -C build-tsan -j"$jobs" openpjrt
+TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/collectives.mlir
+TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --replicas 4 examples/mlp_train_step.mlir
+
 echo "== parser fuzzer (libFuzzer, ASan + UBSan)"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENPJRT_FUZZ=ON -DOPENPJRT_BUILD_TESTS=OFF \

@@ -10,6 +10,7 @@
 #include "src/cpu/kernels.h"
 #include "src/cpu/kernels_indexing.h"
 #include "src/cpu/kernels_linalg.h"
+#include "src/cpu/kernels_rng.h"
 #include "src/ir/printer.h"
 #include "src/support/str.h"
 
@@ -612,7 +613,7 @@ class Lowerer {
         ir::GetI64List(dn.Field("operand_batching_dims"), &p->operand_batching_dims);
         ir::GetI64List(dn.Field("start_indices_batching_dims"), &p->start_indices_batching_dims);
         ir::GetI64List(dn.Field("start_index_map"), &p->start_index_map);
-        p->index_vector_dim = op.operands[1]->type.rank();
+        p->index_vector_dim = 0;  // the attribute's default
         ir::GetInt(dn.Field("index_vector_dim"), &p->index_vector_dim);
         if (c == OpCode::kGather) p->slice_sizes = I64s(op, "slice_sizes");
         AddStep(op, env, prog, c == OpCode::kGather ? cpu::GatherKernel() : cpu::DynamicGatherKernel(),
@@ -628,7 +629,7 @@ class Lowerer {
         ir::GetI64List(dn.Field("scatter_indices_batching_dims"), &p->scatter_indices_batching_dims);
         ir::GetI64List(dn.Field("scatter_dims_to_operand_dims"), &p->scatter_dims_to_operand_dims);
         const size_t n = (op.operands.size() - 1) / 2;
-        p->index_vector_dim = op.operands[n]->type.rank();
+        p->index_vector_dim = 0;  // the attribute's default
         ir::GetInt(dn.Field("index_vector_dim"), &p->index_vector_dim);
         // The common "replace" update computation returns its second argument(s).
         const ir::Block* body = op.regions[0]->front();
@@ -792,6 +793,48 @@ class Lowerer {
         AddStep(op, env, prog, cpu::TopKKernel(), Operands(op, env)).params = p;
         return;
       }
+      case OpCode::kRngBitGenerator: {
+        auto p = std::make_shared<cpu::RngParams>();
+        Attribute alg = op.attr("rng_algorithm");
+        p->philox = !(alg && alg.kind() == AttrKind::kEnum && alg->str == "THREE_FRY");
+        ArrayType state = ToArrayType(op, op.operands[0]->type);
+        if (state.ElementSize() * state.NumElements() % 8 != 0 || state.ByteSize() < 8)
+          Fail(op, absl::StatusCode::kInvalidArgument,
+               StrCat("the state must hold whole 64-bit words, got ", state.ToString()));
+        AddStep(op, env, prog, cpu::RngBitGeneratorKernel(), Operands(op, env)).params = p;
+        return;
+      }
+      case OpCode::kChloConstantLike: {
+        Attribute v = op.attr("value");
+        ArrayType t = ToArrayType(op, op.result(0)->type);
+        cpu::Array a = cpu::Array::Allocate(t);
+        if (!v || (v.kind() != AttrKind::kFloat && v.kind() != AttrKind::kInteger && v.kind() != AttrKind::kBool))
+          Fail(op, absl::StatusCode::kInvalidArgument, "needs a scalar 'value'");
+        // Write the value through convert's rules: from f64 or i64 into the element kind.
+        cpu::Array src = cpu::Array::Allocate(ArrayType{v.kind() == AttrKind::kFloat ? ElemKind::kF64 : ElemKind::kI64, {}});
+        if (v.kind() == AttrKind::kFloat) {
+          *src.mutable_as<double>() = v->float_value;
+        } else {
+          *src.mutable_as<int64_t>() = v->int_value;
+        }
+        KernelFn conv = Check(op, cpu::SelectConvert(src.elem(), t.elem));
+        Step tmp;
+        tmp.fn = conv;
+        tmp.in = {0};
+        tmp.out = {1};
+        tmp.out_types = {ArrayType{t.elem, {}}};
+        cpu::ExecState ts;
+        ts.slots.resize(2);
+        ts.slots[0] = cpu::RtValue::Of(src);
+        conv(tmp, ts);
+        const int64_t es = t.ElementSize();
+        for (int64_t i = 0; i < t.NumElements(); ++i)
+          std::memcpy(a.mutable_data() + i * es, ts.slots[1].array.data(), es);
+        auto p = std::make_shared<cpu::ConstantParams>();
+        p->value = cpu::RtValue::Of(std::move(a));
+        AddStep(op, env, prog, cpu::ConstantKernel(), {}).params = p;
+        return;
+      }
       case OpCode::kMap: {
         std::vector<int> in = Operands(op, env);
         auto body = LowerRegion(op, 0, env, depth);
@@ -908,7 +951,7 @@ class Lowerer {
         Fail(op, absl::StatusCode::kUnimplemented, "host transfers (infeed, outfeed, send, recv) need "
              "host callbacks, which the CPU plugin does not provide yet");
       default:
-        Unimplemented(op, StrCat("'", op.name(), "'"));
+        Fail(op, absl::StatusCode::kUnimplemented, "is not supported by the CPU executor yet");
     }
   }
 

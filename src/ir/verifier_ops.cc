@@ -659,7 +659,7 @@ void Verifier::VerifyOpRules(const Operation& op) {
       GetI64List(dn.Field("start_indices_batching_dims"), &sibd);
       GetI64List(dn.Field("start_index_map"), &sim);
       int64_t ivd;
-      if (!GetInt(dn.Field("index_vector_dim"), &ivd)) ivd = idx.rank();
+      if (!GetInt(dn.Field("index_vector_dim"), &ivd)) ivd = 0;  // the attribute's default
       auto sizes = I64List(op, "slice_sizes");
       if (!IsSorted(offset) || !IsUnique(offset)) Fail(op, "offset_dims must be sorted and unique");
       if (!IsSorted(collapsed) || !IsUnique(collapsed))
@@ -719,7 +719,7 @@ void Verifier::VerifyOpRules(const Operation& op) {
       GetI64List(dn.Field("scatter_indices_batching_dims"), &sibd);
       GetI64List(dn.Field("scatter_dims_to_operand_dims"), &sdod);
       int64_t ivd;
-      if (!GetInt(dn.Field("index_vector_dim"), &ivd)) ivd = idx.rank();
+      if (!GetInt(dn.Field("index_vector_dim"), &ivd)) ivd = 0;  // the attribute's default
       Type x0 = operand(0);
       if (!IsSorted(uwd) || !IsUnique(uwd)) Fail(op, "update_window_dims must be sorted and unique");
       if (!IsSorted(iwd) || !IsUnique(iwd)) Fail(op, "inserted_window_dims must be sorted and unique");

@@ -72,10 +72,10 @@ func.func @main() {
 
 // -----
 
-// expect-fail: 'stablehlo.rng_bit_generator' is not supported by the CPU executor yet
+// expect-fail: 'stablehlo.uniform_quantize' op is not supported by the CPU executor yet
 func.func @main() {
-  %s = stablehlo.constant dense<[1, 2]> : tensor<2xui64>
-  %0:2 = stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4xui32>)
+  %x = stablehlo.constant dense<1.0> : tensor<4xf32>
+  %0 = stablehlo.uniform_quantize %x : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:0>>
   func.return
 }
 
