@@ -10,6 +10,7 @@
 #include "src/cpu/kernels.h"
 #include "src/cpu/kernels_indexing.h"
 #include "src/cpu/kernels_linalg.h"
+#include "src/cpu/kernels_quant.h"
 #include "src/cpu/kernels_rng.h"
 #include "src/ir/printer.h"
 #include "src/support/str.h"
@@ -196,9 +197,15 @@ class Lowerer {
       Fail(op, absl::StatusCode::kInvalidArgument,
            StrCat("dynamic shape ", t.ToString(), " must be refined to a static shape before execution"));
     Type et = t.element_type();
-    if (et.IsQuant()) Unimplemented(op, StrCat("quantized element type in ", t.ToString()));
-    if (et.elem() == ElemKind::kTF32) Unimplemented(op, "tf32");
     ArrayType a;
+    if (et.IsQuant()) {
+      // Quantized tensors hold their storage integers, or their expressed values while an op
+      // runs dequantized.
+      a.elem = quant_as_expressed_ ? et.quant().expressed : et.quant().storage;
+      a.dims.assign(t.shape().begin(), t.shape().end());
+      return a;
+    }
+    if (et.elem() == ElemKind::kTF32) Unimplemented(op, "tf32");
     a.elem = et.elem();
     a.dims.assign(t.shape().begin(), t.shape().end());
     return a;
@@ -405,7 +412,76 @@ class Lowerer {
     return cpu::RtValue::Of(std::move(a));
   }
 
+  static bool HasQuant(Type t) { return t.IsTensor() && t.element_type().IsQuant(); }
+
+  // Ops that move or wrap quantized values without computing on them.
+  static bool QuantTransparent(OpCode c) {
+    switch (c) {
+      case OpCode::kUniformQuantize: case OpCode::kUniformDequantize: case OpCode::kConstant:
+      case OpCode::kBitcastConvert:
+      case OpCode::kReturn: case OpCode::kFuncReturn: case OpCode::kFuncCall:
+      case OpCode::kComposite: case OpCode::kWhile: case OpCode::kIf: case OpCode::kCase:
+      case OpCode::kTuple: case OpCode::kGetTupleElement: case OpCode::kOptimizationBarrier:
+      case OpCode::kCustomCall: case OpCode::kCheckExpectEq: case OpCode::kCheckExpectEqConst:
+      case OpCode::kCheckExpectAlmostEq: case OpCode::kCheckExpectAlmostEqConst:
+      case OpCode::kCheckExpectClose:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  std::shared_ptr<cpu::QuantParams> QuantOf(Type tensor) {
+    const ir::QuantParams& q = tensor.element_type().quant();
+    auto p = std::make_shared<cpu::QuantParams>();
+    p->scales = q.scales;
+    p->zero_points = q.zero_points;
+    p->axis = q.axis;
+    p->storage_min = q.storage_min;
+    p->storage_max = q.storage_max;
+    return p;
+  }
+
+  int Dequantize(const Operation& op, Program& prog, int slot, Type t) {
+    ArrayType a;
+    a.elem = t.element_type().quant().expressed;
+    a.dims.assign(t.shape().begin(), t.shape().end());
+    return AddHelperStep(op, prog, cpu::DequantizeKernel(), {slot}, a, QuantOf(t));
+  }
+
+  int Quantize(const Operation& op, Program& prog, int slot, Type t) {
+    ArrayType a;
+    a.elem = t.element_type().quant().storage;
+    a.dims.assign(t.shape().begin(), t.shape().end());
+    return AddHelperStep(op, prog, cpu::QuantizeKernel(), {slot}, a, QuantOf(t));
+  }
+
+  // dequantize -> op -> quantize, for an op that computes on quantized tensors.
+  void LowerDequantized(const Operation& op, Env& env, Program& prog, int depth) {
+    Env local;
+    local.parent = &env;
+    for (const Value* v : op.operands)
+      if (HasQuant(v->type)) local.slots[v] = Dequantize(op, prog, Use(op, env, v), v->type);
+    quant_as_expressed_ = true;
+    LowerOp(op, local, prog, depth);
+    quant_as_expressed_ = false;
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      const Value* r = op.result(i);
+      int slot = local.slots.at(r);
+      env.slots[r] = HasQuant(r->type) ? Quantize(op, prog, slot, r->type) : slot;
+    }
+  }
+
   void LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
+    if (!quant_as_expressed_ && !QuantTransparent(op.code)) {
+      bool quant = false;
+      for (const Value* v : op.operands) quant |= HasQuant(v->type);
+      for (size_t i = 0; i < op.num_results(); ++i) quant |= HasQuant(op.result(i)->type);
+      if (quant) {
+        LowerDequantized(op, env, prog, depth);
+        return;
+      }
+    }
     UnaryOp u;
     BinaryOp b;
     bool broadcasting;
@@ -437,6 +513,16 @@ class Lowerer {
       }
       case OpCode::kSelect:
         AddStep(op, env, prog, cpu::SelectKernel(), Operands(op, env));
+        return;
+      case OpCode::kUniformQuantize: {
+        Type in = op.operands[0]->type, out = op.result(0)->type;
+        int slot = Use(op, env, op.operands[0]);
+        if (HasQuant(in)) slot = Dequantize(op, prog, slot, in);  // requantization
+        env.slots[op.result(0)] = Quantize(op, prog, slot, out);
+        return;
+      }
+      case OpCode::kUniformDequantize:
+        env.slots[op.result(0)] = Dequantize(op, prog, Use(op, env, op.operands[0]), op.operands[0]->type);
         return;
       case OpCode::kChloBroadcastSelect: {
         std::vector<int> in;
@@ -1077,6 +1163,7 @@ class Lowerer {
 
   const ir::Module& m_;
   int next_slot_ = 0;
+  bool quant_as_expressed_ = false;
 };
 
 }  // namespace

@@ -278,7 +278,11 @@ Type Parser::ParseQuantType(const Token& at) {
   QuantParams q;
   Token st = lex_.Next();
   ElemKind sk;
-  if (!TryParseElementKind(st, &sk) || !IsInteger(sk) || sk == ElemKind::kI1)
+  // The quant dialect spells unsigned storage u8; ui8 is accepted too.
+  bool ok_kind = TryParseElementKind(st, &sk);
+  if (!ok_kind && st.kind == Tok::kBareId && st.text.size() > 1 && st.text[0] == 'u')
+    ok_kind = ElemKindFromName(StrCat("ui", st.text.substr(1)), &sk) && IsUnsigned(sk);
+  if (!ok_kind || !IsInteger(sk) || sk == ElemKind::kI1 || sk == ElemKind::kIndex)
     Error(st, StrCat("expected an integer storage type, found ", Describe(st)));
   q.storage = sk;
   int bits = BitWidth(sk);

@@ -126,7 +126,9 @@ static void AppendType(std::string* out, Type t) {
       return;
     case TypeKind::kQuant: {
       const QuantParams& q = t.quant();
-      StrAppend(out, "!quant.uniform<", ElemKindName(q.storage));
+      std::string storage(ElemKindName(q.storage));
+      if (IsUnsigned(q.storage)) storage = "u" + storage.substr(2);  // the quant dialect writes u8
+      StrAppend(out, "!quant.uniform<", storage);
       if (q.explicit_range) StrAppend(out, "<", q.storage_min, ":", q.storage_max, ">");
       StrAppend(out, ":", ElemKindName(q.expressed));
       if (q.axis >= 0) StrAppend(out, ":", q.axis);

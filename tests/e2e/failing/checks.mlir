@@ -72,10 +72,10 @@ func.func @main() {
 
 // -----
 
-// expect-fail: 'stablehlo.uniform_quantize' op is not supported by the CPU executor yet
+// expect-fail: 'stablehlo.einsum' op is not supported by the CPU executor yet
 func.func @main() {
-  %x = stablehlo.constant dense<1.0> : tensor<4xf32>
-  %0 = stablehlo.uniform_quantize %x : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:0>>
+  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %0 = stablehlo.einsum %x, %x, config = "ab,bc->ac" : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   func.return
 }
 
