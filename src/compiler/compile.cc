@@ -122,6 +122,8 @@ bool BinaryOf(OpCode c, BinaryOp* out, bool* broadcasting) {
     case OpCode::kShiftRightLogical: *out = BinaryOp::kShrL; return true;
     case OpCode::kComplex: *out = BinaryOp::kComplex; return true;
     case OpCode::kChloNextAfter: *out = BinaryOp::kNextAfter; return true;
+    case OpCode::kChloPolygamma: *out = BinaryOp::kPolygamma; return true;
+    case OpCode::kChloZeta: *out = BinaryOp::kZeta; return true;
     default: break;
   }
   *broadcasting = true;
@@ -143,6 +145,8 @@ bool BinaryOf(OpCode c, BinaryOp* out, bool* broadcasting) {
     case OpCode::kChloBroadcastShiftRightLogical: *out = BinaryOp::kShrL; return true;
     case OpCode::kChloBroadcastComplex: *out = BinaryOp::kComplex; return true;
     case OpCode::kChloBroadcastNextAfter: *out = BinaryOp::kNextAfter; return true;
+    case OpCode::kChloBroadcastPolygamma: *out = BinaryOp::kPolygamma; return true;
+    case OpCode::kChloBroadcastZeta: *out = BinaryOp::kZeta; return true;
     default: return false;
   }
 }
@@ -962,6 +966,10 @@ class Lowerer {
       }
       case OpCode::kOptimizationBarrier:
         AddStep(op, env, prog, cpu::CopyKernel(), Operands(op, env));
+        return;
+      case OpCode::kSetDimensionSize:
+        // With static shapes the result is the operand; the size operand only bounds it.
+        AddStep(op, env, prog, cpu::CopyKernel(), {Use(op, env, op.operands[0])});
         return;
       case OpCode::kTuple:
         AddStep(op, env, prog, cpu::TupleKernel(), Operands(op, env));

@@ -207,7 +207,9 @@ constexpr bool Supported(BinaryOp op) {
       return true;
     case BinaryOp::kSub: case BinaryOp::kDiv: case BinaryOp::kPow: return s || u || f || x;
     case BinaryOp::kRem: return s || u || f;
-    case BinaryOp::kAtan2: case BinaryOp::kNextAfter: return f;
+    case BinaryOp::kAtan2: case BinaryOp::kNextAfter: case BinaryOp::kPolygamma:
+    case BinaryOp::kZeta:
+      return f;
     case BinaryOp::kAnd: case BinaryOp::kOr: case BinaryOp::kXor: return b || s || u;
     case BinaryOp::kShl: case BinaryOp::kShrA: case BinaryOp::kShrL: return s || u;
     case BinaryOp::kComplex: return f;
@@ -245,6 +247,8 @@ auto ApplyBinary(typename T::C a, typename T::C b) {
     else if constexpr (Op == BinaryOp::kPow) return std::pow(a, b);
     else if constexpr (Op == BinaryOp::kAtan2) return std::atan2(a, b);
     else if constexpr (Op == BinaryOp::kNextAfter) return std::nextafter(a, b);
+    else if constexpr (Op == BinaryOp::kPolygamma) return static_cast<C>(Polygamma(a, b));
+    else if constexpr (Op == BinaryOp::kZeta) return static_cast<C>(Zeta(a, b));
     else if constexpr (Op == BinaryOp::kMax) {
       if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
       if (a == b) return std::signbit(a) ? b : a;  // max(-0, +0) = +0

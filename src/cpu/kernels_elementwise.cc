@@ -88,7 +88,7 @@ const char* BinaryOpName(BinaryOp op) {
   static const char* kNames[] = {"add", "subtract", "multiply", "divide", "remainder", "power",
                                  "atan2", "maximum", "minimum", "and", "or", "xor", "shift_left",
                                  "shift_right_arithmetic", "shift_right_logical", "complex",
-                                 "next_after"};
+                                 "next_after", "polygamma", "zeta"};
   return kNames[static_cast<int>(op)];
 }
 
@@ -124,7 +124,7 @@ absl::StatusOr<KernelFn> SelectBinary(BinaryOp op, ElemKind in, ElemKind out) {
     OPENPJRT_B(kAdd) OPENPJRT_B(kSub) OPENPJRT_B(kMul) OPENPJRT_B(kDiv) OPENPJRT_B(kRem)
     OPENPJRT_B(kPow) OPENPJRT_B(kAtan2) OPENPJRT_B(kMax) OPENPJRT_B(kMin) OPENPJRT_B(kAnd)
     OPENPJRT_B(kOr) OPENPJRT_B(kXor) OPENPJRT_B(kShl) OPENPJRT_B(kShrA) OPENPJRT_B(kShrL)
-    OPENPJRT_B(kComplex) OPENPJRT_B(kNextAfter)
+    OPENPJRT_B(kComplex) OPENPJRT_B(kNextAfter) OPENPJRT_B(kPolygamma) OPENPJRT_B(kZeta)
 #undef OPENPJRT_B
   }
   if (!fn)

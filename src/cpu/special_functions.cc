@@ -3,6 +3,7 @@
 #include "src/cpu/special_functions.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace openpjrt::cpu {
@@ -80,6 +81,41 @@ double BesselI1e(double x) {
     r = (1 - 3 / (8 * a) - 15 / (128 * a * a)) / std::sqrt(2 * M_PI * a);
   }
   return x < 0 ? -r : r;
+}
+
+double Zeta(double x, double q) {
+  if (std::isnan(x) || std::isnan(q)) return std::numeric_limits<double>::quiet_NaN();
+  if (x == 1) return std::numeric_limits<double>::infinity();
+  if (x < 1) return std::numeric_limits<double>::quiet_NaN();
+  if (q <= 0) {
+    if (q == std::floor(q)) return std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();  // needs the analytic continuation
+  }
+  // Euler-Maclaurin: direct sum of the first N terms, an integral tail and Bernoulli terms.
+  const int n = 12;
+  double sum = 0;
+  for (int k = 0; k < n; ++k) sum += std::pow(q + k, -x);
+  const double a = q + n;
+  sum += std::pow(a, 1 - x) / (x - 1) + 0.5 * std::pow(a, -x);
+  static const double kB2k[] = {1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730,
+                                7.0 / 6, -3617.0 / 510, 43867.0 / 798, -174611.0 / 330};
+  double term = x * std::pow(a, -x - 1);  // x (x+1) ... (x+2k-2) a^(-x-2k+1), k = 1
+  double fact = 2;                        // (2k)!
+  for (int k = 1; k <= 10; ++k) {
+    sum += kB2k[k - 1] / fact * term;
+    term *= (x + 2 * k - 1) * (x + 2 * k) / (a * a);
+    fact *= (2 * k + 1) * (2 * k + 2);
+  }
+  return sum;
+}
+
+double Polygamma(double n, double x) {
+  if (std::isnan(n) || std::isnan(x) || n < 0 || n != std::floor(n))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (n == 0) return Digamma(x);
+  // psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x)
+  const double sign = static_cast<int64_t>(n) % 2 == 1 ? 1.0 : -1.0;
+  return sign * std::exp(std::lgamma(n + 1)) * Zeta(n + 1, x);
 }
 
 }  // namespace openpjrt::cpu

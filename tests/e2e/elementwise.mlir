@@ -192,3 +192,19 @@ func.func @chlo_special_functions() {
   check.expect_almost_eq_const %dg, dense<[-1.9635100, -0.5772157, 0.7031566]> : tensor<3xf32>
   func.return
 }
+
+// -----
+
+func.func @chlo_zeta_polygamma() {
+  %s = stablehlo.constant dense<[2.0, 3.0, 2.0]> : tensor<3xf64>
+  %q = stablehlo.constant dense<[1.0, 1.0, 2.0]> : tensor<3xf64>
+  %z = chlo.zeta %s, %q : tensor<3xf64>, tensor<3xf64> -> tensor<3xf64>
+  // zeta(2) = pi^2/6, zeta(3) = Apery's constant, zeta(2, 2) = pi^2/6 - 1.
+  check.expect_almost_eq_const %z, dense<[1.6449340668482264, 1.2020569031595942, 0.6449340668482264]>, tolerance = 1.0e-12 : tensor<3xf64>
+  %n = stablehlo.constant dense<[0.0, 1.0, 2.0]> : tensor<3xf64>
+  %x = stablehlo.constant dense<[1.0, 1.0, 1.0]> : tensor<3xf64>
+  %p = chlo.polygamma %n, %x : tensor<3xf64>, tensor<3xf64> -> tensor<3xf64>
+  // psi(1) = -gamma, psi'(1) = pi^2/6, psi''(1) = -2 zeta(3).
+  check.expect_almost_eq_const %p, dense<[-0.5772156649015329, 1.6449340668482264, -2.4041138063191885]>, tolerance = 1.0e-10 : tensor<3xf64>
+  func.return
+}
