@@ -28,9 +28,10 @@ ninja -C build-tsan -j"$jobs" openpjrt
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/collectives.mlir
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --replicas 4 examples/mlp_train_step.mlir
 
-echo "== parser fuzzer (libFuzzer, ASan + UBSan)"
+echo "== fuzzers (libFuzzer, ASan + UBSan): the parser, then parse + compile + execute"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENPJRT_FUZZ=ON -DOPENPJRT_BUILD_TESTS=OFF \
   -DOPENPJRT_BUILD_BENCH=OFF >/dev/null
-ninja -C build-fuzz -j"$jobs" parse_fuzzer
+ninja -C build-fuzz -j"$jobs" parse_fuzzer exec_fuzzer
 tests/fuzz/run_fuzzer.sh build-fuzz/bin/parse_fuzzer "${OPENPJRT_FUZZ_SECONDS:-60}"
+tests/fuzz/run_fuzzer.sh build-fuzz/bin/exec_fuzzer "${OPENPJRT_FUZZ_SECONDS:-60}"

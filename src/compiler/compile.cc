@@ -1023,6 +1023,14 @@ class Lowerer {
           }();
         } else if (target == "check.eq") {
           LowerCheck(op, env, prog, cpu::CheckParams::kEqResult, true);
+        } else if ((target == "Sharding" || target == "annotate_device_placement") &&
+                   op.operands.size() == op.num_results()) {
+          // Placement annotations: on one CPU device the value passes through.
+          for (size_t i = 0; i < op.num_results(); ++i)
+            if (op.operands[i]->type != op.result(i)->type)
+              Fail(op, absl::StatusCode::kInvalidArgument,
+                   StrCat("@", target, " must not change the type of operand #", i));
+          AddStep(op, env, prog, cpu::CopyKernel(), Operands(op, env));
         } else {
           Fail(op, absl::StatusCode::kUnimplemented,
                StrCat("custom_call target '", target, "' is not supported by the CPU plugin"));

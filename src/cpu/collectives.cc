@@ -117,12 +117,6 @@ Array Apply(KernelFn fn, const Array& a, const Array& b) {
   return st.slots[2].array;
 }
 
-Array ScalarAt(const Array& a, int64_t i) {
-  Array s = Array::Allocate({a.elem(), {}});
-  std::memcpy(s.mutable_data(), a.data() + i * a.type().ElementSize(), a.type().ElementSize());
-  return s;
-}
-
 // Elementwise reduction of `inputs` (one array per member, in order) with the op's region.
 bool Reduce(const Step& s, ExecState& st, const CollectiveParams& p, const std::vector<Array>& inputs,
             const ArrayType& out_type, Array* out) {

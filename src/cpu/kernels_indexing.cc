@@ -11,15 +11,6 @@
 namespace openpjrt::cpu {
 namespace {
 
-// Walks a row-major multi-index over `dims`.
-bool NextIndex(std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
-  for (int64_t k = static_cast<int64_t>(dims.size()) - 1; k >= 0; --k) {
-    if (++idx[k] < dims[k]) return true;
-    idx[k] = 0;
-  }
-  return false;
-}
-
 int64_t Linear(const std::vector<int64_t>& idx, const std::vector<int64_t>& strides) {
   int64_t o = 0;
   for (size_t i = 0; i < idx.size(); ++i) o += idx[i] * strides[i];
@@ -103,13 +94,6 @@ void DynamicGather(const Step& s, ExecState& st) {
     }
   }
   GatherWith(s, st, p);
-}
-
-Array ScalarAt(const Array& a, int64_t linear) {
-  ArrayType t{a.elem(), {}};
-  Array s = Array::Allocate(t);
-  std::memcpy(s.mutable_data(), a.data() + linear * t.ElementSize(), t.ElementSize());
-  return s;
 }
 
 void Scatter(const Step& s, ExecState& st) {

@@ -71,13 +71,6 @@ void FastReduce(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
-Array Scalar(const Array& src, int64_t index) {
-  ArrayType t{src.elem(), {}};
-  Array a = Array::Allocate(t);
-  std::memcpy(a.mutable_data(), src.data() + index * t.ElementSize(), t.ElementSize());
-  return a;
-}
-
 void GenericReduce(const Step& s, ExecState& st) {
   const size_t n = s.in.size() / 2;
   const Program& body = *s.regions[0];
@@ -96,7 +89,7 @@ void GenericReduce(const Step& s, ExecState& st) {
   ForEachMapped(m, [&](int64_t idx, int64_t o) {
     if (!ok) return;
     args.assign(acc[o].begin(), acc[o].end());
-    for (size_t i = 0; i < n; ++i) args.push_back(RtValue::Of(Scalar(*inputs[i], idx)));
+    for (size_t i = 0; i < n; ++i) args.push_back(RtValue::Of(ScalarAt(*inputs[i], idx)));
     ok = CallRegion(body, st, args, &results);
     if (ok) acc[o] = results;
   });

@@ -13,6 +13,21 @@ namespace {
 
 }  // namespace
 
+Array ScalarAt(const Array& a, int64_t linear) {
+  ArrayType t{a.elem(), {}};
+  Array s = Array::Allocate(t);
+  std::memcpy(s.mutable_data(), a.data() + linear * t.ElementSize(), t.ElementSize());
+  return s;
+}
+
+bool NextIndex(std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
+  for (int64_t k = static_cast<int64_t>(dims.size()) - 1; k >= 0; --k) {
+    if (++idx[k] < dims[k]) return true;
+    idx[k] = 0;
+  }
+  return false;
+}
+
 std::vector<int64_t> ReadIndexVector(const Array& a) {
   std::vector<int64_t> out;
   const int64_t n = a.NumElements(), es = a.type().ElementSize();

@@ -14,25 +14,10 @@ namespace {
 
 using namespace ops;
 
-bool NextIndex(std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
-  for (int64_t k = static_cast<int64_t>(dims.size()) - 1; k >= 0; --k) {
-    if (++idx[k] < dims[k]) return true;
-    idx[k] = 0;
-  }
-  return false;
-}
-
 int64_t NumElements(const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   return n;
-}
-
-Array ScalarAt(const Array& a, int64_t linear) {
-  ArrayType t{a.elem(), {}};
-  Array s = Array::Allocate(t);
-  std::memcpy(s.mutable_data(), a.data() + linear * t.ElementSize(), t.ElementSize());
-  return s;
 }
 
 // For window position `w` of output position `o` along one dimension: the input index, or -1

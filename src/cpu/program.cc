@@ -16,6 +16,10 @@ void ExecState::Fail(const Step& step, absl::Status s) {
 
 void RunProgram(const Program& program, ExecState& state) {
   for (const Step& step : program.steps) {
+    if (state.step_budget >= 0 && state.step_budget-- == 0) {
+      state.Fail(step, absl::ResourceExhaustedError("the step budget of this execution is spent"));
+      return;
+    }
     step.fn(step, state);
     if (!state.ok()) return;
     for (int s : step.release) state.slots[s] = RtValue();
@@ -58,8 +62,9 @@ absl::StatusOr<std::vector<RtValue>> Executable::RunOn(ExecState& state,
 
 absl::StatusOr<std::vector<RtValue>> Executable::Run(std::vector<RtValue> args,
                                                      std::vector<CheckFailure>* checks,
-                                                     int64_t* checks_run) const {
+                                                     int64_t* checks_run, int64_t step_budget) const {
   ExecState state;
+  state.step_budget = step_budget;
   state.check_failures = checks;
   auto out = RunOn(state, std::move(args));
   if (checks_run) *checks_run = state.checks_run;

@@ -58,6 +58,7 @@ struct ExecState {
   uint32_t replica_id = 0;
   uint32_t partition_id = 0;
   CollectiveHub* hub = nullptr;  // shared by the instances of a multi-device execution
+  int64_t step_budget = -1;      // steps left before RESOURCE_EXHAUSTED; -1: unlimited
 
   bool ok() const { return status.ok(); }
   void Fail(const Step& step, absl::Status s);
@@ -80,9 +81,11 @@ struct Executable {
   std::string name;
 
   // Runs with the given arguments; check.* failures are appended to *checks when not null.
+  // A positive step_budget bounds the kernel launches (loops included): RESOURCE_EXHAUSTED.
   absl::StatusOr<std::vector<RtValue>> Run(std::vector<RtValue> args,
                                            std::vector<CheckFailure>* checks = nullptr,
-                                           int64_t* checks_run = nullptr) const;
+                                           int64_t* checks_run = nullptr,
+                                           int64_t step_budget = -1) const;
 
   // Runs one instance per (replica, partition) on its own thread; args[d] and the result's
   // element d belong to device d = replica * num_partitions + partition. Collectives exchange

@@ -67,5 +67,9 @@ inline std::vector<int64_t> ByteStrides(const ArrayType& t) {
 int64_t ReadIndex(const Array& a);
 // Reads every element of an integer array as int64.
 std::vector<int64_t> ReadIndexVector(const Array& a);
+// A rank-0 array holding element `linear` of `a`.
+Array ScalarAt(const Array& a, int64_t linear);
+// Advances a row-major multi-index over `dims`; false after the last one.
+bool NextIndex(std::vector<int64_t>& idx, const std::vector<int64_t>& dims);
 
 }  // namespace openpjrt::cpu

@@ -524,6 +524,11 @@ class OpPrinter {
   }
   void AttrDict(const Operation& op, std::initializer_list<std::string_view> elided,
                 const char* prefix = " ") {
+    AttrDict(op, std::vector<std::string_view>(elided), prefix);
+  }
+  // Prints the attributes not in `elided` as `{...}` after `prefix`, if there are any.
+  void AttrDict(const Operation& op, const std::vector<std::string_view>& elided,
+                const char* prefix = " ") {
     bool first = true;
     for (const auto& [k, v] : op.attrs) {
       bool skip = false;
@@ -552,6 +557,7 @@ class OpPrinter {
   void TypeSig(const Operation& op);
   void Region(const ir::Region& r, int indent, bool print_entry_label);
   void Block(const ir::Block& b, int indent);
+  void BlockHeader(const ir::Block& b, size_t i, int indent);
   void Generic(const Operation& op, int indent);
   bool Pretty(const Operation& op, int indent);
   bool PrettyOperands(const Operation& op);
@@ -623,6 +629,19 @@ void OpPrinter::TypeSig(const Operation& op) {
   FunctionalType(op);
 }
 
+// `^bbN(%arg: type, ...):` on its own line.
+void OpPrinter::BlockHeader(const ir::Block& b, size_t i, int indent) {
+  Indent(indent);
+  StrAppend(&out, "^bb", i);
+  if (!b.args.empty()) {
+    out.push_back('(');
+    for (size_t j = 0; j < b.args.size(); ++j)
+      StrAppend(&out, j ? ", " : "", Name(b.args[j].get()), ": ", PrintType(b.args[j]->type));
+    out.push_back(')');
+  }
+  out.append(":\n");
+}
+
 void OpPrinter::Block(const ir::Block& b, int indent) {
   for (const auto& op : b.ops) PrintOp(*op, indent);
 }
@@ -632,20 +651,7 @@ void OpPrinter::Region(const ir::Region& r, int indent, bool print_entry_label) 
   for (size_t i = 0; i < r.blocks.size(); ++i) {
     const ir::Block& b = *r.blocks[i];
     NameBlockArgs(b);
-    if (i > 0 || (print_entry_label && !b.args.empty())) {
-      Indent(indent);
-      StrAppend(&out, "^bb", i);
-      if (!b.args.empty()) {
-        out.push_back('(');
-        for (size_t j = 0; j < b.args.size(); ++j) {
-          if (j) out.append(", ");
-          StrAppend(&out, Name(b.args[j].get()), ": ");
-          AppendType(&out, b.args[j]->type);
-        }
-        out.push_back(')');
-      }
-      out.append(":\n");
-    }
+    if (i > 0 || (print_entry_label && !b.args.empty())) BlockHeader(b, i, indent);
     Block(b, indent + 2);
   }
   Indent(indent);
@@ -762,25 +768,7 @@ bool OpPrinter::PrettyOperands(const Operation& op) {
     if (op.operands.empty()) out.push_back(' ');
     out.append(kw_text);
   }
-  // AttrDict with a dynamic elided list.
-  bool first = true;
-  for (const auto& [k, v] : op.attrs) {
-    bool skip = false;
-    for (auto e : elided) skip |= e == k;
-    if (skip) continue;
-    out.append(first ? " {" : ", ");
-    first = false;
-    if (IsBareId(k)) {
-      out.append(k);
-    } else {
-      AppendEscaped(&out, k);
-    }
-    if (v.kind() != AttrKind::kUnit) {
-      out.append(" = ");
-      AppendAttr(&out, v);
-    }
-  }
-  if (!first) out.push_back('}');
+  AttrDict(op, elided);
   TypeSig(op);
   return true;
 }
@@ -984,16 +972,7 @@ bool OpPrinter::PrettyFunc(const Operation& op, int indent) {
       const ir::Block& b = *op.regions[0]->blocks[i];
       if (i > 0) {
         NameBlockArgs(b);
-        Indent(indent);
-        StrAppend(&out, "^bb", i);
-        if (!b.args.empty()) {
-          out.push_back('(');
-          for (size_t j = 0; j < b.args.size(); ++j)
-            StrAppend(&out, j ? ", " : "", Name(b.args[j].get()), ": ",
-                            PrintType(b.args[j]->type));
-          out.push_back(')');
-        }
-        out.append(":\n");
+        BlockHeader(b, i, indent);
       }
       Block(b, indent + 2);
     }

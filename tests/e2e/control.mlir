@@ -188,3 +188,14 @@ func.func @chlo_broadcasting() {
   check.expect_eq_const %d, dense<[[10.0, 20.0], [60.0, 80.0]]> : tensor<2x2xf32>
   func.return
 }
+
+// -----
+
+// Sharding annotations pass values through on one device.
+func.func @sharding_annotations() {
+  %x = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %s = stablehlo.custom_call @Sharding(%x) {mhlo.sharding = "{replicated}"} : (tensor<2xf32>) -> tensor<2xf32>
+  %p = stablehlo.custom_call @annotate_device_placement(%s) {has_side_effect = true, mhlo.frontend_attributes = {_xla_buffer_placement = "device"}} : (tensor<2xf32>) -> tensor<2xf32>
+  check.expect_eq %p, %x : tensor<2xf32>
+  func.return
+}

@@ -6,13 +6,13 @@ seconds=${2:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Seed corpus: every split chunk of our own .mlir files.
-python3 - "$here/../ir" "$work/seed" <<'PY'
+# Seed corpus: every split chunk of our own .mlir files (front-end corpus and e2e programs).
+python3 - "$here/.." "$work/seed" <<'PY'
 import os, sys, pathlib
 src, dst = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 dst.mkdir(parents=True)
 n = 0
-for f in sorted(src.rglob("*.mlir")):
+for f in sorted(list((src / "ir").rglob("*.mlir")) + list((src / "e2e").rglob("*.mlir"))):
     for chunk in f.read_text().split("// -----"):
         if len(chunk) < 8000:
             (dst / f"seed{n}.mlir").write_text(chunk)

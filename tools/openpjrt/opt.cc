@@ -1,10 +1,7 @@
 // `openpjrt opt`: the front end on its own. Parses, verifies and prints each module.
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iostream>
-#include <sstream>
 #include <string>
 
 #include "src/ir/parser.h"
@@ -13,24 +10,6 @@
 #include "tools/openpjrt/verbs.h"
 
 namespace openpjrt::tools {
-
-bool ReadFile(const std::string& path, std::string* out, std::string* error) {
-  if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    *out = ss.str();
-    return true;
-  }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    *error = "cannot open '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  *out = ss.str();
-  return true;
-}
 
 namespace {
 
@@ -63,31 +42,13 @@ int OptMain(int argc, char** argv) {
       verify = false;
     } else if (a == "-o" && i + 1 < argc) {
       out_path = argv[++i];
-    } else if (!a.empty() && a[0] == '-' && a != "-") {
-      std::fprintf(stderr, "openpjrt opt: unknown option '%s'\n%s", a.c_str(), kOptUsage);
-      return 2;
-    } else if (file.empty()) {
-      file = a;
-    } else {
-      std::fprintf(stderr, "openpjrt opt: more than one input file\n%s", kOptUsage);
-      return 2;
+    } else if (int rc = TakeInputArg("opt", a, &file, kOptUsage)) {
+      return rc;
     }
   }
-  if (file.empty()) {
-    std::fprintf(stderr, "openpjrt opt: no input file\n%s", kOptUsage);
-    return 2;
-  }
-  std::string text, error;
-  if (!ReadFile(file, &text, &error)) {
-    std::fprintf(stderr, "openpjrt opt: %s\n", error.c_str());
-    return 1;
-  }
+  std::string text;
   std::vector<ir::SourceChunk> chunks;
-  if (split) {
-    chunks = ir::SplitInputFile(text);
-  } else {
-    chunks.push_back({text, 1});
-  }
+  if (int rc = LoadInput("opt", file, split, kOptUsage, &text, &chunks)) return rc;
   std::string output;
   bool failed = false;
   ir::PrintOptions popts;

@@ -84,31 +84,13 @@ int RunMain(int argc, char** argv) {
       if (!positive("--replicas", argv[++i], &replicas_flag)) return 2;
     } else if (a == "--partitions" && i + 1 < argc) {
       if (!positive("--partitions", argv[++i], &partitions_flag)) return 2;
-    } else if (!a.empty() && a[0] == '-' && a != "-") {
-      std::fprintf(stderr, "openpjrt run: unknown option '%s'\n%s", a.c_str(), kRunUsage);
-      return 2;
-    } else if (file.empty()) {
-      file = a;
-    } else {
-      std::fprintf(stderr, "openpjrt run: more than one input file\n%s", kRunUsage);
-      return 2;
+    } else if (int rc = TakeInputArg("run", a, &file, kRunUsage)) {
+      return rc;
     }
   }
-  if (file.empty()) {
-    std::fprintf(stderr, "openpjrt run: no input file\n%s", kRunUsage);
-    return 2;
-  }
-  std::string text, error;
-  if (!ReadFile(file, &text, &error)) {
-    std::fprintf(stderr, "openpjrt run: %s\n", error.c_str());
-    return 1;
-  }
+  std::string text;
   std::vector<ir::SourceChunk> chunks;
-  if (split) {
-    chunks = ir::SplitInputFile(text);
-  } else {
-    chunks.push_back({text, 1});
-  }
+  if (int rc = LoadInput("run", file, split, kRunUsage, &text, &chunks)) return rc;
   const std::string name = file == "-" ? "<stdin>" : file;
   int passed = 0, failed = 0;
   for (const ir::SourceChunk& chunk : chunks) {
