@@ -183,8 +183,51 @@ void Collective(const Step& s, ExecState& st) {
   }
   std::vector<Member> group = GroupOf(p, *hub, r, q);
   int64_t my_pos = -1;
-  for (size_t i = 0; i < group.size(); ++i)
+  for (size_t i = 0; i < group.size(); ++i) {
+    if (group[i].replica < 0 || group[i].replica >= hub->num_replicas() || group[i].partition < 0 ||
+        group[i].partition >= hub->num_partitions()) {
+      st.Fail(s, absl::InvalidArgumentError(
+                     StrCat("the groups name replica ", group[i].replica, " partition ",
+                            group[i].partition, " but the execution has ", hub->num_replicas(),
+                            " replicas x ", hub->num_partitions(), " partitions")));
+      hub->Abort();
+      return;
+    }
     if (group[i].replica == r && group[i].partition == q) my_pos = static_cast<int64_t>(i);
+  }
+  // The shapes the exchange will write must match the group, or the op is malformed.
+  const int64_t group_size = std::max<int64_t>(1, static_cast<int64_t>(group.size()));
+  std::string shape_error;
+  for (size_t i = 0; i < s.in.size() && shape_error.empty(); ++i) {
+    const ArrayType& in = mine[i].array.type();
+    const ArrayType& out = s.out_types[i];
+    auto dim_ok = [&](int64_t d) { return d >= 0 && d < in.rank() && in.rank() == out.rank(); };
+    switch (p.kind) {
+      case CollectiveParams::kAllGather:
+        if (!dim_ok(p.dim) || in.dims[p.dim] * group_size != out.dims[p.dim])
+          shape_error = "all_gather result does not hold the group's operands";
+        break;
+      case CollectiveParams::kReduceScatter:
+        if (!dim_ok(p.dim) || in.dims[p.dim] != out.dims[p.dim] * group_size)
+          shape_error = "reduce_scatter result is not a 1/group share of the operand";
+        break;
+      case CollectiveParams::kAllToAll:
+        if (!dim_ok(p.dim) || !dim_ok(p.concat_dim) || p.split_count != group_size ||
+            in.dims[p.dim] % group_size != 0 ||
+            out.dims[p.concat_dim] != (p.dim == p.concat_dim ? in.dims[p.dim]
+                                                              : in.dims[p.concat_dim] * group_size))
+          shape_error = "all_to_all split_count, group size and shapes disagree";
+        break;
+      default:
+        if (in.NumElements() != out.NumElements()) shape_error = "operand and result sizes differ";
+        break;
+    }
+  }
+  if (!shape_error.empty()) {
+    st.Fail(s, absl::InvalidArgumentError(shape_error));
+    hub->Abort();
+    return;
+  }
   std::vector<RtValue> results(s.out.size());
   bool ok = true;
   std::string error;

@@ -915,6 +915,19 @@ void Verifier::VerifyOpRules(const Operation& op) {
       if (a.rank() < 2 || a.rank() != b.rank() ||
           !DimsCompatible(a.shape()[a.rank() - 1], a.shape()[a.rank() - 2]))
         Fail(op, "a must be a batch of square matrices with b's rank");
+      for (const char* flag : {"left_side", "lower", "unit_diagonal"}) {
+        Attribute f = op.attr(flag);
+        if (!f || f.kind() != AttrKind::kBool) Fail(op, StrCat("requires a boolean '", flag, "'"));
+      }
+      if (!IsEnum(op.attr("transpose_a"), "stablehlo.transpose",
+                  {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}))
+        Fail(op, "requires 'transpose_a' NO_TRANSPOSE, TRANSPOSE or ADJOINT");
+      const int64_t r = a.rank(), n = a.shape()[r - 1];
+      const bool left = op.attr("left_side")->int_value != 0;
+      if (!DimsCompatible(b.shape()[left ? r - 2 : r - 1], n))
+        Fail(op, StrCat("b's ", left ? "rows" : "columns", " must match a's size ", n));
+      for (int64_t d = 0; d + 2 < r; ++d)
+        if (!DimsCompatible(a.shape()[d], b.shape()[d])) Fail(op, "a and b batch dimensions differ");
       CheckCompatible(op, b, result(0), "b and result differ");
       break;
     }

@@ -20,7 +20,15 @@ for f in sorted(list((src / "ir").rglob("*.mlir")) + list((src / "e2e").rglob("*
 print(f"seed corpus: {n} inputs")
 PY
 mkdir -p "$work/corpus"
-"$bin" "$work/corpus" "$work/seed" -dict="$here/mlir.dict" -max_total_time="$seconds" \
-  -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -artifact_prefix="$work/" 2>&1 | tail -n 80
+if ! "$bin" "$work/corpus" "$work/seed" -dict="$here/mlir.dict" -max_total_time="$seconds" \
+    -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$work/" > "$work/log" 2>&1; then
+  # The report's start says what went wrong; the end holds the input that did it.
+  grep -m1 -B2 -A45 -E "ERROR: |runtime error|printed module|print is not|no longer verifies|deadly signal" "$work/log" || true
+  tail -n 12 "$work/log"
+  mkdir -p fuzz-findings && cp "$work"/crash-* "$work"/timeout-* "$work"/oom-* fuzz-findings/ 2>/dev/null || true
+  echo "fuzzer: FINDING (inputs copied to fuzz-findings/)"
+  exit 1
+fi
+tail -n 8 "$work/log"
 echo "fuzzer: no findings in ${seconds}s"

@@ -131,3 +131,29 @@ module @one_device_fails attributes {mhlo.num_replicas = 2 : i32} {
     func.return
   }
 }
+
+// -----
+
+// expect-fail: the groups name replica 3 partition 0 but the execution has 2 replicas x 1 partitions
+module @groups_out_of_range attributes {mhlo.num_replicas = 2 : i32} {
+  func.func @main() {
+    %x = stablehlo.constant dense<1.0> : tensor<f32>
+    %s = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %r = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %r : tensor<f32>
+    }) {replica_groups = dense<[[0, 3]]> : tensor<1x2xi64>} : (tensor<f32>) -> tensor<f32>
+    func.return
+  }
+}
+
+// -----
+
+// expect-fail: all_gather result does not hold the group's operands
+module @all_gather_wrong_shape attributes {mhlo.num_replicas = 2 : i32} {
+  func.func @main() {
+    %x = stablehlo.constant dense<1.0> : tensor<2xf32>
+    %g = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<6xf32>
+    func.return
+  }
+}

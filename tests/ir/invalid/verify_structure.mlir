@@ -537,3 +537,27 @@ func.func @f(%x: tensor<2xf32>) {
 
 // expect-error@+1: must be inside a function
 %0 = stablehlo.constant dense<1.0> : tensor<f32>
+
+// -----
+
+func.func @f(%a: tensor<2x2xf32>, %b: tensor<2x1xf32>) {
+  // expect-error@+1: b's columns must match a's size 2
+  %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = false, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<2x2xf32>, %b: tensor<2x1xf32>) {
+  // expect-error@+1: requires a boolean 'left_side'
+  %0 = "stablehlo.triangular_solve"(%a, %b) {lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<2x2xf32>, %b: tensor<2x1xf32>) {
+  // expect-error@+1: requires 'transpose_a' NO_TRANSPOSE, TRANSPOSE or ADJOINT
+  %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false} : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
+  return
+}
