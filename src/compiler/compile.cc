@@ -328,6 +328,16 @@ class Lowerer {
     return AddHelperStep(op, prog, cpu::BroadcastInDimKernel(), {slot}, out, p);
   }
 
+  // Operand i converted to the element kind of `like[i]` (promotable reductions compute in the
+  // result's type).
+  std::vector<int> OperandsAs(const Operation& op, Env& env, Program& prog,
+                              const std::vector<ElemKind>& kinds) {
+    std::vector<int> in = Operands(op, env);
+    for (size_t i = 0; i < in.size() && i < kinds.size(); ++i)
+      in[i] = ConvertTo(op, prog, in[i], ToArrayType(op, op.operands[i]->type), kinds[i]);
+    return in;
+  }
+
   int ConvertTo(const Operation& op, Program& prog, int slot, ArrayType from, ElemKind to) {
     if (from.elem == to) return slot;
     KernelFn fn = Check(op, cpu::SelectConvert(from.elem, to));
@@ -646,7 +656,9 @@ class Lowerer {
         for (size_t i = 0; i < op.operands.size() / 2; ++i)
           if (kind_of(op.operands[i]) != kinds[i]) p->has_fast = false;
         KernelFn fn = Check(op, cpu::SelectReduce(*p, kinds));
-        std::vector<int> in = Operands(op, env);
+        std::vector<ElemKind> want = kinds;
+        want.insert(want.end(), kinds.begin(), kinds.end());  // inputs, then init values
+        std::vector<int> in = OperandsAs(op, env, prog, want);
         std::shared_ptr<Program> body = p->has_fast ? nullptr : LowerRegion(op, 0, env, depth);
         Step& s = AddStep(op, env, prog, fn, in);
         s.params = p;
@@ -686,6 +698,9 @@ class Lowerer {
         return;
       }
       case OpCode::kDynamicReshape:
+        if (ToArrayType(op, op.operands[0]->type).NumElements() !=
+            ToArrayType(op, op.result(0)->type).NumElements())
+          Fail(op, absl::StatusCode::kInvalidArgument, "operand and result sizes differ");
         AddStep(op, env, prog, cpu::ReshapeKernel(), {Use(op, env, op.operands[0])});
         return;
       case OpCode::kDynamicPad:
@@ -729,7 +744,11 @@ class Lowerer {
           for (size_t i = 0; i < n; ++i)
             p->assign &= body->ops[0]->operands[i] == body->args[n + i].get();
         }
-        std::vector<int> in = Operands(op, env);
+        std::vector<ElemKind> want;
+        for (size_t i = 0; i < n; ++i) want.push_back(kind_of(op.result(i)));
+        want.push_back(kind_of(op.operands[n]));  // indices keep their kind
+        for (size_t i = 0; i < n; ++i) want.push_back(kind_of(op.result(i)));
+        std::vector<int> in = OperandsAs(op, env, prog, want);
         std::shared_ptr<Program> region = p->assign ? nullptr : LowerRegion(op, 0, env, depth);
         Step& s = AddStep(op, env, prog, cpu::ScatterKernel(), in);
         s.params = p;
@@ -751,6 +770,8 @@ class Lowerer {
         auto p = std::make_shared<cpu::WindowParams>();
         p->dims = I64s(op, "window_dimensions");
         const size_t rank = p->dims.size();
+        if (static_cast<int64_t>(rank) != op.operands[0]->type.rank())
+          Fail(op, absl::StatusCode::kInvalidArgument, "window_dimensions must match the operand rank");
         auto list_or = [&](const char* name, int64_t dflt) {
           std::vector<int64_t> v;
           if (!ir::GetI64List(op.attr(name), &v) || v.empty()) v.assign(rank, dflt);
@@ -769,7 +790,17 @@ class Lowerer {
           p->pad_low.assign(rank, 0);
           p->pad_high.assign(rank, 0);
         }
-        std::vector<int> in = Operands(op, env);
+        std::vector<ElemKind> want;
+        if (c == OpCode::kReduceWindow) {
+          for (size_t i = 0; i < op.num_results(); ++i) want.push_back(kind_of(op.result(i)));
+          std::vector<ElemKind> inits = want;
+          want.insert(want.end(), inits.begin(), inits.end());
+        } else {
+          // select_and_scatter: the operand keeps its kind (select compares it); the source
+          // and init are summed into the result's kind.
+          want = {kind_of(op.operands[0]), kind_of(op.result(0)), kind_of(op.result(0))};
+        }
+        std::vector<int> in = OperandsAs(op, env, prog, want);
         std::vector<std::shared_ptr<Program>> regions;
         for (size_t r = 0; r < op.regions.size(); ++r) regions.push_back(LowerRegion(op, r, env, depth));
         Step& s = AddStep(op, env, prog,
@@ -1123,9 +1154,16 @@ class Lowerer {
       }
       if (!p->has_fast) regions.push_back(LowerRegion(op, 0, env, depth));
     }
-    Step& s = AddStep(op, env, prog, cpu::CollectiveKernel(), Operands(op, env));
+    std::vector<ElemKind> want;
+    for (size_t i = 0; i < op.num_results() && i < op.operands.size(); ++i)
+      want.push_back(kind_of_result_at(op, i));
+    Step& s = AddStep(op, env, prog, cpu::CollectiveKernel(), OperandsAs(op, env, prog, want));
     s.params = p;
     s.regions = std::move(regions);
+  }
+
+  ElemKind kind_of_result_at(const Operation& op, size_t i) {
+    return ToArrayType(op, op.result(i)->type).elem;
   }
 
   ElemKind kind_of_result(const Operation& op) { return ToArrayType(op, op.result(0)->type).elem; }

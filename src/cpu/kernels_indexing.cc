@@ -73,6 +73,12 @@ void GatherWith(const Step& s, ExecState& st, const GatherParams& p) {
       if (Contains(p.collapsed_slice_dims, d) || Contains(p.operand_batching_dims, d)) continue;
       xi[d] += ri[p.offset_dims[od++]];
     }
+    for (int64_t d = 0; d < xrank; ++d) {
+      if (xi[d] < 0 || xi[d] >= x.dims()[d]) {
+        st.Fail(s, absl::InvalidArgumentError(StrCat("the result shape reaches past the operand in dimension ", d)));
+        return;
+      }
+    }
     std::memcpy(r.mutable_data() + o * es, x.data() + Linear(xi, xs) * es, es);
     ++o;
   } while (NextIndex(ri, r.dims()));

@@ -266,6 +266,12 @@ void Verifier::VerifyOpRules(const Operation& op) {
       same_elem(x, r, "operand and result");
       if (r.rank() != x.rank() + static_cast<int64_t>(sizes.size()))
         Fail(op, "result rank must be operand rank plus the number of broadcast sizes");
+      for (size_t i = 0; i < sizes.size(); ++i)
+        if (!DimsCompatible(r.shape()[i], sizes[i]))
+          Fail(op, StrCat("result dimension ", i, " must be ", sizes[i]));
+      for (int64_t d = 0; d < x.rank(); ++d)
+        if (!DimsCompatible(r.shape()[sizes.size() + d], x.shape()[d]))
+          Fail(op, StrCat("result dimension ", sizes.size() + d, " must be ", x.shape()[d]));
       break;
     }
     case OpCode::kReshape: {
@@ -593,6 +599,8 @@ void Verifier::VerifyOpRules(const Operation& op) {
       }
       for (int64_t s : wd)
         if (s < 1) Fail(op, "window_dimensions must be positive");
+      std::vector<int64_t> pad = I64List(op, "padding", false);
+      if (!pad.empty() && pad.size() != 2 * wd.size()) Fail(op, "padding needs [low, high] per dimension");
       std::vector<Type> args(2 * n), rets(n);
       for (size_t i = 0; i < n; ++i) {
         Type init = operand(n + i), r = result(i);
@@ -605,6 +613,19 @@ void Verifier::VerifyOpRules(const Operation& op) {
     }
     case OpCode::kSelectAndScatter: {
       Type x = operand(0), init = operand(2);
+      auto wd = I64List(op, "window_dimensions", false);
+      if (wd.empty()) wd.assign(x.rank(), 1);
+      if (static_cast<int64_t>(wd.size()) != x.rank())
+        Fail(op, "window_dimensions must have one entry per dimension");
+      for (int64_t v : wd)
+        if (v < 1) Fail(op, "window_dimensions must be positive");
+      auto ws = I64List(op, "window_strides", false);
+      if (!ws.empty() && ws.size() != wd.size()) Fail(op, "window_strides must match the rank");
+      for (int64_t v : ws)
+        if (v < 1) Fail(op, "window_strides must be positive");
+      std::vector<int64_t> pad = I64List(op, "padding", false);
+      if (!pad.empty() && pad.size() != 2 * wd.size()) Fail(op, "padding needs [low, high] per dimension");
+      CheckSameShape(op, x, result(0), "operand and result");
       Type s = ScalarTensor(StorageKind(Elem(x)));
       if (init.rank() != 0) Fail(op, "init value must be a rank-0 tensor");
       std::vector<Type> pred = {ScalarTensor(ElemKind::kI1)};
@@ -616,6 +637,7 @@ void Verifier::VerifyOpRules(const Operation& op) {
       break;
     }
     case OpCode::kMap: {
+      CheckSameShape(op, operand(0), result(0), "inputs and result");
       std::vector<Type> args;
       for (size_t i = 0; i < op.operands.size(); ++i) {
         Type t = operand(i);
@@ -895,9 +917,29 @@ void Verifier::VerifyOpRules(const Operation& op) {
       if (!IsEnum(op.attr("fft_type"), "stablehlo.fft_type", {"FFT", "IFFT", "RFFT", "IRFFT"}))
         Fail(op, "requires 'fft_type' FFT, IFFT, RFFT or IRFFT");
       auto len = I64List(op, "fft_length");
-      Type x = operand(0);
+      Type x = operand(0), r = result(0);
       if (len.empty() || len.size() > 3) Fail(op, "fft_length must have 1 to 3 entries");
       if (static_cast<int64_t>(len.size()) > x.rank()) Fail(op, "fft_length exceeds the operand rank");
+      if (r.rank() != x.rank()) Fail(op, "operand and result ranks differ");
+      const std::string& type = op.attr("fft_type")->str;
+      const bool real_in = type == "RFFT", real_out = type == "IRFFT";
+      CheckElem(op, x, real_in ? kCatFloat : kCatComplex, "operand");
+      CheckElem(op, r, real_out ? kCatFloat : kCatComplex, "result");
+      const int64_t k = static_cast<int64_t>(len.size()), rank = x.rank();
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t want_in = x.shape()[d], want_out = x.shape()[d];
+        if (d >= rank - k) {
+          int64_t l = len[d - (rank - k)];
+          want_in = l;
+          want_out = l;
+          if (d == rank - 1 && real_in) want_out = l / 2 + 1;
+          if (d == rank - 1 && real_out) want_in = l / 2 + 1;
+        }
+        if (!DimsCompatible(x.shape()[d], want_in))
+          Fail(op, StrCat("operand dimension ", d, " must be ", want_in));
+        if (!DimsCompatible(r.shape()[d], want_out))
+          Fail(op, StrCat("result dimension ", d, " must be ", want_out));
+      }
       break;
     }
     case OpCode::kCholesky: {
@@ -939,6 +981,19 @@ void Verifier::VerifyOpRules(const Operation& op) {
       if (fi < 0 || fi >= x.rank())
         Fail(op, StrCat("feature_index ", fi, " is out of range for rank ", x.rank()));
       CheckElem(op, x, kCatFloat, "operand");
+      const int64_t features = x.shape()[fi];
+      auto feature_vector = [&](Type t, const char* what) {
+        if (!t.IsTensor() || t.rank() != 1 || !DimsCompatible(t.shape()[0], features))
+          Fail(op, StrCat(what, " must be a 1-d tensor of ", features, " features"));
+        same_elem(t, x, what);
+      };
+      // Operands: (x, scale, offset, mean, variance), (x, scale, offset), (x, scale, mean,
+      // variance, grad_output); results: output first, then per-feature vectors.
+      size_t vectors = op.code == OpCode::kBatchNormGrad ? 4 : op.operands.size();
+      for (size_t i = 1; i < vectors; ++i) feature_vector(operand(i), "scale, offset, mean and variance");
+      if (op.code == OpCode::kBatchNormGrad) CheckCompatible(op, operand(4), x, "grad_output and operand differ");
+      CheckCompatible(op, result(0), x, "output and operand differ");
+      for (size_t i = 1; i < op.num_results(); ++i) feature_vector(result(i), "per-feature results");
       break;
     }
     case OpCode::kUniformQuantize: {
@@ -986,6 +1041,14 @@ void Verifier::VerifyOpRules(const Operation& op) {
       int64_t last = x.shape()[x.rank() - 1];
       if (k < 0 || (last != kDynamic && k > last))
         Fail(op, StrCat("k = ", k, " exceeds the last dimension ", last));
+      for (size_t i = 0; i < 2; ++i) {
+        Type r = result(i);
+        bool ok = r.rank() == x.rank();
+        for (int64_t d = 0; ok && d < x.rank(); ++d)
+          ok = DimsCompatible(r.shape()[d], d + 1 == x.rank() ? k : x.shape()[d]);
+        if (!ok) Fail(op, StrCat("result #", i, " must have the operand's shape with ", k, " last"));
+      }
+      same_elem(result(0), x, "values and operand");
       break;
     }
     default:

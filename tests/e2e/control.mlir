@@ -199,3 +199,19 @@ func.func @sharding_annotations() {
   check.expect_eq %p, %x : tensor<2xf32>
   func.return
 }
+
+// -----
+
+// Promotable reductions compute in the result's element type.
+func.func @promoted_reduce() {
+  %x = stablehlo.constant dense<[16777216.0, 1.0, 1.0]> : tensor<3xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f64>
+  %r = "stablehlo.reduce"(%x, %z) ({
+  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+    %s = stablehlo.add %a, %b : tensor<f64>
+    stablehlo.return %s : tensor<f64>
+  }) {dimensions = array<i64: 0>} : (tensor<3xf32>, tensor<f64>) -> tensor<f64>
+  // In f32 the two ones would vanish against 2^24.
+  check.expect_eq_const %r, dense<16777218.0> : tensor<f64>
+  func.return
+}
