@@ -3,6 +3,10 @@
 // entry point; nothing outside the front end sees the exception.
 #pragma once
 
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -173,6 +177,17 @@ class Parser {
   std::string current_attr_name_;
   std::unordered_map<std::string, std::string> resources_;
 };
+
+// Parses a decimal or 0x hex integer literal that fits in 64 bits.
+inline bool ParseU64(std::string_view text, uint64_t* out) {
+  char buf[80];
+  if (text.size() >= sizeof(buf)) return false;
+  std::memcpy(buf, text.data(), text.size());
+  buf[text.size()] = 0;
+  errno = 0;
+  *out = std::strtoull(buf, nullptr, 0);
+  return errno != ERANGE;
+}
 
 // Guards recursion depth; throws past the limit.
 class DepthGuard {
