@@ -695,6 +695,9 @@ void Verifier::VerifyOpRules(const Operation& op) {
       if (ivd < 0 || ivd > idx.rank()) Fail(op, "index_vector_dim is out of range");
       if (obd.size() != sibd.size())
         Fail(op, "operand_batching_dims and start_indices_batching_dims differ in size");
+      if (!InRange(sibd, 0, idx.rank()) || !IsUnique(sibd) ||
+          std::find(sibd.begin(), sibd.end(), ivd) != sibd.end())
+        Fail(op, "start_indices_batching_dims must be unique dims of the indices other than index_vector_dim");
       int64_t ivs = ivd < idx.rank() ? idx.shape()[ivd] : 1;
       if (ivs != kDynamic && static_cast<int64_t>(sim.size()) != ivs)
         Fail(op, StrCat("start_index_map has ", sim.size(), " entries but the index vector has ",
@@ -751,6 +754,11 @@ void Verifier::VerifyOpRules(const Operation& op) {
         Fail(op, "inserted_window_dims and input_batching_dims must be unique operand dims");
       if (!InRange(sdod, 0, x0.rank()) || !IsUnique(sdod))
         Fail(op, "scatter_dims_to_operand_dims must hold unique operand dims");
+      if (ibd.size() != sibd.size())
+        Fail(op, "input_batching_dims and scatter_indices_batching_dims differ in size");
+      if (!InRange(sibd, 0, idx.rank()) || !IsUnique(sibd) ||
+          std::find(sibd.begin(), sibd.end(), ivd) != sibd.end())
+        Fail(op, "scatter_indices_batching_dims must be unique dims of the indices other than index_vector_dim");
       if (ivd < 0 || ivd > idx.rank()) Fail(op, "index_vector_dim is out of range");
       int64_t ivs = ivd < idx.rank() ? idx.shape()[ivd] : 1;
       if (ivs != kDynamic && static_cast<int64_t>(sdod.size()) != ivs)

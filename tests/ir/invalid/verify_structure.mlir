@@ -561,3 +561,33 @@ func.func @f(%a: tensor<2x2xf32>, %b: tensor<2x1xf32>) {
   %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false} : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<2x3x2xi32>, %i: tensor<2x1xi64>) {
+  // expect-error@+1: start_indices_batching_dims must be unique dims of the indices other than index_vector_dim
+  %g = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [5], start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1, 2>} : (tensor<2x3x2xi32>, tensor<2x1xi64>) -> tensor<2x2xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2xf32>) {
+  // expect-error@+1: scatter_indices_batching_dims must be unique dims of the indices other than index_vector_dim
+  %0 = "stablehlo.scatter"(%x, %i, %u) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [1], scatter_dims_to_operand_dims = [1], index_vector_dim = 1>} : (tensor<2x3xf32>, tensor<2x1xi64>, tensor<2xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2xf32>) {
+  // expect-error@+1: input_batching_dims and scatter_indices_batching_dims differ in size
+  %0 = "stablehlo.scatter"(%x, %i, %u) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 1>} : (tensor<2x3xf32>, tensor<2x1xi64>, tensor<2xf32>) -> tensor<2x3xf32>
+  return
+}
