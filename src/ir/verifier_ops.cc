@@ -525,6 +525,9 @@ void Verifier::VerifyOpRules(const Operation& op) {
         for (int64_t s : *v)
           if (s < 1) Fail(op, "window strides and dilations must be positive");
       }
+      auto reversal = I64List(op, "window_reversal", false);
+      if (!reversal.empty() && reversal.size() != ns)
+        Fail(op, "window_reversal needs one entry per spatial dimension");
       std::vector<int64_t> pad = I64List(op, "padding", false);
       if (pad.empty()) pad.assign(2 * ns, 0);
       if (pad.size() != 2 * ns) Fail(op, "padding needs [low, high] per spatial dimension");
@@ -747,6 +750,8 @@ void Verifier::VerifyOpRules(const Operation& op) {
       if (!GetInt(dn.Field("index_vector_dim"), &ivd)) ivd = 0;  // the attribute's default
       Type x0 = operand(0);
       if (!IsSorted(uwd) || !IsUnique(uwd)) Fail(op, "update_window_dims must be sorted and unique");
+      if (!InRange(uwd, 0, operand(n + 1).rank()))
+        Fail(op, "update_window_dims must be dims of the updates");
       if (!IsSorted(iwd) || !IsUnique(iwd)) Fail(op, "inserted_window_dims must be sorted and unique");
       std::vector<int64_t> all = iwd;
       all.insert(all.end(), ibd.begin(), ibd.end());
@@ -774,6 +779,16 @@ void Verifier::VerifyOpRules(const Operation& op) {
           Fail(op, StrCat("updates must have rank ", want_rank, ", have ", u.rank()));
         if (x.rank() != static_cast<int64_t>(uwd.size() + all.size()))
           Fail(op, "operand rank must equal update_window_dims plus inserted and batching dims");
+        // The updates' scatter dims are the indices' batch dims, in order.
+        std::vector<int64_t> batch;
+        for (int64_t d = 0; d < idx.rank(); ++d)
+          if (d != ivd) batch.push_back(idx.shape()[d]);
+        for (int64_t d = 0, k = 0; d < u.rank(); ++d) {
+          if (std::find(uwd.begin(), uwd.end(), d) != uwd.end()) continue;
+          if (k < static_cast<int64_t>(batch.size()) && !DimsCompatible(u.shape()[d], batch[k]))
+            Fail(op, StrCat("updates dimension ", d, " must be ", batch[k], " (the indices' batch size)"));
+          ++k;
+        }
         Type s = ScalarTensor(StorageKind(Elem(result(i))));
         args[i] = args[n + i] = rets[i] = Elem(x).IsQuant() ? Type() : s;
       }
@@ -1059,8 +1074,22 @@ void Verifier::VerifyOpRules(const Operation& op) {
       same_elem(result(0), x, "values and operand");
       break;
     }
-    default:
+    default: {
+      // Other elementwise ops of the table (CHLO among them): operands and results share a
+      // shape, and 'S' ops an element type too.
+      const OpInfo& info = GetOpInfo(op.code);
+      if (info.syntax != OpSyntax::kOperands || op.num_results() != 1 ||
+          (info.type_rule != 'S' && info.type_rule != 'I'))
+        break;
+      Type r = result(0);
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        CheckSameShape(op, operand(i), r, "operand and result");
+        if (info.type_rule == 'S') same_elem(operand(i), r, "operand and result");
+      }
+      if (info.type_rule == 'I' && Elem(r) != m_.ctx->Element(ElemKind::kI1))
+        Fail(op, "result must have i1 elements");
       break;
+    }
   }
 }
 

@@ -1078,7 +1078,7 @@ func.func @f(%x: tensor<3x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) {
 // -----
 
 func.func @f(%x: tensor<3x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) {
-  // expect-error@+1: updates must have rank 3, have 2
+  // expect-error@+1: update_window_dims must be dims of the updates
   %0 = "stablehlo.scatter"(%x, %i, %u) ({
   ^bb0(%a: tensor<f32>, %b: tensor<f32>):
     stablehlo.return %b : tensor<f32>

@@ -591,3 +591,60 @@ func.func @f(%x: tensor<2x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2xf32>) {
   }) {scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 1>} : (tensor<2x3xf32>, tensor<2x1xi64>, tensor<2xf32>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expect-error@+1: operand and result: shapes of tensor<4xf32> and tensor<3xf32> differ
+  %0 = chlo.erf %x : tensor<4xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expect-error@+1: result must have i1 elements
+  %0 = chlo.is_inf %x : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>, %i: tensor<2x1xi32>, %u: tensor<3xf32>) {
+  // expect-error@+1: updates dimension 0 must be 2 (the indices' batch size)
+  %0 = "stablehlo.scatter"(%x, %i, %u) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<4xf32>, tensor<2x1xi32>, tensor<3xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x2xf32>, %i: tensor<2x1xi32>, %u: tensor<2x2xf32>) {
+  // expect-error@+1: update_window_dims must be dims of the updates
+  %0 = "stablehlo.scatter"(%x, %i, %u) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [7], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<4x2xf32>, tensor<2x1xi32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x4x1xf32>, %w: tensor<2x1x1xf32>) {
+  // expect-error@+1: window_reversal needs one entry per spatial dimension
+  %0 = "stablehlo.convolution"(%x, %w) {dimension_numbers = #stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>, feature_group_count = 1 : i64, batch_group_count = 1 : i64, window_reversal = array<i1: true, false>} : (tensor<1x4x1xf32>, tensor<2x1x1xf32>) -> tensor<1x3x1xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4x1xf32>) {
+  // expect-error@+1: updates must have rank 2, have 3
+  %0 = "stablehlo.scatter"(%x, %i, %u) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<3x4xf32>, tensor<2x1xi32>, tensor<2x4x1xf32>) -> tensor<3x4xf32>
+  return
+}
