@@ -114,7 +114,7 @@ double Polygamma(double n, double x) {
     return std::numeric_limits<double>::quiet_NaN();
   if (n == 0) return Digamma(x);
   // psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x)
-  const double sign = static_cast<int64_t>(n) % 2 == 1 ? 1.0 : -1.0;
+  const double sign = std::fmod(n, 2.0) == 1.0 ? 1.0 : -1.0;
   return sign * std::exp(std::lgamma(n + 1)) * Zeta(n + 1, x);
 }
 
