@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the release build, the AddressSanitizer + UndefinedBehaviorSanitizer
-# build, and a bounded libFuzzer run of the parser. Usage: scripts/test.sh [--quick]
+# build, ThreadSanitizer multi-device runs, and bounded libFuzzer runs of the front end and the
+# whole pipeline. Usage: scripts/test.sh [--quick]
 #   --quick  only the release build's tests (what a developer runs between edits)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,5 +34,6 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENPJRT_FUZZ=ON -DOPENPJRT_BUILD_TESTS=OFF \
   -DOPENPJRT_BUILD_BENCH=OFF >/dev/null
 ninja -C build-fuzz -j"$jobs" parse_fuzzer exec_fuzzer
-tests/fuzz/run_fuzzer.sh build-fuzz/bin/parse_fuzzer "${OPENPJRT_FUZZ_SECONDS:-60}"
-tests/fuzz/run_fuzzer.sh build-fuzz/bin/exec_fuzzer "${OPENPJRT_FUZZ_SECONDS:-60}"
+# Fixed seeds and run counts keep CI deterministic; OPENPJRT_FUZZ_SECONDS=N explores instead.
+tests/fuzz/run_fuzzer.sh build-fuzz/bin/parse_fuzzer "${OPENPJRT_FUZZ_SECONDS:-runs:250000}"
+tests/fuzz/run_fuzzer.sh build-fuzz/bin/exec_fuzzer "${OPENPJRT_FUZZ_SECONDS:-runs:120000}"

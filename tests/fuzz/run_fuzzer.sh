@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Runs a libFuzzer binary over the .mlir corpus for a bounded time. Usage: run_fuzzer.sh BIN SECONDS
+# Runs a libFuzzer binary over the .mlir corpus, bounded. Usage: run_fuzzer.sh BIN LIMIT
+#   LIMIT = N      fuzz for N seconds with a random seed (exploration, run by hand)
+#   LIMIT = runs:N exactly N inputs from seed 1: deterministic, so CI sees what a developer saw
 set -euo pipefail
 bin=$1
-seconds=${2:-60}
+limit=${2:-60}
+if [[ $limit == runs:* ]]; then
+  bound=(-runs="${limit#runs:}" -seed=1)
+else
+  bound=(-max_total_time="$limit")
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -20,7 +27,7 @@ for f in sorted(list((src / "ir").rglob("*.mlir")) + list((src / "e2e").rglob("*
 print(f"seed corpus: {n} inputs")
 PY
 mkdir -p "$work/corpus"
-if ! "$bin" "$work/corpus" "$work/seed" -dict="$here/mlir.dict" -max_total_time="$seconds" \
+if ! "$bin" "$work/corpus" "$work/seed" -dict="$here/mlir.dict" "${bound[@]}" \
     -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/" > "$work/log" 2>&1; then
   # The report's start says what went wrong; the end holds the input that did it.
@@ -31,4 +38,4 @@ if ! "$bin" "$work/corpus" "$work/seed" -dict="$here/mlir.dict" -max_total_time=
   exit 1
 fi
 tail -n 8 "$work/log"
-echo "fuzzer: no findings in ${seconds}s"
+echo "fuzzer: no findings ($limit)"
