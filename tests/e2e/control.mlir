@@ -215,3 +215,41 @@ func.func @promoted_reduce() {
   check.expect_eq_const %r, dense<16777218.0> : tensor<f64>
   func.return
 }
+
+// -----
+
+// bitcast_convert with sub-byte kinds: elements form a little-endian bit stream, so the first
+// element of a trailing group lands in the lowest bits.
+func.func @bitcast_sub_byte() {
+  %a = stablehlo.constant dense<[-1, -8, 7, 0]> : tensor<4xi4>
+  %au = stablehlo.bitcast_convert %a : (tensor<4xi4>) -> tensor<4xui4>
+  check.expect_eq_const %au, dense<[15, 8, 7, 0]> : tensor<4xui4>
+  %as = stablehlo.bitcast_convert %au : (tensor<4xui4>) -> tensor<4xi4>
+  check.expect_eq_const %as, dense<[-1, -8, 7, 0]> : tensor<4xi4>
+  %p = stablehlo.constant dense<[[1, 2], [-1, 7], [0, -8]]> : tensor<3x2xi4>
+  %packed = stablehlo.bitcast_convert %p : (tensor<3x2xi4>) -> tensor<3xi8>
+  check.expect_eq_const %packed, dense<[33, 127, -128]> : tensor<3xi8>
+  %unpacked = stablehlo.bitcast_convert %packed : (tensor<3xi8>) -> tensor<3x2xi4>
+  check.expect_eq_const %unpacked, dense<[[1, 2], [-1, 7], [0, -8]]> : tensor<3x2xi4>
+  %b = stablehlo.constant dense<228> : tensor<ui8>
+  %crumbs = stablehlo.bitcast_convert %b : (tensor<ui8>) -> tensor<4xui2>
+  check.expect_eq_const %crumbs, dense<[0, 1, 2, 3]> : tensor<4xui2>
+  %signed_crumbs = stablehlo.bitcast_convert %b : (tensor<ui8>) -> tensor<4xi2>
+  check.expect_eq_const %signed_crumbs, dense<[0, 1, -2, -1]> : tensor<4xi2>
+  %n = stablehlo.constant dense<[1, 2, 3, 4, 5, 6, 7, 8]> : tensor<8xui4>
+  %w = stablehlo.bitcast_convert %n : (tensor<8xui4>) -> tensor<i32>
+  check.expect_eq_const %w, dense<-2023406815> : tensor<i32>
+  %nib = stablehlo.bitcast_convert %w : (tensor<i32>) -> tensor<8xui4>
+  check.expect_eq_const %nib, dense<[1, 2, 3, 4, 5, 6, 7, 8]> : tensor<8xui4>
+  %fi = stablehlo.constant dense<[1, 2, 7, -6]> : tensor<4xi4>
+  %f = stablehlo.bitcast_convert %fi : (tensor<4xi4>) -> tensor<4xf4E2M1FN>
+  check.expect_eq_const %f, dense<[0.5, 1.0, 6.0, -1.0]> : tensor<4xf4E2M1FN>
+  %fb = stablehlo.bitcast_convert %f : (tensor<4xf4E2M1FN>) -> tensor<4xi4>
+  check.expect_eq_const %fb, dense<[1, 2, 7, -6]> : tensor<4xi4>
+  %bits = stablehlo.constant dense<[true, false, false, false, false, false, false, true]> : tensor<8xi1>
+  %byte = stablehlo.bitcast_convert %bits : (tensor<8xi1>) -> tensor<ui8>
+  check.expect_eq_const %byte, dense<129> : tensor<ui8>
+  %back = stablehlo.bitcast_convert %byte : (tensor<ui8>) -> tensor<8xi1>
+  check.expect_eq_const %back, dense<[true, false, false, false, false, false, false, true]> : tensor<8xi1>
+  func.return
+}
