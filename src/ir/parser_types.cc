@@ -193,6 +193,15 @@ Type Parser::ParseTensorType() {
     shape.push_back(d);
     lex_.Advance(q + 1 - p);
   }
+  // Element counts, byte sizes and strides are int64 everywhere downstream: refuse shapes
+  // whose static extents (zeros counted as one, since strides still multiply the rest) could
+  // overflow them at 16 bytes per element.
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d == kDynamic || d == 0) continue;
+    if (__builtin_mul_overflow(count, d, &count) || count > INT64_MAX / 16)
+      Error(lt, "tensor type has too many elements");
+  }
   Type elem = ParseType();
   if (!elem.IsElement() && !elem.IsQuant())
     Error(lt, StrCat("invalid tensor element type ", elem.ToString()));

@@ -505,6 +505,14 @@ bool OpPrinter::PrettyFunc(const Operation& op, int indent) {
 bool OpPrinter::Pretty(const Operation& op, int indent) {
   const OpInfo& info = GetOpInfo(op.code);
   if (op.code == OpCode::kUnknown) return false;
+  // Pretty forms assume the table's counts; an op the verifier never saw (inside an unknown
+  // op's region, or with --no-verify) may break them, and only the generic form is faithful.
+  const int nops = static_cast<int>(op.operands.size());
+  if ((info.num_results >= 0 && static_cast<int>(op.num_results()) != info.num_results) ||
+      (info.num_regions >= 0 && op.code != OpCode::kFunc &&  // declarations have no body
+       static_cast<int>(op.regions.size()) != info.num_regions) ||
+      nops < info.min_operands || (info.max_operands >= 0 && nops > info.max_operands))
+    return false;
   auto need_regions = [&](size_t n) { return op.regions.size() == n; };
   switch (info.syntax) {
     case OpSyntax::kGeneric:

@@ -89,7 +89,7 @@ int64_t Type::NumElements() const {
   int64_t n = 1;
   for (int64_t d : shape()) {
     if (d == kDynamic) return -1;
-    n *= d;
+    if (__builtin_mul_overflow(n, d, &n)) return INT64_MAX;  // the parser refuses such shapes
   }
   return n;
 }

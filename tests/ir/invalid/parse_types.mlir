@@ -63,6 +63,22 @@ func.func @f(%a: tensor<99999999999999999999999x2xf32>) {
 
 // -----
 
+// Each extent fits, but the element count does not.
+// expect-error@+1: tensor type has too many elements
+func.func @f(%a: tensor<999999x9999999999999999x2xf32>) {
+  return
+}
+
+// -----
+
+// A zero extent does not make the others safe: strides still multiply them.
+// expect-error@+1: tensor type has too many elements
+func.func @f(%a: tensor<0x4294967296x4294967296xi8>) {
+  return
+}
+
+// -----
+
 // expect-error@+1: invalid tensor element type !stablehlo.token
 func.func @f(%a: tensor<2x!stablehlo.token>) {
   return
