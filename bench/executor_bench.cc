@@ -9,22 +9,12 @@
 #include <vector>
 
 #include "src/compiler/compile.h"
+#include "bench/timing.h"
 #include "src/ir/parser.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-template <typename F>
-double Best(int reps, F&& f) {
-  double best = 1e30;
-  for (int i = 0; i < reps; ++i) {
-    auto t0 = Clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-  }
-  return best;
-}
+using openpjrt::bench::BestSeconds;
 
 std::shared_ptr<openpjrt::cpu::Executable> CompileText(const std::string& text) {
   auto m = openpjrt::ir::ParseModule(text);
@@ -56,9 +46,9 @@ int main() {
       "func.func @main(%a: tensor<16777216xf32>, %b: tensor<16777216xf32>) -> tensor<16777216xf32> {\n"
       "  %0 = stablehlo.add %a, %b : tensor<16777216xf32>\n  return %0 : tensor<16777216xf32>\n}\n");
   auto a = Filled({n}, 1.0f), b = Filled({n}, 2.0f);
-  double t_add = Best(5, [&] { (void)add->Run({a, b}); });
+  double t_add = BestSeconds(5, [&] { (void)add->Run({a, b}); });
   std::vector<float> src(n, 1.0f), dst(n);
-  double t_copy = Best(5, [&] { std::memcpy(dst.data(), src.data(), n * 4); });
+  double t_copy = BestSeconds(5, [&] { std::memcpy(dst.data(), src.data(), n * 4); });
 
   const int64_t m = 1024;
   auto mm = CompileText(
@@ -66,10 +56,10 @@ int main() {
       "  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<1024x1024xf32>, "
       "tensor<1024x1024xf32>) -> tensor<1024x1024xf32>\n  return %0 : tensor<1024x1024xf32>\n}\n");
   auto x = Filled({m, m}, 0.5f), y = Filled({m, m}, 0.25f);
-  double t_mm = Best(3, [&] { (void)mm->Run({x, y}); });
+  double t_mm = BestSeconds(3, [&] { (void)mm->Run({x, y}); });
   Eigen::MatrixXf ex = Eigen::MatrixXf::Constant(m, m, 0.5f), ey = Eigen::MatrixXf::Constant(m, m, 0.25f);
   Eigen::MatrixXf ez(m, m);
-  double t_eigen = Best(3, [&] { ez.noalias() = ex * ey; });
+  double t_eigen = BestSeconds(3, [&] { ez.noalias() = ex * ey; });
 
   const double flops = 2.0 * m * m * m;
   std::printf("%-40s %12s %12s %10s\n", "benchmark", "openpjrt", "baseline", "ratio");

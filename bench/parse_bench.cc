@@ -8,24 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "bench/timing.h"
 #include "src/ir/parser.h"
 #include "src/ir/printer.h"
 #include "src/ir/verifier.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-template <typename F>
-double BestSeconds(int reps, F&& f) {
-  double best = 1e30;
-  for (int i = 0; i < reps; ++i) {
-    auto t0 = Clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-  }
-  return best;
-}
+using openpjrt::bench::BestSeconds;
 
 std::string BlobModule(size_t bytes) {
   std::string s = "func.func @main() -> tensor<" + std::to_string(bytes / 4) +
