@@ -1,0 +1,105 @@
+// The CPU runtime behind the plugin: a client owns its devices, their memories and one thread
+// pool. Device ids are 0..N-1 and equal the local hardware ids. Every device has three memories
+// (kinds "device", "pinned_host", "unpinned_host"); all are host RAM, so a copy between them is
+// a memcpy. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/runtime/thread_pool.h"
+
+namespace openpjrt::runtime {
+
+class Client;
+class Device;
+
+struct ClientOptions {
+  int device_count = 4;
+  bool asynchronous = true;  // false: Execute runs on the caller's thread
+  int process_id = 0;
+  int max_inflight_computations = 32;
+  int intra_op_threads = 0;       // 0: the machine's core count
+  int64_t memory_limit_bytes = 0; // per device; 0: unlimited
+  bool deterministic = false;     // bit-identical results whatever the thread count
+};
+
+class Memory {
+ public:
+  Memory(Device* device, int id, int kind_id, std::string kind);
+  Device* device() const { return device_; }
+  int id() const { return id_; }
+  int kind_id() const { return kind_id_; }
+  const std::string& kind() const { return kind_; }
+  const std::string& debug_string() const { return debug_string_; }
+  const std::string& to_string() const { return to_string_; }
+
+ private:
+  Device* device_;
+  int id_, kind_id_;
+  std::string kind_, debug_string_, to_string_;
+};
+
+// Allocation statistics of one device, updated by buffers as storage comes and goes.
+struct MemoryStats {
+  std::atomic<int64_t> bytes_in_use{0};
+  std::atomic<int64_t> peak_bytes_in_use{0};
+  std::atomic<int64_t> num_allocs{0};
+  std::atomic<int64_t> largest_alloc_size{0};
+  void Add(int64_t bytes);
+  void Remove(int64_t bytes) { bytes_in_use -= bytes; }
+  void ClearPeaks();
+};
+
+class Device {
+ public:
+  Device(Client* client, int id);
+  Client* client() const { return client_; }
+  int id() const { return id_; }
+  int process_index() const { return 0; }
+  const std::string& kind() const { return kind_; }
+  const std::string& debug_string() const { return debug_string_; }
+  const std::string& to_string() const { return to_string_; }
+  const std::vector<Memory*>& memories() const { return memory_ptrs_; }
+  Memory* default_memory() const { return memory_ptrs_[0]; }
+  MemoryStats& stats() { return *stats_; }
+  // Shared with the buffers, which may outlive the client.
+  const std::shared_ptr<MemoryStats>& stats_ptr() const { return stats_; }
+
+ private:
+  Client* client_;
+  int id_;
+  std::string kind_ = "cpu", debug_string_, to_string_;
+  std::vector<std::unique_ptr<Memory>> memories_;
+  std::vector<Memory*> memory_ptrs_;
+  std::shared_ptr<MemoryStats> stats_ = std::make_shared<MemoryStats>();
+};
+
+class Client {
+ public:
+  explicit Client(ClientOptions options);
+  ~Client();
+
+  const ClientOptions& options() const { return options_; }
+  const std::vector<Device*>& devices() const { return device_ptrs_; }
+  const std::vector<Memory*>& memories() const { return memory_ptrs_; }
+  Device* LookupDevice(int id) const;  // null when out of range
+  ThreadPool& pool() { return *pool_; }
+  const std::string& platform_version() const { return platform_version_; }
+
+  // Kind ids shared by every device: 0 device, 1 pinned_host, 2 unpinned_host.
+  static const std::vector<std::string>& MemoryKinds();
+
+ private:
+  ClientOptions options_;
+  std::vector<std::unique_ptr<Device>> devices_;
+  std::vector<Device*> device_ptrs_;
+  std::vector<Memory*> memory_ptrs_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::string platform_version_;
+};
+
+}  // namespace openpjrt::runtime

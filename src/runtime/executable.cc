@@ -1,0 +1,406 @@
+// Compile, serialize and execute. Executions are chained on their arguments' ready events and
+// run on the client's pool (or inline for a synchronous client).
+#include "src/runtime/executable.h"
+
+#include <cstring>
+
+#include "src/compiler/compile.h"
+#include "src/ir/parser.h"
+#include "src/ir/printer.h"
+#include "src/ir/verifier.h"
+#include "src/support/str.h"
+
+namespace openpjrt::runtime {
+namespace {
+
+constexpr char kMagic[8] = {'O', 'P', 'J', 'R', 'T', 'E', 'X', 'E'};
+constexpr uint32_t kSerialVersion = 1;
+constexpr char kCompilerVersion[] = "openpjrt-cpu-0.1.0";
+
+uint64_t Fnv1a(std::string_view bytes, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string Hex64(uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) s[i] = digits[v & 15];
+  return s;
+}
+
+bool IsTranscendental(std::string_view op) {
+  static const char* names[] = {"exponential", "exponential_minus_one", "log", "log_plus_one",
+                                "logistic", "tanh", "sine", "cosine", "tan", "sqrt", "rsqrt",
+                                "cbrt", "power", "atan2", "erf", "erf_inv", "erfc", "lgamma",
+                                "digamma", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+                                "acosh", "atanh"};
+  size_t dot = op.find('.');
+  std::string_view base = dot == std::string_view::npos ? op : op.substr(dot + 1);
+  for (const char* n : names)
+    if (base == n) return true;
+  return false;
+}
+
+int64_t Bytes(ir::Type t) {
+  if (!t.IsTensor() || !t.HasStaticShape()) return 0;
+  return t.NumElements() * ir::ByteSize(t.element_type().IsQuant() ? ir::ElemKind::kI8 : t.elem());
+}
+
+// An estimate from the program text: 2 flops per multiply-add in dot_general and convolution,
+// one per result element elsewhere.
+void Accumulate(const ir::Operation& op, CostAnalysis* cost) {
+  std::string_view name = op.name();
+  const bool structural = name == "func.func" || name == "func.return" || name == "builtin.module" ||
+                          name == "stablehlo.return" || name == "stablehlo.constant";
+  if (!structural && op.num_results() == 1) {
+    const ir::Type out = op.result(0)->type;
+    const double elems = out.IsTensor() && out.HasStaticShape() ? out.NumElements() : 0;
+    double flops = elems;
+    if (name == "stablehlo.dot_general" || name == "stablehlo.dot") {
+      ir::Type lhs = op.operands[0]->type, rhs = op.operands[1]->type;
+      std::vector<int64_t> contracting;
+      ir::Attribute dn = op.attr("dot_dimension_numbers");
+      if (dn) ir::GetI64List(dn.Field("lhs_contracting_dimensions"), &contracting);
+      else if (lhs.rank() > 0) contracting = {lhs.rank() - 1};
+      double k = 1;
+      for (int64_t d : contracting)
+        if (d >= 0 && d < lhs.rank()) k *= static_cast<double>(lhs.shape()[d]);
+      flops = 2 * elems * k;
+      (void)rhs;
+    } else if (name == "stablehlo.convolution" && op.operands.size() == 2) {
+      ir::Type kernel = op.operands[1]->type;
+      if (kernel.IsTensor() && kernel.HasStaticShape() && kernel.rank() > 0) {
+        int64_t out_features = 1;
+        for (int64_t d : kernel.shape()) out_features = std::max(out_features, d);
+        ir::Attribute dn = op.attr("dimension_numbers");
+        int64_t idx = -1;
+        if (dn && ir::GetInt(dn.Field("kernel_output_feature_dimension"), &idx) && idx >= 0 &&
+            idx < kernel.rank())
+          out_features = kernel.shape()[idx];
+        flops = 2 * elems * static_cast<double>(kernel.NumElements()) /
+                static_cast<double>(std::max<int64_t>(1, out_features));
+      }
+    }
+    cost->flops += flops;
+    if (IsTranscendental(name)) cost->transcendentals += elems;
+  }
+  if (!structural) {
+    for (const ir::Value* v : op.operands) cost->bytes_accessed += Bytes(v->type);
+    for (size_t i = 0; i < op.num_results(); ++i) cost->bytes_accessed += Bytes(op.result(i)->type);
+  }
+  for (const auto& region : op.regions)
+    for (const auto& block : region->blocks)
+      for (const auto& inner : block->ops) Accumulate(*inner, cost);
+}
+
+absl::StatusOr<BufferShape> ShapeOf(ir::Type t, const char* what, size_t i) {
+  if (t.IsToken()) return BufferShape{{}, true};
+  if (t.IsTensor() && t.HasStaticShape() && !t.element_type().IsQuant()) {
+    BufferShape s;
+    s.type.elem = t.elem();
+    s.type.dims.assign(t.shape().begin(), t.shape().end());
+    return s;
+  }
+  return absl::UnimplementedError(StrCat("the plugin cannot pass ", what, " #", i, " of type ",
+                                         ir::PrintType(t), " (tuples, quantized and dynamic "
+                                         "types are not supported at the ABI yet)"));
+}
+
+bool IsDonor(const ir::Attribute& dict) {
+  if (!dict || dict.kind() != ir::AttrKind::kDictionary) return false;
+  if (dict.Field("tf.aliasing_output")) return true;
+  ir::Attribute donor = dict.Field("jax.buffer_donor");
+  return donor && donor.kind() == ir::AttrKind::kBool && donor->int_value != 0;
+}
+
+void PutU64(std::string* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
+}
+void PutField(std::string* out, std::string_view s) {
+  PutU64(out, s.size());
+  out->append(s);
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<Executable>> Executable::Compile(std::string_view code,
+                                                                std::string_view format,
+                                                                CompileOptions options) {
+  if (format != "mlir")
+    return absl::InvalidArgumentError(
+        StrCat("unsupported program format '", format, "'; the CPU plugin reads \"mlir\""));
+  auto exe = std::make_shared<Executable>();
+  exe->format_ = std::string(format);
+  exe->code_ = std::string(code);
+  if (code.size() >= 4 && code.substr(0, 4) == "ML\xEFR")
+    return absl::UnimplementedError(
+        "program is MLIR bytecode (a StableHLO portable artifact); the CPU plugin reads MLIR "
+        "text only so far");
+  ir::ParseOptions popts;
+  popts.source_name = "<program>";
+  auto module = ir::ParseModule(exe->code_, popts);
+  if (!module.ok()) return absl::InvalidArgumentError(module.status().message());
+  exe->module_ = std::move(*module);
+  if (absl::Status s = ir::VerifyModule(*exe->module_); !s.ok())
+    return absl::InvalidArgumentError(s.message());
+  auto program = compiler::Compile(*exe->module_);
+  if (!program.ok()) return program.status();
+  exe->program_ = *program;
+  exe->name_ = exe->program_->name;
+
+  const ir::Operation* entry = compiler::FindEntry(*exe->module_, "");
+  ir::Type ft = ir::FuncType(*entry);
+  ir::Attribute arg_attrs = entry->attr("arg_attrs");
+  for (size_t i = 0; i < ft.inputs().size(); ++i) {
+    auto s = ShapeOf(ft.inputs()[i], "argument", i);
+    if (!s.ok()) return s.status();
+    exe->arg_shapes_.push_back(*s);
+    bool donor = arg_attrs && arg_attrs.kind() == ir::AttrKind::kArray &&
+                 i < arg_attrs->elements.size() && IsDonor(arg_attrs->elements[i]);
+    exe->donated_args_.push_back(donor);
+  }
+  for (size_t i = 0; i < ft.results().size(); ++i) {
+    auto s = ShapeOf(ft.results()[i], "result", i);
+    if (!s.ok()) return s.status();
+    exe->result_shapes_.push_back(*s);
+  }
+
+  int64_t v = 0;
+  const int64_t attr_replicas = ir::GetInt(exe->module_->op->attr("mhlo.num_replicas"), &v) ? v : 1;
+  const int64_t attr_partitions =
+      ir::GetInt(exe->module_->op->attr("mhlo.num_partitions"), &v) ? v : 1;
+  int64_t replicas = options.num_replicas ? options.num_replicas : attr_replicas;
+  int64_t partitions = options.num_partitions ? options.num_partitions : attr_partitions;
+  if (replicas < 1 || partitions < 1 || replicas * partitions > 4096)
+    return absl::InvalidArgumentError(StrCat("unusable device count: ", replicas, " replicas x ",
+                                             partitions, " partitions"));
+  if (!options.device_assignment.empty() &&
+      (static_cast<int64_t>(options.device_assignment.size()) != replicas ||
+       static_cast<int64_t>(options.device_assignment[0].size()) != partitions))
+    return absl::InvalidArgumentError(
+        StrCat("compile_options: the device assignment is ", options.device_assignment.size(), "x",
+               options.device_assignment[0].size(), " but the program needs ", replicas,
+               " replicas x ", partitions, " partitions"));
+  exe->num_replicas_ = static_cast<int>(replicas);
+  exe->num_partitions_ = static_cast<int>(partitions);
+  options.num_replicas = replicas;
+  options.num_partitions = partitions;
+  if (options.serialized.empty()) options.serialized = SerializeCompileOptions(options);
+  exe->options_ = std::move(options);
+
+  Accumulate(*exe->module_->op, &exe->cost_);
+  exe->optimized_text_ = ir::PrintModule(*exe->module_);
+  uint64_t h = Fnv1a(kCompilerVersion);
+  h = Fnv1a(exe->format_, h);
+  h = Fnv1a(exe->code_, h);
+  h = Fnv1a(exe->options_.serialized, h);
+  exe->fingerprint_ = Hex64(h);
+  exe->code_size_ = static_cast<int64_t>(exe->program_->program->steps.size()) * 64;
+  return exe;
+}
+
+std::string Executable::Serialize() const {
+  std::string out(kMagic, sizeof(kMagic));
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(kSerialVersion >> (8 * i)));
+  PutField(&out, kCompilerVersion);
+  PutField(&out, format_);
+  PutField(&out, code_);
+  PutField(&out, options_.serialized);
+  PutU64(&out, Fnv1a(out));
+  return out;
+}
+
+absl::StatusOr<std::shared_ptr<Executable>> Executable::Deserialize(std::string_view bytes) {
+  auto bad = [](const std::string& why) {
+    return absl::InvalidArgumentError(StrCat("serialized executable: ", why));
+  };
+  if (bytes.size() < sizeof(kMagic) + 4 + 8 || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)))
+    return bad("not an openpjrt CPU executable (the magic bytes 'OPJRTEXE' are missing)");
+  size_t pos = sizeof(kMagic);
+  uint32_t version = 0;
+  for (int i = 0; i < 4; ++i) version |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[pos + i])) << (8 * i);
+  pos += 4;
+  if (version != kSerialVersion)
+    return bad(StrCat("format version ", version, " is not the supported version ", kSerialVersion));
+  const std::string_view body = bytes.substr(0, bytes.size() - 8);
+  uint64_t sum = 0;
+  for (int i = 0; i < 8; ++i)
+    sum |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[bytes.size() - 8 + i])) << (8 * i);
+  if (sum != Fnv1a(body)) return bad("checksum mismatch (the bytes are corrupt or truncated)");
+  std::string_view fields[4];
+  for (auto& f : fields) {
+    if (body.size() - pos < 8) return bad("truncated field header");
+    uint64_t n = 0;
+    for (int i = 0; i < 8; ++i) n |= static_cast<uint64_t>(static_cast<uint8_t>(body[pos + i])) << (8 * i);
+    pos += 8;
+    if (n > body.size() - pos) return bad("field runs past the end");
+    f = body.substr(pos, n);
+    pos += n;
+  }
+  if (fields[0] != kCompilerVersion)
+    return bad(StrCat("written by '", fields[0], "', this is '", kCompilerVersion, "'"));
+  auto options = ParseCompileOptions(fields[3]);
+  if (!options.ok()) return options.status();
+  return Compile(fields[2], fields[1], *options);
+}
+
+absl::StatusOr<std::unique_ptr<LoadedExecutable>> LoadedExecutable::Load(
+    Client* client, std::shared_ptr<const Executable> executable) {
+  auto le = std::make_unique<LoadedExecutable>();
+  le->client_ = client;
+  const int r = executable->num_replicas(), p = executable->num_partitions();
+  le->assignment_ = executable->options().device_assignment;
+  if (le->assignment_.empty()) {
+    if (r * p > static_cast<int>(client->devices().size()))
+      return absl::InvalidArgumentError(
+          StrCat("the program needs ", r, " replicas x ", p, " partitions = ", r * p,
+                 " devices; the client has ", client->devices().size(),
+                 " (raise the create option cpu_device_count)"));
+    le->assignment_.assign(r, std::vector<int64_t>(p));
+    for (int i = 0; i < r; ++i)
+      for (int j = 0; j < p; ++j) le->assignment_[i][j] = i * p + j;
+  }
+  for (const auto& row : le->assignment_)
+    for (int64_t id : row) {
+      Device* d = client->LookupDevice(static_cast<int>(id));
+      if (!d)
+        return absl::InvalidArgumentError(StrCat("compile_options: the device assignment names device ",
+                                                 id, "; the client has devices 0..",
+                                                 client->devices().size() - 1));
+      le->devices_.push_back(d);
+    }
+  le->executable_ = std::move(executable);
+  return le;
+}
+
+absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
+  if (deleted_)
+    return absl::FailedPreconditionError("PJRT_LoadedExecutable_Execute: the executable was deleted");
+  const Executable& exe = *executable_;
+  std::vector<Device*> devices = devices_;
+  if (req.execute_device) {
+    if (devices_.size() != 1 && !exe.options().compile_portable_executable)
+      return absl::UnimplementedError(
+          "PJRT_LoadedExecutable_Execute: execute_device on a multi-device executable");
+    devices = {req.execute_device};
+  }
+  const size_t n = devices.size();
+  if (req.args.size() != n)
+    return absl::InvalidArgumentError(StrCat("PJRT_LoadedExecutable_Execute_Args.num_devices is ",
+                                             req.args.size(), ", the executable runs on ", n,
+                                             " devices"));
+  const auto& arg_shapes = exe.arg_shapes();
+  std::vector<bool> donate = exe.donated_args();
+  for (int64_t i : req.non_donatable)
+    if (i >= 0 && i < static_cast<int64_t>(donate.size())) donate[i] = false;
+  std::vector<EventRef> waits;
+  for (size_t d = 0; d < n; ++d) {
+    if (req.args[d].size() != arg_shapes.size())
+      return absl::InvalidArgumentError(StrCat("PJRT_LoadedExecutable_Execute_Args.num_args is ",
+                                               req.args[d].size(), ", @", exe.name(), " takes ",
+                                               arg_shapes.size()));
+    for (size_t i = 0; i < arg_shapes.size(); ++i) {
+      const BufferRef& b = req.args[d][i];
+      if (!(b->shape() == arg_shapes[i]))
+        return absl::InvalidArgumentError(StrCat("argument #", i, " for device ", d, " is ",
+                                                 b->shape().ToString(), ", @", exe.name(),
+                                                 " expects ", arg_shapes[i].ToString()));
+      if (b->device() != devices[d])
+        return absl::InvalidArgumentError(StrCat("argument #", i, " for device ", d, " lives on device ",
+                                                 b->device()->id(), ", the execution runs on device ",
+                                                 devices[d]->id()));
+      if (b->IsDeleted())
+        return absl::FailedPreconditionError(
+            StrCat("argument #", i, " for device ", d, " was deleted or donated"));
+      waits.push_back(b->ready_event());
+    }
+  }
+  ExecuteResult result;
+  result.outputs.resize(n);
+  for (size_t d = 0; d < n; ++d) {
+    for (const BufferShape& s : exe.result_shapes())
+      result.outputs[d].push_back(Buffer::CreatePending(devices[d]->default_memory(), s));
+    result.device_done.push_back(Event::Create());
+  }
+  for (size_t d = 0; d < n; ++d)
+    for (size_t i = 0; i < arg_shapes.size(); ++i)
+      if (donate[i]) req.args[d][i]->MarkDonated();
+
+  auto self = executable_;
+  auto args = std::make_shared<std::vector<std::vector<BufferRef>>>(std::move(req.args));
+  auto outs = result.outputs;
+  auto done = result.device_done;
+  const bool single = n == 1;
+  const int64_t limit = client_->options().memory_limit_bytes;
+  auto run = [self, args, outs, done, donate, single, limit](absl::Status ready) {
+    auto finish = [&](const absl::Status& s) {
+      for (size_t d = 0; d < outs.size(); ++d) {
+        for (const BufferRef& o : outs[d]) o->Fail(s);
+        done[d]->Set(s);
+      }
+    };
+    if (!ready.ok()) return finish(ready);
+    std::vector<std::vector<cpu::RtValue>> values(args->size());
+    for (size_t d = 0; d < args->size(); ++d) {
+      for (size_t i = 0; i < (*args)[d].size(); ++i) {
+        Buffer& b = *(*args)[d][i];
+        if (b.shape().token) {
+          values[d].push_back(cpu::RtValue::Token());
+          continue;
+        }
+        auto a = donate[i] ? b.TakeDonated() : b.GetArray();
+        if (!a.ok())
+          return finish(absl::Status(a.status().code(),
+                                     StrCat("argument #", i, ": ", a.status().message())));
+        values[d].push_back(cpu::RtValue::Of(*a));
+      }
+    }
+    std::vector<cpu::CheckFailure> checks;
+    absl::StatusOr<std::vector<std::vector<cpu::RtValue>>> results =
+        absl::UnknownError("not run");
+    if (single) {
+      auto r = self->program().Run(std::move(values[0]), &checks);
+      if (r.ok()) results = std::vector<std::vector<cpu::RtValue>>{std::move(*r)};
+      else results = r.status();
+    } else {
+      results = self->program().RunReplicated(self->num_replicas(), self->num_partitions(),
+                                              std::move(values), &checks);
+    }
+    if (!results.ok()) return finish(results.status());
+    if (!checks.empty()) {
+      std::string why;
+      for (const auto& c : checks)
+        StrAppend(&why, why.empty() ? "" : "; ", "<program>:", c.loc.line, ":", c.loc.col, ": ", c.message);
+      return finish(absl::FailedPreconditionError(StrCat("check failed: ", why)));
+    }
+    for (size_t d = 0; d < outs.size(); ++d) {
+      if (limit > 0) {
+        int64_t bytes = 0;
+        for (const BufferRef& o : outs[d]) bytes += o->on_device_size();
+        MemoryStats& stats = outs[d].empty() ? *(*args)[d][0]->device()->stats_ptr()
+                                             : *outs[d][0]->device()->stats_ptr();
+        if (stats.bytes_in_use + bytes > limit)
+          return finish(absl::ResourceExhaustedError(
+              StrCat("device ", d, ": the outputs need ", bytes, " bytes; ", stats.bytes_in_use.load(),
+                     " of the ", limit, "-byte limit are in use")));
+      }
+    }
+    for (size_t d = 0; d < outs.size(); ++d) {
+      for (size_t i = 0; i < outs[d].size(); ++i) {
+        cpu::RtValue& v = (*results)[d][i];
+        if (v.kind == cpu::RtValue::Kind::kArray) outs[d][i]->Fulfil(std::move(v.array));
+        else outs[d][i]->Fulfil(cpu::Array());
+      }
+      done[d]->Set(absl::OkStatus());
+    }
+  };
+  Client* client = client_;
+  WhenAllReady(waits, [client, run](absl::Status ready) {
+    if (client->options().asynchronous) client->pool().Schedule([run, ready] { run(ready); });
+    else run(ready);
+  });
+  return result;
+}
+
+}  // namespace openpjrt::runtime

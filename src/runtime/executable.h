@@ -1,0 +1,100 @@
+// Compiled programs and their loaded form. An Executable is immutable and shared: it holds the
+// parsed module, the CPU program, the compile options and what the ABI reports about it (shapes,
+// cost, fingerprint). A LoadedExecutable binds it to a client's devices and runs it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "src/cpu/program.h"
+#include "src/ir/ir.h"
+#include "src/runtime/buffer.h"
+#include "src/runtime/compile_options.h"
+
+namespace openpjrt::runtime {
+
+struct CostAnalysis {
+  double flops = 0;
+  double transcendentals = 0;
+  double bytes_accessed = 0;
+};
+
+class Executable {
+ public:
+  // Compiles `code` in `format` ("mlir": StableHLO text). INVALID_ARGUMENT for an unknown format
+  // or a malformed program (file:line:col), UNIMPLEMENTED for what the compiler does not cover.
+  static absl::StatusOr<std::shared_ptr<Executable>> Compile(std::string_view code,
+                                                             std::string_view format,
+                                                             CompileOptions options);
+  // Reads what Serialize wrote; rejects foreign, corrupt or other-version bytes by name.
+  static absl::StatusOr<std::shared_ptr<Executable>> Deserialize(std::string_view bytes);
+  std::string Serialize() const;
+
+  const std::string& name() const { return name_; }
+  int num_replicas() const { return num_replicas_; }
+  int num_partitions() const { return num_partitions_; }
+  const std::vector<BufferShape>& arg_shapes() const { return arg_shapes_; }
+  const std::vector<BufferShape>& result_shapes() const { return result_shapes_; }
+  const std::vector<bool>& donated_args() const { return donated_args_; }
+  const CompileOptions& options() const { return options_; }
+  const std::string& fingerprint() const { return fingerprint_; }
+  const std::string& optimized_text() const { return optimized_text_; }
+  const CostAnalysis& cost() const { return cost_; }
+  int64_t code_size() const { return code_size_; }
+  const cpu::Executable& program() const { return *program_; }
+
+ private:
+  std::string format_, code_;
+  CompileOptions options_;
+  std::unique_ptr<ir::Module> module_;
+  std::shared_ptr<cpu::Executable> program_;
+  std::string name_, fingerprint_, optimized_text_;
+  int num_replicas_ = 1, num_partitions_ = 1;
+  std::vector<BufferShape> arg_shapes_, result_shapes_;
+  std::vector<bool> donated_args_;
+  CostAnalysis cost_;
+  int64_t code_size_ = 0;
+};
+
+struct ExecuteRequest {
+  std::vector<std::vector<BufferRef>> args;  // [num_devices][num_args]
+  std::vector<int64_t> non_donatable;        // argument indices never donated
+  Device* execute_device = nullptr;          // run one device's share (portable executables)
+};
+
+struct ExecuteResult {
+  std::vector<std::vector<BufferRef>> outputs;  // [num_devices][num_outputs]
+  std::vector<EventRef> device_done;            // per device
+};
+
+class LoadedExecutable {
+ public:
+  // Binds to the client's devices: the options' device assignment, else devices 0..R*P-1.
+  static absl::StatusOr<std::unique_ptr<LoadedExecutable>> Load(
+      Client* client, std::shared_ptr<const Executable> executable);
+
+  const std::shared_ptr<const Executable>& executable() const { return executable_; }
+  Client* client() const { return client_; }
+  // The devices one Execute runs on, device index d = replica * num_partitions + partition.
+  const std::vector<Device*>& devices() const { return devices_; }
+  const std::vector<std::vector<int64_t>>& assignment() const { return assignment_; }
+
+  // Checks the arguments now and returns output buffers at once; the computation runs when
+  // every argument is ready. An argument's error becomes every output's error.
+  absl::StatusOr<ExecuteResult> Execute(ExecuteRequest request);
+
+  void Delete() { deleted_ = true; }
+  bool IsDeleted() const { return deleted_; }
+
+ private:
+  Client* client_ = nullptr;
+  std::shared_ptr<const Executable> executable_;
+  std::vector<Device*> devices_;
+  std::vector<std::vector<int64_t>> assignment_;
+  std::atomic<bool> deleted_{false};
+};
+
+}  // namespace openpjrt::runtime

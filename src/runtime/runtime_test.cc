@@ -1,0 +1,121 @@
+// Unit tests of the runtime: events, compile options, buffers and executions.
+#include <atomic>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "src/runtime/executable.h"
+
+namespace openpjrt::runtime {
+namespace {
+
+TEST(EventTest, CallbacksRunOnceWhetherRegisteredBeforeOrAfter) {
+  auto e = Event::Create();
+  int before = 0, after = 0;
+  e->OnReady([&](const absl::Status& s) { before += s.ok(); });
+  EXPECT_FALSE(e->IsReady());
+  EXPECT_TRUE(e->Set(absl::OkStatus()));
+  EXPECT_FALSE(e->Set(absl::InternalError("late")));  // first wins
+  e->OnReady([&](const absl::Status& s) { after += s.ok(); });
+  EXPECT_EQ(before, 1);
+  EXPECT_EQ(after, 1);
+  EXPECT_TRUE(e->Await().ok());
+}
+
+TEST(EventTest, WhenAllReadyReportsTheFirstError) {
+  auto a = Event::Create(), b = Event::Create();
+  absl::Status got = absl::UnknownError("not called");
+  WhenAllReady({a, b}, [&](absl::Status s) { got = s; });
+  a->Set(absl::InvalidArgumentError("bad a"));
+  EXPECT_EQ(got.code(), absl::StatusCode::kUnknown);
+  b->Set(absl::OkStatus());
+  EXPECT_EQ(got.message(), "bad a");
+}
+
+TEST(CompileOptionsTest, RoundTripsCountsAndAssignment) {
+  CompileOptions o;
+  o.num_replicas = 2;
+  o.num_partitions = 3;
+  o.device_assignment = {{5, 4, 3}, {2, 1, 0}};
+  auto back = ParseCompileOptions(SerializeCompileOptions(o));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->num_replicas, 2);
+  EXPECT_EQ(back->num_partitions, 3);
+  EXPECT_EQ(back->device_assignment, o.device_assignment);
+}
+
+TEST(CompileOptionsTest, MalformedBytesNameTheOffset) {
+  auto r = ParseCompileOptions(std::string("\x1a\x05\x20", 3));  // field 3, length 5, 1 byte left
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("at byte"), std::string::npos) << r.status();
+}
+
+constexpr char kAdd[] = R"(
+func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %b : tensor<4xf32>
+  return %0 : tensor<4xf32>
+})";
+
+BufferRef Floats(Device* d, std::vector<float> v) {
+  cpu::ArrayType t{ir::ElemKind::kF32, {static_cast<int64_t>(v.size())}};
+  cpu::Array a = cpu::Array::Allocate(t);
+  std::memcpy(a.mutable_data(), v.data(), v.size() * 4);
+  return Buffer::CreateReady(d->default_memory(), BufferShape{t}, a);
+}
+
+TEST(ExecuteTest, WaitsForPendingArgumentsAndPropagatesErrors) {
+  Client client(ClientOptions{});
+  auto exe = Executable::Compile(kAdd, "mlir", {});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  auto le = LoadedExecutable::Load(&client, *exe);
+  ASSERT_TRUE(le.ok()) << le.status();
+  Device* d0 = client.devices()[0];
+  auto pending = Buffer::CreatePending(d0->default_memory(), BufferShape{{ir::ElemKind::kF32, {4}}});
+  auto r = (*le)->Execute({{{Floats(d0, {1, 2, 3, 4}), pending}}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  BufferRef out = r->outputs[0][0];
+  EXPECT_FALSE(out->ready_event()->IsReady());
+  cpu::Array a = cpu::Array::Allocate({ir::ElemKind::kF32, {4}});
+  float ten[4] = {10, 20, 30, 40};
+  std::memcpy(a.mutable_data(), ten, 16);
+  pending->Fulfil(a);
+  ASSERT_TRUE(out->ready_event()->Await().ok());
+  auto arr = out->GetArray();
+  ASSERT_TRUE(arr.ok());
+  EXPECT_EQ(arr->as<float>()[3], 44.0f);
+
+  auto failing = Buffer::CreateError(d0->default_memory(), BufferShape{{ir::ElemKind::kF32, {4}}},
+                                     absl::DataLossError("upstream"));
+  auto r2 = (*le)->Execute({{{failing, failing}}});
+  ASSERT_TRUE(r2.ok());
+  absl::Status s = r2->outputs[0][0]->ready_event()->Await();
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(ExecuteTest, RejectsWrongShapesAndDeletedArguments) {
+  Client client(ClientOptions{});
+  auto le = LoadedExecutable::Load(&client, *Executable::Compile(kAdd, "mlir", {}));
+  ASSERT_TRUE(le.ok());
+  Device* d0 = client.devices()[0];
+  auto r = (*le)->Execute({{{Floats(d0, {1, 2, 3}), Floats(d0, {1, 2, 3, 4})}}});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  auto gone = Floats(d0, {1, 2, 3, 4});
+  gone->Delete();
+  r = (*le)->Execute({{{gone, gone}}});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(ExecutableTest, SerializeRoundTripsAndRejectsCorruptBytes) {
+  auto exe = Executable::Compile(kAdd, "mlir", {});
+  ASSERT_TRUE(exe.ok());
+  std::string bytes = (*exe)->Serialize();
+  auto back = Executable::Deserialize(bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ((*back)->fingerprint(), (*exe)->fingerprint());
+  bytes[bytes.size() / 2] ^= 1;
+  EXPECT_NE(Executable::Deserialize(bytes).status().message().find("checksum"), std::string::npos);
+  EXPECT_NE(Executable::Deserialize("garbage").status().message().find("magic"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace openpjrt::runtime
