@@ -34,7 +34,7 @@ bool Buffer::Fulfil(cpu::Array array) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (ready_->IsReady()) return false;
-    if (!deleted_ || donated_) {
+    if (!deleted_ || donated_ || holds_ > 0) {
       array_ = std::move(array);
       if (!shape_.token) {
         stats_->Add(array_.ByteSize());
@@ -72,7 +72,21 @@ void Buffer::Delete() {
   std::lock_guard<std::mutex> lock(mu_);
   if (donated_) return;  // the execution that took it releases the storage
   deleted_ = true;
-  ReleaseLocked();
+  if (holds_ == 0) ReleaseLocked();
+}
+
+void Buffer::Hold() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++holds_;
+}
+
+absl::StatusOr<cpu::Array> Buffer::TakeHeld() {
+  absl::Status s = ready_->status();
+  std::lock_guard<std::mutex> lock(mu_);
+  cpu::Array a = array_;
+  if (--holds_ == 0 && deleted_ && !donated_) ReleaseLocked();
+  if (!s.ok()) return s;
+  return a;
 }
 
 void Buffer::MarkDonated() {

@@ -46,8 +46,12 @@ class Buffer {
   // The storage's address, or null while pending, after deletion or for empty arrays.
   const uint8_t* data() const;
 
+  // Deletion marks the buffer at once but keeps the storage while executions hold it.
   void Delete();
   bool IsDeleted() const;
+  // An execution that will read the buffer holds it from submission until it takes the array.
+  void Hold();
+  absl::StatusOr<cpu::Array> TakeHeld();
   // Hands the storage to an execution: the buffer reads as deleted from now on, but the storage
   // (present or still to come) is kept for TakeDonated.
   void MarkDonated();
@@ -72,6 +76,7 @@ class Buffer {
   bool deleted_ = false;
   bool donated_ = false;
   int external_refs_ = 0;
+  int holds_ = 0;
 };
 
 using BufferRef = std::shared_ptr<Buffer>;

@@ -326,6 +326,7 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
   for (size_t d = 0; d < n; ++d)
     for (size_t i = 0; i < arg_shapes.size(); ++i)
       if (donate[i]) req.args[d][i]->MarkDonated();
+      else req.args[d][i]->Hold();
 
   auto self = executable_;
   auto args = std::make_shared<std::vector<std::vector<BufferRef>>>(std::move(req.args));
@@ -349,7 +350,7 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
           values[d].push_back(cpu::RtValue::Token());
           continue;
         }
-        auto a = donate[i] ? b.TakeDonated() : b.GetArray();
+        auto a = donate[i] ? b.TakeDonated() : b.TakeHeld();
         if (!a.ok())
           return finish(absl::Status(a.status().code(),
                                      StrCat("argument #", i, ": ", a.status().message())));

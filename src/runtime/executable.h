@@ -32,6 +32,10 @@ class Executable {
   // Reads what Serialize wrote; rejects foreign, corrupt or other-version bytes by name.
   static absl::StatusOr<std::shared_ptr<Executable>> Deserialize(std::string_view bytes);
   std::string Serialize() const;
+  // The same program compiled under other options (Client_Load, DeserializeAndLoad overrides).
+  absl::StatusOr<std::shared_ptr<Executable>> WithOptions(CompileOptions options) const {
+    return Compile(code_, format_, std::move(options));
+  }
 
   const std::string& name() const { return name_; }
   int num_replicas() const { return num_replicas_; }

@@ -1,0 +1,155 @@
+// ABI glue shared by the plugin's sections: the handle structs behind the opaque PJRT types,
+// error construction, Args validation and element-type mapping. Each handle is a thin struct
+// that owns or points at one runtime object.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "include/openpjrt/c/pjrt_c_api.h"
+#include "src/runtime/executable.h"
+
+// PJRT_Error and PJRT_Memory are defined by the header (a function table pointer first); the
+// plugin's objects extend them.
+struct ErrorImpl : PJRT_Error {
+  absl::Status status;
+  std::string message;
+  std::vector<std::pair<std::string, std::string>> payloads;
+};
+
+struct PJRT_Event {
+  openpjrt::runtime::EventRef event;
+};
+
+struct PJRT_DeviceDescription {
+  int id = 0;
+  int process_index = 0;
+  std::string kind, debug_string, to_string;
+  std::vector<std::string> attr_names;
+  std::vector<PJRT_NamedValue> attributes;
+  std::vector<int64_t> coords;
+};
+
+struct MemoryImpl : PJRT_Memory {
+  openpjrt::runtime::Memory* memory = nullptr;
+  std::vector<PJRT_Device*> devices;  // the one device that addresses it
+  std::mutex mu;
+  struct UserData {
+    void* data;
+    void (*dtor)(void*);
+  };
+  std::map<const void*, UserData> user_data;
+  ~MemoryImpl();
+};
+
+struct PJRT_Device {
+  openpjrt::runtime::Device* device = nullptr;
+  PJRT_Client* client = nullptr;
+  PJRT_DeviceDescription description;
+  std::vector<PJRT_Memory*> memories;
+};
+
+struct PJRT_TopologyDescription {
+  std::vector<std::unique_ptr<PJRT_DeviceDescription>> descriptions;
+  std::vector<PJRT_DeviceDescription*> description_ptrs;
+  std::vector<PJRT_NamedValue> attributes;
+  std::vector<int> memory_kind_ids;
+  int device_count = 0;
+  bool owned_by_client = false;  // a client's own topology is freed with the client
+};
+
+struct PJRT_Client {
+  std::unique_ptr<openpjrt::runtime::Client> client;
+  std::vector<std::unique_ptr<PJRT_Device>> devices;
+  std::vector<PJRT_Device*> device_ptrs;
+  std::vector<std::unique_ptr<MemoryImpl>> memories;
+  std::vector<PJRT_Memory*> memory_ptrs;
+  std::map<const openpjrt::runtime::Device*, PJRT_Device*> device_of;
+  std::map<const openpjrt::runtime::Memory*, PJRT_Memory*> memory_of;
+  PJRT_TopologyDescription topology;
+};
+
+struct PJRT_Buffer {
+  openpjrt::runtime::BufferRef buffer;
+  PJRT_Client* client = nullptr;
+  std::vector<int64_t> minor_to_major;  // for GetMemoryLayout
+};
+
+struct PJRT_Executable {
+  std::shared_ptr<const openpjrt::runtime::Executable> exe;
+  // Arrays the getters hand out; built once, live as long as the handle.
+  std::vector<PJRT_Buffer_Type> output_types;
+  std::vector<int64_t> output_dims;
+  std::vector<size_t> output_dim_sizes;
+  std::vector<const char*> output_kinds, param_kinds;
+  std::vector<size_t> output_kind_sizes, param_kind_sizes;
+  std::vector<PJRT_NamedValue> cost;
+};
+
+struct PJRT_LoadedExecutable {
+  std::unique_ptr<openpjrt::runtime::LoadedExecutable> loaded;
+  PJRT_Client* client = nullptr;
+  std::vector<PJRT_Device*> devices;
+  std::vector<PJRT_LogicalDeviceIds> logical_ids;
+};
+
+inline ErrorImpl* Impl(PJRT_Error* e) { return static_cast<ErrorImpl*>(e); }
+inline const ErrorImpl* Impl(const PJRT_Error* e) { return static_cast<const ErrorImpl*>(e); }
+inline MemoryImpl* Impl(PJRT_Memory* m) { return static_cast<MemoryImpl*>(m); }
+
+namespace openpjrt::plugin {
+
+// A new error for the caller to destroy; null for an OK status.
+PJRT_Error* MakeError(const absl::Status& status);
+PJRT_Error* InvalidArgument(const std::string& message);
+PJRT_Error* Unimplemented(const char* slot);
+
+// Validates an Args pointer and its struct_size against the smallest size we accept.
+PJRT_Error* CheckArgs(const void* args, size_t min_size, const char* type_name);
+// True when the caller's struct covers `field_end` bytes (for fields added in later versions).
+inline bool Covers(const void* args, size_t field_end) {
+  return *static_cast<const size_t*>(args) >= field_end;
+}
+
+#define OPJ_CHECK_ARGS(Type, args)                                            \
+  if (PJRT_Error* _e = ::openpjrt::plugin::CheckArgs(args, Type##_STRUCT_SIZE, #Type)) \
+  return _e
+#define OPJ_CHECK_ARGS_MIN(Type, args, last_field)                                        \
+  if (PJRT_Error* _e = ::openpjrt::plugin::CheckArgs(args, PJRT_STRUCT_SIZE(Type, last_field), \
+                                                     #Type))                              \
+  return _e
+#define OPJ_REQUIRE(Type, args, field)                                      \
+  if ((args)->field == nullptr)                                             \
+  return ::openpjrt::plugin::InvalidArgument(#Type "." #field " is null")
+#define OPJ_FIELD_END(Type, field) PJRT_STRUCT_SIZE(Type, field)
+
+// Element types. False when the PJRT type has no StableHLO counterpart.
+bool ToElemKind(PJRT_Buffer_Type t, ir::ElemKind* out);
+PJRT_Buffer_Type ToBufferType(ir::ElemKind k);
+const char* BufferTypeName(PJRT_Buffer_Type t);
+PJRT_Buffer_Type ToBufferType(const runtime::BufferShape& s);
+
+// New handles.
+PJRT_Event* WrapEvent(runtime::EventRef e);
+PJRT_Buffer* WrapBuffer(PJRT_Client* client, runtime::BufferRef b);
+PJRT_Executable* WrapExecutable(std::shared_ptr<const runtime::Executable> exe);
+
+// Reads create options shared by Client_Create and TopologyDescription_Create.
+absl::Status ParseClientOptions(const PJRT_NamedValue* options, size_t n, const char* where,
+                                runtime::ClientOptions* out);
+
+// The head of the extension chain PJRT_Api.extension_start points at (extensions.cc).
+PJRT_Extension_Base* FirstExtension();
+
+// The function table every PJRT_Memory starts with.
+const PJRT_Memory_FunctionTable* MemoryTable();
+
+// Fills a topology (or a client's) with `count` CPU device descriptions.
+void FillTopology(PJRT_TopologyDescription* t, int count);
+void FillDescription(PJRT_DeviceDescription* d, int id);
+
+}  // namespace openpjrt::plugin
