@@ -22,10 +22,11 @@ ninja -C build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
-echo "== ThreadSanitizer: multi-device execution (collectives run one thread per device)"
+echo "== ThreadSanitizer: multi-device execution and the plugin's concurrency and lifetime tests"
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENPJRT_SANITIZE=thread \
-  -DOPENPJRT_BUILD_TESTS=OFF -DOPENPJRT_BUILD_BENCH=OFF >/dev/null
-ninja -C build-tsan -j"$jobs" openpjrt
+  -DOPENPJRT_BUILD_TESTS=ON -DOPENPJRT_BUILD_BENCH=OFF >/dev/null
+ninja -C build-tsan -j"$jobs" openpjrt capi_tests pjrt_c_api_cpu_plugin
+TSAN_OPTIONS=halt_on_error=1 PJRT_PLUGIN=build-tsan/lib/pjrt_c_api_cpu_plugin.so build-tsan/bin/capi_tests
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/collectives.mlir
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --replicas 4 examples/mlp_train_step.mlir
 

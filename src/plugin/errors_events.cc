@@ -49,13 +49,13 @@ PJRT_Error* Unimplemented(const char* slot) {
   return MakeError(absl::UnimplementedError(StrCat(slot, " is not implemented by the openpjrt CPU plugin")));
 }
 
-PJRT_Error* CheckArgs(const void* args, size_t min_size, const char* type_name) {
+PJRT_Error* CheckArgs(const void* args, size_t min_size, size_t full_size, const char* type_name) {
   if (args == nullptr) return InvalidArgument(StrCat(type_name, ": the args pointer is null"));
   size_t got = *static_cast<const size_t*>(args);
   if (got < min_size)
     return InvalidArgument(StrCat(type_name, ".struct_size is ", got, ", expected at least ", min_size,
-                                  " (", type_name, "_STRUCT_SIZE in PJRT C API ", PJRT_API_MAJOR, ".",
-                                  PJRT_API_MINOR, ")"));
+                                  " (", type_name, "_STRUCT_SIZE is ", full_size, " in PJRT C API ",
+                                  PJRT_API_MAJOR, ".", PJRT_API_MINOR, ")"));
   return nullptr;
 }
 

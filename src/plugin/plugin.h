@@ -109,18 +109,18 @@ PJRT_Error* InvalidArgument(const std::string& message);
 PJRT_Error* Unimplemented(const char* slot);
 
 // Validates an Args pointer and its struct_size against the smallest size we accept.
-PJRT_Error* CheckArgs(const void* args, size_t min_size, const char* type_name);
+PJRT_Error* CheckArgs(const void* args, size_t min_size, size_t full_size, const char* type_name);
 // True when the caller's struct covers `field_end` bytes (for fields added in later versions).
 inline bool Covers(const void* args, size_t field_end) {
   return *static_cast<const size_t*>(args) >= field_end;
 }
 
 #define OPJ_CHECK_ARGS(Type, args)                                            \
-  if (PJRT_Error* _e = ::openpjrt::plugin::CheckArgs(args, Type##_STRUCT_SIZE, #Type)) \
+  if (PJRT_Error* _e = ::openpjrt::plugin::CheckArgs(args, Type##_STRUCT_SIZE, Type##_STRUCT_SIZE, #Type)) \
   return _e
 #define OPJ_CHECK_ARGS_MIN(Type, args, last_field)                                        \
   if (PJRT_Error* _e = ::openpjrt::plugin::CheckArgs(args, PJRT_STRUCT_SIZE(Type, last_field), \
-                                                     #Type))                              \
+                                                     Type##_STRUCT_SIZE, #Type))                              \
   return _e
 #define OPJ_REQUIRE(Type, args, field)                                      \
   if ((args)->field == nullptr)                                             \
