@@ -382,6 +382,7 @@ TEST_F(PluginTest, SerializeAndDeserializeAndLoad) {
   PJRT_Buffer* x = Upload({1, 2, 3, 4, 5, 6}, {2, 3});
   auto outs = Execute(dl.loaded_executable, {{x, x}}, 2);
   EXPECT_EQ(Download(outs[0][1]), (std::vector<float>{22, 36, 54}));
+  Destroy(dl.loaded_executable);
   std::string foreign = "\x08\x01 not an executable";
   dl.serialized_executable = foreign.data();
   dl.serialized_executable_size = foreign.size();
