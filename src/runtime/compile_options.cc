@@ -93,7 +93,7 @@ absl::Status ReadInts(WireReader& r, int wire, std::vector<int64_t>* out) {
   }
   if (wire != kLen) return r.Error("repeated int64 field with the wrong wire type");
   std::string_view packed;
-  size_t start;
+  size_t start = 0;
   if (auto s = r.Bytes(&packed, &start); !s.ok()) return s;
   WireReader inner(packed, start, "packed int64 list");
   while (!inner.done()) {
@@ -116,7 +116,7 @@ absl::Status ReadDeviceAssignment(std::string_view bytes, size_t base, CompileOp
       (field == 1 ? replica_count : computation_count) = static_cast<int64_t>(v);
     } else if (field == 3 && wire == kLen) {
       std::string_view sub;
-      size_t start;
+      size_t start = 0;
       if (auto s = r.Bytes(&sub, &start); !s.ok()) return s;
       WireReader cr(sub, start, "ComputationDevice");
       std::vector<int64_t> ids;
@@ -169,7 +169,7 @@ absl::Status ReadBuildOptions(std::string_view bytes, size_t base, CompileOption
       (field == 4 ? out->num_replicas : out->num_partitions) = n;
     } else if (field == 9 && wire == kLen) {
       std::string_view sub;
-      size_t start;
+      size_t start = 0;
       if (auto s = r.Bytes(&sub, &start); !s.ok()) return s;
       if (auto s = ReadDeviceAssignment(sub, start, out); !s.ok()) return s;
     } else if (auto s = r.Skip(wire); !s.ok()) {
@@ -207,7 +207,7 @@ absl::StatusOr<CompileOptions> ParseCompileOptions(std::string_view bytes) {
     uint64_t v;
     if (field == 3 && wire == kLen) {
       std::string_view sub;
-      size_t start;
+      size_t start = 0;
       if (auto s = r.Bytes(&sub, &start); !s.ok()) return s;
       if (auto s = ReadBuildOptions(sub, start, &out); !s.ok()) return s;
     } else if (field == 4 && wire == kVarint) {
