@@ -432,7 +432,13 @@ std::unique_ptr<Operation> Parser::ParseCustomOp(const Token& name_tok) {
 std::unique_ptr<Operation> Parser::ParseTopLevel() {
   // Resources live at the end of the file; read them first so that uses resolve at once.
   std::string_view src = lex_.src();
-  size_t meta = src.rfind("{-#");
+  size_t meta = std::string_view::npos;
+  if (src.rfind("{-#") != std::string_view::npos) {
+    // The text may also sit inside a string or comment: find the last real block by lexing.
+    Lexer scan(src, opts_.first_line);
+    for (Token t = scan.Next(); t.kind != Tok::kEof && t.kind != Tok::kError; t = scan.Next())
+      if (t.kind == Tok::kFileMetadataBegin) meta = t.offset;
+  }
   if (meta != std::string_view::npos) {
     Lexer saved = lex_;
     lex_ = Lexer(src, opts_.first_line);
