@@ -77,6 +77,16 @@ PJRT_Executable* WrapExecutable(std::shared_ptr<const runtime::Executable> exe) 
     e->param_kinds.push_back(kDevice.c_str());
     e->param_kind_sizes.push_back(kDevice.size());
   }
+  auto row_major = [](const runtime::BufferShape& s) {
+    PJRT_Layouts_MemoryLayout l;
+    size_t rank = s.token ? 0 : s.type.dims.size();
+    for (size_t i = 0; i < rank; ++i) l.minor_to_major.push_back(static_cast<int64_t>(rank - 1 - i));
+    return l;
+  };
+  for (const runtime::BufferShape& s : e->exe->result_shapes()) e->output_layouts.push_back(row_major(s));
+  for (const runtime::BufferShape& s : e->exe->arg_shapes()) e->param_layouts.push_back(row_major(s));
+  for (auto& l : e->output_layouts) e->output_layout_ptrs.push_back(&l);
+  for (auto& l : e->param_layouts) e->param_layout_ptrs.push_back(&l);
   const runtime::CostAnalysis& c = e->exe->cost();
   e->cost = {NamedFloat("flops", c.flops), NamedFloat("transcendentals", c.transcendentals),
              NamedFloat("bytes accessed", c.bytes_accessed)};

@@ -1,9 +1,180 @@
-// The extension chain of PJRT_Api. Empty for now: the Layouts and MemoryDescriptions extensions
-// are not offered yet, and clients fall back to the core API without them.
+// The extension chain of PJRT_Api: Layouts (version 4) then MemoryDescriptions (version 1).
+// Every array on this plugin is dense and row-major, so every layout is the descending
+// minor-to-major order of its rank; the extension lets clients ask instead of assume.
+#include <string>
+
 #include "src/plugin/plugin.h"
+#include "src/support/str.h"
 
 namespace openpjrt::plugin {
+namespace {
 
-PJRT_Extension_Base* FirstExtension() { return nullptr; }
+PJRT_Layouts_MemoryLayout* RowMajor(size_t rank) {
+  auto* l = new PJRT_Layouts_MemoryLayout;
+  for (size_t i = 0; i < rank; ++i) l->minor_to_major.push_back(static_cast<int64_t>(rank - 1 - i));
+  return l;
+}
+
+void PutVarint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+// Validates (type, dims, num_dims) of a GetDefaultLayout call and returns the row-major layout.
+PJRT_Error* DefaultLayout(const char* args_name, PJRT_Buffer_Type type, const int64_t* dims,
+                          size_t num_dims, PJRT_Layouts_MemoryLayout** out) {
+  ir::ElemKind kind;
+  if (type == PJRT_Buffer_Type_TOKEN) {
+    if (num_dims != 0)
+      return InvalidArgument(StrCat(args_name, ".num_dims is ", num_dims, " for a TOKEN (must be 0)"));
+  } else if (!ToElemKind(type, &kind)) {
+    return InvalidArgument(StrCat(args_name, ".type is ", static_cast<int>(type), " (",
+                                  BufferTypeName(type), "), which has no array layout on this plugin"));
+  }
+  if (num_dims > 0 && dims == nullptr)
+    return InvalidArgument(StrCat(args_name, ".dims is null but num_dims is ", num_dims));
+  for (size_t i = 0; i < num_dims; ++i)
+    if (dims[i] < 0)
+      return InvalidArgument(StrCat(args_name, ".dims[", i, "] is ", dims[i], " (must be >= 0)"));
+  *out = RowMajor(num_dims);
+  return nullptr;
+}
+
+// ------------------------------------------------------------------ Layouts
+
+PJRT_Error* LayoutDestroy(PJRT_Layouts_MemoryLayout_Destroy_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_Layouts_MemoryLayout_Destroy_Args, args);
+  delete args->layout;
+  return nullptr;
+}
+
+void DeleteSerialized(PJRT_Layouts_SerializedLayout* s) { delete s; }
+
+PJRT_Error* LayoutSerialize(PJRT_Layouts_MemoryLayout_Serialize_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_Layouts_MemoryLayout_Serialize_Args, args);
+  OPJ_REQUIRE(PJRT_Layouts_MemoryLayout_Serialize_Args, args, layout);
+  // xla.LayoutProto: field 1 (minor_to_major), packed varints. Nothing else is set for a dense
+  // layout; readers treat a missing tail-padding alignment as 1.
+  std::string packed;
+  for (int64_t d : args->layout->minor_to_major) PutVarint(&packed, static_cast<uint64_t>(d));
+  auto* s = new PJRT_Layouts_SerializedLayout;
+  if (!packed.empty()) {
+    s->bytes.push_back(0x0a);
+    PutVarint(&s->bytes, packed.size());
+    s->bytes += packed;
+  }
+  args->serialized_bytes = s->bytes.data();
+  args->serialized_bytes_size = s->bytes.size();
+  args->serialized_layout = s;
+  args->serialized_layout_deleter = &DeleteSerialized;
+  return nullptr;
+}
+
+PJRT_Error* BufferLayout(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args, args);
+  OPJ_REQUIRE(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args, args, buffer);
+  args->layout = new PJRT_Layouts_MemoryLayout{args->buffer->minor_to_major};
+  return nullptr;
+}
+
+PJRT_Error* ClientDefaultLayout(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args, args);
+  OPJ_REQUIRE(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args, args, client);
+  return DefaultLayout("PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args", args->type, args->dims,
+                       args->num_dims, &args->layout);
+}
+
+PJRT_Error* TopologyDefaultLayout(PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args, args);
+  OPJ_REQUIRE(PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args, args, topology_description);
+  return DefaultLayout("PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args", args->type, args->dims,
+                       args->num_dims, &args->layout);
+}
+
+PJRT_Error* OutputLayouts(PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args, args);
+  OPJ_REQUIRE(PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args, args, executable);
+  args->num_outputs = args->executable->output_layout_ptrs.size();
+  args->layouts = args->executable->output_layout_ptrs.data();
+  return nullptr;
+}
+
+PJRT_Error* ParameterLayouts(PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args, args);
+  OPJ_REQUIRE(PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args, args, executable);
+  args->num_parameters = args->executable->param_layout_ptrs.size();
+  args->layouts = args->executable->param_layout_ptrs.data();
+  return nullptr;
+}
+
+// ------------------------------------------------------------------ MemoryDescriptions
+
+// The kinds and ids every CPU device has (the same as its PJRT_Memory objects report).
+const PJRT_MemoryDescription kMemoryDescriptions[] = {
+    {"device", 0}, {"pinned_host", 1}, {"unpinned_host", 2}};
+const PJRT_MemoryDescription* const kMemoryDescriptionPtrs[] = {
+    &kMemoryDescriptions[0], &kMemoryDescriptions[1], &kMemoryDescriptions[2]};
+
+PJRT_Error* MemoryDescriptions(PJRT_DeviceDescription_MemoryDescriptions_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_DeviceDescription_MemoryDescriptions_Args, args);
+  OPJ_REQUIRE(PJRT_DeviceDescription_MemoryDescriptions_Args, args, device_description);
+  args->memory_descriptions = kMemoryDescriptionPtrs;
+  args->num_memory_descriptions = 3;
+  args->default_memory_index = 0;
+  return nullptr;
+}
+
+PJRT_Error* MemoryDescriptionKind(PJRT_MemoryDescription_Kind_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_MemoryDescription_Kind_Args, args);
+  OPJ_REQUIRE(PJRT_MemoryDescription_Kind_Args, args, memory_description);
+  args->kind = args->memory_description->kind;
+  args->kind_size = std::char_traits<char>::length(args->memory_description->kind);
+  args->kind_id = args->memory_description->kind_id;
+  return nullptr;
+}
+
+PJRT_MemoryDescriptions_Extension MakeMemoryDescriptions() {
+  PJRT_MemoryDescriptions_Extension e{};
+  e.base.struct_size = PJRT_MemoryDescriptions_Extension_STRUCT_SIZE;
+  e.base.type = PJRT_Extension_Type_MemoryDescriptions;
+  e.base.next = nullptr;
+  e.PJRT_DeviceDescription_MemoryDescriptions =
+      &Guarded<PJRT_DeviceDescription_MemoryDescriptions_Args, MemoryDescriptions>;
+  e.PJRT_MemoryDescription_Kind = &Guarded<PJRT_MemoryDescription_Kind_Args, MemoryDescriptionKind>;
+  return e;
+}
+
+PJRT_Layouts_Extension MakeLayouts(PJRT_Extension_Base* next) {
+  PJRT_Layouts_Extension e{};
+  e.base.struct_size = PJRT_Layouts_Extension_STRUCT_SIZE;
+  e.base.type = PJRT_Extension_Type_Layouts;
+  e.base.next = next;
+  e.PJRT_Layouts_MemoryLayout_Destroy = &Guarded<PJRT_Layouts_MemoryLayout_Destroy_Args, LayoutDestroy>;
+  e.PJRT_Layouts_MemoryLayout_Serialize =
+      &Guarded<PJRT_Layouts_MemoryLayout_Serialize_Args, LayoutSerialize>;
+  e.PJRT_Layouts_PJRT_Client_GetDefaultLayout =
+      &Guarded<PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args, ClientDefaultLayout>;
+  e.PJRT_Layouts_PJRT_Buffer_MemoryLayout =
+      &Guarded<PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args, BufferLayout>;
+  e.PJRT_Layouts_PJRT_Topology_GetDefaultLayout =
+      &Guarded<PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args, TopologyDefaultLayout>;
+  e.PJRT_Layouts_PJRT_Executable_GetOutputLayouts =
+      &Guarded<PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args, OutputLayouts>;
+  e.PJRT_Layouts_PJRT_Executable_GetParameterLayouts =
+      &Guarded<PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args, ParameterLayouts>;
+  return e;
+}
+
+}  // namespace
+
+PJRT_Extension_Base* FirstExtension() {
+  // Built once, on the first GetPjrtApi; nothing but two static tables.
+  static PJRT_MemoryDescriptions_Extension memory_descriptions = MakeMemoryDescriptions();
+  static PJRT_Layouts_Extension layouts = MakeLayouts(&memory_descriptions.base);
+  return &layouts.base;
+}
 
 }  // namespace openpjrt::plugin

@@ -6,11 +6,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "include/openpjrt/c/pjrt_c_api.h"
+#include "include/openpjrt/c/pjrt_c_api_layouts_extension.h"
+#include "include/openpjrt/c/pjrt_c_api_memory_descriptions_extension.h"
 #include "src/runtime/executable.h"
 
 // PJRT_Error and PJRT_Memory are defined by the header (a function table pointer first); the
@@ -79,6 +82,20 @@ struct PJRT_Buffer {
   std::vector<int64_t> minor_to_major;  // for GetMemoryLayout
 };
 
+// Layouts extension: a dense layout is its minor-to-major order (row-major on this plugin).
+struct PJRT_Layouts_MemoryLayout {
+  std::vector<int64_t> minor_to_major;
+};
+struct PJRT_Layouts_SerializedLayout {
+  std::string bytes;  // an xla.LayoutProto
+};
+
+// MemoryDescriptions extension: one per memory kind, shared by every CPU device description.
+struct PJRT_MemoryDescription {
+  const char* kind;
+  int kind_id;
+};
+
 struct PJRT_Executable {
   std::shared_ptr<const openpjrt::runtime::Executable> exe;
   // Arrays the getters hand out; built once, live as long as the handle.
@@ -88,6 +105,9 @@ struct PJRT_Executable {
   std::vector<const char*> output_kinds, param_kinds;
   std::vector<size_t> output_kind_sizes, param_kind_sizes;
   std::vector<PJRT_NamedValue> cost;
+  // Layouts extension: owned by the handle, handed out as arrays of pointers.
+  std::vector<PJRT_Layouts_MemoryLayout> output_layouts, param_layouts;
+  std::vector<PJRT_Layouts_MemoryLayout*> output_layout_ptrs, param_layout_ptrs;
 };
 
 struct PJRT_LoadedExecutable {
@@ -141,6 +161,29 @@ PJRT_Executable* WrapExecutable(std::shared_ptr<const runtime::Executable> exe);
 // Reads create options shared by Client_Create and TopologyDescription_Create.
 absl::Status ParseClientOptions(const PJRT_NamedValue* options, size_t n, const char* where,
                                 runtime::ClientOptions* out);
+
+// Runs a slot's implementation, turning an escaping exception into an error: no C++ exception
+// ever crosses the ABI.
+template <typename Args, PJRT_Error* (*Fn)(Args*)>
+PJRT_Error* Guarded(Args* args) noexcept {
+  try {
+    return Fn(args);
+  } catch (const std::bad_alloc&) {
+    return MakeError(absl::ResourceExhaustedError("out of host memory"));
+  } catch (const std::exception& e) {
+    return MakeError(absl::InternalError(std::string("unexpected exception: ") + e.what()));
+  } catch (...) {
+    return MakeError(absl::InternalError("unexpected exception"));
+  }
+}
+
+template <typename Args, void (*Fn)(Args*)>
+void GuardedVoid(Args* args) noexcept {
+  try {
+    Fn(args);
+  } catch (...) {
+  }
+}
 
 // The head of the extension chain PJRT_Api.extension_start points at (extensions.cc).
 PJRT_Extension_Base* FirstExtension();

@@ -1,35 +1,11 @@
 // The exported entry point: GetPjrtApi returns one static, fully populated PJRT_Api. Every slot
 // is wrapped so that no C++ exception ever crosses the ABI.
-#include <new>
-
 #include "src/plugin/slots.h"
-#include "src/support/str.h"
 
 namespace {
 
-using openpjrt::plugin::MakeError;
-
-// Runs an implementation, turning an escaping exception into an error.
-template <typename Args, PJRT_Error* (*Fn)(Args*)>
-PJRT_Error* Guarded(Args* args) noexcept {
-  try {
-    return Fn(args);
-  } catch (const std::bad_alloc&) {
-    return MakeError(absl::ResourceExhaustedError("out of host memory"));
-  } catch (const std::exception& e) {
-    return MakeError(absl::InternalError(openpjrt::StrCat("unexpected exception: ", e.what())));
-  } catch (...) {
-    return MakeError(absl::InternalError("unexpected exception"));
-  }
-}
-
-template <typename Args, void (*Fn)(Args*)>
-void GuardedVoid(Args* args) noexcept {
-  try {
-    Fn(args);
-  } catch (...) {
-  }
-}
+using openpjrt::plugin::Guarded;
+using openpjrt::plugin::GuardedVoid;
 
 #define OPJ_STUB_0(Name)                                         \
   PJRT_Error* Stub_##Name(PJRT_##Name##_Args*) {                 \

@@ -281,8 +281,9 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
   std::vector<Device*> devices = devices_;
   if (req.execute_device) {
     if (devices_.size() != 1 && !exe.options().compile_portable_executable)
-      return absl::UnimplementedError(
-          "PJRT_LoadedExecutable_Execute: execute_device on a multi-device executable");
+      return absl::InvalidArgumentError(StrCat(
+          "PJRT_LoadedExecutable_Execute_Args.execute_device is set, but the executable runs on ",
+          devices_.size(), " devices and was not compiled portable (compile_portable_executable)"));
     devices = {req.execute_device};
   }
   const size_t n = devices.size();

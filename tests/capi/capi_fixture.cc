@@ -87,8 +87,8 @@ PJRT_Client* PluginTest::CreateClient(std::vector<PJRT_NamedValue> options) {
   return a.client;
 }
 
-PJRT_LoadedExecutable* PluginTest::Compile(const std::string& mlir, PJRT_Client* c,
-                                           const std::string& options) {
+PJRT_Error* PluginTest::TryCompile(const std::string& mlir, const std::string& options,
+                                   PJRT_LoadedExecutable** out, PJRT_Client* c) {
   auto p = Args<PJRT_Program>();
   p.code = const_cast<char*>(mlir.data());
   p.code_size = mlir.size();
@@ -100,8 +100,16 @@ PJRT_LoadedExecutable* PluginTest::Compile(const std::string& mlir, PJRT_Client*
   a.compile_options = options.data();
   a.compile_options_size = options.size();
   PJRT_Error* e = api->PJRT_Client_Compile(&a);
+  *out = a.executable;
+  return e;
+}
+
+PJRT_LoadedExecutable* PluginTest::Compile(const std::string& mlir, PJRT_Client* c,
+                                           const std::string& options) {
+  PJRT_LoadedExecutable* exe = nullptr;
+  PJRT_Error* e = TryCompile(mlir, options, &exe, c);
   EXPECT_EQ(e, nullptr) << Message(e);
-  return a.executable;
+  return exe;
 }
 
 PJRT_Device* PluginTest::Device(int i, PJRT_Client* c) {

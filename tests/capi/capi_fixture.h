@@ -41,6 +41,9 @@ class PluginTest : public ::testing::Test {
   PJRT_Client* CreateClient(std::vector<PJRT_NamedValue> options = {});
   PJRT_LoadedExecutable* Compile(const std::string& mlir, PJRT_Client* client = nullptr,
                                  const std::string& options = "");
+  // The raw call: the error (or null) and the executable in *out.
+  PJRT_Error* TryCompile(const std::string& mlir, const std::string& options,
+                         PJRT_LoadedExecutable** out, PJRT_Client* client = nullptr);
   PJRT_Buffer* Upload(const std::vector<float>& v, std::vector<int64_t> dims, int device = 0,
                       PJRT_Client* client = nullptr);
   std::vector<float> Download(PJRT_Buffer* b);

@@ -1,0 +1,207 @@
+// Error paths a client meets in the field: malformed compile options and device assignments,
+// per-device memory limits, host layouts the plugin cannot serve, and portable-execution misuse.
+// Each must come back as a PJRT_Error with the right code and a message that names the problem.
+#include <string>
+#include <vector>
+
+#include "tests/capi/capi_fixture.h"
+
+namespace capi {
+namespace {
+
+constexpr char kIdentity[] = R"(
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+})";
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// CompileOptionsProto{executable_build_options (3){num_replicas (4): 1,
+//   device_assignment (9): DeviceAssignmentProto{<da>}}}
+std::string WithDeviceAssignment(const std::string& da) {
+  std::string build = std::string("\x20\x01\x4a", 3) + static_cast<char>(da.size()) + da;
+  return std::string("\x1a", 1) + static_cast<char>(build.size()) + build;
+}
+
+TEST_F(PluginTest, MalformedCompileOptionsAndDeviceAssignments) {
+  PJRT_LoadedExecutable* exe = nullptr;
+  // Field 3 claims 5 bytes but the message ends after 1.
+  std::string m = Message(TryCompile(kIdentity, std::string("\x1a\x05\x20", 3), &exe));
+  EXPECT_TRUE(Contains(m, "runs past the end")) << m;
+  EXPECT_EQ(exe, nullptr);
+
+  // A varint that never ends.
+  EXPECT_EQ(Code(TryCompile(kIdentity, std::string("\x08\xff\xff", 3), &exe)),
+            PJRT_Error_Code_INVALID_ARGUMENT);
+
+  // replica_count 1, computation_count 1, computation_devices [{replica_device_ids: [9]}]:
+  // the client has devices 0..3.
+  const std::string names_device_9("\x08\x01\x10\x01\x1a\x03\x0a\x01\x09", 9);
+  m = Message(TryCompile(kIdentity, WithDeviceAssignment(names_device_9), &exe));
+  EXPECT_TRUE(Contains(m, "device 9")) << m;
+
+  // replica_count 2 but one replica listed.
+  const std::string short_list("\x08\x02\x10\x01\x1a\x03\x0a\x01\x00", 9);
+  m = Message(TryCompile(kIdentity, WithDeviceAssignment(short_list), &exe));
+  EXPECT_TRUE(Contains(m, "declares 2 replicas but lists 1")) << m;
+
+  // A valid assignment onto device 2 is honoured.
+  const std::string on_device_2("\x08\x01\x10\x01\x1a\x03\x0a\x01\x02", 9);
+  PJRT_Error* e = TryCompile(kIdentity, WithDeviceAssignment(on_device_2), &exe);
+  ASSERT_EQ(e, nullptr) << Message(e);
+  auto ad = Args<PJRT_LoadedExecutable_AddressableDevices_Args>();
+  ad.executable = exe;
+  CAPI_OK(api->PJRT_LoadedExecutable_AddressableDevices(&ad));
+  ASSERT_EQ(ad.num_addressable_devices, 1u);
+  EXPECT_EQ(ad.addressable_devices[0], Device(2));
+  Destroy(exe);
+}
+
+TEST_F(PluginTest, MemoryLimitIsEnforcedOnUploadsAndOutputs) {
+  PJRT_Client* small = CreateClient({IntOption("memory_limit_bytes", 64)});
+  ASSERT_NE(small, nullptr);
+  PJRT_Buffer* b = Upload({1, 2, 3, 4}, {4}, 0, small);  // 16 of 64 bytes
+  ASSERT_NE(b, nullptr);
+
+  std::vector<float> big(16, 1.0f);  // 64 more bytes: over the limit
+  int64_t dims[1] = {16};
+  auto a = Args<PJRT_Client_BufferFromHostBuffer_Args>();
+  a.client = small;
+  a.data = big.data();
+  a.type = PJRT_Buffer_Type_F32;
+  a.dims = dims;
+  a.num_dims = 1;
+  a.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+  PJRT_Error* e = api->PJRT_Client_BufferFromHostBuffer(&a);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_RESOURCE_EXHAUSTED);
+  std::string m = Message(e);
+  EXPECT_TRUE(Contains(m, "64-byte memory limit")) << m;
+
+  // An execution whose outputs do not fit fails its outputs, not the process.
+  PJRT_LoadedExecutable* exe = Compile(R"(
+func.func @main(%x: tensor<4xf32>) -> tensor<16x4xf32> {
+  %0 = stablehlo.broadcast_in_dim %x, dims = [1] : (tensor<4xf32>) -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
+})", small);
+  ASSERT_NE(exe, nullptr);
+  auto outs = Execute(exe, {{b}}, 1);
+  auto re = Args<PJRT_Buffer_ReadyEvent_Args>();
+  re.buffer = outs[0][0];
+  CAPI_OK(api->PJRT_Buffer_ReadyEvent(&re));
+  e = Await(re.event);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_RESOURCE_EXHAUSTED);
+  m = Message(e);
+  EXPECT_TRUE(Contains(m, "the outputs need 256 bytes")) << m;
+  Destroy(outs[0][0]);
+  Destroy(exe);
+  Destroy(b);
+  auto cd = Args<PJRT_Client_Destroy_Args>();
+  cd.client = small;
+  CAPI_OK(api->PJRT_Client_Destroy(&cd));
+}
+
+TEST_F(PluginTest, NegativeStridesAndTiledLayouts) {
+  // Uploading a reversed view (negative byte stride, data at the first logical element) works.
+  std::vector<float> host = {1, 2, 3, 4};
+  int64_t dims[1] = {4};
+  int64_t strides[1] = {-4};
+  auto a = Args<PJRT_Client_BufferFromHostBuffer_Args>();
+  a.client = client;
+  a.data = host.data() + 3;
+  a.type = PJRT_Buffer_Type_F32;
+  a.dims = dims;
+  a.num_dims = 1;
+  a.byte_strides = strides;
+  a.num_byte_strides = 1;
+  a.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+  CAPI_OK(api->PJRT_Client_BufferFromHostBuffer(&a));
+  if (a.done_with_host_buffer) Destroy(a.done_with_host_buffer);
+  EXPECT_EQ(Download(a.buffer), (std::vector<float>{4, 3, 2, 1}));
+
+  // Downloading into a negative-stride host layout is not offered: UNIMPLEMENTED by name.
+  std::vector<float> out(4);
+  auto layout = Args<PJRT_Buffer_MemoryLayout>();
+  layout.type = PJRT_Buffer_MemoryLayout_Type_Strides;
+  layout.strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
+  layout.strides.byte_strides = strides;
+  layout.strides.num_byte_strides = 1;
+  auto th = Args<PJRT_Buffer_ToHostBuffer_Args>();
+  th.src = a.buffer;
+  th.host_layout = &layout;
+  th.dst = out.data();
+  th.dst_size = 16;
+  PJRT_Error* e = api->PJRT_Buffer_ToHostBuffer(&th);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_UNIMPLEMENTED);
+  std::string m = Message(e);
+  EXPECT_TRUE(Contains(m, "negative host strides")) << m;
+
+  // Tiles in a host layout: UNIMPLEMENTED naming the feature; a wrong rank: INVALID_ARGUMENT.
+  int64_t m2m[1] = {0};
+  int64_t tile_dims[1] = {2};
+  size_t tile_sizes[1] = {1};
+  layout.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+  layout.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
+  layout.tiled.minor_to_major = m2m;
+  layout.tiled.minor_to_major_size = 1;
+  layout.tiled.tile_dims = tile_dims;
+  layout.tiled.tile_dim_sizes = tile_sizes;
+  layout.tiled.num_tiles = 1;
+  e = api->PJRT_Buffer_ToHostBuffer(&th);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_UNIMPLEMENTED);
+  m = Message(e);
+  EXPECT_TRUE(Contains(m, "tiles")) << m;
+  layout.tiled.num_tiles = 0;
+  layout.tiled.minor_to_major_size = 2;
+  m = Message(api->PJRT_Buffer_ToHostBuffer(&th));
+  EXPECT_TRUE(Contains(m, "minor_to_major has 2 entries for rank 1")) << m;
+  layout.type = static_cast<PJRT_Buffer_MemoryLayout_Type>(7);
+  m = Message(api->PJRT_Buffer_ToHostBuffer(&th));
+  EXPECT_TRUE(Contains(m, "host_layout.type is 7")) << m;
+  Destroy(a.buffer);
+}
+
+TEST_F(PluginTest, ExecuteDeviceNeedsAPortableOrSingleDeviceExecutable) {
+  // Four replicas, not portable: execute_device is a misuse.
+  PJRT_LoadedExecutable* exe = Compile(kIdentity, nullptr, std::string("\x1a\x02\x20\x04", 4));
+  ASSERT_NE(exe, nullptr);
+  PJRT_Buffer* b = Upload({1, 2, 3, 4}, {4}, 1);
+  std::vector<PJRT_Buffer*> args = {b};
+  PJRT_Buffer* const* lists[1] = {args.data()};
+  PJRT_Buffer* outs[1] = {nullptr};
+  PJRT_Buffer** out_lists[1] = {outs};
+  auto opts = Args<PJRT_ExecuteOptions>();
+  auto x = Args<PJRT_LoadedExecutable_Execute_Args>();
+  x.executable = exe;
+  x.options = &opts;
+  x.argument_lists = lists;
+  x.num_devices = 1;
+  x.num_args = 1;
+  x.output_lists = out_lists;
+  x.execute_device = Device(1);
+  std::string m = Message(api->PJRT_LoadedExecutable_Execute(&x));
+  EXPECT_TRUE(Contains(m, "execute_device is set, but the executable runs on 4 devices")) << m;
+  Destroy(exe);
+
+  // Portable (CompileOptionsProto.compile_portable_executable = true): runs where it is told.
+  exe = Compile(kIdentity, nullptr, std::string("\x20\x01", 2));
+  ASSERT_NE(exe, nullptr);
+  x.executable = exe;
+  CAPI_OK(api->PJRT_LoadedExecutable_Execute(&x));
+  auto bd = Args<PJRT_Buffer_Device_Args>();
+  bd.buffer = outs[0];
+  CAPI_OK(api->PJRT_Buffer_Device(&bd));
+  EXPECT_EQ(bd.device, Device(1));
+  EXPECT_EQ(Download(outs[0]), (std::vector<float>{1, 2, 3, 4}));
+  Destroy(outs[0]);
+  Destroy(exe);
+  Destroy(b);
+}
+
+}  // namespace
+}  // namespace capi

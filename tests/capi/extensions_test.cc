@@ -1,0 +1,241 @@
+// Conformance tests for the Layouts and MemoryDescriptions extensions, found the way clients find
+// them: by walking PJRT_Api.extension_start and matching the type tag.
+#include <string>
+#include <vector>
+
+#include "include/openpjrt/c/pjrt_c_api_layouts_extension.h"
+#include "include/openpjrt/c/pjrt_c_api_memory_descriptions_extension.h"
+#include "tests/capi/capi_fixture.h"
+
+namespace capi {
+namespace {
+
+const PJRT_Extension_Base* FindExtension(const PJRT_Api* api, PJRT_Extension_Type type) {
+  for (const PJRT_Extension_Base* e = api->extension_start; e != nullptr; e = e->next)
+    if (e->type == type) return e;
+  return nullptr;
+}
+
+const PJRT_Layouts_Extension* Layouts() {
+  return reinterpret_cast<const PJRT_Layouts_Extension*>(
+      FindExtension(Api(), PJRT_Extension_Type_Layouts));
+}
+
+const PJRT_MemoryDescriptions_Extension* MemoryDescriptions() {
+  return reinterpret_cast<const PJRT_MemoryDescriptions_Extension*>(
+      FindExtension(Api(), PJRT_Extension_Type_MemoryDescriptions));
+}
+
+// Serializes a layout and returns its bytes (an xla.LayoutProto), freeing the serialized form.
+std::string Serialize(PJRT_Layouts_MemoryLayout* layout) {
+  auto s = Args<PJRT_Layouts_MemoryLayout_Serialize_Args>();
+  s.layout = layout;
+  PJRT_Error* e = Layouts()->PJRT_Layouts_MemoryLayout_Serialize(&s);
+  if (e != nullptr) return "error: " + Message(e);
+  std::string bytes(s.serialized_bytes, s.serialized_bytes_size);
+  s.serialized_layout_deleter(s.serialized_layout);
+  return bytes;
+}
+
+void DestroyLayout(PJRT_Layouts_MemoryLayout* layout) {
+  auto d = Args<PJRT_Layouts_MemoryLayout_Destroy_Args>();
+  d.layout = layout;
+  PJRT_Error* e = Layouts()->PJRT_Layouts_MemoryLayout_Destroy(&d);
+  EXPECT_EQ(e, nullptr) << Message(e);
+}
+
+// LayoutProto{minor_to_major: [..]}: field 1, wire type 2 (packed), one byte per small varint.
+std::string LayoutProto(std::vector<char> minor_to_major) {
+  if (minor_to_major.empty()) return "";
+  std::string out = {0x0a, static_cast<char>(minor_to_major.size())};
+  out.append(minor_to_major.begin(), minor_to_major.end());
+  return out;
+}
+
+TEST(Extensions, ChainHoldsLayoutsAndMemoryDescriptions) {
+  const PJRT_Layouts_Extension* l = Layouts();
+  ASSERT_NE(l, nullptr);
+  EXPECT_GE(l->base.struct_size, static_cast<size_t>(PJRT_Layouts_Extension_STRUCT_SIZE));
+  EXPECT_NE(l->PJRT_Layouts_MemoryLayout_Destroy, nullptr);
+  EXPECT_NE(l->PJRT_Layouts_MemoryLayout_Serialize, nullptr);
+  EXPECT_NE(l->PJRT_Layouts_PJRT_Client_GetDefaultLayout, nullptr);
+  EXPECT_NE(l->PJRT_Layouts_PJRT_Buffer_MemoryLayout, nullptr);
+  EXPECT_NE(l->PJRT_Layouts_PJRT_Topology_GetDefaultLayout, nullptr);
+  EXPECT_NE(l->PJRT_Layouts_PJRT_Executable_GetOutputLayouts, nullptr);
+  EXPECT_NE(l->PJRT_Layouts_PJRT_Executable_GetParameterLayouts, nullptr);
+  const PJRT_MemoryDescriptions_Extension* m = MemoryDescriptions();
+  ASSERT_NE(m, nullptr);
+  EXPECT_GE(m->base.struct_size, static_cast<size_t>(PJRT_MemoryDescriptions_Extension_STRUCT_SIZE));
+  EXPECT_NE(m->PJRT_DeviceDescription_MemoryDescriptions, nullptr);
+  EXPECT_NE(m->PJRT_MemoryDescription_Kind, nullptr);
+}
+
+TEST_F(PluginTest, LayoutsOfBuffersDefaultsAndExecutables) {
+  const PJRT_Layouts_Extension* ext = Layouts();
+  ASSERT_NE(ext, nullptr);
+
+  PJRT_Buffer* b = Upload({1, 2, 3, 4, 5, 6}, {2, 3});
+  auto bl = Args<PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args>();
+  bl.buffer = b;
+  CAPI_OK(ext->PJRT_Layouts_PJRT_Buffer_MemoryLayout(&bl));
+  EXPECT_EQ(Serialize(bl.layout), LayoutProto({1, 0}));
+  DestroyLayout(bl.layout);
+  DestroyLayout(nullptr);  // allowed
+  Destroy(b);
+
+  int64_t dims[3] = {4, 5, 6};
+  auto dl = Args<PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args>();
+  dl.client = client;
+  dl.type = PJRT_Buffer_Type_BF16;
+  dl.dims = dims;
+  dl.num_dims = 3;
+  CAPI_OK(ext->PJRT_Layouts_PJRT_Client_GetDefaultLayout(&dl));
+  EXPECT_EQ(Serialize(dl.layout), LayoutProto({2, 1, 0}));
+  DestroyLayout(dl.layout);
+  dl.num_dims = 0;  // a scalar: an empty LayoutProto
+  CAPI_OK(ext->PJRT_Layouts_PJRT_Client_GetDefaultLayout(&dl));
+  EXPECT_EQ(Serialize(dl.layout), "");
+  DestroyLayout(dl.layout);
+
+  auto td = Args<PJRT_Client_TopologyDescription_Args>();
+  td.client = client;
+  CAPI_OK(api->PJRT_Client_TopologyDescription(&td));
+  auto tl = Args<PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args>();
+  tl.topology_description = td.topology;
+  tl.type = PJRT_Buffer_Type_S8;
+  tl.dims = dims;
+  tl.num_dims = 2;
+  CAPI_OK(ext->PJRT_Layouts_PJRT_Topology_GetDefaultLayout(&tl));
+  EXPECT_EQ(Serialize(tl.layout), LayoutProto({1, 0}));
+  DestroyLayout(tl.layout);
+
+  PJRT_LoadedExecutable* exe = Compile(R"(
+func.func @main(%x: tensor<2x3xf32> {mhlo.layout_mode = "default"}, %s: tensor<f32>) -> (tensor<3x2xf32>, tensor<f32>) {
+  %t = stablehlo.transpose %x, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %t, %s : tensor<3x2xf32>, tensor<f32>
+})");
+  ASSERT_NE(exe, nullptr);
+  auto ge = Args<PJRT_LoadedExecutable_GetExecutable_Args>();
+  ge.loaded_executable = exe;
+  CAPI_OK(api->PJRT_LoadedExecutable_GetExecutable(&ge));
+  auto ol = Args<PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args>();
+  ol.executable = ge.executable;
+  CAPI_OK(ext->PJRT_Layouts_PJRT_Executable_GetOutputLayouts(&ol));
+  ASSERT_EQ(ol.num_outputs, 2u);
+  EXPECT_EQ(Serialize(ol.layouts[0]), LayoutProto({1, 0}));
+  EXPECT_EQ(Serialize(ol.layouts[1]), "");
+  auto pl = Args<PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args>();
+  pl.executable = ge.executable;
+  CAPI_OK(ext->PJRT_Layouts_PJRT_Executable_GetParameterLayouts(&pl));
+  ASSERT_EQ(pl.num_parameters, 2u);
+  EXPECT_EQ(Serialize(pl.layouts[0]), LayoutProto({1, 0}));
+  auto ed = Args<PJRT_Executable_Destroy_Args>();
+  ed.executable = ge.executable;
+  CAPI_OK(api->PJRT_Executable_Destroy(&ed));
+  Destroy(exe);
+}
+
+TEST_F(PluginTest, LayoutsMisuseGetsClearErrors) {
+  const PJRT_Layouts_Extension* ext = Layouts();
+  ASSERT_NE(ext, nullptr);
+  int64_t dims[2] = {4, -1};
+  auto dl = Args<PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args>();
+  dl.client = client;
+  dl.type = PJRT_Buffer_Type_F32;
+  dl.dims = dims;
+  dl.num_dims = 2;
+  std::string m = Message(ext->PJRT_Layouts_PJRT_Client_GetDefaultLayout(&dl));
+  EXPECT_NE(m.find("dims[1] is -1"), std::string::npos) << m;
+  dl.dims = nullptr;
+  m = Message(ext->PJRT_Layouts_PJRT_Client_GetDefaultLayout(&dl));
+  EXPECT_NE(m.find("PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args.dims is null"), std::string::npos) << m;
+  dl.num_dims = 0;
+  dl.type = PJRT_Buffer_Type_INVALID;
+  m = Message(ext->PJRT_Layouts_PJRT_Client_GetDefaultLayout(&dl));
+  EXPECT_NE(m.find(".type is 0"), std::string::npos) << m;
+  dl.type = static_cast<PJRT_Buffer_Type>(977);
+  EXPECT_EQ(Code(ext->PJRT_Layouts_PJRT_Client_GetDefaultLayout(&dl)), PJRT_Error_Code_INVALID_ARGUMENT);
+  dl.type = PJRT_Buffer_Type_F32;
+  dl.client = nullptr;
+  m = Message(ext->PJRT_Layouts_PJRT_Client_GetDefaultLayout(&dl));
+  EXPECT_NE(m.find("PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args.client is null"), std::string::npos) << m;
+  dl.client = client;
+  dl.struct_size = 24;
+  m = Message(ext->PJRT_Layouts_PJRT_Client_GetDefaultLayout(&dl));
+  EXPECT_NE(m.find("struct_size is 24"), std::string::npos) << m;
+  EXPECT_EQ(Code(ext->PJRT_Layouts_PJRT_Client_GetDefaultLayout(nullptr)), PJRT_Error_Code_INVALID_ARGUMENT);
+
+  auto s = Args<PJRT_Layouts_MemoryLayout_Serialize_Args>();
+  m = Message(ext->PJRT_Layouts_MemoryLayout_Serialize(&s));
+  EXPECT_NE(m.find("PJRT_Layouts_MemoryLayout_Serialize_Args.layout is null"), std::string::npos) << m;
+  auto bl = Args<PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args>();
+  EXPECT_EQ(Code(ext->PJRT_Layouts_PJRT_Buffer_MemoryLayout(&bl)), PJRT_Error_Code_INVALID_ARGUMENT);
+  auto ol = Args<PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args>();
+  EXPECT_EQ(Code(ext->PJRT_Layouts_PJRT_Executable_GetOutputLayouts(&ol)), PJRT_Error_Code_INVALID_ARGUMENT);
+  auto tl = Args<PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args>();
+  tl.type = PJRT_Buffer_Type_F32;
+  EXPECT_EQ(Code(ext->PJRT_Layouts_PJRT_Topology_GetDefaultLayout(&tl)), PJRT_Error_Code_INVALID_ARGUMENT);
+}
+
+TEST_F(PluginTest, MemoryDescriptionsMatchTheDevicesMemories) {
+  const PJRT_MemoryDescriptions_Extension* ext = MemoryDescriptions();
+  ASSERT_NE(ext, nullptr);
+  // Through a client's device, and through a client-free topology.
+  auto gd = Args<PJRT_Device_GetDescription_Args>();
+  gd.device = Device(1);
+  CAPI_OK(api->PJRT_Device_GetDescription(&gd));
+  auto md = Args<PJRT_DeviceDescription_MemoryDescriptions_Args>();
+  md.device_description = gd.device_description;
+  CAPI_OK(ext->PJRT_DeviceDescription_MemoryDescriptions(&md));
+  ASSERT_EQ(md.num_memory_descriptions, 3u);
+  ASSERT_LT(md.default_memory_index, md.num_memory_descriptions);
+
+  auto mems = Args<PJRT_Device_AddressableMemories_Args>();
+  mems.device = Device(1);
+  CAPI_OK(api->PJRT_Device_AddressableMemories(&mems));
+  ASSERT_EQ(mems.num_memories, md.num_memory_descriptions);
+  for (size_t i = 0; i < md.num_memory_descriptions; ++i) {
+    auto k = Args<PJRT_MemoryDescription_Kind_Args>();
+    k.memory_description = md.memory_descriptions[i];
+    CAPI_OK(ext->PJRT_MemoryDescription_Kind(&k));
+    auto mk = Args<PJRT_Memory_Kind_Args>();
+    mk.memory = mems.memories[i];
+    CAPI_OK(api->PJRT_Memory_Kind(&mk));
+    auto mid = Args<PJRT_Memory_Kind_Id_Args>();
+    mid.memory = mems.memories[i];
+    CAPI_OK(api->PJRT_Memory_Kind_Id(&mid));
+    EXPECT_EQ(std::string(k.kind, k.kind_size), std::string(mk.kind, mk.kind_size));
+    EXPECT_EQ(k.kind_id, mid.kind_id);
+  }
+  auto k = Args<PJRT_MemoryDescription_Kind_Args>();
+  k.memory_description = md.memory_descriptions[md.default_memory_index];
+  CAPI_OK(ext->PJRT_MemoryDescription_Kind(&k));
+  EXPECT_EQ(std::string(k.kind, k.kind_size), "device");
+
+  auto tc = Args<PJRT_TopologyDescription_Create_Args>();
+  CAPI_OK(api->PJRT_TopologyDescription_Create(&tc));
+  auto tdd = Args<PJRT_TopologyDescription_GetDeviceDescriptions_Args>();
+  tdd.topology = tc.topology;
+  CAPI_OK(api->PJRT_TopologyDescription_GetDeviceDescriptions(&tdd));
+  ASSERT_GT(tdd.num_descriptions, 0u);
+  md.device_description = tdd.descriptions[0];
+  CAPI_OK(ext->PJRT_DeviceDescription_MemoryDescriptions(&md));
+  EXPECT_EQ(md.num_memory_descriptions, 3u);
+  auto tdel = Args<PJRT_TopologyDescription_Destroy_Args>();
+  tdel.topology = tc.topology;
+  CAPI_OK(api->PJRT_TopologyDescription_Destroy(&tdel));
+
+  md.device_description = nullptr;
+  std::string m = Message(ext->PJRT_DeviceDescription_MemoryDescriptions(&md));
+  EXPECT_NE(m.find("PJRT_DeviceDescription_MemoryDescriptions_Args.device_description is null"),
+            std::string::npos)
+      << m;
+  k.memory_description = nullptr;
+  EXPECT_EQ(Code(ext->PJRT_MemoryDescription_Kind(&k)), PJRT_Error_Code_INVALID_ARGUMENT);
+  k.struct_size = 8;
+  m = Message(ext->PJRT_MemoryDescription_Kind(&k));
+  EXPECT_NE(m.find("PJRT_MemoryDescription_Kind_Args.struct_size is 8"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace capi
