@@ -2,6 +2,8 @@
 // run on the client's pool (or inline for a synchronous client).
 #include "src/runtime/executable.h"
 
+#include "src/ir/bytecode.h"
+
 #include <cstring>
 
 #include "src/compiler/compile.h"
@@ -133,13 +135,7 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Compile(std::string_view
   auto exe = std::make_shared<Executable>();
   exe->format_ = std::string(format);
   exe->code_ = std::string(code);
-  if (code.size() >= 4 && code.substr(0, 4) == "ML\xEFR")
-    return absl::UnimplementedError(
-        "program is MLIR bytecode (a StableHLO portable artifact); the CPU plugin reads MLIR "
-        "text only so far");
-  ir::ParseOptions popts;
-  popts.source_name = "<program>";
-  auto module = ir::ParseModule(exe->code_, popts);
+  auto module = ir::ParseProgram(exe->code_, "<program>");
   if (!module.ok()) return absl::InvalidArgumentError(module.status().message());
   exe->module_ = std::move(*module);
   if (absl::Status s = ir::VerifyModule(*exe->module_); !s.ok())

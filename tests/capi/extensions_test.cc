@@ -1,5 +1,8 @@
 // Conformance tests for the Layouts and MemoryDescriptions extensions, found the way clients find
 // them: by walking PJRT_Api.extension_start and matching the type tag.
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -235,6 +238,40 @@ TEST_F(PluginTest, MemoryDescriptionsMatchTheDevicesMemories) {
   k.struct_size = 8;
   m = Message(ext->PJRT_MemoryDescription_Kind(&k));
   EXPECT_NE(m.find("PJRT_MemoryDescription_Kind_Args.struct_size is 8"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace capi
+
+namespace capi {
+namespace {
+
+// A StableHLO portable artifact (MLIR bytecode of VHLO, producer StableHLO_v1.1.0) computing
+// x + x on a tensor<f32>, compiled through the plugin's "mlir" format like JAX sends it.
+TEST_F(PluginTest, CompilesAPortableArtifact) {
+  const char* dir = std::getenv("OPJ_VHLO_TESTDATA");
+  if (dir == nullptr) GTEST_SKIP() << "OPJ_VHLO_TESTDATA is not set";
+  std::ifstream f(std::string(dir) + "/vhlo_emit_version_api.1_1_0.mlir.bc", std::ios::binary);
+  ASSERT_TRUE(f.good());
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(bytes.substr(0, 4), std::string("ML\xEFR", 4));
+  PJRT_LoadedExecutable* exe = Compile(bytes);
+  ASSERT_NE(exe, nullptr);
+  PJRT_Buffer* x = Upload({3.5f}, {});
+  auto outs = Execute(exe, {{x}}, 1);
+  EXPECT_EQ(Download(outs[0][0]), (std::vector<float>{7.0f}));
+  Destroy(outs[0][0]);
+  Destroy(x);
+  Destroy(exe);
+
+  // A corrupt artifact is INVALID_ARGUMENT naming a byte offset.
+  std::string cut = bytes.substr(0, bytes.size() / 2);
+  PJRT_LoadedExecutable* bad = nullptr;
+  PJRT_Error* e = TryCompile(cut, "", &bad);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_INVALID_ARGUMENT);
+  std::string m = Message(e);
+  EXPECT_NE(m.find("bytecode offset"), std::string::npos) << m;
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 
 #include "tools/openpjrt/verbs.h"
 
+#include "src/ir/bytecode.h"
+
 namespace openpjrt::tools {
 
 bool ReadFile(const std::string& path, std::string* out, std::string* error) {
@@ -53,7 +55,7 @@ int LoadInput(const char* verb, const std::string& file, bool split, const char*
     return 1;
   }
   chunks->clear();
-  if (split) {
+  if (split && !ir::IsBytecode(*text)) {  // a portable artifact is one module, never split
     *chunks = ir::SplitInputFile(*text);
   } else {
     chunks->push_back({*text, 1});

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "src/ir/bytecode.h"
 #include "src/ir/parser.h"
 #include "src/ir/printer.h"
 #include "src/ir/verifier.h"
@@ -14,21 +15,23 @@ namespace openpjrt::tools {
 namespace {
 
 constexpr char kOptUsage[] =
-    "usage: openpjrt opt FILE [--split-input-file] [--generic] [--no-verify] [-o OUT]\n"
+    "usage: openpjrt opt FILE [--split-input-file] [--generic] [--no-verify] [--converted] [-o OUT]\n"
     "\n"
-    "Parses FILE (MLIR text; '-' reads standard input), verifies it against the StableHLO\n"
+    "Parses FILE (MLIR text, or a StableHLO portable artifact in MLIR bytecode; '-' reads\n"
+    "standard input), verifies it against the StableHLO\n"
     "specification and prints it back. Exits 1 with file:line:col diagnostics on error.\n"
     "\n"
     "  --split-input-file  treat '// -----' lines as separators between independent modules\n"
     "  --generic           print every op in the generic form\n"
     "  --no-verify         skip the verifier\n"
+    "  --converted         for bytecode input: print the StableHLO text it converts to\n"
     "  -o OUT              write the output to OUT instead of standard output\n";
 
 }  // namespace
 
 int OptMain(int argc, char** argv) {
   std::string file, out_path;
-  bool split = false, generic = false, verify = true;
+  bool split = false, generic = false, verify = true, converted = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -38,6 +41,8 @@ int OptMain(int argc, char** argv) {
       split = true;
     } else if (a == "--generic") {
       generic = true;
+    } else if (a == "--converted") {
+      converted = true;
     } else if (a == "--no-verify") {
       verify = false;
     } else if (a == "-o" && i + 1 < argc) {
@@ -49,6 +54,15 @@ int OptMain(int argc, char** argv) {
   std::string text;
   std::vector<ir::SourceChunk> chunks;
   if (int rc = LoadInput("opt", file, split, kOptUsage, &text, &chunks)) return rc;
+  if (converted && ir::IsBytecode(text)) {  // the StableHLO text a portable artifact becomes
+    auto t = ir::BytecodeToText(text, file);
+    if (!t.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(t.status().message()).c_str());
+      return 1;
+    }
+    std::fwrite(t->data(), 1, t->size(), stdout);
+    return 0;
+  }
   std::string output;
   bool failed = false;
   ir::PrintOptions popts;
@@ -57,7 +71,8 @@ int OptMain(int argc, char** argv) {
     ir::ParseOptions opts;
     opts.source_name = file == "-" ? "<stdin>" : file;
     opts.first_line = chunks[i].first_line;
-    auto m = ir::ParseModule(chunks[i].text, opts);
+    auto m = ir::IsBytecode(chunks[i].text) ? ir::ParseBytecode(chunks[i].text, opts.source_name)
+                                              : ir::ParseModule(chunks[i].text, opts);
     absl::Status st = m.ok() ? (verify ? ir::VerifyModule(**m) : absl::OkStatus()) : m.status();
     if (i > 0) output += "// -----\n";
     if (!st.ok()) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "src/compiler/compile.h"
+#include "src/ir/bytecode.h"
 #include "src/ir/parser.h"
 #include "src/ir/printer.h"
 #include "src/ir/verifier.h"
@@ -113,7 +114,8 @@ int RunMain(int argc, char** argv) {
     ir::ParseOptions opts;
     opts.source_name = name;
     opts.first_line = chunk.first_line;
-    auto m = ir::ParseModule(chunk.text, opts);
+    auto m = ir::IsBytecode(chunk.text) ? ir::ParseBytecode(chunk.text, opts.source_name)
+                                         : ir::ParseModule(chunk.text, opts);
     if (!m.ok()) {
       fail(std::string(m.status().message()));
       continue;
