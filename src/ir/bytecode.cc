@@ -49,7 +49,7 @@ class Cursor {
   }
   // Prefix varint: the count of trailing zero bits of the first byte is the number of extra bytes.
   absl::Status VarInt(uint64_t* v) {
-    uint8_t first;
+    uint8_t first = 0;
     BC_TRY(Byte(&first));
     if (first & 1) {
       *v = first >> 1;
@@ -95,8 +95,8 @@ class Cursor {
   }
   // A section: id byte (high bit = aligned), length, optional alignment and 0xCB padding.
   absl::Status Section(int* id, std::string_view* data, size_t* data_base) {
-    uint8_t b;
-    uint64_t length;
+    uint8_t b = 0;
+    uint64_t length = 0;
     BC_TRY(Byte(&b));
     BC_TRY(VarInt(&length));
     *id = b & 0x7f;
@@ -134,17 +134,6 @@ struct TableEntry {
   std::string_view data;
   size_t base = 0;
 };
-
-std::string Hex(std::string_view bytes) {
-  static const char* k = "0123456789ABCDEF";
-  std::string s;
-  s.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    s.push_back(k[c >> 4]);
-    s.push_back(k[c & 15]);
-  }
-  return s;
-}
 
 TypeP Scalar(Type::Kind kind, const std::string& name, int bits) {
   auto t = std::make_shared<Type>();
@@ -510,13 +499,13 @@ class Decoder {
   // An integer of known width: one byte up to 8 bits, a signed varint up to 64.
   absl::Status KnownWidthInt(Cursor& c, int bits, uint64_t* out) {
     if (bits <= 8) {
-      uint8_t b;
+      uint8_t b = 0;
       BC_TRY(c.Byte(&b));
       *out = b;
       return absl::OkStatus();
     }
     if (bits <= 64) {
-      int64_t v;
+      int64_t v = 0;
       BC_TRY(c.SignedVarInt(&v));
       *out = static_cast<uint64_t>(v);
       return absl::OkStatus();
