@@ -788,6 +788,31 @@ class Decoder {
     return Error(at, StrCat("attributes of dialect '", dialect, "' with a custom encoding are not supported"));
   }
 
+  // The array and dictionary encodings shared by the builtin and VHLO dialects.
+  absl::Status ArrayBody(Cursor& c, int depth, Attr* a) {
+    a->kind = Attr::kArray;
+    uint64_t n;
+    BC_TRY(c.VarInt(&n));
+    if (n > c.remaining()) return c.Fail("array longer than its data");
+    a->items.resize(n);
+    for (auto& x : a->items) BC_TRY(AttrRef(c, depth, &x));
+    return absl::OkStatus();
+  }
+  absl::Status DictBody(Cursor& c, int depth, size_t at, Attr* a) {
+    a->kind = Attr::kDict;
+    uint64_t n;
+    BC_TRY(c.VarInt(&n));
+    if (n > c.remaining()) return c.Fail("dictionary longer than its data");
+    for (uint64_t i = 0; i < n; ++i) {
+      AttrP k, v;
+      BC_TRY(AttrRef(c, depth, &k));
+      BC_TRY(AttrRef(c, depth, &v));
+      if (k->kind != Attr::kString) return Error(at, "dictionary key is not a string");
+      a->dict.emplace_back(k->str, v);
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status DecodeVhloAttr(Cursor& c, uint64_t code, size_t at, int depth, AttrP* out) {
     auto a = std::make_shared<Attr>();
     for (const VhloEnum& en : VhloEnums())
@@ -802,15 +827,9 @@ class Decoder {
         return absl::OkStatus();
       }
     switch (code) {
-      case 1: {  // array
-        a->kind = Attr::kArray;
-        uint64_t n;
-        BC_TRY(c.VarInt(&n));
-        if (n > c.remaining()) return c.Fail("array longer than its data");
-        a->items.resize(n);
-        for (auto& x : a->items) BC_TRY(AttrRef(c, depth, &x));
+      case 1:
+        BC_TRY(ArrayBody(c, depth, a.get()));
         break;
-      }
       case 2: {
         uint64_t v;
         BC_TRY(c.VarInt(&v));
@@ -819,20 +838,9 @@ class Decoder {
         a->i = static_cast<int64_t>(v);
         break;
       }
-      case 6: {  // dictionary: (name attr, value attr) pairs
-        a->kind = Attr::kDict;
-        uint64_t n;
-        BC_TRY(c.VarInt(&n));
-        if (n > c.remaining()) return c.Fail("dictionary longer than its data");
-        for (uint64_t i = 0; i < n; ++i) {
-          AttrP k, v;
-          BC_TRY(AttrRef(c, depth, &k));
-          BC_TRY(AttrRef(c, depth, &v));
-          if (k->kind != Attr::kString) return Error(at, "dictionary key is not a string");
-          a->dict.emplace_back(k->str, v);
-        }
+      case 6:  // (name, value) attribute pairs
+        BC_TRY(DictBody(c, depth, at, a.get()));
         break;
-      }
       case 8: {  // float
         a->kind = Attr::kFloat;
         BC_TRY(TypeRef(c, depth, &a->type));
@@ -979,29 +987,12 @@ class Decoder {
   absl::Status DecodeBuiltinAttr(Cursor& c, uint64_t code, size_t at, int depth, AttrP* out) {
     auto a = std::make_shared<Attr>();
     switch (code) {
-      case 0: {  // array
-        a->kind = Attr::kArray;
-        uint64_t n;
-        BC_TRY(c.VarInt(&n));
-        if (n > c.remaining()) return c.Fail("array longer than its data");
-        a->items.resize(n);
-        for (auto& x : a->items) BC_TRY(AttrRef(c, depth, &x));
+      case 0:
+        BC_TRY(ArrayBody(c, depth, a.get()));
         break;
-      }
-      case 1: {  // dictionary: (string attr, attr) pairs
-        a->kind = Attr::kDict;
-        uint64_t n;
-        BC_TRY(c.VarInt(&n));
-        if (n > c.remaining()) return c.Fail("dictionary longer than its data");
-        for (uint64_t i = 0; i < n; ++i) {
-          AttrP k, v;
-          BC_TRY(AttrRef(c, depth, &k));
-          BC_TRY(AttrRef(c, depth, &v));
-          if (k->kind != Attr::kString) return Error(at, "dictionary key is not a string");
-          a->dict.emplace_back(k->str, v);
-        }
+      case 1:
+        BC_TRY(DictBody(c, depth, at, a.get()));
         break;
-      }
       case 2:
       case 3: {  // string [with type]
         std::string_view s;
