@@ -24,7 +24,7 @@ PJRT_Buffer* WrapBuffer(PJRT_Client* client, BufferRef b) {
 }
 
 // A shape from (type, dims); INVALID_ARGUMENT naming `where` when they cannot be a buffer.
-absl::StatusOr<BufferShape> MakeShape(PJRT_Buffer_Type type, const int64_t* dims, size_t num_dims,
+absl::StatusOr<BufferShape> MakeShape(int type, const int64_t* dims, size_t num_dims,
                                       const std::string& where) {
   BufferShape s;
   if (type == PJRT_Buffer_Type_TOKEN) {
@@ -32,7 +32,7 @@ absl::StatusOr<BufferShape> MakeShape(PJRT_Buffer_Type type, const int64_t* dims
     return s;
   }
   if (!ToElemKind(type, &s.type.elem))
-    return absl::InvalidArgumentError(StrCat(where, " element type ", static_cast<int>(type), " (",
+    return absl::InvalidArgumentError(StrCat(where, " element type ", type, " (",
                                              BufferTypeName(type), ") is not supported by the CPU plugin"));
   if (num_dims && !dims) return absl::InvalidArgumentError(StrCat(where, " dims is null"));
   if (num_dims > 64) return absl::InvalidArgumentError(StrCat(where, " rank ", num_dims, " exceeds 64"));
@@ -93,15 +93,15 @@ absl::Status HostStrides(const PJRT_Buffer_MemoryLayout* layout, const BufferSha
   const size_t rank = s.type.dims.size();
   const int64_t elem = s.type.ElementSize();
   strides->assign(rank, 0);
-  if (layout->type == PJRT_Buffer_MemoryLayout_Type_Strides) {
+  if (RawEnum(layout->type) == PJRT_Buffer_MemoryLayout_Type_Strides) {
     if (layout->strides.num_byte_strides != rank || (rank && !layout->strides.byte_strides))
       return absl::InvalidArgumentError(StrCat("host_layout has ", layout->strides.num_byte_strides,
                                                " byte strides for a rank-", rank, " buffer"));
     strides->assign(layout->strides.byte_strides, layout->strides.byte_strides + rank);
     return absl::OkStatus();
   }
-  if (layout->type != PJRT_Buffer_MemoryLayout_Type_Tiled)
-    return absl::InvalidArgumentError(StrCat("host_layout.type is ", static_cast<int>(layout->type)));
+  if (RawEnum(layout->type) != PJRT_Buffer_MemoryLayout_Type_Tiled)
+    return absl::InvalidArgumentError(StrCat("host_layout.type is ", RawEnum(layout->type)));
   if (layout->tiled.num_tiles) return absl::UnimplementedError("tiled host layouts with tiles");
   if (layout->tiled.minor_to_major_size != rank || (rank && !layout->tiled.minor_to_major))
     return absl::InvalidArgumentError(StrCat("host_layout.minor_to_major has ",
@@ -160,11 +160,11 @@ BufferRef CopyBuffer(const BufferRef& src, runtime::Memory* memory) {
 PJRT_Error* OPJ_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Client_BufferFromHostBuffer_Args, args);
   OPJ_REQUIRE(PJRT_Client_BufferFromHostBuffer_Args, args, client);
-  auto shape = plugin::MakeShape(args->type, args->dims, args->num_dims, "PJRT_Client_BufferFromHostBuffer_Args");
+  auto shape = plugin::MakeShape(RawEnum(args->type), args->dims, args->num_dims, "PJRT_Client_BufferFromHostBuffer_Args");
   if (!shape.ok()) return MakeError(shape.status());
   PJRT_Memory* memory = TargetMemory(args->client, args->device, args->memory);
   if (!memory) return InvalidArgument("PJRT_Client_BufferFromHostBuffer_Args: no device or memory");
-  if (args->device_layout && args->device_layout->type == PJRT_Buffer_MemoryLayout_Type_Tiled &&
+  if (args->device_layout && RawEnum(args->device_layout->type) == PJRT_Buffer_MemoryLayout_Type_Tiled &&
       args->device_layout->tiled.num_tiles)
     return plugin::Unimplemented("PJRT_Client_BufferFromHostBuffer with a tiled device_layout");
   const int64_t bytes = shape->token ? 0 : shape->type.ByteSize();
@@ -175,10 +175,10 @@ PJRT_Error* OPJ_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Arg
                                   args->num_byte_strides, ", the rank is ", rank));
   if (args->num_byte_strides && !args->byte_strides)
     return InvalidArgument("PJRT_Client_BufferFromHostBuffer_Args.byte_strides is null");
-  if (args->host_buffer_semantics < PJRT_HostBufferSemantics_kImmutableOnlyDuringCall ||
-      args->host_buffer_semantics > PJRT_HostBufferSemantics_kMutableZeroCopy)
-    return InvalidArgument(StrCat("PJRT_Client_BufferFromHostBuffer_Args.host_buffer_semantics is ",
-                                  static_cast<int>(args->host_buffer_semantics)));
+  const int semantics = RawEnum(args->host_buffer_semantics);
+  if (semantics < PJRT_HostBufferSemantics_kImmutableOnlyDuringCall ||
+      semantics > PJRT_HostBufferSemantics_kMutableZeroCopy)
+    return InvalidArgument(StrCat("PJRT_Client_BufferFromHostBuffer_Args.host_buffer_semantics is ", semantics));
   const int64_t limit = args->client->client->options().memory_limit_bytes;
   runtime::MemoryStats& stats = Impl(memory)->memory->device()->stats();
   if (limit > 0 && stats.bytes_in_use + bytes > limit)
@@ -188,8 +188,8 @@ PJRT_Error* OPJ_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Arg
   const bool dense = !args->num_byte_strides ||
                      DenseStrides(shape->type.dims, args->byte_strides, shape->type.ElementSize());
   const bool zero_copy =
-      (args->host_buffer_semantics == PJRT_HostBufferSemantics_kImmutableZeroCopy ||
-       args->host_buffer_semantics == PJRT_HostBufferSemantics_kMutableZeroCopy) &&
+      (semantics == PJRT_HostBufferSemantics_kImmutableZeroCopy ||
+       semantics == PJRT_HostBufferSemantics_kMutableZeroCopy) &&
       dense && bytes > 0 && reinterpret_cast<uintptr_t>(args->data) % 64 == 0;
   runtime::EventRef done_with_host = runtime::Event::Create();
   cpu::Array array;
@@ -218,7 +218,7 @@ PJRT_Error* OPJ_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Arg
 PJRT_Error* OPJ_Client_CreateUninitializedBuffer(PJRT_Client_CreateUninitializedBuffer_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Client_CreateUninitializedBuffer_Args, args);
   OPJ_REQUIRE(PJRT_Client_CreateUninitializedBuffer_Args, args, client);
-  auto shape = plugin::MakeShape(args->shape_element_type, args->shape_dims, args->shape_num_dims,
+  auto shape = plugin::MakeShape(RawEnum(args->shape_element_type), args->shape_dims, args->shape_num_dims,
                                  "PJRT_Client_CreateUninitializedBuffer_Args");
   if (!shape.ok()) return MakeError(shape.status());
   PJRT_Memory* memory = TargetMemory(args->client, args->device, args->memory);
@@ -239,7 +239,7 @@ PJRT_Error* OPJ_Client_CreateErrorBuffer(PJRT_Client_CreateErrorBuffer_Args* arg
   if (args->error_code <= PJRT_Error_Code_OK || args->error_code > PJRT_Error_Code_UNAUTHENTICATED)
     return InvalidArgument(StrCat("PJRT_Client_CreateErrorBuffer_Args.error_code is ",
                                   static_cast<int>(args->error_code), "; it must be an error"));
-  auto shape = plugin::MakeShape(args->shape_element_type, args->shape_dims, args->shape_num_dims,
+  auto shape = plugin::MakeShape(RawEnum(args->shape_element_type), args->shape_dims, args->shape_num_dims,
                                  "PJRT_Client_CreateErrorBuffer_Args");
   if (!shape.ok()) return MakeError(shape.status());
   absl::Status error(static_cast<absl::StatusCode>(args->error_code),
@@ -257,7 +257,7 @@ PJRT_Error* OPJ_Client_CreateAliasBuffer(PJRT_Client_CreateAliasBuffer_Args* arg
   OPJ_CHECK_ARGS(PJRT_Client_CreateAliasBuffer_Args, args);
   OPJ_REQUIRE(PJRT_Client_CreateAliasBuffer_Args, args, client);
   OPJ_REQUIRE(PJRT_Client_CreateAliasBuffer_Args, args, memory);
-  auto shape = plugin::MakeShape(args->shape_element_type, args->shape_dims, args->shape_num_dims,
+  auto shape = plugin::MakeShape(RawEnum(args->shape_element_type), args->shape_dims, args->shape_num_dims,
                                  "PJRT_Client_CreateAliasBuffer_Args");
   if (!shape.ok()) return MakeError(shape.status());
   BufferRef alias = Buffer::CreatePending(Impl(args->memory)->memory, *shape);
@@ -299,7 +299,7 @@ PJRT_Error* OPJ_Client_CreateViewOfDeviceBuffer(PJRT_Client_CreateViewOfDeviceBu
   OPJ_CHECK_ARGS_MIN(PJRT_Client_CreateViewOfDeviceBuffer_Args, args, buffer);
   OPJ_REQUIRE(PJRT_Client_CreateViewOfDeviceBuffer_Args, args, client);
   OPJ_REQUIRE(PJRT_Client_CreateViewOfDeviceBuffer_Args, args, device_buffer_ptr);
-  auto shape = plugin::MakeShape(args->element_type, args->dims, args->num_dims,
+  auto shape = plugin::MakeShape(RawEnum(args->element_type), args->dims, args->num_dims,
                                  "PJRT_Client_CreateViewOfDeviceBuffer_Args");
   if (!shape.ok()) return MakeError(shape.status());
   if (shape->token) return InvalidArgument("PJRT_Client_CreateViewOfDeviceBuffer: a token has no storage");
@@ -564,7 +564,7 @@ PJRT_Error* OPJ_Buffer_CopyToMemory(PJRT_Buffer_CopyToMemory_Args* args) {
 
 PJRT_Error* OPJ_Buffer_Bitcast(PJRT_Buffer_Bitcast_Args* args) {
   OPJ_BUFFER_ARGS(PJRT_Buffer_Bitcast_Args);
-  auto shape = plugin::MakeShape(args->element_type, args->dims, args->num_dims, "PJRT_Buffer_Bitcast_Args");
+  auto shape = plugin::MakeShape(RawEnum(args->element_type), args->dims, args->num_dims, "PJRT_Buffer_Bitcast_Args");
   if (!shape.ok()) return MakeError(shape.status());
   if (shape->token != b->shape().token || (!shape->token && shape->type.ByteSize() != b->on_device_size()))
     return InvalidArgument(StrCat("PJRT_Buffer_Bitcast: ", b->shape().ToString(), " (", b->on_device_size(),

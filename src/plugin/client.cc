@@ -30,7 +30,7 @@ PJRT_NamedValue NamedList(const char* name, const int64_t* v, size_t n) {
   return nv;
 }
 
-const char* TypeName(PJRT_NamedValue_Type t) {
+const char* TypeName(int t) {
   switch (t) {
     case PJRT_NamedValue_kString: return "string";
     case PJRT_NamedValue_kInt64: return "int64";
@@ -77,9 +77,9 @@ absl::Status ParseClientOptions(const PJRT_NamedValue* options, size_t n, const 
     if (!o.name) return absl::InvalidArgumentError(StrCat(where, ".create_options[", i, "].name is null"));
     std::string name(o.name, o.name_size);
     auto want = [&](PJRT_NamedValue_Type t) -> absl::Status {
-      if (o.type == t) return absl::OkStatus();
+      if (RawEnum(o.type) == t) return absl::OkStatus();
       return absl::InvalidArgumentError(StrCat("create option '", name, "' must be ", TypeName(t),
-                                               ", got ", TypeName(o.type)));
+                                               ", got ", TypeName(RawEnum(o.type))));
     };
     auto int_in = [&](int64_t lo, int64_t hi, int64_t* v) -> absl::Status {
       if (absl::Status s = want(PJRT_NamedValue_kInt64); !s.ok()) return s;

@@ -24,14 +24,14 @@ void PutVarint(std::string* out, uint64_t v) {
 }
 
 // Validates (type, dims, num_dims) of a GetDefaultLayout call and returns the row-major layout.
-PJRT_Error* DefaultLayout(const char* args_name, PJRT_Buffer_Type type, const int64_t* dims,
+PJRT_Error* DefaultLayout(const char* args_name, int type, const int64_t* dims,
                           size_t num_dims, PJRT_Layouts_MemoryLayout** out) {
   ir::ElemKind kind;
   if (type == PJRT_Buffer_Type_TOKEN) {
     if (num_dims != 0)
       return InvalidArgument(StrCat(args_name, ".num_dims is ", num_dims, " for a TOKEN (must be 0)"));
   } else if (!ToElemKind(type, &kind)) {
-    return InvalidArgument(StrCat(args_name, ".type is ", static_cast<int>(type), " (",
+    return InvalidArgument(StrCat(args_name, ".type is ", type, " (",
                                   BufferTypeName(type), "), which has no array layout on this plugin"));
   }
   if (num_dims > 0 && dims == nullptr)
@@ -83,14 +83,14 @@ PJRT_Error* BufferLayout(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args* args) {
 PJRT_Error* ClientDefaultLayout(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args, args);
   OPJ_REQUIRE(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args, args, client);
-  return DefaultLayout("PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args", args->type, args->dims,
+  return DefaultLayout("PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args", RawEnum(args->type), args->dims,
                        args->num_dims, &args->layout);
 }
 
 PJRT_Error* TopologyDefaultLayout(PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args, args);
   OPJ_REQUIRE(PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args, args, topology_description);
-  return DefaultLayout("PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args", args->type, args->dims,
+  return DefaultLayout("PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args", RawEnum(args->type), args->dims,
                        args->num_dims, &args->layout);
 }
 

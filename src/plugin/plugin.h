@@ -3,6 +3,7 @@
 // that owns or points at one runtime object.
 #pragma once
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -147,10 +148,20 @@ inline bool Covers(const void* args, size_t field_end) {
   return ::openpjrt::plugin::InvalidArgument(#Type "." #field " is null")
 #define OPJ_FIELD_END(Type, field) PJRT_STRUCT_SIZE(Type, field)
 
-// Element types. False when the PJRT type has no StableHLO counterpart.
-bool ToElemKind(PJRT_Buffer_Type t, ir::ElemKind* out);
+// Reads an enum field the caller wrote without loading it as the enum type: a value outside the
+// enumerators (a client bug, or a newer client) is then an int to reject, not undefined behaviour.
+template <typename E>
+int RawEnum(const E& field) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
+  int v;
+  std::memcpy(&v, &field, sizeof v);
+  return v;
+}
+
+// Element types (PJRT_Buffer_Type values as ints). False when the value has no StableHLO type.
+bool ToElemKind(int t, ir::ElemKind* out);
 PJRT_Buffer_Type ToBufferType(ir::ElemKind k);
-const char* BufferTypeName(PJRT_Buffer_Type t);
+const char* BufferTypeName(int t);
 PJRT_Buffer_Type ToBufferType(const runtime::BufferShape& s);
 
 // New handles.

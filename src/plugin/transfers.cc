@@ -10,7 +10,7 @@ using plugin::InvalidArgument;
 using plugin::MakeError;
 
 namespace openpjrt::plugin {
-absl::StatusOr<runtime::BufferShape> MakeShape(PJRT_Buffer_Type type, const int64_t* dims,
+absl::StatusOr<runtime::BufferShape> MakeShape(int type, const int64_t* dims,
                                                size_t num_dims, const std::string& where);
 }
 
@@ -52,7 +52,7 @@ PJRT_Error* OPJ_Client_CreateBuffersForAsyncHostToDevice(
   m->memory = args->memory;
   for (size_t i = 0; i < args->num_shape_specs; ++i) {
     const PJRT_ShapeSpec& spec = args->shape_specs[i];
-    auto shape = plugin::MakeShape(spec.element_type, spec.dims, spec.num_dims,
+    auto shape = plugin::MakeShape(RawEnum(spec.element_type), spec.dims, spec.num_dims,
                                    StrCat("PJRT_Client_CreateBuffersForAsyncHostToDevice_Args.shape_specs[", i, "]"));
     if (!shape.ok()) {
       m->buffers.clear();
@@ -98,7 +98,7 @@ PJRT_Error* OPJ_AsyncHostToDeviceTransferManager_TransferLiteral(
     PJRT_AsyncHostToDeviceTransferManager_TransferLiteral_Args* args) {
   OPJ_TM_ARGS(PJRT_AsyncHostToDeviceTransferManager_TransferLiteral_Args);
   if (auto* e = CheckIndex(m, args->buffer_index, "PJRT_AsyncHostToDeviceTransferManager_TransferLiteral_Args")) return e;
-  auto shape = plugin::MakeShape(args->shape_element_type, args->shape_dims, args->shape_num_dims,
+  auto shape = plugin::MakeShape(RawEnum(args->shape_element_type), args->shape_dims, args->shape_num_dims,
                                  "PJRT_AsyncHostToDeviceTransferManager_TransferLiteral_Args");
   if (!shape.ok()) return MakeError(shape.status());
   if (args->shape_layout) return plugin::Unimplemented("PJRT_AsyncHostToDeviceTransferManager_TransferLiteral with a shape_layout");

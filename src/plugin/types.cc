@@ -45,9 +45,9 @@ constexpr Pair kPairs[] = {
 };
 }  // namespace
 
-bool ToElemKind(PJRT_Buffer_Type t, ElemKind* out) {
+bool ToElemKind(int t, ElemKind* out) {
   for (const Pair& p : kPairs)
-    if (p.t == t) {
+    if (static_cast<int>(p.t) == t) {
       *out = p.k;
       return true;
     }
@@ -65,12 +65,12 @@ PJRT_Buffer_Type ToBufferType(const runtime::BufferShape& s) {
   return s.token ? PJRT_Buffer_Type_TOKEN : ToBufferType(s.type.elem);
 }
 
-const char* BufferTypeName(PJRT_Buffer_Type t) {
+const char* BufferTypeName(int t) {
   if (t == PJRT_Buffer_Type_TOKEN) return "TOKEN";
   if (t == PJRT_Buffer_Type_S1) return "S1";
   if (t == PJRT_Buffer_Type_U1) return "U1";
   for (const Pair& p : kPairs)
-    if (p.t == t) return p.name;
+    if (static_cast<int>(p.t) == t) return p.name;
   return "INVALID";
 }
 
