@@ -8,6 +8,7 @@
 using namespace openpjrt;
 using plugin::InvalidArgument;
 using plugin::MakeError;
+using plugin::RawEnum;
 using runtime::Buffer;
 using runtime::BufferRef;
 using runtime::BufferShape;

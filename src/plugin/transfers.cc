@@ -8,6 +8,7 @@
 using namespace openpjrt;
 using plugin::InvalidArgument;
 using plugin::MakeError;
+using plugin::RawEnum;
 
 namespace openpjrt::plugin {
 absl::StatusOr<runtime::BufferShape> MakeShape(int type, const int64_t* dims,
