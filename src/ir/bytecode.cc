@@ -613,6 +613,8 @@ class Decoder {
         BC_TRY(c.VarInt(&flags));
         BC_TRY(TypeRef(c, depth, &storage));
         BC_TRY(TypeRef(c, depth, &expressed));
+        if (storage->kind != Type::kInt || storage->bits < 1 || storage->bits > 64)
+          return Error(at, "quantized type with a non-integer storage type");
         std::string storage_text = storage->name;
         if ((flags & 1) == 0 && storage_text.rfind("i", 0) == 0) storage_text = "u" + storage_text;
         std::string params;
@@ -1047,10 +1049,12 @@ class Decoder {
 
   struct Scope {
     std::vector<std::string> values;      // SSA names, "" until defined
+    std::vector<TypeP> types;             // their types
     std::vector<size_t> next;             // next value id of each open region
   };
 
-  absl::Status Define(Scope& s, size_t at, size_t n, std::vector<std::string>* names) {
+  absl::Status Define(Scope& s, size_t at, const std::vector<TypeP>& types, std::vector<std::string>* names) {
+    const size_t n = types.size();
     if (s.next.empty()) return Error(at, "values defined outside of a region");
     size_t& id = s.next.back();
     if (id + n > s.values.size())
@@ -1058,6 +1062,7 @@ class Decoder {
     for (size_t i = 0; i < n; ++i, ++id) {
       std::string name = StrCat("%v", ++value_counter_);
       s.values[id] = name;
+      s.types[id] = types[i];
       names->push_back(name);
     }
     return absl::OkStatus();
@@ -1091,11 +1096,13 @@ class Decoder {
     if (num_values > c.remaining() * 2 + 16) return c.Fail("value count exceeds the data");
     const size_t base = s.values.size();
     s.values.resize(base + num_values);
+    s.types.resize(base + num_values);
     s.next.push_back(base);
     r->blocks.resize(num_blocks);
     for (Block& b : r->blocks) BC_TRY(ReadBlock(c, s, depth, &b));
     s.next.pop_back();
     s.values.resize(base);
+    s.types.resize(base);
     return absl::OkStatus();
   }
 
@@ -1128,7 +1135,7 @@ class Decoder {
         }
       }
       std::vector<std::string> names;
-      BC_TRY(Define(s, at, n, &names));
+      BC_TRY(Define(s, at, types, &names));
       for (uint64_t i = 0; i < n; ++i) b->args.emplace_back(names[i], types[i]);
       if (version_ >= 3) {
         uint8_t has_orders;
@@ -1193,6 +1200,7 @@ class Decoder {
         if (s.values[id].empty())
           return Error(at, StrCat("operand refers to value #", id, " before its definition (forward references are not supported)"));
         op->operands.push_back(s.values[id]);
+        op->operand_types.push_back(s.types[id]);
       }
     }
     if (mask & 0x08) return Error(op->offset, StrCat(op->name, ": block successors are not supported"));
@@ -1204,7 +1212,7 @@ class Decoder {
       if (num_regions > c.remaining()) return c.Fail("region count exceeds the data");
     }
     if (!s.next.empty() && !op->result_types.empty())
-      BC_TRY(Define(s, op->offset, op->result_types.size(), &op->results));
+      BC_TRY(Define(s, op->offset, op->result_types, &op->results));
     if (num_regions == 0) return absl::OkStatus();
     op->regions.resize(num_regions);
     if (!isolated) {

@@ -80,6 +80,7 @@ struct Op {
   std::vector<TypeP> result_types;
   std::vector<std::string> results;              // SSA names
   std::vector<std::string> operands;             // SSA names
+  std::vector<TypeP> operand_types;
   std::vector<Region> regions;
   size_t offset = 0;                             // where the op starts in the file
 };

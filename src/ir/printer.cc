@@ -431,7 +431,10 @@ bool OpPrinter::PrettyFunc(const Operation& op, int indent) {
   if (!name || name.kind() != AttrKind::kString || !ft || ft.kind() != TypeKind::kFunction)
     return false;
   Attribute vis = op.attr("sym_visibility");
-  if (vis && (vis.kind() != AttrKind::kString)) return false;
+  // The pretty form spells visibility as a keyword; anything else prints generically.
+  if (vis && (vis.kind() != AttrKind::kString ||
+              (vis->str != "public" && vis->str != "private" && vis->str != "nested")))
+    return false;
   Attribute arg_attrs = op.attr("arg_attrs"), res_attrs = op.attr("res_attrs");
   auto dict_at = [](const Attribute& list, size_t i) -> Attribute {
     if (!list || list.kind() != AttrKind::kArray || i >= list->elements.size()) return {};

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "src/ir/bytecode.h"
 #include "src/ir/parser.h"
@@ -25,8 +27,8 @@ using bc::Type;
 
 // Attribute names of every VHLO op version that has attributes. Properties (bytecode >= 5) are
 // stored in byte-wise order of these names.
-const std::map<std::string, std::vector<std::string>>& OpAttrNames() {
-  static const std::map<std::string, std::vector<std::string>> k = [] {
+const std::unordered_map<std::string, std::vector<std::string>>& OpAttrNames() {
+  static const std::unordered_map<std::string, std::vector<std::string>> k = [] {
     const std::vector<std::string> conv_common = {
         "window_strides", "lhs_dilation", "rhs_dilation", "window_reversal", "input_batch_dimension",
         "input_feature_dimension", "input_spatial_dimensions", "kernel_input_feature_dimension",
@@ -38,7 +40,7 @@ const std::map<std::string, std::vector<std::string>>& OpAttrNames() {
       return v;
     };
     const std::vector<std::string> accuracy = {"result_accuracy"};
-    std::map<std::string, std::vector<std::string>> m = {
+    std::unordered_map<std::string, std::vector<std::string>> m = {
         {"all_gather_v1", {"all_gather_dim", "replica_groups", "channel_id", "use_global_device_ids"}},
         {"all_gather_v2", {"all_gather_dim", "replica_groups", "channel_id", "use_global_device_ids"}},
         {"all_reduce_v1", {"replica_groups", "channel_id", "use_global_device_ids"}},
@@ -139,8 +141,8 @@ const std::map<std::string, std::vector<std::string>>& OpAttrNames() {
 }
 
 // The same names in byte-wise order: the order of properties in bytecode.
-const std::map<std::string, std::vector<std::string>>& SortedAttrNames() {
-  static const std::map<std::string, std::vector<std::string>> k = [] {
+const std::unordered_map<std::string, std::vector<std::string>>& SortedAttrNames() {
+  static const std::unordered_map<std::string, std::vector<std::string>> k = [] {
     auto m = OpAttrNames();
     for (auto& [name, attrs] : m) std::sort(attrs.begin(), attrs.end());
     return m;
@@ -150,7 +152,7 @@ const std::map<std::string, std::vector<std::string>>& SortedAttrNames() {
 
 // Attributes that StableHLO keeps as `array<i64: ...>` (VHLO stores a 1-D tensor).
 bool IsI64Array(const std::string& n) {
-  static const std::set<std::string> k = {
+  static const std::unordered_set<std::string> k = {
       "broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions",
       "broadcast_sizes", "dimensions", "permutation", "start_indices", "limit_indices", "strides",
       "slice_sizes", "edge_padding_low", "edge_padding_high", "interior_padding", "window_dimensions",
@@ -313,10 +315,8 @@ class Printer {
         *out += "^bb0";
         if (!b.args.empty()) {
           *out += "(";
-          for (size_t i = 0; i < b.args.size(); ++i) {
+          for (size_t i = 0; i < b.args.size(); ++i)
             StrAppend(out, i ? ", " : "", b.args[i].first, ": ", b.args[i].second->text);
-            types_[b.args[i].first] = b.args[i].second->text;
-          }
           *out += ")";
         }
         *out += ":\n";
@@ -342,10 +342,7 @@ class Printer {
 
   absl::Status EmitOp(const bc::Op& op, int depth, bool in_func, std::string* out) {
     Indent(depth, out);
-    for (size_t i = 0; i < op.results.size(); ++i) {
-      StrAppend(out, i ? ", " : "", op.results[i]);
-      types_[op.results[i]] = op.result_types[i]->text;
-    }
+    for (size_t i = 0; i < op.results.size(); ++i) StrAppend(out, i ? ", " : "", op.results[i]);
     if (!op.results.empty()) *out += " = ";
 
     // The op's attributes by name: properties by position, or the dictionary.
@@ -363,7 +360,7 @@ class Printer {
     for (const auto& kv : op.attrs) attrs.push_back(kv);
 
     std::vector<std::string> operand_types;
-    for (const std::string& v : op.operands) operand_types.push_back(types_[v]);
+    for (const bc::TypeP& t : op.operand_types) operand_types.push_back(t->text);
 
     if (base == "builtin.module" || op.name == "builtin.module") {
       *out += "\"builtin.module\"() ";
@@ -411,7 +408,7 @@ class Printer {
   // versions are v1/v2.
   static bool VersionKnown(const std::string& base) {
     if (OpAttrNames().count(base)) return true;
-    static const std::set<std::string> k = {
+    static const std::unordered_set<std::string> k = {
         "abs_v1", "add_v1", "after_all_v1", "and_v1", "atan2_v1", "bitcast_convert_v1", "case_v1",
         "cbrt_v1", "ceil_v1", "clamp_v1", "complex_v1", "convert_v1", "cosine_v1",
         "count_leading_zeros_v1", "create_token_v1", "divide_v1", "dynamic_pad_v1",
@@ -445,6 +442,10 @@ class Printer {
     if (!op.regions.empty() && !op.regions[0].blocks.empty()) BC_RETURN(EmitRegions(op, depth + 1, true, out));
     std::vector<std::pair<std::string, std::string>> d = {
         {"sym_name", Quote(a["sym_name"]->str)}, {"function_type", a["function_type"]->type->text}};
+    if (a["sym_visibility"] && !IsEmpty(a["sym_visibility"]) && a["sym_visibility"]->str != "public" &&
+        a["sym_visibility"]->str != "private" && a["sym_visibility"]->str != "nested")
+      return Fail(op, StrCat("sym_visibility ", Quote(a["sym_visibility"]->str),
+                             " is not one of public, private, nested"));
     if (a["sym_visibility"] && !IsEmpty(a["sym_visibility"]) && a["sym_visibility"]->str != "public")
       d.emplace_back("sym_visibility", AttrText(a["sym_visibility"]));
     auto all_empty = [](const AttrP& x) {
@@ -517,6 +518,36 @@ class Printer {
       return it == a.end() ? AttrP() : it->second;
     };
     auto put = [&](const std::string& n, const std::string& text) { out->emplace_back(n, text); };
+    // Attributes the regrouping below reads must exist with the right kind.
+    static const std::map<std::string, std::vector<std::pair<const char*, Attr::Kind>>> kRequired = [] {
+      std::vector<std::pair<const char*, Attr::Kind>> conv;
+      for (const char* n : {"input_batch_dimension", "input_feature_dimension", "kernel_input_feature_dimension",
+                            "kernel_output_feature_dimension", "output_batch_dimension", "output_feature_dimension"})
+        conv.emplace_back(n, Attr::kInt);
+      const std::vector<std::pair<const char*, Attr::Kind>> index = {{"index_vector_dim", Attr::kInt}};
+      const std::vector<std::pair<const char*, Attr::Kind>> channel = {{"channel_id", Attr::kInt},
+                                                                       {"channel_type", Attr::kInt}};
+      return std::map<std::string, std::vector<std::pair<const char*, Attr::Kind>>>{
+          {"gather", index}, {"dynamic_gather", index}, {"scatter", index}, {"convolution", conv},
+          {"dynamic_conv", conv}, {"send", channel}, {"recv", channel}};
+    }();
+    std::vector<std::pair<const char*, Attr::Kind>> required;
+    if (auto it = kRequired.find(stem); it != kRequired.end()) required = it->second;
+    AttrP lp0 = a.count("lhs_precision_type") ? a["lhs_precision_type"] : AttrP();
+    if (stem == "dot_general" && lp0 && !(lp0->kind == Attr::kType && lp0->type->kind == Type::kNone)) {
+      for (const char* n : {"lhs_precision_type", "rhs_precision_type", "accumulation_type"})
+        required.emplace_back(n, Attr::kType);
+      for (const char* n : {"lhs_component_count", "rhs_component_count", "num_primitive_operations"})
+        required.emplace_back(n, Attr::kInt);
+      required.emplace_back("allow_imprecise_accumulation", Attr::kBool);
+    }
+    for (const auto& [n, kind] : required) {
+      auto it = a.find(n);
+      if (it == a.end()) return Fail(op, StrCat("missing attribute '", n, "'"));
+      if (it->second->kind != kind) return Fail(op, StrCat("attribute '", n, "' has the wrong kind"));
+    }
+    if (a.count("channel_id") && a["channel_id"]->kind != Attr::kInt)
+      return Fail(op, "attribute 'channel_id' is not an integer");
 
     if (stem == "dot_general") {
       put("dot_dimension_numbers",
@@ -528,7 +559,7 @@ class Printer {
       AttrP lp = take("lhs_precision_type"), rp = take("rhs_precision_type"), acc = take("accumulation_type");
       AttrP lc = take("lhs_component_count"), rc = take("rhs_component_count"),
             np = take("num_primitive_operations"), imp = take("allow_imprecise_accumulation");
-      if (lp && lp->kind == Attr::kType && lp->type->kind != Type::kNone) {
+      if (lp && lp->kind == Attr::kType && lp->type->kind != Type::kNone) {  // kinds checked above
         put("algorithm", StrCat("#stablehlo.dot_algorithm<lhs_precision_type = ", lp->type->text,
                                 ", rhs_precision_type = ", rp->type->text, ", accumulation_type = ", acc->type->text,
                                 ", lhs_component_count = ", lc->i, ", rhs_component_count = ", rc->i,
@@ -652,7 +683,6 @@ class Printer {
     return absl::OkStatus();
   }
 
-  std::map<std::string, std::string> types_;  // SSA name -> type text
 };
 
 }  // namespace

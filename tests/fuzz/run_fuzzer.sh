@@ -13,6 +13,16 @@ fi
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+max_len=8192
+dict=(-dict="$here/mlir.dict")
+if [[ $(basename "$bin") == bytecode_fuzzer ]]; then
+  # Seed corpus: the StableHLO portable artifacts of every version (bytecode 0-6).
+  mkdir -p "$work/seed"
+  cp "$here/../../../shared/testdata/stablehlo-vhlo/"*.bc "$work/seed/"
+  echo "seed corpus: $(ls "$work/seed" | wc -l) inputs"
+  max_len=32768
+  dict=()
+else
 # Seed corpus: every split chunk of our own .mlir files (front-end corpus and e2e programs).
 python3 - "$here/.." "$work/seed" <<'PY'
 import os, sys, pathlib
@@ -26,9 +36,10 @@ for f in sorted(list((src / "ir").rglob("*.mlir")) + list((src / "e2e").rglob("*
             n += 1
 print(f"seed corpus: {n} inputs")
 PY
+fi
 mkdir -p "$work/corpus"
-if ! "$bin" "$work/corpus" "$work/seed" -dict="$here/mlir.dict" "${bound[@]}" \
-    -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+if ! "$bin" "$work/corpus" "$work/seed" "${dict[@]}" "${bound[@]}" \
+    -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/" > "$work/log" 2>&1; then
   # The report's start says what went wrong; the end holds the input that did it.
   grep -m1 -B2 -A45 -E "ERROR: |runtime error|printed module|print is not|no longer verifies|deadly signal" "$work/log" || true
