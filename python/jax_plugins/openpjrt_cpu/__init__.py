@@ -1,0 +1,50 @@
+"""JAX plugin entry for openpjrt's CPU PJRT plugin.
+
+JAX imports every module of the ``jax_plugins`` namespace package it finds on ``sys.path`` and
+calls its ``initialize()``. This one registers ``pjrt_c_api_cpu_plugin.so`` under the backend
+name ``openpjrt_cpu``; select it with ``JAX_PLATFORMS=openpjrt_cpu``.
+
+The plugin library is looked up, in order, at ``$OPENPJRT_PLUGIN_PATH``, beside this file, and in
+the build tree this package was copied into (``build/python`` -> ``build/lib``).
+``$OPENPJRT_CPU_DEVICE_COUNT`` sets the client's ``cpu_device_count`` create option.
+"""
+
+import os
+import pathlib
+
+PLUGIN_NAME = "openpjrt_cpu"
+LIBRARY_NAME = "pjrt_c_api_cpu_plugin.so"
+
+
+def library_path():
+    """Returns the path of the plugin library, or raises FileNotFoundError naming where it looked."""
+    here = pathlib.Path(__file__).resolve().parent
+    candidates = []
+    env = os.environ.get("OPENPJRT_PLUGIN_PATH")
+    if env:
+        candidates.append(pathlib.Path(env))
+    candidates.append(here / LIBRARY_NAME)
+    candidates.append(here.parent.parent.parent / "lib" / LIBRARY_NAME)
+    for path in candidates:
+        if path.is_file():
+            return str(path)
+    raise FileNotFoundError(
+        "openpjrt: %s not found; looked at %s (set OPENPJRT_PLUGIN_PATH)"
+        % (LIBRARY_NAME, ", ".join(str(p) for p in candidates)))
+
+
+def create_options():
+    """The PJRT client create options this package passes to the plugin."""
+    options = {}
+    count = os.environ.get("OPENPJRT_CPU_DEVICE_COUNT")
+    if count:
+        options["cpu_device_count"] = int(count)
+    return options
+
+
+def initialize():
+    """Called by JAX at start-up: registers the plugin as the ``openpjrt_cpu`` backend."""
+    from jax._src import xla_bridge  # imported here: JAX calls us while it initialises
+
+    xla_bridge.register_plugin(
+        PLUGIN_NAME, library_path=library_path(), options=create_options() or None)
