@@ -340,7 +340,38 @@ class Printer {
     return s + ")";
   }
 
+  // Ops of other dialects (sdy.mesh and friends) pass through in generic form with their
+  // attributes. Registered ops store properties we can only name for a few known ops; without
+  // names a result-free op is discardable metadata and is skipped, anything else is an error.
+  absl::Status EmitForeign(const bc::Op& op, int depth, std::string* out) {
+    static const std::unordered_map<std::string, std::vector<std::string>> kKnown = {
+        {"sdy.mesh", {"mesh", "sym_name"}}};
+    std::vector<std::pair<std::string, AttrP>> attrs;
+    if (op.props_by_position) {
+      auto it = kKnown.find(op.name);
+      if (it == kKnown.end() || it->second.size() != op.props.size()) {
+        if (op.results.empty() && op.regions.empty()) return absl::OkStatus();
+        return Fail(op, "an op of another dialect whose properties this reader cannot name");
+      }
+      for (size_t i = 0; i < op.props.size(); ++i) attrs.emplace_back(it->second[i], op.props[i]);
+    }
+    for (const auto& kv : op.attrs) attrs.push_back(kv);
+    Indent(depth, out);
+    for (size_t i = 0; i < op.results.size(); ++i) StrAppend(out, i ? ", " : "", op.results[i]);
+    if (!op.results.empty()) *out += " = ";
+    StrAppend(out, "\"", op.name, "\"(");
+    for (size_t i = 0; i < op.operands.size(); ++i) StrAppend(out, i ? ", " : "", op.operands[i]);
+    *out += ")";
+    BC_RETURN(EmitRegions(op, depth + 1, false, out));
+    EmitAttrDict(attrs, out);
+    std::vector<std::string> operand_types;
+    for (const bc::TypeP& t : op.operand_types) operand_types.push_back(t->text);
+    StrAppend(out, " : ", TypeSig(op, operand_types), "\n");
+    return absl::OkStatus();
+  }
+
   absl::Status EmitOp(const bc::Op& op, int depth, bool in_func, std::string* out) {
+    if (op.name.rfind("vhlo.", 0) != 0 && op.name != "builtin.module") return EmitForeign(op, depth, out);
     Indent(depth, out);
     for (size_t i = 0; i < op.results.size(); ++i) StrAppend(out, i ? ", " : "", op.results[i]);
     if (!op.results.empty()) *out += " = ";
@@ -375,7 +406,6 @@ class Printer {
       *out += " : () -> ()\n";
       return absl::OkStatus();
     }
-    if (!vhlo) return Fail(op, "only VHLO ops can appear in a portable artifact");
 
     // The op name: strip the version suffix.
     size_t v = base.rfind("_v");
