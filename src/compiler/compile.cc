@@ -1077,15 +1077,39 @@ class Lowerer {
       case OpCode::kCrossReplicaSum:
         LowerCollective(op, env, prog, depth);
         return;
-      case OpCode::kInfeed:
-      case OpCode::kOutfeed:
       case OpCode::kSend:
       case OpCode::kRecv:
-        Fail(op, absl::StatusCode::kUnimplemented, "host transfers (infeed, outfeed, send, recv) need "
-             "host callbacks, which the CPU plugin does not provide yet");
+        LowerHostTransfer(op, env, prog);
+        return;
+      case OpCode::kInfeed:
+      case OpCode::kOutfeed:
+        Fail(op, absl::StatusCode::kUnimplemented, "infeed and outfeed are not supported by the CPU "
+             "plugin (send and recv with is_host_transfer = true reach the PJRT host callbacks)");
       default:
         Fail(op, absl::StatusCode::kUnimplemented, "is not supported by the CPU executor yet");
     }
+  }
+
+  // send/recv with the host: one array each way, matched to the caller's callbacks by channel.
+  void LowerHostTransfer(const Operation& op, Env& env, Program& prog) {
+    const bool send = op.code == OpCode::kSend;
+    Attribute host = op.attr("is_host_transfer");
+    if (!host || host.kind() != AttrKind::kBool || !host->int_value) {
+      Fail(op, absl::StatusCode::kUnimplemented,
+           "device-to-device send/recv (is_host_transfer = false) is not supported by the CPU plugin");
+      return;
+    }
+    const size_t data = send ? op.operands.size() - 1 : op.num_results() - 1;
+    if (data != 1) {
+      Fail(op, absl::StatusCode::kUnimplemented,
+           StrCat("host ", send ? "send" : "recv", " of ", data, " arrays (one is supported)"));
+      return;
+    }
+    auto p = std::make_shared<cpu::HostTransferParams>();
+    Attribute ch = op.attr("channel_handle");
+    if (ch && ch.kind() == AttrKind::kStruct) ir::GetInt(ch.Field("handle"), &p->channel);
+    Step& s = AddStep(op, env, prog, send ? cpu::HostSendKernel() : cpu::HostRecvKernel(), Operands(op, env));
+    s.params = p;
   }
 
   void LowerCollective(const Operation& op, Env& env, Program& prog, int depth) {

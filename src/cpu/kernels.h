@@ -72,6 +72,10 @@ KernelFn TupleKernel();
 struct GetTupleElementParams { int64_t index; };
 KernelFn GetTupleElementKernel();
 KernelFn TokenKernel();  // after_all, create_token
+// stablehlo.send / stablehlo.recv with is_host_transfer = true, through ExecState::host.
+struct HostTransferParams { int64_t channel = 0; };
+KernelFn HostSendKernel();  // in: data, token -> out: token
+KernelFn HostRecvKernel();  // in: token -> out: data, token
 KernelFn ReplicaIdKernel();
 KernelFn PartitionIdKernel();
 

@@ -278,6 +278,30 @@ void GetTupleElement(const Step& s, ExecState& st) {
 
 void Token(const Step& s, ExecState& st) { st.slots[s.out[0]] = RtValue::Token(); }
 
+absl::Status NoHost(const Step& s, int64_t channel, const char* what) {
+  return absl::FailedPreconditionError(StrCat(s.name, " to/from the host on channel ", channel, " needs a ", what,
+                                              " callback for that channel (PJRT_ExecuteOptions.", what,
+                                              "_callbacks)"));
+}
+
+void HostSend(const Step& s, ExecState& st) {
+  const int64_t channel = s.Params<HostTransferParams>().channel;
+  if (!st.host) return st.Fail(s, NoHost(s, channel, "send"));
+  const RtValue& v = st.slots[s.in[0]];
+  if (v.kind != RtValue::Kind::kArray) return st.Fail(s, absl::InvalidArgumentError("send: data is not an array"));
+  if (absl::Status r = st.host->Send(channel, v.array); !r.ok()) return st.Fail(s, r);
+  st.slots[s.out[0]] = RtValue::Token();
+}
+
+void HostRecv(const Step& s, ExecState& st) {
+  const int64_t channel = s.Params<HostTransferParams>().channel;
+  if (!st.host) return st.Fail(s, NoHost(s, channel, "recv"));
+  auto a = st.host->Recv(channel, s.out_types[0]);
+  if (!a.ok()) return st.Fail(s, a.status());
+  st.slots[s.out[0]] = RtValue::Of(std::move(*a));
+  st.slots[s.out[1]] = RtValue::Token();
+}
+
 void ScalarU32(const Step& s, ExecState& st, uint32_t v) {
   Array r = Array::Allocate(s.out_types[0]);
   *r.mutable_as<uint32_t>() = v;
@@ -304,6 +328,8 @@ KernelFn CopyKernel() { return &Copy; }
 KernelFn TupleKernel() { return &Tuple; }
 KernelFn GetTupleElementKernel() { return &GetTupleElement; }
 KernelFn TokenKernel() { return &Token; }
+KernelFn HostSendKernel() { return &HostSend; }
+KernelFn HostRecvKernel() { return &HostRecv; }
 KernelFn ReplicaIdKernel() { return &ReplicaId; }
 KernelFn PartitionIdKernel() { return &PartitionId; }
 

@@ -62,8 +62,10 @@ absl::StatusOr<std::vector<RtValue>> Executable::RunOn(ExecState& state,
 
 absl::StatusOr<std::vector<RtValue>> Executable::Run(std::vector<RtValue> args,
                                                      std::vector<CheckFailure>* checks,
-                                                     int64_t* checks_run, int64_t step_budget) const {
+                                                     int64_t* checks_run, int64_t step_budget,
+                                                     HostTransfers* host) const {
   ExecState state;
+  state.host = host;
   state.step_budget = step_budget;
   state.check_failures = checks;
   auto out = RunOn(state, std::move(args));
@@ -73,7 +75,8 @@ absl::StatusOr<std::vector<RtValue>> Executable::Run(std::vector<RtValue> args,
 
 absl::StatusOr<std::vector<std::vector<RtValue>>> Executable::RunReplicated(
     int num_replicas, int num_partitions, std::vector<std::vector<RtValue>> args,
-    std::vector<CheckFailure>* checks, int64_t* checks_run) const {
+    std::vector<CheckFailure>* checks, int64_t* checks_run,
+    const std::vector<HostTransfers*>* hosts) const {
   const int n = num_replicas * num_partitions;
   if (n <= 0 || static_cast<int>(args.size()) != n)
     return absl::InvalidArgumentError(StrCat("expected argument lists for ", n, " devices, got ",
@@ -87,6 +90,7 @@ absl::StatusOr<std::vector<std::vector<RtValue>>> Executable::RunReplicated(
     states[d].replica_id = static_cast<uint32_t>(d / num_partitions);
     states[d].partition_id = static_cast<uint32_t>(d % num_partitions);
     states[d].hub = &hub;
+    if (hosts && static_cast<int>(hosts->size()) == n) states[d].host = (*hosts)[d];
     states[d].check_failures = &device_checks[d];
     threads.emplace_back([&, d] {
       results[d] = RunOn(states[d], std::move(args[d]));

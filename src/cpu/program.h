@@ -17,6 +17,16 @@ namespace openpjrt::cpu {
 
 struct Step;
 struct ExecState;
+
+// Host transfers of one device's execution: what stablehlo.send / stablehlo.recv with
+// is_host_transfer = true talk to (the PJRT send and recv callbacks). Recv may block until the
+// host has supplied every byte.
+class HostTransfers {
+ public:
+  virtual ~HostTransfers() = default;
+  virtual absl::Status Send(int64_t channel, const Array& data) = 0;
+  virtual absl::StatusOr<Array> Recv(int64_t channel, const ArrayType& type) = 0;
+};
 struct Program;
 class CollectiveHub;
 
@@ -58,6 +68,7 @@ struct ExecState {
   uint32_t replica_id = 0;
   uint32_t partition_id = 0;
   CollectiveHub* hub = nullptr;  // shared by the instances of a multi-device execution
+  HostTransfers* host = nullptr;  // send/recv with the host; null when the caller gave none
   int64_t step_budget = -1;      // steps left before RESOURCE_EXHAUSTED; -1: unlimited
 
   bool ok() const { return status.ok(); }
@@ -85,14 +96,15 @@ struct Executable {
   absl::StatusOr<std::vector<RtValue>> Run(std::vector<RtValue> args,
                                            std::vector<CheckFailure>* checks = nullptr,
                                            int64_t* checks_run = nullptr,
-                                           int64_t step_budget = -1) const;
+                                           int64_t step_budget = -1, HostTransfers* host = nullptr) const;
 
   // Runs one instance per (replica, partition) on its own thread; args[d] and the result's
   // element d belong to device d = replica * num_partitions + partition. Collectives exchange
   // between the instances. The first failing instance's error is returned.
   absl::StatusOr<std::vector<std::vector<RtValue>>> RunReplicated(
       int num_replicas, int num_partitions, std::vector<std::vector<RtValue>> args,
-      std::vector<CheckFailure>* checks = nullptr, int64_t* checks_run = nullptr) const;
+      std::vector<CheckFailure>* checks = nullptr, int64_t* checks_run = nullptr,
+      const std::vector<HostTransfers*>* hosts = nullptr) const;
 
  private:
   absl::StatusOr<std::vector<RtValue>> RunOn(ExecState& state, std::vector<RtValue> args) const;

@@ -427,8 +427,8 @@ PJRT_Error* OPJ_LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* arg
     if (o->struct_size < PJRT_STRUCT_SIZE(PJRT_ExecuteOptions, launch_id))
       return InvalidArgument(StrCat("PJRT_ExecuteOptions.struct_size is ", o->struct_size,
                                     ", expected at least ", PJRT_STRUCT_SIZE(PJRT_ExecuteOptions, launch_id)));
-    if ((o->num_send_ops && o->send_callbacks) || (o->num_recv_ops && o->recv_callbacks))
-      return plugin::Unimplemented("PJRT_ExecuteOptions send/recv callbacks");
+    if (absl::Status s = plugin::HostTransfersFromOptions(*o, args->num_devices, &req.hosts); !s.ok())
+      return MakeError(s);
     if (plugin::Covers(o, OPJ_FIELD_END(PJRT_ExecuteOptions, num_non_donatable_input_indices)) &&
         o->num_non_donatable_input_indices) {
       if (!o->non_donatable_input_indices)

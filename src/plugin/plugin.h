@@ -196,6 +196,10 @@ void GuardedVoid(Args* args) noexcept {
   }
 }
 
+// Per-device host send/recv from PJRT_ExecuteOptions (host_transfers.cc); nothing when none.
+absl::Status HostTransfersFromOptions(const PJRT_ExecuteOptions& options, size_t num_devices,
+                                      std::vector<std::shared_ptr<cpu::HostTransfers>>* out);
+
 // The head of the extension chain PJRT_Api.extension_start points at (extensions.cc).
 PJRT_Extension_Base* FirstExtension();
 

@@ -84,11 +84,11 @@
   X(Buffer_IncreaseExternalReferenceCount, 1) /* 75 */ \
   X(Buffer_DecreaseExternalReferenceCount, 1) /* 76 */ \
   X(Buffer_OpaqueDeviceMemoryDataPointer, 1) /* 77 */ \
-  X(CopyToDeviceStream_Destroy, 0) /* 78 */ \
-  X(CopyToDeviceStream_AddChunk, 0) /* 79 */ \
-  X(CopyToDeviceStream_TotalBytes, 0) /* 80 */ \
-  X(CopyToDeviceStream_GranuleSize, 0) /* 81 */ \
-  X(CopyToDeviceStream_CurrentBytes, 0) /* 82 */ \
+  X(CopyToDeviceStream_Destroy, 1) /* 78 */ \
+  X(CopyToDeviceStream_AddChunk, 1) /* 79 */ \
+  X(CopyToDeviceStream_TotalBytes, 1) /* 80 */ \
+  X(CopyToDeviceStream_GranuleSize, 1) /* 81 */ \
+  X(CopyToDeviceStream_CurrentBytes, 1) /* 82 */ \
   X(TopologyDescription_Create, 1) /* 83 */ \
   X(TopologyDescription_Destroy, 1) /* 84 */ \
   X(TopologyDescription_PlatformName, 1) /* 85 */ \

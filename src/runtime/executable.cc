@@ -331,7 +331,10 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
   auto done = result.device_done;
   const bool single = n == 1;
   const int64_t limit = client_->options().memory_limit_bytes;
-  auto run = [self, args, outs, done, donate, single, limit](absl::Status ready) {
+  auto hosts = std::make_shared<std::vector<std::shared_ptr<cpu::HostTransfers>>>(std::move(req.hosts));
+  if (!hosts->empty() && hosts->size() != n)
+    return absl::InvalidArgumentError(StrCat("host transfer callbacks for ", hosts->size(), " devices; the execution has ", n));
+  auto run = [self, args, outs, done, donate, single, limit, hosts](absl::Status ready) {
     auto finish = [&](const absl::Status& s) {
       for (size_t d = 0; d < outs.size(); ++d) {
         for (const BufferRef& o : outs[d]) o->Fail(s);
@@ -357,13 +360,17 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
     std::vector<cpu::CheckFailure> checks;
     absl::StatusOr<std::vector<std::vector<cpu::RtValue>>> results =
         absl::UnknownError("not run");
+    std::vector<cpu::HostTransfers*> host_ptrs;
+    for (const auto& h : *hosts) host_ptrs.push_back(h.get());
     if (single) {
-      auto r = self->program().Run(std::move(values[0]), &checks);
+      auto r = self->program().Run(std::move(values[0]), &checks, nullptr, -1,
+                                   host_ptrs.empty() ? nullptr : host_ptrs[0]);
       if (r.ok()) results = std::vector<std::vector<cpu::RtValue>>{std::move(*r)};
       else results = r.status();
     } else {
       results = self->program().RunReplicated(self->num_replicas(), self->num_partitions(),
-                                              std::move(values), &checks);
+                                              std::move(values), &checks, nullptr,
+                                              host_ptrs.empty() ? nullptr : &host_ptrs);
     }
     if (!results.ok()) return finish(results.status());
     if (!checks.empty()) {

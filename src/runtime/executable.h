@@ -67,6 +67,8 @@ struct ExecuteRequest {
   std::vector<std::vector<BufferRef>> args;  // [num_devices][num_args]
   std::vector<int64_t> non_donatable;        // argument indices never donated
   Device* execute_device = nullptr;          // run one device's share (portable executables)
+  // Per device, the host side of send/recv (the PJRT callbacks); empty when none were given.
+  std::vector<std::shared_ptr<cpu::HostTransfers>> hosts;
 };
 
 struct ExecuteResult {

@@ -34,7 +34,7 @@ T Args() {
   } while (0)
 
 class PluginTest : public ::testing::Test {
- protected:
+ public:  // helpers are used by free functions of the tests too
   void SetUp() override;
   void TearDown() override;
 

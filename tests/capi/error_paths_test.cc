@@ -1,6 +1,8 @@
 // Error paths a client meets in the field: malformed compile options and device assignments,
 // per-device memory limits, host layouts the plugin cannot serve, and portable-execution misuse.
 // Each must come back as a PJRT_Error with the right code and a message that names the problem.
+#include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -201,6 +203,144 @@ TEST_F(PluginTest, ExecuteDeviceNeedsAPortableOrSingleDeviceExecutable) {
   Destroy(outs[0]);
   Destroy(exe);
   Destroy(b);
+}
+
+}  // namespace
+}  // namespace capi
+
+namespace capi {
+namespace {
+
+constexpr char kSendRecv[] = R"(
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %t = stablehlo.create_token : !stablehlo.token
+  %t1 = "stablehlo.send"(%x, %t) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>, is_host_transfer = true} : (tensor<4xf32>, !stablehlo.token) -> !stablehlo.token
+  %r:2 = "stablehlo.recv"(%t1) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 3>, is_host_transfer = true} : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
+  return %r#0 : tensor<4xf32>
+})";
+
+// The host side of the test: records what was sent, answers the recv with twice those values,
+// in chunks of `chunk_floats` (0: destroy the stream without sending anything).
+struct Host {
+  const PJRT_Api* api;
+  std::vector<float> sent;
+  size_t total = 0;
+  int chunk_floats = 4;
+  std::string add_error;
+};
+
+PJRT_Error* OnSend(PJRT_Chunk* chunk, PJRT_CallbackError* error, size_t total, bool done, void* arg) {
+  auto* h = static_cast<Host*>(arg);
+  const float* f = static_cast<const float*>(chunk->data);
+  h->sent.assign(f, f + chunk->size / sizeof(float));
+  h->total = total;
+  chunk->deleter(chunk->data, chunk->deleter_arg);  // the chunk is ours
+  if (!done) return (*error)(PJRT_Error_Code_INTERNAL, "expected one chunk", 18);
+  return nullptr;
+}
+
+void OnRecv(PJRT_CopyToDeviceStream* stream, void* arg) {
+  auto* h = static_cast<Host*>(arg);
+  auto tb = Args<PJRT_CopyToDeviceStream_TotalBytes_Args>();
+  tb.stream = stream;
+  PJRT_Error* e = h->api->PJRT_CopyToDeviceStream_TotalBytes(&tb);
+  if (e) h->add_error = Message(e);
+  for (size_t at = 0; h->chunk_floats > 0 && at < h->sent.size(); at += h->chunk_floats) {
+    size_t n = std::min<size_t>(h->chunk_floats, h->sent.size() - at);
+    auto* data = static_cast<float*>(std::malloc(n * sizeof(float)));
+    for (size_t i = 0; i < n; ++i) data[i] = 2 * h->sent[at + i];
+    PJRT_Chunk chunk{data, n * sizeof(float), [](void* d, void*) { std::free(d); }, nullptr};
+    auto ac = Args<PJRT_CopyToDeviceStream_AddChunk_Args>();
+    ac.stream = stream;
+    ac.chunk = &chunk;
+    e = h->api->PJRT_CopyToDeviceStream_AddChunk(&ac);
+    if (e) h->add_error = Message(e);
+    if (ac.transfer_complete) {
+      auto ed = Args<PJRT_Event_Destroy_Args>();
+      ed.event = ac.transfer_complete;
+      h->api->PJRT_Event_Destroy(&ed);
+    }
+  }
+  if (h->chunk_floats > 0 && tb.total_bytes != static_cast<int64_t>(h->sent.size() * sizeof(float)))
+    h->add_error = "wrong total_bytes";
+  auto d = Args<PJRT_CopyToDeviceStream_Destroy_Args>();
+  d.stream = stream;
+  if ((e = h->api->PJRT_CopyToDeviceStream_Destroy(&d))) h->add_error = Message(e);
+}
+
+// Executes kSendRecv with callbacks for `host` (or none); returns the output buffer's error text
+// ("" when it succeeded) and stores its values in *values.
+std::string RunSendRecv(PluginTest* t, const PJRT_Api* api, PJRT_LoadedExecutable* exe, PJRT_Buffer* x,
+                        Host* host, std::vector<float>* values) {
+  PJRT_SendCallbackInfo send{1, host, &OnSend};
+  PJRT_RecvCallbackInfo recv{2, host, &OnRecv};
+  PJRT_SendCallbackInfo* sends[1] = {&send};
+  PJRT_RecvCallbackInfo* recvs[1] = {&recv};
+  auto opts = Args<PJRT_ExecuteOptions>();
+  if (host) {
+    opts.send_callbacks = sends;
+    opts.recv_callbacks = recvs;
+    opts.num_send_ops = 1;
+    opts.num_recv_ops = 1;
+  }
+  PJRT_Buffer* const* lists[1] = {&x};
+  PJRT_Buffer* out = nullptr;
+  PJRT_Buffer** out_lists[1] = {&out};
+  auto a = Args<PJRT_LoadedExecutable_Execute_Args>();
+  a.executable = exe;
+  a.options = &opts;
+  a.argument_lists = lists;
+  a.num_devices = 1;
+  a.num_args = 1;
+  a.output_lists = out_lists;
+  if (PJRT_Error* e = api->PJRT_LoadedExecutable_Execute(&a)) return "execute: " + Message(e);
+  auto re = Args<PJRT_Buffer_ReadyEvent_Args>();
+  re.buffer = out;
+  PJRT_Error* e = api->PJRT_Buffer_ReadyEvent(&re);
+  std::string err = e ? Message(e) : Message(t->Await(re.event));
+  if (err.empty()) *values = t->Download(out);
+  auto bd = Args<PJRT_Buffer_Destroy_Args>();
+  bd.buffer = out;
+  api->PJRT_Buffer_Destroy(&bd);
+  return err;
+}
+
+TEST_F(PluginTest, HostSendAndRecvCallbacksAndStreams) {
+  PJRT_LoadedExecutable* exe = Compile(kSendRecv);
+  ASSERT_NE(exe, nullptr);
+  PJRT_Buffer* x = Upload({1, 2, 3, 4}, {4});
+  std::vector<float> values;
+
+  Host whole{api};
+  EXPECT_EQ(RunSendRecv(this, api, exe, x, &whole, &values), "");
+  EXPECT_EQ(whole.sent, (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(whole.total, 16u);
+  EXPECT_EQ(whole.add_error, "");
+  EXPECT_EQ(values, (std::vector<float>{2, 4, 6, 8}));
+
+  Host pieces{api};  // the host answers in three chunks
+  pieces.chunk_floats = 3;
+  EXPECT_EQ(RunSendRecv(this, api, exe, x, &pieces, &values), "");
+  EXPECT_EQ(values, (std::vector<float>{2, 4, 6, 8}));
+
+  Host quits{api};  // the host destroys the stream without data: the execution fails, no hang
+  quits.chunk_floats = 0;
+  std::string m = RunSendRecv(this, api, exe, x, &quits, &values);
+  EXPECT_NE(m.find("destroyed the stream after 0 of 16 bytes"), std::string::npos) << m;
+
+  // Without callbacks the program fails with a message naming the channel and the option.
+  m = RunSendRecv(this, api, exe, x, nullptr, &values);
+  EXPECT_NE(m.find("channel 1"), std::string::npos) << m;
+  EXPECT_NE(m.find("send_callbacks"), std::string::npos) << m;
+
+  // Stream slots reject misuse by name.
+  auto ac = Args<PJRT_CopyToDeviceStream_AddChunk_Args>();
+  m = Message(api->PJRT_CopyToDeviceStream_AddChunk(&ac));
+  EXPECT_NE(m.find("PJRT_CopyToDeviceStream_AddChunk_Args.stream is null"), std::string::npos) << m;
+  auto d = Args<PJRT_CopyToDeviceStream_Destroy_Args>();
+  EXPECT_EQ(api->PJRT_CopyToDeviceStream_Destroy(&d), nullptr);  // null stream: nothing to do
+  Destroy(x);
+  Destroy(exe);
 }
 
 }  // namespace

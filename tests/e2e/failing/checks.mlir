@@ -113,10 +113,28 @@ func.func @main() {
 
 // -----
 
-// expect-fail: host transfers (infeed, outfeed, send, recv) need host callbacks
+// expect-fail: infeed and outfeed are not supported by the CPU plugin
 func.func @main() {
   %t = stablehlo.create_token : !stablehlo.token
   %0:2 = "stablehlo.infeed"(%t) : (!stablehlo.token) -> (tensor<f32>, !stablehlo.token)
+  func.return
+}
+
+// -----
+
+// expect-fail: stablehlo.recv to/from the host on channel 7 needs a recv callback for that channel
+func.func @main() {
+  %t = stablehlo.create_token : !stablehlo.token
+  %0:2 = "stablehlo.recv"(%t) {channel_handle = #stablehlo.channel_handle<handle = 7, type = 3>, is_host_transfer = true} : (!stablehlo.token) -> (tensor<f32>, !stablehlo.token)
+  func.return
+}
+
+// -----
+
+// expect-fail: device-to-device send/recv (is_host_transfer = false) is not supported
+func.func @main() {
+  %t = stablehlo.create_token : !stablehlo.token
+  %0:2 = "stablehlo.recv"(%t) {channel_handle = #stablehlo.channel_handle<handle = 7, type = 1>, is_host_transfer = false} : (!stablehlo.token) -> (tensor<f32>, !stablehlo.token)
   func.return
 }
 
