@@ -1,0 +1,192 @@
+// The C++ client library: drives any PJRT plugin through the C ABI (our CPU plugin, or one a
+// vendor ships). A Plugin is a dlopen'ed library with its PJRT_Api; a Client, the Buffers and
+// Executables it creates, and Futures over its events are RAII handles. Every error is an
+// absl::Status carrying the plugin's PJRT error code and message.
+//
+// Plugins of other minor versions work: a slot beyond the plugin's PJRT_Api.struct_size is never
+// called (UNIMPLEMENTED naming it instead), and Args structs are passed at our size, which PJRT
+// plugins accept when it is at least theirs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "include/openpjrt/c/pjrt_c_api.h"
+
+namespace openpjrt::client {
+
+// ------------------------------------------------------------------ plugin
+
+using NamedValue = std::variant<int64_t, bool, double, std::string, std::vector<int64_t>>;
+using Options = std::map<std::string, NamedValue>;
+
+class Plugin {
+ public:
+  // Loads `path_or_name`: a path to a .so, or a plugin name ("cpu") looked up as
+  // pjrt_c_api_<name>_plugin.so in $PJRT_PLUGIN_LIBRARY_PATH (':'-separated), beside the running
+  // executable (../lib), and in the install prefix. An ABI of another major version is rejected.
+  static absl::StatusOr<std::shared_ptr<Plugin>> Load(const std::string& path_or_name);
+  ~Plugin();
+
+  const PJRT_Api* api() const { return api_; }
+  const std::string& path() const { return path_; }
+  int major_version() const { return api_->pjrt_api_version.major_version; }
+  int minor_version() const { return api_->pjrt_api_version.minor_version; }
+  // Whether the plugin's table holds the slot at byte offset `slot_offset` (offsetof(PJRT_Api, X)).
+  bool HasSlot(size_t slot_offset) const;
+  // PJRT_Plugin_Attributes, by name.
+  absl::StatusOr<Options> Attributes() const;
+
+  // Turns a PJRT_Error into a Status (destroying it); OK for null.
+  absl::Status ToStatus(PJRT_Error* e) const;
+
+ private:
+  Plugin() = default;
+  void* handle_ = nullptr;
+  const PJRT_Api* api_ = nullptr;
+  std::string path_;
+};
+
+// The default plugin path of this build: $OPENPJRT_PLUGIN, else the CPU plugin beside the running
+// executable (bin/../lib), else "cpu" (searched as Load describes).
+std::string DefaultPluginPath();
+
+// ------------------------------------------------------------------ element types
+
+// Bytes per element of a PJRT buffer type (sub-byte types take one byte each); 0 when unknown.
+int64_t ElementBytes(PJRT_Buffer_Type t);
+// "f32", "bf16", "s8", ... (StableHLO spelling: i32, ui8, f32, i1); "" when unknown.
+std::string ElementName(PJRT_Buffer_Type t);
+// The type of a StableHLO element spelling ("f32", "i1", "ui16"); INVALID when unknown.
+PJRT_Buffer_Type ElementFromName(std::string_view name);
+
+// ------------------------------------------------------------------ handles
+
+class ClientState;
+class Future;
+
+struct Memory {
+  PJRT_Memory* handle = nullptr;
+  int id = 0;
+  std::string kind;
+};
+
+struct Device {
+  PJRT_Device* handle = nullptr;
+  int id = 0;
+  int process_index = 0;
+  int local_hardware_id = -1;
+  std::string kind, debug_string;
+  std::vector<Memory> memories;
+  Memory default_memory;
+};
+
+// A completion event. Await blocks; OnReady runs `fn` with the outcome once (maybe at once).
+class Future {
+ public:
+  Future() = default;
+  Future(std::shared_ptr<ClientState> c, PJRT_Event* e) : client_(std::move(c)), event_(e) {}
+  Future(Future&& o) noexcept;
+  Future& operator=(Future&& o) noexcept;
+  ~Future();
+  absl::Status Await();
+  bool IsReady() const;
+  void OnReady(std::function<void(absl::Status)> fn);
+  bool valid() const { return event_ != nullptr; }
+
+ private:
+  std::shared_ptr<ClientState> client_;
+  PJRT_Event* event_ = nullptr;
+};
+
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(std::shared_ptr<ClientState> c, PJRT_Buffer* b) : client_(std::move(c)), buffer_(b) {}
+  Buffer(Buffer&& o) noexcept;
+  Buffer& operator=(Buffer&& o) noexcept;
+  ~Buffer();
+
+  PJRT_Buffer* handle() const { return buffer_; }
+  bool valid() const { return buffer_ != nullptr; }
+  PJRT_Buffer_Type element_type() const;
+  std::vector<int64_t> dims() const;
+  int64_t num_elements() const;
+  int device_id() const;
+  Future Ready() const;
+  // Copies to host memory (dense, row-major), waiting for the data.
+  absl::StatusOr<std::vector<uint8_t>> ToHost() const;
+  absl::Status Delete();
+
+ private:
+  std::shared_ptr<ClientState> client_;
+  PJRT_Buffer* buffer_ = nullptr;
+};
+
+struct CompileOptions {
+  int num_replicas = 1;
+  int num_partitions = 1;
+  bool portable = false;  // compile_portable_executable: run on any one device
+};
+
+struct ExecuteOptions {
+  std::vector<int64_t> non_donatable_input_indices;
+  const Device* execute_device = nullptr;  // portable executables
+};
+
+class Executable {
+ public:
+  Executable() = default;
+  Executable(std::shared_ptr<ClientState> c, PJRT_LoadedExecutable* e);
+  Executable(Executable&& o) noexcept;
+  Executable& operator=(Executable&& o) noexcept;
+  ~Executable();
+
+  PJRT_LoadedExecutable* handle() const { return exe_; }
+  const std::string& name() const { return name_; }
+  size_t num_outputs() const { return num_outputs_; }
+  size_t num_devices() const { return num_devices_; }
+  // Runs with args[device][i]; returns outputs[device][j] (not yet ready: see Buffer::Ready).
+  absl::StatusOr<std::vector<std::vector<Buffer>>> Execute(
+      const std::vector<std::vector<const Buffer*>>& args, const ExecuteOptions& options = {}) const;
+
+ private:
+  std::shared_ptr<ClientState> client_;
+  PJRT_LoadedExecutable* exe_ = nullptr;
+  std::string name_;
+  size_t num_outputs_ = 0, num_devices_ = 0;
+};
+
+class Client {
+ public:
+  static absl::StatusOr<std::unique_ptr<Client>> Create(std::shared_ptr<Plugin> plugin,
+                                                        const Options& options = {});
+  const Plugin& plugin() const;
+  std::string platform_name() const;
+  std::string platform_version() const;
+  const std::vector<Device>& devices() const;  // addressable devices
+  absl::StatusOr<const Device*> device(int id) const;
+
+  // Compiles StableHLO (MLIR text or a portable artifact in bytecode; format "mlir").
+  absl::StatusOr<Executable> Compile(std::string_view program, const CompileOptions& options = {}) const;
+  // Copies `data` (dense row-major, ElementBytes(type) per element) to `device` (null: first).
+  absl::StatusOr<Buffer> Upload(const void* data, PJRT_Buffer_Type type, const std::vector<int64_t>& dims,
+                                const Device* device = nullptr) const;
+
+ private:
+  explicit Client(std::shared_ptr<ClientState> s) : state_(std::move(s)) {}
+  std::shared_ptr<ClientState> state_;
+};
+
+// The serialized xla.CompileOptionsProto for `options` (what Compile sends).
+std::string SerializeCompileOptions(const CompileOptions& options);
+
+}  // namespace openpjrt::client
