@@ -1,8 +1,19 @@
 #!/usr/bin/env python3
 """The CLI's exit statuses and messages for each verb and its error paths."""
 import argparse
+import struct
 import subprocess
 import sys
+import tempfile
+
+
+def write_npy(path, descr, shape, data):
+    """A .npy file without numpy (the CLI test runs under any python3)."""
+    dims = "".join(f"{d}, " for d in shape) if len(shape) != 1 else f"{shape[0]},"
+    header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': ({dims.rstrip(', ') if len(shape) > 1 else dims}), }}"
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data)
 
 
 def main():
@@ -12,6 +23,17 @@ def main():
     args = ap.parse_args()
     exe, root = args.openpjrt, args.root
     ok_mlir = f"{root}/tests/e2e/shapes.mlir"
+    # A two-argument program and .npy inputs for the plugin-backed verbs.
+    tmp = tempfile.mkdtemp()
+    axpy = f"{tmp}/axpy.mlir"
+    with open(axpy, "w") as f:
+        f.write("func.func @main(%a: tensor<f32>, %x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                "  %b = stablehlo.broadcast_in_dim %a, dims = [] : (tensor<f32>) -> tensor<4xf32>\n"
+                "  %m = stablehlo.multiply %b, %x : tensor<4xf32>\n"
+                "  return %m : tensor<4xf32>\n}\n")
+    write_npy(f"{tmp}/a.npy", "<f4", (), struct.pack("<f", 3.0))
+    write_npy(f"{tmp}/x.npy", "<f4", (4,), struct.pack("<4f", 0, 1, 2, 3))
+    write_npy(f"{tmp}/xi.npy", "<i4", (4,), struct.pack("<4i", 0, 1, 2, 3))
     cases = [
         # (argv, stdin, expected exit, text expected in stdout+stderr)
         ([], None, 2, "usage: openpjrt <command>"),
@@ -34,6 +56,29 @@ def main():
         (["run", "--print", "-"], "func.func @main() -> tensor<2xi8> {\n  %0 = stablehlo.constant dense<[1, -2]> : tensor<2xi8>\n  return %0 : tensor<2xi8>\n}\n", 0, "result #0 = dense<[1, -2]> : tensor<2xi8>"),
         (["run", "--entry", "g", "-"], "func.func @f() {\n  return\n}\n", 1, "no function @g"),
         (["run", "-"], "// only a comment\n", 1, "0 passed, 0 failed"),
+        # Through the plugin, with inputs.
+        (["run", "--input", "0=/nonexistent.npy", axpy], None, 1, "cannot read /nonexistent.npy"),
+        (["run", "--input", "zero=a.npy", axpy], None, 2, "--input name 'zero' is not an argument"),
+        (["run", "--input", "0", axpy], None, 2, "--input needs NAME=FILE.npy"),
+        (["run", "--plugin", "/nonexistent/p.so", ok_mlir], None, 1, "cannot load PJRT plugin /nonexistent/p.so"),
+        (["run", "--plugin", "cpu", "--split-input-file", ok_mlir], None, 0, "7 passed, 0 failed"),
+        (["run", "--input", f"0={tmp}/a.npy", "--input", f"%arg1={tmp}/x.npy", "--print", axpy], None, 0,
+         "result #0 = dense<[0.0, 3.0, 6.0, 9.0]> : tensor<4xf32>"),
+        (["run", "--input", f"0={tmp}/a.npy", "--input", f"arg1={tmp}/xi.npy", axpy], None, 1,
+         "holds i32 of shape [4]; argument #1 is tensor<4xf32>"),
+        (["run", "--input", f"0={tmp}/a.npy", axpy], None, 1, "argument #1 (tensor<4xf32>) has no --input"),
+        # bench and info.
+        (["bench", "--help"], None, 0, "median_us=X p10_us=Y p90_us=Z compile_ms=W"),
+        (["bench", "--iters", "0", axpy], None, 2, "--iters needs a number >= 1"),
+        (["bench", "--iters", "5", "--warmup", "1", axpy], None, 0, "median_us="),
+        (["bench", "--threads", "1", "--iters", "3", "--input", f"1={tmp}/x.npy", axpy], None, 0, "compile_ms="),
+        (["bench", "/nonexistent.mlir"], None, 1, "cannot open '/nonexistent.mlir'"),
+        (["bench", "--plugin", "nosuchplugin", axpy], None, 1, "pjrt_c_api_nosuchplugin_plugin.so"),
+        (["info", "--help"], None, 0, "usage: openpjrt info"),
+        (["info"], None, 0, "PJRT C API: 0.114"),
+        (["info"], None, 0, "stablehlo_current_version = ["),
+        (["info", "--plugin", "/nonexistent/p.so"], None, 1, "cannot load PJRT plugin"),
+        (["info", "--bogus"], None, 2, "unknown argument '--bogus'"),
     ]
     passed = failed = 0
     for argv, stdin, code, text in cases:

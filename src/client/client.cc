@@ -611,7 +611,8 @@ Executable::~Executable() {
 }
 
 absl::StatusOr<std::vector<std::vector<Buffer>>> Executable::Execute(
-    const std::vector<std::vector<const Buffer*>>& args, const ExecuteOptions& options) const {
+    const std::vector<std::vector<const Buffer*>>& args, const ExecuteOptions& options,
+    std::vector<Future>* done) const {
   const size_t n = args.size();
   const size_t num_args = n ? args[0].size() : 0;
   std::vector<std::vector<PJRT_Buffer*>> in(n);
@@ -626,7 +627,8 @@ absl::StatusOr<std::vector<std::vector<Buffer>>> Executable::Execute(
     }
     in_ptrs[d] = in[d].data();
   }
-  std::vector<std::vector<PJRT_Buffer*>> out(n, std::vector<PJRT_Buffer*>(num_outputs_, nullptr));
+  // One spare slot keeps every list non-null, also for programs without outputs.
+  std::vector<std::vector<PJRT_Buffer*>> out(n, std::vector<PJRT_Buffer*>(num_outputs_ + 1, nullptr));
   std::vector<PJRT_Buffer**> out_ptrs(n);
   for (size_t d = 0; d < n; ++d) out_ptrs[d] = out[d].data();
   OPJ_ARGS(PJRT_ExecuteOptions, eo);
@@ -640,10 +642,16 @@ absl::StatusOr<std::vector<std::vector<Buffer>>> Executable::Execute(
   a.num_args = num_args;
   a.output_lists = out_ptrs.data();
   if (options.execute_device) a.execute_device = options.execute_device->handle;
+  std::vector<PJRT_Event*> events(n, nullptr);
+  if (done) a.device_complete_events = events.data();
   OPJ_RETURN_IF_ERROR(OPJ_CALL(*client_->plugin, LoadedExecutable_Execute, a));
+  if (done) {
+    done->clear();
+    for (PJRT_Event* e : events) done->emplace_back(e ? Future(client_, e) : Future());
+  }
   std::vector<std::vector<Buffer>> result(n);
   for (size_t d = 0; d < n; ++d)
-    for (PJRT_Buffer* b : out[d]) result[d].emplace_back(client_, b);
+    for (size_t i = 0; i < num_outputs_; ++i) result[d].emplace_back(client_, out[d][i]);
   return result;
 }
 

@@ -155,8 +155,11 @@ class Executable {
   size_t num_outputs() const { return num_outputs_; }
   size_t num_devices() const { return num_devices_; }
   // Runs with args[device][i]; returns outputs[device][j] (not yet ready: see Buffer::Ready).
+  // `done`, when given, receives one future per device that completes with the execution's
+  // outcome (also for programs without outputs, whose failures only show there).
   absl::StatusOr<std::vector<std::vector<Buffer>>> Execute(
-      const std::vector<std::vector<const Buffer*>>& args, const ExecuteOptions& options = {}) const;
+      const std::vector<std::vector<const Buffer*>>& args, const ExecuteOptions& options = {},
+      std::vector<Future>* done = nullptr) const;
 
  private:
   std::shared_ptr<ClientState> client_;

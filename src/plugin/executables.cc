@@ -446,7 +446,7 @@ PJRT_Error* OPJ_LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* arg
   for (size_t d = 0; d < args->num_devices; ++d) {
     if (args->num_args && !args->argument_lists[d])
       return InvalidArgument(StrCat("PJRT_LoadedExecutable_Execute_Args.argument_lists[", d, "] is null"));
-    if (!args->output_lists[d])
+    if (!args->output_lists[d] && !le->loaded->executable()->result_shapes().empty())
       return InvalidArgument(StrCat("PJRT_LoadedExecutable_Execute_Args.output_lists[", d, "] is null"));
     for (size_t i = 0; i < args->num_args; ++i) {
       PJRT_Buffer* b = args->argument_lists[d][i];

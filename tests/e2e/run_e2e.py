@@ -14,11 +14,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--openpjrt", required=True)
     ap.add_argument("--dir", required=True)
+    ap.add_argument("--via-plugin", help="run through this PJRT plugin (openpjrt run --plugin)")
     args = ap.parse_args()
+    extra = ["--plugin", args.via_plugin] if args.via_plugin else []
     root = pathlib.Path(args.dir)
     passed = failed = 0
     for f in sorted(root.glob("*.mlir")):
-        r = subprocess.run([args.openpjrt, "run", "--split-input-file", str(f)],
+        r = subprocess.run([args.openpjrt, "run", *extra, "--split-input-file", str(f)],
                            capture_output=True, text=True)
         bad = [l for l in r.stdout.splitlines() if l.startswith("FAIL")]
         if r.returncode == 0 and not bad:
@@ -34,7 +36,7 @@ def main():
                 continue
             with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as t:
                 t.write(chunk)
-            r = subprocess.run([args.openpjrt, "run", t.name], capture_output=True, text=True)
+            r = subprocess.run([args.openpjrt, "run", *extra, t.name], capture_output=True, text=True)
             pathlib.Path(t.name).unlink()
             if r.returncode == 1 and "FAIL" in r.stdout and m.group(1) in r.stdout:
                 passed += 1

@@ -13,8 +13,10 @@ void PrintUsage(FILE* f) {
       "usage: openpjrt <command> [options]\n"
       "\n"
       "commands:\n"
-      "  opt FILE     parse, verify and print a StableHLO program (MLIR text)\n"
+      "  opt FILE     parse, verify and print a StableHLO program (MLIR text or bytecode)\n"
       "  run FILE     compile and run a StableHLO program on the CPU, evaluating its checks\n"
+      "  bench FILE   time compile and execution of @main through a PJRT plugin\n"
+      "  info         describe a PJRT plugin: version, attributes, devices, memories\n"
       "\n"
       "Run 'openpjrt <command> --help' for the options of a command.\n",
       f);
@@ -34,6 +36,8 @@ int main(int argc, char** argv) {
   }
   if (verb == "opt") return openpjrt::tools::OptMain(argc - 1, argv + 1);
   if (verb == "run") return openpjrt::tools::RunMain(argc - 1, argv + 1);
+  if (verb == "bench") return openpjrt::tools::BenchMain(argc - 1, argv + 1);
+  if (verb == "info") return openpjrt::tools::InfoMain(argc - 1, argv + 1);
   std::fprintf(stderr, "openpjrt: unknown command '%s'\n\n", argv[1]);
   PrintUsage(stderr);
   return 2;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "src/compiler/compile.h"
@@ -12,6 +13,7 @@
 #include "src/ir/printer.h"
 #include "src/ir/verifier.h"
 #include "src/support/str.h"
+#include "tools/openpjrt/plugin_exec.h"
 #include "tools/openpjrt/verbs.h"
 
 namespace openpjrt::tools {
@@ -20,6 +22,7 @@ namespace {
 constexpr char kRunUsage[] =
     "usage: openpjrt run FILE [--split-input-file] [--print] [--entry NAME]\n"
     "                         [--replicas N] [--partitions M]\n"
+    "                         [--plugin PATH] [--input NAME=FILE.npy ...]\n"
     "\n"
     "Compiles FILE (MLIR text; '-' reads standard input) for the CPU and runs its entry\n"
     "function (@main, else the only function) with no arguments, evaluating check.* ops and\n"
@@ -32,8 +35,15 @@ constexpr char kRunUsage[] =
     "  --replicas N        run N replicas (default: the module's mhlo.num_replicas, else 1)\n"
     "  --partitions M      run M partitions each (default: mhlo.num_partitions, else 1)\n"
     "\n"
+    "  --plugin PATH       run through a PJRT plugin (a path, or a name such as 'cpu'\n"
+    "                      found as pjrt_c_api_<name>_plugin.so) with the client library\n"
+    "  --input NAME=FILE   pass FILE.npy as argument NAME (0, arg0 or %arg0); implies --plugin\n"
+    "                      with the CPU plugin of this build unless one is given\n"
+    "\n"
     "With several devices, one instance runs per replica x partition and collectives\n"
-    "exchange between them; --print shows every device's results.\n";
+    "exchange between them; --print shows every device's results. Without --plugin/--input\n"
+    "the program runs on the in-process executor (the same compiler and kernels the CPU\n"
+    "plugin embeds), which also counts the checks it evaluated.\n";
 
 // The module attribute `name` (an integer), or `dflt`.
 int64_t ModuleInt(const ir::Module& m, const char* name, int64_t dflt) {
@@ -54,11 +64,93 @@ std::string FormatResult(ir::Context& ctx, const cpu::RtValue& v) {
   return ir::PrintAttribute(ir::Attribute::Dense(t, data, false));
 }
 
+// The plugin path: compile the chunk with the client library, upload the inputs to every device,
+// execute, wait, and print. Locations the plugin reports as <program>:L:C are moved to the file.
+bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string& name,
+                  const std::string& entry, const std::string& plugin_path,
+                  const std::map<int, std::string>& input_files, int replicas, int partitions, bool print,
+                  const std::string& where, std::string* why) {
+  if (!entry.empty() && entry != "main") {
+    *why = "--entry is not supported with --plugin (PJRT runs @main)";
+    return false;
+  }
+  const int n = replicas * partitions;
+  // One client per plugin and device count, kept for the process (never torn down at exit,
+  // while the plugin's own statics may already be gone).
+  static auto* clients = new std::map<std::string, std::unique_ptr<client::Client>>;
+  const std::string key = StrCat(plugin_path, "#", n);
+  if (!clients->count(key)) {
+    auto c = OpenClient(plugin_path, n);
+    if (!c.ok()) return *why = StrCat("plugin: ", c.status().message()), false;
+    (*clients)[key] = std::move(*c);
+  }
+  client::Client& c = *(*clients)[key];
+  client::CompileOptions co;
+  co.num_replicas = replicas;
+  co.num_partitions = partitions;
+  auto relocate = [&](std::string msg) {
+    for (size_t p = msg.find("<program>:"); p != std::string::npos; p = msg.find("<program>:", p)) {
+      size_t q = p + 10;
+      size_t e = msg.find(':', q);
+      long line = std::strtol(msg.c_str() + q, nullptr, 10);
+      std::string repl = StrCat(name, ":", line + static_cast<long>(chunk.first_line) - 1);
+      msg.replace(p, e == std::string::npos ? msg.size() - p : e - p, repl);
+      p += repl.size();
+    }
+    return msg;
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  auto exe = c.Compile(chunk.text, co);
+  if (!exe.ok()) return *why = relocate(std::string(exe.status().message())), false;
+  auto sig = EntrySignature(m, entry);
+  if (!sig.ok()) return *why = std::string(sig.status().message()), false;
+  if (input_files.empty() && !sig->args.empty())
+    return *why = StrCat("@", sig->name, " takes ", sig->args.size(), " arguments; 'run' calls it with none"), false;
+  auto inputs = EntryInputs(*sig, input_files, /*random_rest=*/false);
+  if (!inputs.ok()) return *why = std::string(inputs.status().message()), false;
+  std::vector<std::vector<client::Buffer>> uploaded(n);
+  std::vector<std::vector<const client::Buffer*>> args(n);
+  for (int d = 0; d < n; ++d) {
+    for (const client::HostArray& a : *inputs) {
+      auto b = c.Upload(a.data.data(), a.type, a.dims, &c.devices()[d]);
+      if (!b.ok()) return *why = StrCat("upload: ", b.status().message()), false;
+      uploaded[d].push_back(std::move(*b));
+    }
+    for (const client::Buffer& b : uploaded[d]) args[d].push_back(&b);
+  }
+  std::vector<client::Future> done;
+  auto outs = exe->Execute(args, {}, &done);
+  if (!outs.ok()) return *why = relocate(std::string(outs.status().message())), false;
+  for (client::Future& f : done)
+    if (f.valid())
+      if (absl::Status s = f.Await(); !s.ok()) return *why = relocate(StrCat("runtime error: ", s.message())), false;
+  std::vector<std::vector<std::vector<uint8_t>>> host(n);
+  for (int d = 0; d < n; ++d)
+    for (const client::Buffer& b : (*outs)[d]) {
+      if (absl::Status s = b.Ready().Await(); !s.ok()) return *why = relocate(StrCat("runtime error: ", s.message())), false;
+      auto h = print ? b.ToHost() : absl::StatusOr<std::vector<uint8_t>>(std::vector<uint8_t>());
+      if (!h.ok()) return *why = StrCat("download: ", h.status().message()), false;
+      host[d].push_back(std::move(*h));
+    }
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::string devices = n > 1 ? StrCat(", ", replicas, " replicas x ", partitions, " partitions") : std::string();
+  std::printf("PASS %s: @%s%s via %s, %.3f ms\n", where.c_str(), sig->name.c_str(), devices.c_str(),
+              c.plugin().path().c_str(), ms);
+  if (print)
+    for (int d = 0; d < n; ++d)
+      for (size_t i = 0; i < host[d].size() && i < sig->results.size(); ++i) {
+        std::string label = n > 1 ? StrCat("device ", d, " result #", i) : StrCat("result #", i);
+        std::printf("  %s = %s\n", label.c_str(), FormatHost(*m.ctx, sig->results[i], host[d][i]).c_str());
+      }
+  return true;
+}
+
 }  // namespace
 
 int RunMain(int argc, char** argv) {
-  std::string file, entry;
-  bool split = false, print = false;
+  std::string file, entry, plugin_path;
+  std::map<int, std::string> inputs;
+  bool split = false, print = false, via_plugin = false;
   int64_t replicas_flag = 0, partitions_flag = 0;
   auto positive = [&](const char* flag, const char* text, int64_t* out) {
     char* end = nullptr;
@@ -79,6 +171,15 @@ int RunMain(int argc, char** argv) {
       split = true;
     } else if (a == "--print") {
       print = true;
+    } else if (a == "--plugin" && i + 1 < argc) {
+      plugin_path = argv[++i];
+      via_plugin = true;
+    } else if (a == "--input" && i + 1 < argc) {
+      if (absl::Status s = ParseInputFlag(argv[++i], &inputs); !s.ok()) {
+        std::fprintf(stderr, "openpjrt run: %s\n", std::string(s.message()).c_str());
+        return 2;
+      }
+      via_plugin = true;
     } else if (a == "--entry" && i + 1 < argc) {
       entry = argv[++i];
     } else if (a == "--replicas" && i + 1 < argc) {
@@ -122,6 +223,18 @@ int RunMain(int argc, char** argv) {
     }
     if (absl::Status st = ir::VerifyModule(**m); !st.ok()) {
       fail(std::string(st.message()));
+      continue;
+    }
+    if (via_plugin) {
+      const int64_t replicas = replicas_flag ? replicas_flag : ModuleInt(**m, "mhlo.num_replicas", 1);
+      const int64_t partitions = partitions_flag ? partitions_flag : ModuleInt(**m, "mhlo.num_partitions", 1);
+      std::string why;
+      if (RunViaPlugin(**m, chunk, name, entry, plugin_path, inputs, static_cast<int>(replicas),
+                       static_cast<int>(partitions), print, where, &why)) {
+        ++passed;
+      } else {
+        fail(why);
+      }
       continue;
     }
     compiler::CompileOptions copts;

@@ -11,6 +11,8 @@ namespace openpjrt::tools {
 
 int OptMain(int argc, char** argv);
 int RunMain(int argc, char** argv);
+int BenchMain(int argc, char** argv);
+int InfoMain(int argc, char** argv);
 
 // Reads a whole file ("-" for standard input). False with a message in *error on failure.
 bool ReadFile(const std::string& path, std::string* out, std::string* error);
