@@ -46,7 +46,7 @@ bool IsTranscendental(std::string_view op) {
 
 int64_t Bytes(ir::Type t) {
   if (!t.IsTensor() || !t.HasStaticShape()) return 0;
-  return t.NumElements() * ir::ByteSize(t.element_type().IsQuant() ? ir::ElemKind::kI8 : t.elem());
+  return t.NumElements() * ir::ByteSize(t.element_type().IsQuant() ? ir::ElemKind::kI8 : t.element_type().elem());
 }
 
 // An estimate from the program text: 2 flops per multiply-add in dot_general and convolution,
@@ -100,7 +100,7 @@ absl::StatusOr<BufferShape> ShapeOf(ir::Type t, const char* what, size_t i) {
   if (t.IsToken()) return BufferShape{{}, true};
   if (t.IsTensor() && t.HasStaticShape() && !t.element_type().IsQuant()) {
     BufferShape s;
-    s.type.elem = t.elem();
+    s.type.elem = t.element_type().elem();
     s.type.dims.assign(t.shape().begin(), t.shape().end());
     return s;
   }

@@ -345,3 +345,60 @@ TEST_F(PluginTest, HostSendAndRecvCallbacksAndStreams) {
 
 }  // namespace
 }  // namespace capi
+
+namespace capi {
+namespace {
+
+// Arguments of every integer width and bool keep their types through compile and execute.
+TEST_F(PluginTest, IntegerAndBoolArgumentsKeepTheirTypes) {
+  PJRT_LoadedExecutable* exe = Compile(R"(
+func.func @main(%a: tensor<3xi32>, %b: tensor<2xui8>, %c: tensor<2xi1>) -> (tensor<3xi32>, tensor<2xui8>, tensor<2xi1>) {
+  %0 = stablehlo.add %a, %a : tensor<3xi32>
+  %1 = stablehlo.not %c : tensor<2xi1>
+  return %0, %b, %1 : tensor<3xi32>, tensor<2xui8>, tensor<2xi1>
+})");
+  ASSERT_NE(exe, nullptr);
+  int32_t a[3] = {1, -2, 3};
+  uint8_t b[2] = {7, 250};
+  bool c[2] = {true, false};
+  auto up = [&](const void* data, PJRT_Buffer_Type t, int64_t n) {
+    auto u = Args<PJRT_Client_BufferFromHostBuffer_Args>();
+    u.client = client;
+    u.data = data;
+    u.type = t;
+    u.dims = &n;
+    u.num_dims = 1;
+    u.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+    PJRT_Error* e = api->PJRT_Client_BufferFromHostBuffer(&u);
+    EXPECT_EQ(e, nullptr) << Message(e);
+    if (u.done_with_host_buffer) Destroy(u.done_with_host_buffer);
+    return u.buffer;
+  };
+  PJRT_Buffer* ba = up(a, PJRT_Buffer_Type_S32, 3);
+  PJRT_Buffer* bb = up(b, PJRT_Buffer_Type_U8, 2);
+  PJRT_Buffer* bc = up(c, PJRT_Buffer_Type_PRED, 2);
+  auto outs = Execute(exe, {{ba, bb, bc}}, 3);
+  PJRT_Buffer_Type want[3] = {PJRT_Buffer_Type_S32, PJRT_Buffer_Type_U8, PJRT_Buffer_Type_PRED};
+  for (int i = 0; i < 3; ++i) {
+    auto et = Args<PJRT_Buffer_ElementType_Args>();
+    et.buffer = outs[0][i];
+    CAPI_OK(api->PJRT_Buffer_ElementType(&et));
+    EXPECT_EQ(et.type, want[i]) << "output " << i;
+  }
+  int32_t got[3] = {0, 0, 0};
+  auto th = Args<PJRT_Buffer_ToHostBuffer_Args>();
+  th.src = outs[0][0];
+  th.dst = got;
+  th.dst_size = sizeof got;
+  CAPI_OK(api->PJRT_Buffer_ToHostBuffer(&th));
+  EXPECT_EQ(Await(th.event), nullptr);
+  EXPECT_EQ(got[1], -4);
+  for (auto* b : outs[0]) Destroy(b);
+  Destroy(ba);
+  Destroy(bb);
+  Destroy(bc);
+  Destroy(exe);
+}
+
+}  // namespace
+}  // namespace capi

@@ -1,0 +1,217 @@
+// _openpjrt: the pybind11 layer of the Python package, a thin binding of the C++ client library
+// (src/client). The pure-Python package python/openpjrt builds the user-facing API on it.
+// Blocking calls (compile, execute, transfers, waits) release the GIL.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+#include "src/client/client.h"
+
+namespace py = pybind11;
+using namespace openpjrt::client;
+
+namespace {
+
+// The Python exception class (openpjrt.Error), installed by the package at import.
+py::object& ErrorClass() {
+  static py::object* cls = new py::object();
+  return *cls;
+}
+
+const char* CodeName(absl::StatusCode c) {
+  switch (c) {
+    case absl::StatusCode::kCancelled: return "CANCELLED";
+    case absl::StatusCode::kUnknown: return "UNKNOWN";
+    case absl::StatusCode::kInvalidArgument: return "INVALID_ARGUMENT";
+    case absl::StatusCode::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
+    case absl::StatusCode::kNotFound: return "NOT_FOUND";
+    case absl::StatusCode::kAlreadyExists: return "ALREADY_EXISTS";
+    case absl::StatusCode::kPermissionDenied: return "PERMISSION_DENIED";
+    case absl::StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
+    case absl::StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
+    case absl::StatusCode::kAborted: return "ABORTED";
+    case absl::StatusCode::kOutOfRange: return "OUT_OF_RANGE";
+    case absl::StatusCode::kUnimplemented: return "UNIMPLEMENTED";
+    case absl::StatusCode::kInternal: return "INTERNAL";
+    case absl::StatusCode::kUnavailable: return "UNAVAILABLE";
+    case absl::StatusCode::kDataLoss: return "DATA_LOSS";
+    case absl::StatusCode::kUnauthenticated: return "UNAUTHENTICATED";
+    default: return "OK";
+  }
+}
+
+struct StatusError {
+  absl::Status status;
+};
+
+void Throw(const absl::Status& s) {
+  if (!s.ok()) throw StatusError{s};
+}
+template <typename T>
+T Take(absl::StatusOr<T> v) {
+  Throw(v.status());
+  return std::move(*v);
+}
+
+// Shared handles: Python objects may outlive each other in any order.
+struct PyClient {
+  std::shared_ptr<Client> client;
+};
+struct PyBuffer {
+  std::shared_ptr<Buffer> buffer;
+};
+struct PyExecutable {
+  std::shared_ptr<Executable> exe;
+  std::shared_ptr<Client> client;
+};
+
+Options ToOptions(const py::dict& d) {
+  Options o;
+  for (auto [k, v] : d) {
+    std::string name = py::str(k);
+    if (py::isinstance<py::bool_>(v)) o[name] = v.cast<bool>();
+    else if (py::isinstance<py::int_>(v)) o[name] = v.cast<int64_t>();
+    else if (py::isinstance<py::float_>(v)) o[name] = v.cast<double>();
+    else if (py::isinstance<py::str>(v)) o[name] = v.cast<std::string>();
+    else o[name] = v.cast<std::vector<int64_t>>();
+  }
+  return o;
+}
+
+py::dict DeviceDict(const Device& d) {
+  py::dict r;
+  r["id"] = d.id;
+  r["kind"] = d.kind;
+  r["process_index"] = d.process_index;
+  r["local_hardware_id"] = d.local_hardware_id;
+  r["debug_string"] = d.debug_string;
+  py::list mems;
+  for (const Memory& m : d.memories) mems.append(m.kind);
+  r["memories"] = mems;
+  r["default_memory"] = d.default_memory.kind;
+  return r;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_openpjrt, m) {
+  m.doc() = "openpjrt's binding of its C++ PJRT client library (use the openpjrt package)";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const StatusError& e) {
+      py::object cls = ErrorClass() ? ErrorClass() : py::reinterpret_borrow<py::object>(PyExc_RuntimeError);
+      py::object err = cls(CodeName(e.status.code()), std::string(e.status.message()));
+      PyErr_SetObject(cls.ptr(), err.ptr());
+    }
+  });
+  m.def("_set_error_class", [](py::object cls) { ErrorClass() = std::move(cls); });
+  m.def("default_plugin_path", &DefaultPluginPath);
+  m.def("element_bytes", [](const std::string& name) { return ElementBytes(ElementFromName(name)); });
+
+  py::class_<PyClient>(m, "Client")
+      .def(py::init([](const std::string& plugin, const py::dict& options) {
+        std::string path = plugin.empty() ? DefaultPluginPath() : plugin;
+        auto p = Take(Plugin::Load(path));
+        std::unique_ptr<Client> c = Take(Client::Create(std::move(p), ToOptions(options)));
+        return PyClient{std::shared_ptr<Client>(std::move(c))};
+      }))
+      .def_property_readonly("plugin_path", [](const PyClient& c) { return c.client->plugin().path(); })
+      .def_property_readonly("api_version", [](const PyClient& c) {
+        return py::make_tuple(c.client->plugin().major_version(), c.client->plugin().minor_version());
+      })
+      .def_property_readonly("platform_name", [](const PyClient& c) { return c.client->platform_name(); })
+      .def_property_readonly("platform_version", [](const PyClient& c) { return c.client->platform_version(); })
+      .def("devices", [](const PyClient& c) {
+        py::list l;
+        for (const Device& d : c.client->devices()) l.append(DeviceDict(d));
+        return l;
+      })
+      .def("compile", [](const PyClient& c, py::bytes program, int replicas, int partitions, bool portable) {
+        std::string code = program;
+        CompileOptions o;
+        o.num_replicas = replicas;
+        o.num_partitions = partitions;
+        o.portable = portable;
+        absl::StatusOr<Executable> e = absl::UnknownError("");
+        {
+          py::gil_scoped_release release;
+          e = c.client->Compile(code, o);
+        }
+        return PyExecutable{std::make_shared<Executable>(Take(std::move(e))), c.client};
+      })
+      .def("upload", [](const PyClient& c, py::buffer data, const std::string& element_type,
+                        std::vector<int64_t> dims, int device) {
+        py::buffer_info info = data.request();
+        PJRT_Buffer_Type t = ElementFromName(element_type);
+        if (t == PJRT_Buffer_Type_INVALID) Throw(absl::InvalidArgumentError("unknown element type " + element_type));
+        int64_t n = 1;
+        for (int64_t d : dims) n *= d;
+        if (info.size * info.itemsize != n * ElementBytes(t))
+          Throw(absl::InvalidArgumentError("host data has " + std::to_string(info.size * info.itemsize) +
+                                           " bytes; " + element_type + " of that shape needs " +
+                                           std::to_string(n * ElementBytes(t))));
+        const Device* dev = Take(c.client->device(device));
+        absl::StatusOr<Buffer> b = absl::UnknownError("");
+        {
+          py::gil_scoped_release release;
+          b = c.client->Upload(info.ptr, t, dims, dev);
+        }
+        return PyBuffer{std::make_shared<Buffer>(Take(std::move(b)))};
+      });
+
+  py::class_<PyBuffer>(m, "Buffer")
+      .def_property_readonly("element_type", [](const PyBuffer& b) { return ElementName(b.buffer->element_type()); })
+      .def_property_readonly("shape", [](const PyBuffer& b) {
+        std::vector<int64_t> d = b.buffer->dims();
+        return py::tuple(py::cast(d));
+      })
+      .def_property_readonly("device", [](const PyBuffer& b) { return b.buffer->device_id(); })
+      .def("block_until_ready", [](const PyBuffer& b) {
+        py::gil_scoped_release release;
+        Future f = b.buffer->Ready();
+        Throw(f.Await());
+      })
+      .def("is_ready", [](const PyBuffer& b) { return b.buffer->Ready().IsReady(); })
+      .def("to_bytes", [](const PyBuffer& b) {
+        absl::StatusOr<std::vector<uint8_t>> h = absl::UnknownError("");
+        {
+          py::gil_scoped_release release;
+          h = b.buffer->ToHost();
+        }
+        std::vector<uint8_t> v = Take(std::move(h));
+        return py::bytes(reinterpret_cast<const char*>(v.data()), v.size());
+      })
+      .def("delete", [](const PyBuffer& b) { Throw(b.buffer->Delete()); });
+
+  py::class_<PyExecutable>(m, "Executable")
+      .def_property_readonly("name", [](const PyExecutable& e) { return e.exe->name(); })
+      .def_property_readonly("num_outputs", [](const PyExecutable& e) { return e.exe->num_outputs(); })
+      .def_property_readonly("num_devices", [](const PyExecutable& e) { return e.exe->num_devices(); })
+      .def("execute", [](const PyExecutable& e, const std::vector<std::vector<PyBuffer>>& args,
+                         std::vector<int64_t> non_donatable, int execute_device) {
+        std::vector<std::vector<const Buffer*>> in;
+        for (const auto& dev : args) {
+          in.emplace_back();
+          for (const PyBuffer& b : dev) in.back().push_back(b.buffer.get());
+        }
+        ExecuteOptions o;
+        o.non_donatable_input_indices = std::move(non_donatable);
+        if (execute_device >= 0) o.execute_device = Take(e.client->device(execute_device));
+        absl::StatusOr<std::vector<std::vector<Buffer>>> out = absl::UnknownError("");
+        {
+          py::gil_scoped_release release;
+          out = e.exe->Execute(in, o);
+        }
+        std::vector<std::vector<Buffer>> result = Take(std::move(out));
+        py::list devices;
+        for (auto& dev : result) {
+          py::list l;
+          for (Buffer& b : dev) l.append(PyBuffer{std::make_shared<Buffer>(std::move(b))});
+          devices.append(l);
+        }
+        return devices;
+      }, py::arg("args"), py::arg("non_donatable") = std::vector<int64_t>{}, py::arg("execute_device") = -1);
+}
