@@ -139,3 +139,13 @@ func.func @main() -> tensor<f32> {
     with pytest.raises(openpjrt.Error) as e:
         np.asarray(out)
     assert e.value.code == "FAILED_PRECONDITION" and "check failed" in e.value.message
+
+
+def test_the_python_training_example_runs():
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, str(root / "examples" / "train_mlp.py"), "--steps", "41"],
+                       capture_output=True, text=True, env=dict(os.environ))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "steps/s" in r.stdout
