@@ -15,6 +15,9 @@ ninja -C build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 [ $quick = 1 ] && exit 0
 
+echo "== the README's main job (scripts/main.sh)"
+scripts/main.sh
+
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPENPJRT_SANITIZE="address;undefined" \
   -DOPENPJRT_BUILD_BENCH=OFF >/dev/null

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <mutex>
 #include <set>
 
@@ -404,6 +406,16 @@ absl::StatusOr<Executable> Client::Compile(std::string_view program, const Compi
   a.compile_options_size = opts.size();
   OPJ_RETURN_IF_ERROR(OPJ_CALL(plugin(), Client_Compile, a));
   return Executable(state_, a.executable);
+}
+
+absl::StatusOr<Executable> Client::CompileFile(const std::string& path, const CompileOptions& options) const {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return absl::NotFoundError(StrCat("cannot read ", path));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto exe = Compile(ss.str(), options);
+  if (!exe.ok()) return absl::Status(exe.status().code(), StrCat(path, ": ", exe.status().message()));
+  return exe;
 }
 
 absl::StatusOr<Buffer> Client::Upload(const void* data, PJRT_Buffer_Type type, const std::vector<int64_t>& dims,

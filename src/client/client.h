@@ -12,8 +12,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -67,6 +69,22 @@ int64_t ElementBytes(PJRT_Buffer_Type t);
 std::string ElementName(PJRT_Buffer_Type t);
 // The type of a StableHLO element spelling ("f32", "i1", "ui16"); INVALID when unknown.
 PJRT_Buffer_Type ElementFromName(std::string_view name);
+
+template <typename T>
+constexpr PJRT_Buffer_Type TypeOf() {
+  if constexpr (std::is_same_v<T, float>) return PJRT_Buffer_Type_F32;
+  else if constexpr (std::is_same_v<T, double>) return PJRT_Buffer_Type_F64;
+  else if constexpr (std::is_same_v<T, bool>) return PJRT_Buffer_Type_PRED;
+  else if constexpr (std::is_same_v<T, int8_t>) return PJRT_Buffer_Type_S8;
+  else if constexpr (std::is_same_v<T, int16_t>) return PJRT_Buffer_Type_S16;
+  else if constexpr (std::is_same_v<T, int32_t>) return PJRT_Buffer_Type_S32;
+  else if constexpr (std::is_same_v<T, int64_t>) return PJRT_Buffer_Type_S64;
+  else if constexpr (std::is_same_v<T, uint8_t>) return PJRT_Buffer_Type_U8;
+  else if constexpr (std::is_same_v<T, uint16_t>) return PJRT_Buffer_Type_U16;
+  else if constexpr (std::is_same_v<T, uint32_t>) return PJRT_Buffer_Type_U32;
+  else if constexpr (std::is_same_v<T, uint64_t>) return PJRT_Buffer_Type_U64;
+  else static_assert(sizeof(T) == 0, "no PJRT element type for this C++ type");
+}
 
 // ------------------------------------------------------------------ handles
 
@@ -180,9 +198,22 @@ class Client {
 
   // Compiles StableHLO (MLIR text or a portable artifact in bytecode; format "mlir").
   absl::StatusOr<Executable> Compile(std::string_view program, const CompileOptions& options = {}) const;
+  absl::StatusOr<Executable> CompileFile(const std::string& path, const CompileOptions& options = {}) const;
   // Copies `data` (dense row-major, ElementBytes(type) per element) to `device` (null: first).
   absl::StatusOr<Buffer> Upload(const void* data, PJRT_Buffer_Type type, const std::vector<int64_t>& dims,
                                 const Device* device = nullptr) const;
+  // The same from a typed span; the element type follows T (float, double, int8_t ... uint64_t,
+  // bool) and the size must match `dims`.
+  template <typename T>
+  absl::StatusOr<Buffer> Upload(std::span<const T> data, const std::vector<int64_t>& dims,
+                                const Device* device = nullptr) const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    if (n != static_cast<int64_t>(data.size()))
+      return absl::InvalidArgumentError("Upload: the span holds " + std::to_string(data.size()) +
+                                        " elements; the shape has " + std::to_string(n));
+    return Upload(data.data(), TypeOf<T>(), dims, device);
+  }
 
  private:
   explicit Client(std::shared_ptr<ClientState> s) : state_(std::move(s)) {}

@@ -138,6 +138,14 @@ TEST_F(ClientTest, ErrorsCarryCodesAndMessages) {
 
   auto no_type = client->Upload(&a, PJRT_Buffer_Type_INVALID, {});
   EXPECT_EQ(no_type.status().code(), absl::StatusCode::kInvalidArgument);
+  std::vector<int32_t> ints = {1, 2, 3};
+  auto wrong_size = client->Upload(std::span<const int32_t>(ints), {4});
+  EXPECT_NE(wrong_size.status().message().find("holds 3 elements"), std::string::npos);
+  auto typed = client->Upload(std::span<const int32_t>(ints), {3});
+  ASSERT_TRUE(typed.ok()) << typed.status();
+  EXPECT_EQ(typed->element_type(), PJRT_Buffer_Type_S32);
+  auto missing = client->CompileFile("/nonexistent.mlir");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST(PluginLoad, ByNameByPathAndFailures) {
