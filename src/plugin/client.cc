@@ -133,9 +133,11 @@ PJRT_Error* OPJ_Plugin_Initialize(PJRT_Plugin_Initialize_Args* args) {
 
 PJRT_Error* OPJ_Plugin_Attributes(PJRT_Plugin_Attributes_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Plugin_Attributes_Args, args);
-  // The StableHLO versions the text front end reads; xla_version 2 is what JAX expects of plugins
-  // whose compile options and serialized executables are self-describing.
-  static const int64_t kCurrent[3] = {1, 13, 0};
+  // The StableHLO versions read in full: portable artifacts from 0.9.0 to 1.20.0 (every golden
+  // pair of that range reads to its text module; tests/ir/vhlo_golden_test.sh). xla_version 2 is
+  // what JAX expects of plugins whose compile options and serialized executables are
+  // self-describing.
+  static const int64_t kCurrent[3] = {1, 20, 0};
   static const int64_t kMinimum[3] = {0, 9, 0};
   static const PJRT_NamedValue attrs[] = {
       plugin::NamedInt("xla_version", 2),
