@@ -172,6 +172,7 @@ PJRT_Error* OPJ_CopyToDeviceStream_TotalBytes(PJRT_CopyToDeviceStream_TotalBytes
 
 PJRT_Error* OPJ_CopyToDeviceStream_GranuleSize(PJRT_CopyToDeviceStream_GranuleSize_Args* args) {
   OPJ_STREAM_ARGS(PJRT_CopyToDeviceStream_GranuleSize_Args);
+  (void)s;
   args->granule_size_in_bytes = 1;  // any chunk size; the host may split the bytes as it likes
   return nullptr;
 }

@@ -51,6 +51,15 @@ int64_t Bytes(ir::Type t) {
 
 // An estimate from the program text: 2 flops per multiply-add in dot_general and convolution,
 // one per result element elsewhere.
+bool HasLoops(const ir::Operation& op) {
+  if (op.name() == "stablehlo.while") return true;
+  for (const auto& region : op.regions)
+    for (const auto& block : region->blocks)
+      for (const auto& inner : block->ops)
+        if (HasLoops(*inner)) return true;
+  return false;
+}
+
 void Accumulate(const ir::Operation& op, CostAnalysis* cost) {
   std::string_view name = op.name();
   const bool structural = name == "func.func" || name == "func.return" || name == "builtin.module" ||
@@ -186,6 +195,8 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Compile(std::string_view
   exe->options_ = std::move(options);
 
   Accumulate(*exe->module_->op, &exe->cost_);
+  exe->runs_inline_ = exe->cost_.flops < 1e5 && exe->cost_.bytes_accessed < (1 << 18) &&
+                      !HasLoops(*exe->module_->op);
   exe->optimized_text_ = ir::PrintModule(*exe->module_);
   uint64_t h = Fnv1a(kCompilerVersion);
   h = Fnv1a(exe->format_, h);
@@ -401,9 +412,13 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
     }
   };
   Client* client = client_;
-  WhenAllReady(waits, [client, run](absl::Status ready) {
-    if (client->options().asynchronous) client->pool().Schedule([run, ready] { run(ready); });
-    else run(ready);
+  // Small single-device programs run on the thread that makes them runnable (usually the
+  // caller's), without a sleep/wake handoff; the rest go to the client's pool.
+  const bool inline_run = !client->options().asynchronous ||
+                          (single && exe.runs_inline() && hosts->empty());
+  WhenAllReady(waits, [client, run, inline_run](absl::Status ready) {
+    if (inline_run) run(ready);
+    else client->pool().Schedule([run, ready] { run(ready); });
   });
   return result;
 }

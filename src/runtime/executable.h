@@ -48,6 +48,9 @@ class Executable {
   const std::string& optimized_text() const { return optimized_text_; }
   const CostAnalysis& cost() const { return cost_; }
   int64_t code_size() const { return code_size_; }
+  // Small enough to run on the thread that makes it runnable: no loops, little work (a handoff
+  // to the pool costs more than the program).
+  bool runs_inline() const { return runs_inline_; }
   const cpu::Executable& program() const { return *program_; }
 
  private:
@@ -61,6 +64,7 @@ class Executable {
   std::vector<bool> donated_args_;
   CostAnalysis cost_;
   int64_t code_size_ = 0;
+  bool runs_inline_ = false;
 };
 
 struct ExecuteRequest {
