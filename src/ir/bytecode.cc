@@ -1134,6 +1134,8 @@ class Decoder {
           BC_TRY(c.VarInt(&loc));
         }
       }
+      for (const TypeP& t : types)
+        if (t->kind == Type::kFunction) return Error(at, "a block argument of function type");
       std::vector<std::string> names;
       BC_TRY(Define(s, at, types, &names));
       for (uint64_t i = 0; i < n; ++i) b->args.emplace_back(names[i], types[i]);
@@ -1186,7 +1188,11 @@ class Decoder {
       BC_TRY(c.VarInt(&n));
       if (n > c.remaining()) return c.Fail("result count exceeds the data");
       op->result_types.resize(n);
-      for (auto& t : op->result_types) BC_TRY(TypeRef(c, 0, &t));
+      for (auto& t : op->result_types) {
+        size_t at = c.offset();
+        BC_TRY(TypeRef(c, 0, &t));
+        if (t->kind == Type::kFunction) return Error(at, "an op result of function type");
+      }
     }
     if (mask & 0x04) {
       uint64_t n;
