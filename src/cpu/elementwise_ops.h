@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "src/cpu/elem_traits.h"
+#include "src/cpu/fast_math.h"
 #include "src/cpu/kernels.h"
 #include "src/cpu/special_functions.h"
 
@@ -147,6 +148,7 @@ auto ApplyUnary(typename T::C x) {
     else if constexpr (Op == UnaryOp::kSin) return std::sin(x);
     else if constexpr (Op == UnaryOp::kCos) return std::cos(x);
     else if constexpr (Op == UnaryOp::kTan) return std::tan(x);
+    else if constexpr (Op == UnaryOp::kTanh && std::is_same_v<C, float>) return fast::Tanh(x);
     else if constexpr (Op == UnaryOp::kTanh) return std::tanh(x);
     else if constexpr (Op == UnaryOp::kIsFinite) return static_cast<bool>(std::isfinite(x));
     else if constexpr (Op == UnaryOp::kIsInf) return static_cast<bool>(std::isinf(x));

@@ -72,6 +72,8 @@ double WorstUlp(const Fn& f, ElemKind kind) {
 TEST(MathAccuracy, WithinThreeUlpOfLongDoubleReference) {
   const Fn fns[] = {
       {"exponential", UnaryOp::kExp, [](long double v) { return expl(v); }, -80, 80},
+      {"tanh (small)", UnaryOp::kTanh, [](long double v) { return tanhl(v); }, -0.01, 0.01},
+      {"tanh (saturating)", UnaryOp::kTanh, [](long double v) { return tanhl(v); }, -30, 30},
       {"exponential_minus_one", UnaryOp::kExpm1, [](long double v) { return expm1l(v); }, -5, 5},
       {"log", UnaryOp::kLog, [](long double v) { return logl(v); }, 1e-30, 1e30},
       {"log_plus_one", UnaryOp::kLog1p, [](long double v) { return log1pl(v); }, -0.9, 10},
