@@ -174,6 +174,7 @@ class Lowerer {
       exe->result_types.push_back(t.IsTensor() ? ToArrayType(func, t) : ArrayType{});
       exe->result_is_token.push_back(t.IsToken());
     }
+    FuseElementwise(*exe->program);
     ComputeReleases(*exe->program);
     exe->num_slots = next_slot_;
     return exe;
@@ -503,7 +504,9 @@ class Lowerer {
     auto kind_of = [&](const Value* v) { return ToArrayType(op, v->type).elem; };
     if (UnaryOf(c, &u)) {
       KernelFn fn = Check(op, cpu::SelectUnary(u, kind_of(op.operands[0]), kind_of(op.result(0))));
-      AddStep(op, env, prog, fn, Operands(op, env));
+      Step& s = AddStep(op, env, prog, fn, Operands(op, env));
+      s.raw_unary = cpu::RawUnary(u, kind_of(op.operands[0]), kind_of(op.result(0)));
+      s.raw_in_bytes = ir::ByteSize(kind_of(op.operands[0]));
       return;
     }
     if (BinaryOf(c, &b, &broadcasting)) {
@@ -511,7 +514,9 @@ class Lowerer {
           ? std::vector<int>{BroadcastOperand(op, env, prog, 0), BroadcastOperand(op, env, prog, 1)}
           : Operands(op, env);
       KernelFn fn = Check(op, cpu::SelectBinary(b, kind_of(op.operands[0]), kind_of(op.result(0))));
-      AddStep(op, env, prog, fn, in);
+      Step& s = AddStep(op, env, prog, fn, in);
+      s.raw_binary = cpu::RawBinary(b, kind_of(op.operands[0]), kind_of(op.result(0)));
+      s.raw_in_bytes = ir::ByteSize(kind_of(op.operands[0]));
       return;
     }
     switch (c) {
@@ -1205,6 +1210,87 @@ class Lowerer {
     bool args_ok = (f.operands[0] == b.args[0].get() && f.operands[1] == b.args[1].get()) ||
                    (commutative && f.operands[0] == b.args[1].get() && f.operands[1] == b.args[0].get());
     return args_ok && r.operands.size() == 1 && r.operands[0] == f.result(0);
+  }
+
+  // Fuses each run of two or more consecutive elementwise steps of one element count into a
+  // FusedElementwiseKernel step: values only the run reads stay in cache-sized block buffers,
+  // the rest keep their slots. Results are bit-identical (the same loops run, block by block).
+  static void FuseElementwise(Program& prog) {
+    for (Step& s : prog.steps)
+      for (auto& r : s.regions) FuseElementwise(*r);
+    // The last step index that reads each slot (nested regions included; results read last).
+    std::unordered_map<int, size_t> last_use;
+    for (size_t i = 0; i < prog.steps.size(); ++i) {
+      std::vector<int> uses = prog.steps[i].in;
+      for (const auto& r : prog.steps[i].regions) CollectUses(*r, &uses);
+      for (int u : uses) last_use[u] = i;
+    }
+    for (int r : prog.results) last_use[r] = SIZE_MAX;
+    auto fusible = [](const Step& s) {
+      return (s.raw_unary || s.raw_binary) && s.regions.empty() && s.out.size() == 1 &&
+             s.out_types.size() == 1;
+    };
+    std::vector<Step> out;
+    for (size_t i = 0; i < prog.steps.size();) {
+      size_t end = i;
+      const int64_t n = fusible(prog.steps[i]) ? prog.steps[i].out_types[0].NumElements() : -1;
+      while (end < prog.steps.size() && fusible(prog.steps[end]) &&
+             prog.steps[end].out_types[0].NumElements() == n)
+        ++end;
+      if (end - i < 2 || n <= 0) {
+        out.push_back(std::move(prog.steps[i]));
+        ++i;
+        continue;
+      }
+      auto p = std::make_shared<cpu::FusedParams>();
+      p->num_elements = n;
+      Step fused;
+      fused.fn = cpu::FusedElementwiseKernel();
+      fused.loc = prog.steps[i].loc;
+      fused.name = "fusion";
+      std::unordered_map<int, int> value_of;  // slot -> value index
+      // Inputs first: slots read by the run that it does not define.
+      std::unordered_set<int> produced;
+      for (size_t k = i; k < end; ++k) produced.insert(prog.steps[k].out[0]);
+      for (size_t k = i; k < end; ++k)
+        for (int slot : prog.steps[k].in)
+          if (!produced.count(slot) && !value_of.count(slot)) {
+            value_of[slot] = static_cast<int>(fused.in.size());
+            fused.in.push_back(slot);
+          }
+      p->input_bytes.assign(fused.in.size(), 0);
+      const int num_inputs = static_cast<int>(fused.in.size());
+      for (size_t k = i; k < end; ++k) {
+        Step& s = prog.steps[k];
+        StrAppend(&fused.name, k == i ? "(" : ", ", s.name);
+        cpu::FusedParams::Op op;
+        op.unary = s.raw_unary;
+        op.binary = s.raw_binary;
+        op.in0 = value_of.at(s.in[0]);
+        if (s.raw_binary) op.in1 = value_of.at(s.in[1]);
+        op.elem_bytes = ir::ByteSize(s.out_types[0].elem);
+        const int slot = s.out[0];
+        auto lu = last_use.find(slot);
+        if (lu != last_use.end() && lu->second >= end) {  // read after the run: materialise it
+          op.output = static_cast<int>(fused.out.size());
+          fused.out.push_back(slot);
+          fused.out_types.push_back(s.out_types[0]);
+        }
+        value_of[slot] = num_inputs + static_cast<int>(p->ops.size());
+        p->ops.push_back(op);
+      }
+      // Input element sizes come from the steps that read them.
+      for (size_t k = i; k < end; ++k)
+        for (int slot : prog.steps[k].in) {
+          const int v = value_of.at(slot);
+          if (v < num_inputs) p->input_bytes[v] = prog.steps[k].raw_in_bytes;
+        }
+      fused.name += ")";
+      fused.params = p;
+      out.push_back(std::move(fused));
+      i = end;
+    }
+    prog.steps = std::move(out);
   }
 
   // Releases each slot after the last step of the program that defines it which reads it.

@@ -28,6 +28,26 @@ const char* BinaryOpName(BinaryOp op);
 
 absl::StatusOr<KernelFn> SelectUnary(UnaryOp op, ElemKind in, ElemKind out);
 absl::StatusOr<KernelFn> SelectBinary(BinaryOp op, ElemKind in, ElemKind out);
+// The same loops over raw elements (for fusion); null when not supported.
+RawUnaryFn RawUnary(UnaryOp op, ElemKind in, ElemKind out);
+RawBinaryFn RawBinary(BinaryOp op, ElemKind in, ElemKind out);
+
+// A run of elementwise steps fused into one kernel that walks the elements in cache-sized blocks,
+// each op writing a small block buffer (or, for values used after the run, the output array).
+// Values 0..num_inputs-1 are step.in; op k defines value num_inputs + k.
+struct FusedParams {
+  struct Op {
+    RawUnaryFn unary = nullptr;
+    RawBinaryFn binary = nullptr;
+    int in0 = 0, in1 = 0;
+    int output = -1;      // index into step.out, or -1 when only the run uses it
+    int elem_bytes = 0;   // of its result
+  };
+  std::vector<Op> ops;
+  std::vector<int> input_bytes;  // per input
+  int64_t num_elements = 0;
+};
+KernelFn FusedElementwiseKernel();
 
 struct CompareParams {
   enum Dir : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt } dir;

@@ -1,6 +1,9 @@
 // Elementwise kernels: one loop per (op, element kind), computing in the kind's compute type.
 // Integer arithmetic wraps (two's complement); division by zero and overflow follow XLA:
 // x / 0 = -1 (all ones), x % 0 = x, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0.
+#include <algorithm>
+#include <memory>
+
 #include "src/cpu/elementwise_ops.h"
 #include "src/support/str.h"
 
@@ -9,66 +12,132 @@ namespace {
 
 using namespace ops;
 
+// The raw loops are compiled for AVX-512, AVX2 and the baseline, picked at load time (the plugin
+// must run on any x86-64); CMake turns this on for optimised builds without sanitizers. The file
+// is built with -ffp-contract=off, so every clone rounds exactly like the baseline.
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+#define OPJ_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define OPJ_VECTOR_CLONES
+#endif
+
 template <UnaryOp Op, ElemKind I, ElemKind O>
-void UnaryKernel(const Step& s, ExecState& st) {
+OPJ_VECTOR_CLONES void UnaryRaw(const void* xv, void* yv, int64_t n) {
   using TI = Traits<I>;
   using TO = Traits<O>;
-  const Array& a = st.slots[s.in[0]].array;
-  Array r = Array::Allocate(s.out_types[0]);
-  const auto* x = a.as<typename TI::S>();
-  auto* y = r.mutable_as<typename TO::S>();
-  const int64_t n = a.NumElements();
+  const auto* x = static_cast<const typename TI::S*>(xv);
+  auto* y = static_cast<typename TO::S*>(yv);
   for (int64_t i = 0; i < n; ++i)
     y[i] = TO::Store(static_cast<typename TO::C>(ApplyUnary<Op, TI>(TI::Load(x[i]))));
+}
+
+template <UnaryOp Op, ElemKind I, ElemKind O>
+void UnaryKernel(const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  UnaryRaw<Op, I, O>(a.data(), r.mutable_data(), a.NumElements());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
+struct UnaryFns {
+  KernelFn kernel = nullptr;
+  RawUnaryFn raw = nullptr;
+};
+
 template <UnaryOp Op>
-KernelFn PickUnary(ElemKind in, ElemKind out) {
-  KernelFn fn = nullptr;
+UnaryFns PickUnary(ElemKind in, ElemKind out) {
+  UnaryFns fns;
   DispatchKind(in, [&]<ElemKind I>() {
     if constexpr (Supported<Traits<I>>(Op)) {
       constexpr ElemKind O = UnaryOut(Op, I);
-      if (out == O) fn = &UnaryKernel<Op, I, O>;
+      if (out == O) fns = {&UnaryKernel<Op, I, O>, &UnaryRaw<Op, I, O>};
     }
   });
-  return fn;
+  return fns;
+}
+
+template <BinaryOp Op, ElemKind I, ElemKind O>
+OPJ_VECTOR_CLONES void BinaryRaw(const void* xv, const void* yv, void* zv, int64_t n) {
+  using TI = Traits<I>;
+  using TO = Traits<O>;
+  const auto* x = static_cast<const typename TI::S*>(xv);
+  const auto* y = static_cast<const typename TI::S*>(yv);
+  auto* z = static_cast<typename TO::S*>(zv);
+  for (int64_t i = 0; i < n; ++i)
+    z[i] = TO::Store(static_cast<typename TO::C>(ApplyBinary<Op, TI>(TI::Load(x[i]), TI::Load(y[i]))));
 }
 
 template <BinaryOp Op, ElemKind I, ElemKind O>
 void BinaryKernel(const Step& s, ExecState& st) {
-  using TI = Traits<I>;
-  using TO = Traits<O>;
   const Array& a = st.slots[s.in[0]].array;
   const Array& b = st.slots[s.in[1]].array;
   Array r = Array::Allocate(s.out_types[0]);
-  const auto* x = a.as<typename TI::S>();
-  const auto* y = b.as<typename TI::S>();
-  auto* z = r.mutable_as<typename TO::S>();
-  const int64_t n = r.NumElements();
-  for (int64_t i = 0; i < n; ++i)
-    z[i] = TO::Store(static_cast<typename TO::C>(
-        ApplyBinary<Op, TI>(TI::Load(x[i]), TI::Load(y[i]))));
+  BinaryRaw<Op, I, O>(a.data(), b.data(), r.mutable_data(), r.NumElements());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
+struct BinaryFns {
+  KernelFn kernel = nullptr;
+  RawBinaryFn raw = nullptr;
+};
+
 template <BinaryOp Op>
-KernelFn PickBinary(ElemKind in, ElemKind out) {
-  KernelFn fn = nullptr;
+BinaryFns PickBinary(ElemKind in, ElemKind out) {
+  BinaryFns fns;
   DispatchKind(in, [&]<ElemKind I>() {
     if constexpr (Supported<Traits<I>>(Op)) {
       if constexpr (Op == BinaryOp::kComplex) {
         if constexpr (I == ElemKind::kF32) {
-          if (out == ElemKind::kC64) fn = &BinaryKernel<Op, I, ElemKind::kC64>;
+          if (out == ElemKind::kC64) fns = {&BinaryKernel<Op, I, ElemKind::kC64>, &BinaryRaw<Op, I, ElemKind::kC64>};
         } else if constexpr (I == ElemKind::kF64) {
-          if (out == ElemKind::kC128) fn = &BinaryKernel<Op, I, ElemKind::kC128>;
+          if (out == ElemKind::kC128)
+            fns = {&BinaryKernel<Op, I, ElemKind::kC128>, &BinaryRaw<Op, I, ElemKind::kC128>};
         }
       } else {
-        if (out == I) fn = &BinaryKernel<Op, I, I>;
+        if (out == I) fns = {&BinaryKernel<Op, I, I>, &BinaryRaw<Op, I, I>};
       }
     }
   });
-  return fn;
+  return fns;
+}
+
+// Block-by-block evaluation of a fused run (see FusedParams).
+void FusedElementwise(const Step& s, ExecState& st) {
+  const FusedParams& p = s.Params<FusedParams>();
+  const int64_t n = p.num_elements;
+  const size_t num_inputs = s.in.size();
+  std::vector<const uint8_t*> inputs(num_inputs);
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const RtValue& v = st.slots[s.in[i]];
+    if (v.kind != RtValue::Kind::kArray || v.array.NumElements() != n)
+      return st.Fail(s, absl::InternalError("fused elementwise input of the wrong size"));
+    inputs[i] = v.array.data();
+  }
+  std::vector<Array> outs;
+  for (const ArrayType& t : s.out_types) outs.push_back(Array::Allocate(t));
+  constexpr int64_t kBlock = 2048;
+  std::vector<std::unique_ptr<uint8_t[]>> blocks(p.ops.size());
+  for (size_t k = 0; k < p.ops.size(); ++k)
+    if (p.ops[k].output < 0) blocks[k].reset(new uint8_t[kBlock * p.ops[k].elem_bytes]);
+  auto at = [&](int value, int64_t start) -> uint8_t* {
+    if (value < static_cast<int>(num_inputs))
+      return const_cast<uint8_t*>(inputs[value]) + start * p.input_bytes[value];
+    const FusedParams::Op& op = p.ops[value - num_inputs];
+    if (op.output >= 0) return outs[op.output].mutable_data() + start * op.elem_bytes;
+    return blocks[value - num_inputs].get();
+  };
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t count = std::min(kBlock, n - start);
+    for (size_t k = 0; k < p.ops.size(); ++k) {
+      const FusedParams::Op& op = p.ops[k];
+      uint8_t* out = at(static_cast<int>(num_inputs + k), start);
+      // Block buffers hold the current block from their start; inputs and outputs are indexed
+      // absolutely.
+      if (op.unary) op.unary(at(op.in0, start), out, count);
+      else op.binary(at(op.in0, start), at(op.in1, start), out, count);
+    }
+  }
+  for (size_t j = 0; j < outs.size(); ++j) st.slots[s.out[j]] = RtValue::Of(std::move(outs[j]));
 }
 
 }  // namespace
@@ -92,8 +161,10 @@ const char* BinaryOpName(BinaryOp op) {
   return kNames[static_cast<int>(op)];
 }
 
-absl::StatusOr<KernelFn> SelectUnary(UnaryOp op, ElemKind in, ElemKind out) {
-  KernelFn fn = nullptr;
+namespace {
+
+UnaryFns PickAnyUnary(UnaryOp op, ElemKind in, ElemKind out) {
+  UnaryFns fn;
   if (out == UnaryOut(op, in)) {
     switch (op) {
 #define OPENPJRT_U(OP) case UnaryOp::OP: fn = PickUnary<UnaryOp::OP>(in, out); break;
@@ -111,14 +182,11 @@ absl::StatusOr<KernelFn> SelectUnary(UnaryOp op, ElemKind in, ElemKind out) {
 #undef OPENPJRT_U
     }
   }
-  if (!fn)
-    return absl::UnimplementedError(StrCat(UnaryOpName(op), " is not supported for ",
-                                           ir::ElemKindName(in), " -> ", ir::ElemKindName(out)));
   return fn;
 }
 
-absl::StatusOr<KernelFn> SelectBinary(BinaryOp op, ElemKind in, ElemKind out) {
-  KernelFn fn = nullptr;
+BinaryFns PickAnyBinary(BinaryOp op, ElemKind in, ElemKind out) {
+  BinaryFns fn;
   switch (op) {
 #define OPENPJRT_B(OP) case BinaryOp::OP: fn = PickBinary<BinaryOp::OP>(in, out); break;
     OPENPJRT_B(kAdd) OPENPJRT_B(kSub) OPENPJRT_B(kMul) OPENPJRT_B(kDiv) OPENPJRT_B(kRem)
@@ -127,10 +195,29 @@ absl::StatusOr<KernelFn> SelectBinary(BinaryOp op, ElemKind in, ElemKind out) {
     OPENPJRT_B(kComplex) OPENPJRT_B(kNextAfter) OPENPJRT_B(kPolygamma) OPENPJRT_B(kZeta)
 #undef OPENPJRT_B
   }
+  return fn;
+}
+
+}  // namespace
+
+absl::StatusOr<KernelFn> SelectUnary(UnaryOp op, ElemKind in, ElemKind out) {
+  KernelFn fn = PickAnyUnary(op, in, out).kernel;
+  if (!fn)
+    return absl::UnimplementedError(StrCat(UnaryOpName(op), " is not supported for ",
+                                           ir::ElemKindName(in), " -> ", ir::ElemKindName(out)));
+  return fn;
+}
+
+absl::StatusOr<KernelFn> SelectBinary(BinaryOp op, ElemKind in, ElemKind out) {
+  KernelFn fn = PickAnyBinary(op, in, out).kernel;
   if (!fn)
     return absl::UnimplementedError(StrCat(BinaryOpName(op), " is not supported for ",
                                            ir::ElemKindName(in), " -> ", ir::ElemKindName(out)));
   return fn;
 }
+
+RawUnaryFn RawUnary(UnaryOp op, ElemKind in, ElemKind out) { return PickAnyUnary(op, in, out).raw; }
+RawBinaryFn RawBinary(BinaryOp op, ElemKind in, ElemKind out) { return PickAnyBinary(op, in, out).raw; }
+KernelFn FusedElementwiseKernel() { return &FusedElementwise; }
 
 }  // namespace openpjrt::cpu

@@ -33,6 +33,10 @@ class CollectiveHub;
 // A kernel reads its inputs from state.slots[step.in[i]] and writes state.slots[step.out[j]].
 // It reports errors with state.Fail(); it never throws.
 using KernelFn = void (*)(const Step& step, ExecState& state);
+// The loop of an elementwise step over raw elements (n of the op's element kinds), which lets
+// the compiler fuse runs of such steps into one block-by-block kernel.
+using RawUnaryFn = void (*)(const void* x, void* y, int64_t n);
+using RawBinaryFn = void (*)(const void* x, const void* y, void* z, int64_t n);
 
 struct Step {
   KernelFn fn = nullptr;
@@ -43,6 +47,9 @@ struct Step {
   std::shared_ptr<const void> params;  // kernel-specific, see kernels.h
   std::vector<std::shared_ptr<Program>> regions;
   std::vector<int> release;       // slots whose last use is this step
+  RawUnaryFn raw_unary = nullptr;    // set on fusible unary elementwise steps
+  RawBinaryFn raw_binary = nullptr;  // set on fusible binary elementwise steps
+  int raw_in_bytes = 0;              // bytes per input element of such a step
 
   template <typename P>
   const P& Params() const { return *static_cast<const P*>(params.get()); }
