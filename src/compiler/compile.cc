@@ -572,8 +572,17 @@ class Lowerer {
       }
       case OpCode::kConstant:
       case OpCode::kChloConstant: {
+        Attribute v = op.attr("value");
+        if (v && v.kind() == AttrKind::kDenseElements && v->splat && v->type.IsTensor() &&
+            v->type.HasStaticShape() && v->type.NumElements() > 1 && !HasQuant(v->type)) {
+          auto p = std::make_shared<cpu::SplatConstantParams>();
+          p->type = ToArrayType(op, v->type);
+          p->element.assign(v->data->begin(), v->data->begin() + p->type.ElementSize());
+          AddStep(op, env, prog, cpu::SplatConstantKernel(), {}).params = p;
+          return;
+        }
         auto p = std::make_shared<cpu::ConstantParams>();
-        p->value = DenseToArray(op, op.attr("value"));
+        p->value = DenseToArray(op, v);
         AddStep(op, env, prog, cpu::ConstantKernel(), {}).params = p;
         return;
       }
@@ -1226,6 +1235,10 @@ class Lowerer {
       for (int u : uses) last_use[u] = i;
     }
     for (int r : prog.results) last_use[r] = SIZE_MAX;
+    // Splat constants defined in this program, by slot.
+    std::unordered_map<int, const cpu::SplatConstantParams*> splat_of;
+    for (const Step& s : prog.steps)
+      if (s.fn == cpu::SplatConstantKernel()) splat_of[s.out[0]] = &s.Params<cpu::SplatConstantParams>();
     auto fusible = [](const Step& s) {
       return (s.raw_unary || s.raw_binary) && s.regions.empty() && s.out.size() == 1 &&
              s.out_types.size() == 1;
@@ -1259,6 +1272,11 @@ class Lowerer {
             fused.in.push_back(slot);
           }
       p->input_bytes.assign(fused.in.size(), 0);
+      p->input_splat.assign(fused.in.size(), {});
+      for (size_t v = 0; v < fused.in.size(); ++v) {
+        auto c = splat_of.find(fused.in[v]);
+        if (c != splat_of.end()) p->input_splat[v] = c->second->element;
+      }
       const int num_inputs = static_cast<int>(fused.in.size());
       for (size_t k = i; k < end; ++k) {
         Step& s = prog.steps[k];
@@ -1291,6 +1309,19 @@ class Lowerer {
       i = end;
     }
     prog.steps = std::move(out);
+    // Splat constants nothing reads any more (fused runs read their element) are dropped.
+    std::unordered_set<int> read(prog.results.begin(), prog.results.end());
+    for (const Step& s : prog.steps) {
+      const bool fused = s.fn == cpu::FusedElementwiseKernel();
+      for (size_t v = 0; v < s.in.size(); ++v)
+        if (!fused || s.Params<cpu::FusedParams>().input_splat[v].empty()) read.insert(s.in[v]);
+      std::vector<int> nested;
+      for (const auto& r : s.regions) CollectUses(*r, &nested);
+      read.insert(nested.begin(), nested.end());
+    }
+    std::erase_if(prog.steps, [&](const Step& s) {
+      return s.fn == cpu::SplatConstantKernel() && !read.count(s.out[0]);
+    });
   }
 
   // Releases each slot after the last step of the program that defines it which reads it.

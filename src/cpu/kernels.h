@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -45,6 +46,9 @@ struct FusedParams {
   };
   std::vector<Op> ops;
   std::vector<int> input_bytes;  // per input
+  // Inputs that are splat constants: their one element (empty for ordinary inputs). The kernel
+  // repeats it in a block buffer and does not read the input slot.
+  std::vector<std::vector<uint8_t>> input_splat;
   int64_t num_elements = 0;
 };
 KernelFn FusedElementwiseKernel();
@@ -73,6 +77,15 @@ struct PadParams { std::vector<int64_t> low, high, interior; };
 struct DynamicSliceParams { std::vector<int64_t> sizes; };
 struct IotaParams { int64_t dim; };
 struct ConstantParams { RtValue value; };
+// A splat constant: one element, expanded to the full array on first use (once per executable);
+// fused elementwise kernels read the element directly and the array is never built.
+struct SplatConstantParams {
+  ArrayType type;
+  std::vector<uint8_t> element;
+  mutable std::once_flag once;
+  mutable RtValue value;
+};
+KernelFn SplatConstantKernel();
 struct GetDimSizeParams { int64_t dim; };
 KernelFn BroadcastInDimKernel();
 KernelFn ReshapeKernel();

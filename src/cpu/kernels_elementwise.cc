@@ -2,6 +2,7 @@
 // Integer arithmetic wraps (two's complement); division by zero and overflow follow XLA:
 // x / 0 = -1 (all ones), x % 0 = x, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0.
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "src/cpu/elementwise_ops.h"
@@ -106,8 +107,17 @@ void FusedElementwise(const Step& s, ExecState& st) {
   const FusedParams& p = s.Params<FusedParams>();
   const int64_t n = p.num_elements;
   const size_t num_inputs = s.in.size();
+  constexpr int64_t kBlock = 2048;
   std::vector<const uint8_t*> inputs(num_inputs);
+  std::vector<std::unique_ptr<uint8_t[]>> splats(num_inputs);
   for (size_t i = 0; i < num_inputs; ++i) {
+    if (!p.input_splat[i].empty()) {  // a block of the repeated element, read at every offset
+      const size_t es = p.input_splat[i].size();
+      splats[i].reset(new uint8_t[kBlock * es]);
+      for (int64_t k = 0; k < kBlock; ++k) std::memcpy(splats[i].get() + k * es, p.input_splat[i].data(), es);
+      inputs[i] = splats[i].get();
+      continue;
+    }
     const RtValue& v = st.slots[s.in[i]];
     if (v.kind != RtValue::Kind::kArray || v.array.NumElements() != n)
       return st.Fail(s, absl::InternalError("fused elementwise input of the wrong size"));
@@ -115,13 +125,12 @@ void FusedElementwise(const Step& s, ExecState& st) {
   }
   std::vector<Array> outs;
   for (const ArrayType& t : s.out_types) outs.push_back(Array::Allocate(t));
-  constexpr int64_t kBlock = 2048;
   std::vector<std::unique_ptr<uint8_t[]>> blocks(p.ops.size());
   for (size_t k = 0; k < p.ops.size(); ++k)
     if (p.ops[k].output < 0) blocks[k].reset(new uint8_t[kBlock * p.ops[k].elem_bytes]);
   auto at = [&](int value, int64_t start) -> uint8_t* {
     if (value < static_cast<int>(num_inputs))
-      return const_cast<uint8_t*>(inputs[value]) + start * p.input_bytes[value];
+      return const_cast<uint8_t*>(inputs[value]) + (splats[value] ? 0 : start * p.input_bytes[value]);
     const FusedParams::Op& op = p.ops[value - num_inputs];
     if (op.output >= 0) return outs[op.output].mutable_data() + start * op.elem_bytes;
     return blocks[value - num_inputs].get();

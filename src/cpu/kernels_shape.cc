@@ -260,6 +260,17 @@ void Constant(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = s.Params<ConstantParams>().value;
 }
 
+void SplatConstant(const Step& s, ExecState& st) {
+  const SplatConstantParams& p = s.Params<SplatConstantParams>();
+  std::call_once(p.once, [&] {
+    Array a = Array::Allocate(p.type);
+    const int64_t n = p.type.NumElements(), es = static_cast<int64_t>(p.element.size());
+    for (int64_t i = 0; i < n; ++i) std::memcpy(a.mutable_data() + i * es, p.element.data(), es);
+    p.value = RtValue::Of(std::move(a));
+  });
+  st.slots[s.out[0]] = p.value;
+}
+
 void Copy(const Step& s, ExecState& st) {
   for (size_t i = 0; i < s.out.size(); ++i) st.slots[s.out[i]] = st.slots[s.in[i]];
 }
@@ -324,6 +335,7 @@ KernelFn RealDynamicSliceKernel() { return &RealDynamicSlice; }
 KernelFn DynamicSliceKernel() { return &DynamicSlice; }
 KernelFn DynamicUpdateSliceKernel() { return &DynamicUpdateSlice; }
 KernelFn ConstantKernel() { return &Constant; }
+KernelFn SplatConstantKernel() { return &SplatConstant; }
 KernelFn CopyKernel() { return &Copy; }
 KernelFn TupleKernel() { return &Tuple; }
 KernelFn GetTupleElementKernel() { return &GetTupleElement; }
