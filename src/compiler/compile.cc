@@ -1076,6 +1076,8 @@ class Lowerer {
               Fail(op, absl::StatusCode::kInvalidArgument,
                    StrCat("@", target, " must not change the type of operand #", i));
           AddStep(op, env, prog, cpu::CopyKernel(), Operands(op, env));
+        } else if (target.starts_with("lapack_") || target.starts_with("blas_")) {
+          LowerLapack(op, env, prog, target);
         } else {
           Fail(op, absl::StatusCode::kUnimplemented,
                StrCat("custom_call target '", target, "' is not supported by the CPU plugin"));
@@ -1105,6 +1107,186 @@ class Lowerer {
   }
 
   // send/recv with the host: one array each way, matched to the caller's callbacks by channel.
+  // The value of a scalar integer operand that a constant defines (the legacy LAPACK calls pass
+  // their options this way).
+  int64_t ConstantOperand(const Operation& op, size_t i, const char* what) {
+    std::vector<int64_t> v;
+    const Operation* def = i < op.operands.size() ? op.operands[i]->def : nullptr;
+    if (!def || def->name() != "stablehlo.constant" || !ir::GetI64List(def->attr("value"), &v) || v.size() != 1)
+      Fail(op, absl::StatusCode::kUnimplemented,
+           StrCat("operand #", i, " (", what, ") must be a scalar integer constant"));
+    return v[0];
+  }
+
+  // JAX's CPU linear algebra: custom calls lapack_<t><routine>[_ffi] (t = s, d, c, z) and the
+  // legacy blas_<t>trsm. The _ffi forms take their options from mhlo.backend_config; the legacy
+  // forms (api_version 2) pass them as leading scalar operands and may return one tuple.
+  void LowerLapack(const Operation& op, Env& env, Program& prog, const std::string& target) {
+    const bool blas = target.starts_with("blas_");
+    std::string name = target.substr(blas ? 5 : 7);
+    const bool ffi = name.ends_with("_ffi");
+    if (ffi) name.resize(name.size() - 4);
+    if (name.size() < 2 || std::string_view("sdcz").find(name[0]) == std::string_view::npos)
+      Fail(op, absl::StatusCode::kUnimplemented, StrCat("custom_call target '", target, "' is not supported by the CPU plugin"));
+    const ElemKind kind = name[0] == 's' ? ElemKind::kF32 : name[0] == 'd' ? ElemKind::kF64
+                          : name[0] == 'c' ? ElemKind::kC64 : ElemKind::kC128;
+    const std::string routine = name.substr(1);
+    Attribute config = op.attr("mhlo.backend_config");
+    auto char_option = [&](const char* key, char dflt) -> char {
+      int64_t v;
+      Attribute a = config && config.kind() == AttrKind::kDictionary ? config.Field(key) : Attribute();
+      if (!a) return dflt;
+      if (!ir::GetInt(a, &v)) Fail(op, absl::StatusCode::kInvalidArgument, StrCat("mhlo.backend_config.", key, " must be an integer"));
+      return static_cast<char>(v);
+    };
+    auto p = std::make_shared<cpu::LapackParams>();
+    std::vector<int> in = Operands(op, env);
+
+    if (routine == "trsm") {
+      // FFI: (a, b, alpha) with side/uplo/trans_x/diag; legacy: (left, lower, trans, diag, m, n,
+      // batch, alpha, a, b). Both become stablehlo.triangular_solve when alpha is 1.
+      auto t = std::make_shared<cpu::TriangularSolveParams>();
+      size_t a_index = ffi ? 0 : 8, alpha_index = ffi ? 2 : 7;
+      if (in.size() != (ffi ? 3u : 10u) || op.num_results() != 1)
+        Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, " takes ", ffi ? 3 : 10, " operands and returns one result"));
+      int64_t trans;
+      if (ffi) {
+        t->left_side = char_option("side", 'L') == 'L';
+        t->lower = char_option("uplo", 'L') == 'L';
+        char tc = char_option("trans_x", 'N');
+        trans = tc == 'T' ? 1 : tc == 'C' ? 2 : 0;
+        t->unit_diagonal = char_option("diag", 'N') == 'U';
+      } else {
+        t->left_side = ConstantOperand(op, 0, "left_side") != 0;
+        t->lower = ConstantOperand(op, 1, "lower") != 0;
+        trans = ConstantOperand(op, 2, "trans_a");
+        t->unit_diagonal = ConstantOperand(op, 3, "diag") != 0;
+      }
+      t->transpose = trans == 1 ? cpu::TriangularSolveParams::kTranspose
+                     : trans == 2 ? cpu::TriangularSolveParams::kAdjoint
+                                  : cpu::TriangularSolveParams::kNoTranspose;
+      const Operation* alpha = op.operands[alpha_index]->def;
+      bool alpha_is_one = false;
+      if (alpha && alpha->name() == "stablehlo.constant") {
+        Attribute v = alpha->attr("value");
+        if (v && v.kind() == AttrKind::kDenseElements && v->data) {
+          const std::vector<uint8_t>& bytes = *v->data;
+          alpha_is_one = (kind == ElemKind::kF32 && bytes.size() == 4 && bytes == std::vector<uint8_t>{0, 0, 0x80, 0x3f}) ||
+                         (kind == ElemKind::kF64 && bytes.size() == 8 && bytes == std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 0xf0, 0x3f}) ||
+                         (kind == ElemKind::kC64 && bytes.size() == 8 && bytes == std::vector<uint8_t>{0, 0, 0x80, 0x3f, 0, 0, 0, 0}) ||
+                         (kind == ElemKind::kC128 && bytes.size() == 16 &&
+                          bytes == std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0});
+        }
+      }
+      if (!alpha_is_one) Unimplemented(op, StrCat("@", target, " with alpha other than the constant 1"));
+      AddStep(op, env, prog, cpu::TriangularSolveKernel(), {in[a_index], in[a_index + 1]}).params = t;
+      return;
+    }
+
+    size_t scalars = 0;  // leading scalar operands of the legacy form
+    if (routine == "getrf") {
+      p->routine = cpu::LapackParams::kGetrf;
+      scalars = 3;  // batch, m, n
+    } else if (routine == "geqrf") {
+      p->routine = cpu::LapackParams::kGeqrf;
+      scalars = 4;  // batch, m, n, lwork
+    } else if (routine == "orgqr" || routine == "ungqr") {
+      p->routine = cpu::LapackParams::kOrgqr;
+      scalars = 5;  // batch, m, n, k, lwork
+    } else if (routine == "potrf") {
+      p->routine = cpu::LapackParams::kPotrf;
+      scalars = 3;  // lower, batch, n
+      p->lower = ffi ? char_option("uplo", 'L') == 'L' : ConstantOperand(op, 0, "lower") != 0;
+    } else if (routine == "syevd" || routine == "heevd") {
+      p->routine = cpu::LapackParams::kSyevd;
+      scalars = 3;  // lower, batch, n
+      p->lower = ffi ? char_option("uplo", 'L') == 'L' : ConstantOperand(op, 0, "lower") != 0;
+      p->vectors = ffi ? char_option("mode", 'V') == 'V' : true;
+    } else if (routine == "gesdd" || routine == "gesvd") {
+      p->routine = cpu::LapackParams::kGesdd;
+      scalars = 6;  // full_matrices, compute_uv, batch, m, n, lwork
+      if (ffi) {
+        char mode = char_option("mode", 'A');
+        if (mode == 'O') Unimplemented(op, StrCat("@", target, " with mode 'O'"));
+        p->vectors = mode != 'N';
+        p->full_matrices = mode == 'A';
+      } else {
+        p->full_matrices = ConstantOperand(op, 0, "full_matrices") != 0;
+        p->vectors = ConstantOperand(op, 1, "compute_uv") != 0;
+      }
+    } else {
+      Fail(op, absl::StatusCode::kUnimplemented,
+           StrCat("custom_call target '", target, "' (LAPACK ", routine, ") is not supported by the CPU plugin"));
+    }
+    p->first_operand = ffi ? 0 : static_cast<int>(scalars);
+    const size_t matrices = p->routine == cpu::LapackParams::kOrgqr ? 2 : 1;
+    if (in.size() != p->first_operand + matrices)
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat("@", target, " takes ", p->first_operand + matrices, " operands, got ", in.size()));
+    Type x = op.operands[p->first_operand]->type;
+    if (!x.IsTensor() || x.rank() < 2 || x.element_type().elem() != kind)
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat("@", target, " needs a matrix of ", ir::ElemKindName(kind), " elements, got ", x.ToString()));
+    std::vector<Type> results;
+    if (op.num_results() == 1 && op.result(0)->type.IsTuple()) {
+      p->tuple_result = true;
+      for (Type t : op.result(0)->type.inputs()) results.push_back(t);
+    } else {
+      for (size_t i = 0; i < op.num_results(); ++i) results.push_back(op.result(i)->type);
+    }
+    const size_t needed = std::vector<size_t>{3, 2, 1, 2, 3, 5}[p->routine];
+    if (results.size() < needed)
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat("@", target, " must return at least ", needed, " results, got ", results.size()));
+    for (Type t : results) p->result_types.push_back(ToArrayType(op, t));
+    // The kernel writes exactly these shapes: check every result it fills.
+    const ArrayType xa = ToArrayType(op, x);
+    const int64_t m = xa.dims[xa.rank() - 2], n = xa.dims.back(), k = std::min(m, n);
+    const std::vector<int64_t> batch(xa.dims.begin(), xa.dims.end() - 2);
+    const ElemKind real = kind == ElemKind::kC64 ? ElemKind::kF32 : kind == ElemKind::kC128 ? ElemKind::kF64 : kind;
+    auto with = [&](std::vector<int64_t> tail) {
+      std::vector<int64_t> d = batch;
+      d.insert(d.end(), tail.begin(), tail.end());
+      return d;
+    };
+    auto expect = [&](size_t i, ElemKind ek, std::vector<int64_t> dims) {
+      if (i >= p->result_types.size()) return;
+      cpu::ArrayType want{ek, std::move(dims)};
+      if (p->result_types[i] != want)
+        Fail(op, absl::StatusCode::kInvalidArgument,
+             StrCat("@", target, ": result #", i, " must be ", want.ToString(), ", got ",
+                    p->result_types[i].ToString()));
+    };
+    expect(0, kind, xa.dims);
+    if ((p->routine == cpu::LapackParams::kPotrf || p->routine == cpu::LapackParams::kSyevd) && m != n)
+      Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, " needs square matrices, got ", x.ToString()));
+    switch (p->routine) {
+      case cpu::LapackParams::kGetrf: expect(1, ElemKind::kI32, with({k})); expect(2, ElemKind::kI32, batch); break;
+      case cpu::LapackParams::kGeqrf: expect(1, kind, with({k})); expect(2, ElemKind::kI32, batch); break;
+      case cpu::LapackParams::kOrgqr: {
+        Type tau = op.operands[p->first_operand + 1]->type;
+        ArrayType ta = ToArrayType(op, tau);
+        if (ta.elem != kind || ta.rank() != xa.rank() - 1 ||
+            !std::equal(batch.begin(), batch.end(), ta.dims.begin()) || ta.dims.back() > n || n > m)
+          Fail(op, absl::StatusCode::kInvalidArgument,
+               StrCat("@", target, ": tau ", tau.ToString(), " does not fit the matrix ", x.ToString()));
+        expect(1, ElemKind::kI32, batch);
+        break;
+      }
+      case cpu::LapackParams::kPotrf: expect(1, ElemKind::kI32, batch); break;
+      case cpu::LapackParams::kSyevd: expect(1, real, with({n})); expect(2, ElemKind::kI32, batch); break;
+      case cpu::LapackParams::kGesdd:
+        expect(1, real, with({k}));
+        if (p->vectors) {
+          expect(2, kind, with({m, p->full_matrices ? m : k}));
+          expect(3, kind, with({p->full_matrices ? n : k, n}));
+        }
+        expect(4, ElemKind::kI32, batch);
+        break;
+    }
+    AddStep(op, env, prog, cpu::LapackKernel(), in).params = p;
+  }
+
   void LowerHostTransfer(const Operation& op, Env& env, Program& prog) {
     const bool send = op.code == OpCode::kSend;
     Attribute host = op.attr("is_host_transfer");

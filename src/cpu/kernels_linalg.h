@@ -39,4 +39,20 @@ struct TopKParams {
 };
 KernelFn TopKKernel();  // out: values, int32 indices
 
+// The LAPACK routines of JAX's CPU custom calls (kernels_lapack.cc), for f32, f64, c64 and c128.
+// Results follow the order JAX declares (extra workspace results are zero-filled):
+//   getrf: a -> lu, ipiv (1-based, i32), info          geqrf: a -> qr, tau[, info, work]
+//   orgqr: a, tau -> q[, info, work]                   potrf: a -> factor, info
+//   syevd: a -> eigenvectors, eigenvalues, info[, ...] gesdd: a -> a, s, u, vt, info[, ...]
+struct LapackParams {
+  enum Routine : uint8_t { kGetrf, kGeqrf, kOrgqr, kPotrf, kSyevd, kGesdd } routine = kGetrf;
+  bool lower = true;          // potrf, syevd: which triangle holds the matrix
+  bool vectors = true;        // syevd: eigenvectors; gesdd: u and vt
+  bool full_matrices = true;  // gesdd
+  int first_operand = 0;      // the matrix's index in step.in (legacy calls pass scalars first)
+  bool tuple_result = false;  // legacy calls return one tuple
+  std::vector<ArrayType> result_types;
+};
+KernelFn LapackKernel();
+
 }  // namespace openpjrt::cpu

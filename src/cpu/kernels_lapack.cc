@@ -1,0 +1,358 @@
+// The LAPACK routines that JAX's CPU lowering reaches through stablehlo.custom_call: getrf, geqrf,
+// orgqr/ungqr, potrf, syevd/heevd and gesdd/gesvd. They work on the logical matrices (the
+// innermost two dimensions; leading dimensions are a batch), compute in double precision and round
+// once into the result kind, and follow LAPACK's output conventions so that the StableHLO JAX wraps
+// around the call gives the same answers: 1-based pivots, R above the diagonal with Householder
+// vectors below it, the untouched triangle of a Cholesky factor kept, ascending eigenvalues,
+// descending singular values, and the `info` codes JAX tests.
+#include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "src/cpu/kernels_linalg.h"
+#include "src/support/str.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+template <typename T> struct IsComplex : std::false_type { using Real = T; };
+template <typename T> struct IsComplex<std::complex<T>> : std::true_type { using Real = T; };
+
+// The working scalar for storage type S: double, or complex<double>.
+template <typename S>
+using Work = std::conditional_t<IsComplex<S>::value, std::complex<double>, double>;
+
+inline double ConjOf(double x) { return x; }
+inline std::complex<double> ConjOf(std::complex<double> x) { return std::conj(x); }
+inline double RealOf(double x) { return x; }
+inline double RealOf(std::complex<double> x) { return x.real(); }
+inline double ImagOf(double) { return 0; }
+inline double ImagOf(std::complex<double> x) { return x.imag(); }
+// LAPACK's pivot measure: |x| for reals, |re| + |im| for complex values.
+inline double Abs1(double x) { return std::fabs(x); }
+inline double Abs1(std::complex<double> x) { return std::fabs(x.real()) + std::fabs(x.imag()); }
+
+template <typename S>
+std::vector<Work<S>> Load(const Array& a, int64_t offset, int64_t count) {
+  const S* p = a.as<S>() + offset;
+  std::vector<Work<S>> v(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) v[i] = static_cast<Work<S>>(p[i]);
+  return v;
+}
+
+template <typename S, typename W>
+void Store(Array& a, int64_t offset, const W* v, int64_t count) {
+  S* p = a.mutable_as<S>() + offset;
+  for (int64_t i = 0; i < count; ++i) {
+    if constexpr (IsComplex<S>::value) {
+      using R = typename S::value_type;
+      p[i] = S(static_cast<R>(RealOf(v[i])), static_cast<R>(ImagOf(v[i])));
+    } else {
+      p[i] = static_cast<S>(RealOf(v[i]));
+    }
+  }
+}
+
+// The shapes of one call: batch count and the matrix of the first operand.
+struct MatrixShape {
+  int64_t batch = 0, m = 0, n = 0;
+};
+MatrixShape ShapeOf(const Array& a) {
+  const auto& d = a.dims();
+  MatrixShape s;
+  s.m = d[d.size() - 2];
+  s.n = d.back();
+  s.batch = 1;
+  for (size_t i = 0; i + 2 < d.size(); ++i) s.batch *= d[i];
+  return s;
+}
+
+// LU with partial pivoting (getrf): a (m x n, row-major) becomes L\U; ipiv is 1-based; the
+// return value is info (0, or the 1-based index of the first exactly-zero pivot).
+template <typename W>
+int32_t Getrf(std::vector<W>& a, int64_t m, int64_t n, int32_t* ipiv) {
+  int32_t info = 0;
+  const int64_t k = std::min(m, n);
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t p = j;
+    double best = Abs1(a[j * n + j]);
+    for (int64_t i = j + 1; i < m; ++i) {
+      double v = Abs1(a[i * n + j]);
+      if (v > best) best = v, p = i;
+    }
+    ipiv[j] = static_cast<int32_t>(p + 1);
+    if (a[p * n + j] == W(0)) {
+      if (info == 0) info = static_cast<int32_t>(j + 1);
+      continue;
+    }
+    if (p != j)
+      for (int64_t c = 0; c < n; ++c) std::swap(a[j * n + c], a[p * n + c]);
+    const W pivot = a[j * n + j];
+    for (int64_t i = j + 1; i < m; ++i) {
+      W l = a[i * n + j] / pivot;
+      a[i * n + j] = l;
+      if (l == W(0)) continue;
+      for (int64_t c = j + 1; c < n; ++c) a[i * n + c] -= l * a[j * n + c];
+    }
+  }
+  return info;
+}
+
+// Householder QR (geqrf): R on and above the diagonal, the vectors v (v[j] = 1 implied) below it,
+// tau[min(m, n)]; H(j) = I - tau v v^H and A = H(0) H(1) ... R.
+template <typename W>
+void Geqrf(std::vector<W>& a, int64_t m, int64_t n, W* tau) {
+  const int64_t k = std::min(m, n);
+  for (int64_t j = 0; j < k; ++j) {
+    W alpha = a[j * n + j];
+    double xnorm = 0;
+    for (int64_t i = j + 1; i < m; ++i) xnorm = std::hypot(xnorm, std::abs(a[i * n + j]));
+    if (xnorm == 0 && ImagOf(alpha) == 0) {
+      tau[j] = W(0);
+      continue;
+    }
+    double norm = std::hypot(std::hypot(RealOf(alpha), ImagOf(alpha)), xnorm);
+    double beta = RealOf(alpha) >= 0 ? -norm : norm;
+    W t;
+    if constexpr (std::is_same_v<W, double>) {
+      t = (beta - alpha) / beta;
+    } else {
+      t = W((beta - alpha.real()) / beta, -alpha.imag() / beta);
+    }
+    tau[j] = t;
+    W scale = W(1) / (alpha - W(beta));
+    for (int64_t i = j + 1; i < m; ++i) a[i * n + j] *= scale;
+    a[j * n + j] = W(beta);
+    // Apply H(j)^H to the trailing columns: A := A - conj(tau) v (v^H A).
+    const W ct = ConjOf(t);
+    for (int64_t c = j + 1; c < n; ++c) {
+      W w = a[j * n + c];
+      for (int64_t i = j + 1; i < m; ++i) w += ConjOf(a[i * n + j]) * a[i * n + c];
+      w *= ct;
+      a[j * n + c] -= w;
+      for (int64_t i = j + 1; i < m; ++i) a[i * n + c] -= a[i * n + j] * w;
+    }
+  }
+}
+
+// Q's first n columns from geqrf's output (orgqr/ungqr): Q = H(0) H(1) ... H(k-1).
+template <typename W>
+void Orgqr(std::vector<W>& a, int64_t m, int64_t n, const W* tau, int64_t k) {
+  std::vector<W> q(static_cast<size_t>(m * n), W(0));
+  for (int64_t i = 0; i < std::min(m, n); ++i) q[i * n + i] = W(1);
+  for (int64_t j = std::min(k, n) - 1; j >= 0; --j) {
+    // Q := (I - tau v v^H) Q, v = [0..0, 1, a[j+1.., j]].
+    for (int64_t c = 0; c < n; ++c) {
+      W w = q[j * n + c];
+      for (int64_t i = j + 1; i < m; ++i) w += ConjOf(a[i * n + j]) * q[i * n + c];
+      w *= tau[j];
+      q[j * n + c] -= w;
+      for (int64_t i = j + 1; i < m; ++i) q[i * n + c] -= a[i * n + j] * w;
+    }
+  }
+  a = std::move(q);
+}
+
+// Cholesky (potrf) from one triangle; the other triangle is left as it was. Returns info: 0, or
+// the order of the first leading minor that is not positive definite (the factor is then partial).
+template <typename W>
+int32_t Potrf(std::vector<W>& a, int64_t n, bool lower) {
+  // Element (i, j) of the lower factor L, stored in place: L(i, j) = a[i][j] when lower, and
+  // conj(a[j][i]) (= U(j, i)) when upper.
+  auto at = [&](int64_t i, int64_t j) -> W& { return lower ? a[i * n + j] : a[j * n + i]; };
+  auto get = [&](int64_t i, int64_t j) -> W { return lower ? a[i * n + j] : ConjOf(a[j * n + i]); };
+  auto put = [&](int64_t i, int64_t j, W v) { at(i, j) = lower ? v : ConjOf(v); };
+  for (int64_t j = 0; j < n; ++j) {
+    double d = RealOf(get(j, j));
+    for (int64_t k = 0; k < j; ++k) d -= std::norm(std::complex<double>(RealOf(get(j, k)), ImagOf(get(j, k))));
+    if (!(d > 0)) {
+      put(j, j, W(d));
+      return static_cast<int32_t>(j + 1);
+    }
+    double djj = std::sqrt(d);
+    put(j, j, W(djj));
+    for (int64_t i = j + 1; i < n; ++i) {
+      W v = get(i, j);
+      for (int64_t k = 0; k < j; ++k) v -= get(i, k) * ConjOf(get(j, k));
+      put(i, j, v / djj);
+    }
+  }
+  return 0;
+}
+
+template <typename W>
+using Mat = Eigen::Matrix<W, Eigen::Dynamic, Eigen::Dynamic>;
+
+template <typename W>
+Mat<W> ToMat(const std::vector<W>& a, int64_t m, int64_t n) {
+  Mat<W> x(m, n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) x(i, j) = a[i * n + j];
+  return x;
+}
+
+template <typename S>
+void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<Array>& out) {
+  using W = Work<S>;
+  using R = typename IsComplex<S>::Real;
+  const Array& x = st.slots[s.in[p.first_operand]].array;
+  const MatrixShape sh = ShapeOf(x);
+  const int64_t m = sh.m, n = sh.n, mn = m * n, k = std::min(m, n);
+  int32_t* info = nullptr;
+  auto info_at = [&](size_t index) {
+    if (index < out.size() && out[index].elem() == ElemKind::kI32) info = out[index].mutable_as<int32_t>();
+  };
+  switch (p.routine) {
+    case LapackParams::kGetrf: {
+      info_at(2);
+      std::vector<int32_t> piv(static_cast<size_t>(k));
+      for (int64_t b = 0; b < sh.batch; ++b) {
+        auto a = Load<S>(x, b * mn, mn);
+        int32_t code = Getrf(a, m, n, piv.data());
+        Store<S>(out[0], b * mn, a.data(), mn);
+        if (out.size() > 1) std::memcpy(out[1].mutable_as<int32_t>() + b * k, piv.data(), k * 4);
+        if (info) info[b] = code;
+      }
+      return;
+    }
+    case LapackParams::kGeqrf: {
+      info_at(2);
+      std::vector<W> tau(static_cast<size_t>(k));
+      for (int64_t b = 0; b < sh.batch; ++b) {
+        auto a = Load<S>(x, b * mn, mn);
+        Geqrf(a, m, n, tau.data());
+        Store<S>(out[0], b * mn, a.data(), mn);
+        if (out.size() > 1) Store<S>(out[1], b * k, tau.data(), k);
+        if (info) info[b] = 0;
+      }
+      return;
+    }
+    case LapackParams::kOrgqr: {
+      info_at(1);
+      const Array& tau_in = st.slots[s.in[p.first_operand + 1]].array;
+      const int64_t kt = tau_in.dims().empty() ? 0 : tau_in.dims().back();
+      for (int64_t b = 0; b < sh.batch; ++b) {
+        auto a = Load<S>(x, b * mn, mn);
+        auto tau = Load<S>(tau_in, b * kt, kt);
+        Orgqr(a, m, n, tau.data(), kt);
+        Store<S>(out[0], b * mn, a.data(), mn);
+        if (info) info[b] = 0;
+      }
+      return;
+    }
+    case LapackParams::kPotrf: {
+      info_at(1);
+      for (int64_t b = 0; b < sh.batch; ++b) {
+        auto a = Load<S>(x, b * mn, mn);
+        int32_t code = Potrf(a, n, p.lower);
+        Store<S>(out[0], b * mn, a.data(), mn);
+        if (info) info[b] = code;
+      }
+      return;
+    }
+    case LapackParams::kSyevd: {
+      info_at(2);
+      for (int64_t b = 0; b < sh.batch; ++b) {
+        auto a = Load<S>(x, b * mn, mn);
+        Mat<W> h(n, n);
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            bool from_self = p.lower ? i >= j : i <= j;
+            h(i, j) = from_self ? a[i * n + j] : ConjOf(a[j * n + i]);
+          }
+        for (int64_t i = 0; i < n; ++i) h(i, i) = W(RealOf(h(i, i)));
+        Eigen::SelfAdjointEigenSolver<Mat<W>> es(
+            h, p.vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
+        const bool ok = es.info() == Eigen::Success;
+        std::vector<double> w(static_cast<size_t>(n), std::nan(""));
+        if (ok)
+          for (int64_t i = 0; i < n; ++i) w[i] = es.eigenvalues()(i);
+        if (ok && p.vectors) {
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) a[i * n + j] = es.eigenvectors()(i, j);
+        }
+        Store<S>(out[0], b * mn, a.data(), mn);
+        if (out.size() > 1) Store<R>(out[1], b * n, w.data(), n);
+        if (info) info[b] = ok ? 0 : 1;
+      }
+      return;
+    }
+    case LapackParams::kGesdd: {
+      info_at(4);
+      // out: a (unchanged here), s, u, vt.
+      int64_t ur = 0, uc = 0, vr = 0, vc = 0;  // u and vt (checked by the compiler when computed)
+      if (p.vectors) {
+        const auto& ud = out[2].dims();
+        const auto& vd = out[3].dims();
+        ur = ud[ud.size() - 2], uc = ud.back(), vr = vd[vd.size() - 2], vc = vd.back();
+      }
+      for (int64_t b = 0; b < sh.batch; ++b) {
+        auto a = Load<S>(x, b * mn, mn);
+        unsigned opts = 0;
+        if (p.vectors) opts = p.full_matrices ? (Eigen::ComputeFullU | Eigen::ComputeFullV)
+                                              : (Eigen::ComputeThinU | Eigen::ComputeThinV);
+        Eigen::JacobiSVD<Mat<W>> svd(ToMat(a, m, n), opts);
+        const bool ok = svd.info() == Eigen::Success;
+        std::vector<double> sv(static_cast<size_t>(k), std::nan(""));
+        if (ok)
+          for (int64_t i = 0; i < k; ++i) sv[i] = svd.singularValues()(i);
+        Store<S>(out[0], b * mn, a.data(), mn);
+        Store<R>(out[1], b * k, sv.data(), k);
+        if (p.vectors && ok) {
+          std::vector<W> u(static_cast<size_t>(ur * uc), W(0)), vt(static_cast<size_t>(vr * vc), W(0));
+          const auto& U = svd.matrixU();
+          const auto& V = svd.matrixV();
+          for (int64_t i = 0; i < std::min<int64_t>(ur, U.rows()); ++i)
+            for (int64_t j = 0; j < std::min<int64_t>(uc, U.cols()); ++j) u[i * uc + j] = U(i, j);
+          for (int64_t i = 0; i < std::min<int64_t>(vr, V.cols()); ++i)
+            for (int64_t j = 0; j < std::min<int64_t>(vc, V.rows()); ++j) vt[i * vc + j] = ConjOf(V(j, i));
+          Store<S>(out[2], b * ur * uc, u.data(), ur * uc);
+          Store<S>(out[3], b * vr * vc, vt.data(), vr * vc);
+        }
+        if (info) info[b] = ok ? 0 : 1;
+      }
+      return;
+    }
+  }
+}
+
+void Lapack(const Step& s, ExecState& st) {
+  const LapackParams& p = s.Params<LapackParams>();
+  std::vector<Array> out;
+  for (const ArrayType& t : p.result_types) {
+    Array a = Array::Allocate(t);
+    std::memset(a.mutable_data(), 0, static_cast<size_t>(a.ByteSize()));
+    out.push_back(std::move(a));
+  }
+  const Array& x = st.slots[s.in[p.first_operand]].array;
+  if (x.NumElements() > 0) {
+    switch (x.elem()) {
+      case ElemKind::kF32: RunBatch<float>(s, st, p, out); break;
+      case ElemKind::kF64: RunBatch<double>(s, st, p, out); break;
+      case ElemKind::kC64: RunBatch<std::complex<float>>(s, st, p, out); break;
+      case ElemKind::kC128: RunBatch<std::complex<double>>(s, st, p, out); break;
+      default:
+        st.Fail(s, absl::InvalidArgumentError(StrCat("LAPACK call on ", x.type().ToString())));
+        return;
+    }
+  }
+  if (p.tuple_result) {
+    RtValue t;
+    t.kind = RtValue::Kind::kTuple;
+    for (Array& a : out) t.tuple.push_back(RtValue::Of(std::move(a)));
+    st.slots[s.out[0]] = std::move(t);
+    return;
+  }
+  for (size_t i = 0; i < out.size() && i < s.out.size(); ++i) st.slots[s.out[i]] = RtValue::Of(std::move(out[i]));
+}
+
+}  // namespace
+
+KernelFn LapackKernel() { return &Lapack; }
+
+}  // namespace openpjrt::cpu

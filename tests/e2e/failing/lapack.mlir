@@ -1,0 +1,65 @@
+// LAPACK custom calls that must be refused with a clear error (see tests/e2e/lapack.mlir for the
+// ones that run).
+// expect-fail: custom_call target 'lapack_sgeev_ffi' (LAPACK geev) is not supported by the CPU plugin
+func.func @main() {
+  %a = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %wr, %wi, %vl, %vr, %info = stablehlo.custom_call @lapack_sgeev_ffi(%a) {mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 86 : ui8}} : (tensor<2x2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2x2xcomplex<f32>>, tensor<2x2xcomplex<f32>>, tensor<i32>)
+  func.return
+}
+
+// -----
+
+// expect-fail: @lapack_sgetrf_ffi: result #1 must be tensor<2xi32>, got tensor<3xi32>
+func.func @main() {
+  %a = stablehlo.constant dense<[[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]]> : tensor<2x3xf32>
+  %lu, %piv, %info = stablehlo.custom_call @lapack_sgetrf_ffi(%a) : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3xi32>, tensor<i32>)
+  func.return
+}
+
+// -----
+
+// expect-fail: @lapack_dgetrf_ffi needs a matrix of f64 elements, got tensor<2x2xf32>
+func.func @main() {
+  %a = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %lu, %piv, %info = stablehlo.custom_call @lapack_dgetrf_ffi(%a) : (tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2xi32>, tensor<i32>)
+  func.return
+}
+
+// -----
+
+// expect-fail: @lapack_spotrf_ffi needs square matrices, got tensor<2x3xf32>
+func.func @main() {
+  %a = stablehlo.constant dense<[[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]]> : tensor<2x3xf32>
+  %f, %info = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<i32>)
+  func.return
+}
+
+// -----
+
+// expect-fail: operand #0 (lower) must be a scalar integer constant
+func.func @main(%lower: tensor<i32>) {
+  %a = stablehlo.constant dense<[[4.0, 2.0], [2.0, 5.0]]> : tensor<2x2xf32>
+  %b = stablehlo.constant dense<1> : tensor<i32>
+  %n = stablehlo.constant dense<2> : tensor<i32>
+  %r:2 = stablehlo.custom_call @lapack_spotrf(%lower, %b, %n, %a) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<i32>)
+  func.return
+}
+
+// -----
+
+// expect-fail: @lapack_strsm_ffi with alpha other than the constant 1
+func.func @main() {
+  %a = stablehlo.constant dense<[[2.0, 0.0], [1.0, 4.0]]> : tensor<2x2xf32>
+  %two = stablehlo.constant dense<2.0> : tensor<f32>
+  %x = stablehlo.custom_call @lapack_strsm_ffi(%a, %a, %two) {mhlo.backend_config = {diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8}} : (tensor<2x2xf32>, tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: @lapack_sgesdd_ffi with mode 'O'
+func.func @main() {
+  %a = stablehlo.constant dense<[[2.0, 0.0], [1.0, 4.0]]> : tensor<2x2xf32>
+  %x, %s, %u, %vt, %info = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 79 : ui8}} : (tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<i32>)
+  func.return
+}
