@@ -1214,6 +1214,10 @@ class Lowerer {
         p->full_matrices = ConstantOperand(op, 0, "full_matrices") != 0;
         p->vectors = ConstantOperand(op, 1, "compute_uv") != 0;
       }
+    } else if (routine == "geev" && ffi) {
+      p->routine = cpu::LapackParams::kGeev;
+      p->left_vectors = char_option("compute_left", 'N') == 'V';
+      p->vectors = char_option("compute_right", 'V') == 'V';
     } else {
       Fail(op, absl::StatusCode::kUnimplemented,
            StrCat("custom_call target '", target, "' (LAPACK ", routine, ") is not supported by the CPU plugin"));
@@ -1234,7 +1238,9 @@ class Lowerer {
     } else {
       for (size_t i = 0; i < op.num_results(); ++i) results.push_back(op.result(i)->type);
     }
-    const size_t needed = std::vector<size_t>{3, 2, 1, 2, 3, 5}[p->routine];
+    const bool complex_kind = kind == ElemKind::kC64 || kind == ElemKind::kC128;
+    const size_t needed = p->routine == cpu::LapackParams::kGeev ? (complex_kind ? 4 : 5)
+                          : std::vector<size_t>{3, 2, 1, 2, 3, 5}[p->routine];
     if (results.size() < needed)
       Fail(op, absl::StatusCode::kInvalidArgument,
            StrCat("@", target, " must return at least ", needed, " results, got ", results.size()));
@@ -1257,8 +1263,9 @@ class Lowerer {
              StrCat("@", target, ": result #", i, " must be ", want.ToString(), ", got ",
                     p->result_types[i].ToString()));
     };
-    expect(0, kind, xa.dims);
-    if ((p->routine == cpu::LapackParams::kPotrf || p->routine == cpu::LapackParams::kSyevd) && m != n)
+    if (p->routine != cpu::LapackParams::kGeev) expect(0, kind, xa.dims);
+    if ((p->routine == cpu::LapackParams::kPotrf || p->routine == cpu::LapackParams::kSyevd ||
+         p->routine == cpu::LapackParams::kGeev) && m != n)
       Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, " needs square matrices, got ", x.ToString()));
     switch (p->routine) {
       case cpu::LapackParams::kGetrf: expect(1, ElemKind::kI32, with({k})); expect(2, ElemKind::kI32, batch); break;
@@ -1283,6 +1290,15 @@ class Lowerer {
         }
         expect(4, ElemKind::kI32, batch);
         break;
+      case cpu::LapackParams::kGeev: {
+        const ElemKind ck = kind == ElemKind::kF32 ? ElemKind::kC64 : kind == ElemKind::kF64 ? ElemKind::kC128 : kind;
+        const size_t first_vec = complex_kind ? 1 : 2;
+        for (size_t i = 0; i < first_vec; ++i) expect(i, kind, with({n}));
+        expect(first_vec, ck, with({n, n}));
+        expect(first_vec + 1, ck, with({n, n}));
+        expect(first_vec + 2, ElemKind::kI32, batch);
+        break;
+      }
     }
     AddStep(op, env, prog, cpu::LapackKernel(), in).params = p;
   }

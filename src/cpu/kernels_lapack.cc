@@ -1,11 +1,12 @@
 // The LAPACK routines that JAX's CPU lowering reaches through stablehlo.custom_call: getrf, geqrf,
-// orgqr/ungqr, potrf, syevd/heevd and gesdd/gesvd. They work on the logical matrices (the
+// orgqr/ungqr, potrf, syevd/heevd, gesdd/gesvd and geev. They work on the logical matrices (the
 // innermost two dimensions; leading dimensions are a batch), compute in double precision and round
 // once into the result kind, and follow LAPACK's output conventions so that the StableHLO JAX wraps
 // around the call gives the same answers: 1-based pivots, R above the diagonal with Householder
 // vectors below it, the untouched triangle of a Cholesky factor kept, ascending eigenvalues,
 // descending singular values, and the `info` codes JAX tests.
 #include <Eigen/Eigenvalues>
+#include <Eigen/LU>
 #include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
@@ -196,6 +197,57 @@ Mat<W> ToMat(const std::vector<W>& a, int64_t m, int64_t n) {
   return x;
 }
 
+// Scales eigenvector columns to unit 2-norm with their largest component real and positive (LAPACK
+// scales to unit norm with the largest component real; vectors of real eigenvalues of real
+// matrices stay real, only their norm changes).
+void NormalizeColumns(Eigen::MatrixXcd& v, bool keep_real) {
+  for (Eigen::Index j = 0; j < v.cols(); ++j) {
+    double norm = v.col(j).norm();
+    if (!(norm > 0)) continue;
+    v.col(j) /= norm;
+    bool real = keep_real;
+    for (Eigen::Index i = 0; real && i < v.rows(); ++i) real = v(i, j).imag() == 0;
+    if (real) continue;
+    Eigen::Index k = 0;
+    for (Eigen::Index i = 1; i < v.rows(); ++i)
+      if (std::norm(v(i, j)) > std::norm(v(k, j))) k = i;
+    v.col(j) *= std::conj(v(k, j)) / std::abs(v(k, j));
+    v(k, j) = std::abs(v(k, j));
+  }
+}
+
+// General eigenproblem (geev): eigenvalues in the order of the Schur form (conjugate pairs
+// together, positive imaginary part first), right eigenvectors A v = w v and left eigenvectors
+// u^H A = w u^H. Returns info: 0, 1 when the iteration failed, -4 for non-finite input (as JAX).
+template <typename S>
+int32_t Geev(const std::vector<Work<S>>& a, int64_t n, bool left, bool right, Eigen::VectorXcd& w,
+             Eigen::MatrixXcd& vl, Eigen::MatrixXcd& vr) {
+  for (const auto& v : a)
+    if (!std::isfinite(RealOf(v)) || !std::isfinite(ImagOf(v))) return -4;
+  Eigen::MatrixXcd vecs;
+  if constexpr (IsComplex<S>::value) {
+    Eigen::ComplexEigenSolver<Eigen::MatrixXcd> es(ToMat(a, n, n), left || right);
+    if (es.info() != Eigen::Success) return 1;
+    w = es.eigenvalues();
+    if (left || right) vecs = es.eigenvectors();
+  } else {
+    Eigen::EigenSolver<Eigen::MatrixXd> es(ToMat(a, n, n), left || right);
+    if (es.info() != Eigen::Success) return 1;
+    w = es.eigenvalues();
+    if (left || right) vecs = es.eigenvectors();
+  }
+  if (right) {
+    vr = vecs;
+    NormalizeColumns(vr, !IsComplex<S>::value);
+  }
+  if (left) {
+    // The rows of V^-1 are the left eigenvectors (conjugated): V^-1 A = diag(w) V^-1.
+    vl = vecs.inverse().adjoint();
+    NormalizeColumns(vl, !IsComplex<S>::value);
+  }
+  return 0;
+}
+
 template <typename S>
 void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<Array>& out) {
   using W = Work<S>;
@@ -279,6 +331,38 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
         Store<S>(out[0], b * mn, a.data(), mn);
         if (out.size() > 1) Store<R>(out[1], b * n, w.data(), n);
         if (info) info[b] = ok ? 0 : 1;
+      }
+      return;
+    }
+    case LapackParams::kGeev: {
+      // Real: wr, wi, vl, vr, info. Complex: w, vl, vr, info. Eigenvectors are complex.
+      using C = std::complex<R>;
+      constexpr bool cplx = IsComplex<S>::value;
+      const size_t vecs = cplx ? 1 : 2;
+      info_at(vecs + 2);
+      for (int64_t b = 0; b < sh.batch; ++b) {
+        auto a = Load<S>(x, b * mn, mn);
+        Eigen::VectorXcd w = Eigen::VectorXcd::Constant(n, std::complex<double>(std::nan(""), 0));
+        Eigen::MatrixXcd vl, vr;
+        int32_t code = Geev<S>(a, n, p.left_vectors, p.vectors, w, vl, vr);
+        std::vector<std::complex<double>> wv(w.data(), w.data() + n);
+        if constexpr (cplx) {
+          Store<S>(out[0], b * n, wv.data(), n);
+        } else {
+          std::vector<double> re(static_cast<size_t>(n)), im(static_cast<size_t>(n));
+          for (int64_t i = 0; i < n; ++i) re[i] = wv[i].real(), im[i] = wv[i].imag();
+          Store<S>(out[0], b * n, re.data(), n);
+          Store<S>(out[1], b * n, im.data(), n);
+        }
+        auto put = [&](size_t index, const Eigen::MatrixXcd& v) {
+          if (v.rows() != n || v.cols() != n) return;
+          std::vector<std::complex<double>> rows(static_cast<size_t>(mn));
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) rows[i * n + j] = v(i, j);
+          Store<C>(out[index], b * mn, rows.data(), mn);
+        };
+        if (code == 0) put(vecs, vl), put(vecs + 1, vr);
+        if (info) info[b] = code;
       }
       return;
     }

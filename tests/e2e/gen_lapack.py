@@ -274,6 +274,45 @@ for dt, shape, mode, legacy in [(np.float32, (4, 3), "A", False), (np.float64, (
                   check("back", a, dt, tol(dt) * 30)]
     chunks.append(lines + ["  func.return", "}"])
 
+# geev: eigenvalues of a matrix with a known spectrum (a conjugate pair first, as LAPACK orders the
+# Schur form), and the residuals A vr = vr diag(w), vl^H A = diag(w) vl^H computed in the program.
+def geev_chunk(name, a, dt, w_known):
+    n = a.shape[0]
+    t = TY[dt]
+    cdt = {np.float32: np.complex64, np.float64: np.complex128}.get(dt, dt)
+    ct = TY[cdt]
+    mt, cmt, vt_, cvt = ttype((n, n), t), ttype((n, n), ct), ttype((n,), t), ttype((n,), ct)
+    lines = [f"func.func @{name}() {{", const("a", a, dt)]
+    if cdt == dt:
+        lines += [f"  %w, %vl, %vr, %info = stablehlo.custom_call @lapack_{LETTER[dt]}geev_ffi(%a) {{mhlo.backend_config = "
+                  f"{{compute_left = 86 : ui8, compute_right = 86 : ui8}}}} : ({mt}) -> ({vt_}, {mt}, {mt}, tensor<i32>)"]
+    else:
+        lines += [f"  %wr, %wi, %vl, %vr, %info = stablehlo.custom_call @lapack_{LETTER[dt]}geev_ffi(%a) {{mhlo.backend_config = "
+                  f"{{compute_left = 86 : ui8, compute_right = 86 : ui8}}}} : ({mt}) -> ({vt_}, {vt_}, {cmt}, {cmt}, tensor<i32>)",
+                  f"  %w = stablehlo.complex %wr, %wi : {cvt}", f"  %zero = stablehlo.constant dense<0.0> : {mt}",
+                  f"  %ca = stablehlo.complex %a, %zero : {cmt}"]
+    src = "a" if cdt == dt else "ca"
+    if w_known is not None:
+        lines.append(check("w", w_known, cdt, tol(dt)))
+    lines += [check("info", np.int32(0), np.int32, 0),
+              dot(src, "vr", "av", cmt, cmt, cmt, 1, 0, False),
+              f"  %wb = stablehlo.broadcast_in_dim %w, dims = [1] : ({cvt}) -> {cmt}",
+              f"  %vw = stablehlo.multiply %vr, %wb : {cmt}",
+              f"  check.expect_almost_eq %av, %vw, tolerance = {tol(dt) * 30:.1e} : {cmt}",
+              f"  %vlt = stablehlo.transpose %vl, dims = [1, 0] : ({cmt}) -> {cmt}",
+              f"  %vlh = chlo.conj %vlt : {cmt} -> {cmt}",
+              dot("vlh", src, "ua", cmt, cmt, cmt, 1, 0, False),
+              f"  %wc = stablehlo.broadcast_in_dim %w, dims = [0] : ({cvt}) -> {cmt}",
+              f"  %wu = stablehlo.multiply %vlh, %wc : {cmt}",
+              f"  check.expect_almost_eq %ua, %wu, tolerance = {tol(dt) * 30:.1e} : {cmt}", "  func.return", "}"]
+    return lines
+
+
+chunks.append(geev_chunk("geev_s_known_spectrum", np.array([[1, -2, 0], [2, 1, 0], [0, 0, 3]], np.float32),
+                         np.float32, np.array([1 + 2j, 1 - 2j, 3])))
+chunks.append(geev_chunk("geev_d_random", random((4, 4), np.float64), np.float64, None))
+chunks.append(geev_chunk("geev_z_random", random((3, 3), np.complex128), np.complex128, None))
+
 # trsm: the FFI form and the legacy BLAS form with alpha = 1.
 chunks.append([
     "func.func @trsm_ffi_and_legacy() {",

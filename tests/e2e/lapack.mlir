@@ -369,6 +369,70 @@ func.func @gesdd_d_2x3_A_legacy() {
 
 // -----
 
+func.func @geev_s_known_spectrum() {
+  %a = stablehlo.constant dense<[[1.0, -2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 3.0]]> : tensor<3x3xf32>
+  %wr, %wi, %vl, %vr, %info = stablehlo.custom_call @lapack_sgeev_ffi(%a) {mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}} : (tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>)
+  %w = stablehlo.complex %wr, %wi : tensor<3xcomplex<f32>>
+  %zero = stablehlo.constant dense<0.0> : tensor<3x3xf32>
+  %ca = stablehlo.complex %a, %zero : tensor<3x3xcomplex<f32>>
+  check.expect_almost_eq_const %w, dense<[(1.0, 2.0), (1.0, -2.0), (3.0, 0.0)]>, tolerance = 1.0e-04 : tensor<3xcomplex<f32>>
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %av = "stablehlo.dot_general"(%ca, %vr) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>} : (tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>
+  %wb = stablehlo.broadcast_in_dim %w, dims = [1] : (tensor<3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>
+  %vw = stablehlo.multiply %vr, %wb : tensor<3x3xcomplex<f32>>
+  check.expect_almost_eq %av, %vw, tolerance = 3.0e-03 : tensor<3x3xcomplex<f32>>
+  %vlt = stablehlo.transpose %vl, dims = [1, 0] : (tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>
+  %vlh = chlo.conj %vlt : tensor<3x3xcomplex<f32>> -> tensor<3x3xcomplex<f32>>
+  %ua = "stablehlo.dot_general"(%vlh, %ca) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>} : (tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>
+  %wc = stablehlo.broadcast_in_dim %w, dims = [0] : (tensor<3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>
+  %wu = stablehlo.multiply %vlh, %wc : tensor<3x3xcomplex<f32>>
+  check.expect_almost_eq %ua, %wu, tolerance = 3.0e-03 : tensor<3x3xcomplex<f32>>
+  func.return
+}
+
+// -----
+
+func.func @geev_d_random() {
+  %a = stablehlo.constant dense<[[1.113848861486871, -2.0204804617487744, 0.534894477344981, -0.42848206078464923], [-0.6070696947394293, 1.556564005368312, 0.14763353710951552, 0.2699457570179059], [-0.1755653974935245, 1.1212138771790194, 1.1876715842626453, 0.7619863171559039], [-1.0495468582166436, 0.2713473015412349, -0.2379392971238683, -0.4254243816201665]]> : tensor<4x4xf64>
+  %wr, %wi, %vl, %vr, %info = stablehlo.custom_call @lapack_dgeev_ffi(%a) {mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}} : (tensor<4x4xf64>) -> (tensor<4xf64>, tensor<4xf64>, tensor<4x4xcomplex<f64>>, tensor<4x4xcomplex<f64>>, tensor<i32>)
+  %w = stablehlo.complex %wr, %wi : tensor<4xcomplex<f64>>
+  %zero = stablehlo.constant dense<0.0> : tensor<4x4xf64>
+  %ca = stablehlo.complex %a, %zero : tensor<4x4xcomplex<f64>>
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %av = "stablehlo.dot_general"(%ca, %vr) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>} : (tensor<4x4xcomplex<f64>>, tensor<4x4xcomplex<f64>>) -> tensor<4x4xcomplex<f64>>
+  %wb = stablehlo.broadcast_in_dim %w, dims = [1] : (tensor<4xcomplex<f64>>) -> tensor<4x4xcomplex<f64>>
+  %vw = stablehlo.multiply %vr, %wb : tensor<4x4xcomplex<f64>>
+  check.expect_almost_eq %av, %vw, tolerance = 3.0e-09 : tensor<4x4xcomplex<f64>>
+  %vlt = stablehlo.transpose %vl, dims = [1, 0] : (tensor<4x4xcomplex<f64>>) -> tensor<4x4xcomplex<f64>>
+  %vlh = chlo.conj %vlt : tensor<4x4xcomplex<f64>> -> tensor<4x4xcomplex<f64>>
+  %ua = "stablehlo.dot_general"(%vlh, %ca) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>} : (tensor<4x4xcomplex<f64>>, tensor<4x4xcomplex<f64>>) -> tensor<4x4xcomplex<f64>>
+  %wc = stablehlo.broadcast_in_dim %w, dims = [0] : (tensor<4xcomplex<f64>>) -> tensor<4x4xcomplex<f64>>
+  %wu = stablehlo.multiply %vlh, %wc : tensor<4x4xcomplex<f64>>
+  check.expect_almost_eq %ua, %wu, tolerance = 3.0e-09 : tensor<4x4xcomplex<f64>>
+  func.return
+}
+
+// -----
+
+func.func @geev_z_random() {
+  %a = stablehlo.constant dense<[[(-0.8962847605883868, 0.43503881409788675), (1.3592513135166102, -0.2095088604752572), (-0.46537570911901677, -0.7819938667972061)], [(0.33567293184798624, -0.23435256680812386), (0.429721278015697, -0.8149917478142257), (0.06245353472473467, 0.8012808421829861)], [(-0.2880411559753554, -0.13723919222938216), (-0.43292697190054646, -0.7245316175048407), (0.19570570735237391, -0.5821611202057912)]]> : tensor<3x3xcomplex<f64>>
+  %w, %vl, %vr, %info = stablehlo.custom_call @lapack_zgeev_ffi(%a) {mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}} : (tensor<3x3xcomplex<f64>>) -> (tensor<3xcomplex<f64>>, tensor<3x3xcomplex<f64>>, tensor<3x3xcomplex<f64>>, tensor<i32>)
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %av = "stablehlo.dot_general"(%a, %vr) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>} : (tensor<3x3xcomplex<f64>>, tensor<3x3xcomplex<f64>>) -> tensor<3x3xcomplex<f64>>
+  %wb = stablehlo.broadcast_in_dim %w, dims = [1] : (tensor<3xcomplex<f64>>) -> tensor<3x3xcomplex<f64>>
+  %vw = stablehlo.multiply %vr, %wb : tensor<3x3xcomplex<f64>>
+  check.expect_almost_eq %av, %vw, tolerance = 3.0e-09 : tensor<3x3xcomplex<f64>>
+  %vlt = stablehlo.transpose %vl, dims = [1, 0] : (tensor<3x3xcomplex<f64>>) -> tensor<3x3xcomplex<f64>>
+  %vlh = chlo.conj %vlt : tensor<3x3xcomplex<f64>> -> tensor<3x3xcomplex<f64>>
+  %ua = "stablehlo.dot_general"(%vlh, %a) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>} : (tensor<3x3xcomplex<f64>>, tensor<3x3xcomplex<f64>>) -> tensor<3x3xcomplex<f64>>
+  %wc = stablehlo.broadcast_in_dim %w, dims = [0] : (tensor<3xcomplex<f64>>) -> tensor<3x3xcomplex<f64>>
+  %wu = stablehlo.multiply %vlh, %wc : tensor<3x3xcomplex<f64>>
+  check.expect_almost_eq %ua, %wu, tolerance = 3.0e-09 : tensor<3x3xcomplex<f64>>
+  func.return
+}
+
+// -----
+
 func.func @trsm_ffi_and_legacy() {
   %a = stablehlo.constant dense<[[2.0, 0.0], [1.0, 4.0]]> : tensor<2x2xf32>
   %b = stablehlo.constant dense<[[2.0, 4.0], [9.0, 6.0]]> : tensor<2x2xf32>

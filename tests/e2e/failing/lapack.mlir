@@ -1,9 +1,18 @@
 // LAPACK custom calls that must be refused with a clear error (see tests/e2e/lapack.mlir for the
 // ones that run).
-// expect-fail: custom_call target 'lapack_sgeev_ffi' (LAPACK geev) is not supported by the CPU plugin
+// expect-fail: custom_call target 'lapack_sgees_ffi' (LAPACK gees) is not supported by the CPU plugin
 func.func @main() {
   %a = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
-  %wr, %wi, %vl, %vr, %info = stablehlo.custom_call @lapack_sgeev_ffi(%a) {mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 86 : ui8}} : (tensor<2x2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2x2xcomplex<f32>>, tensor<2x2xcomplex<f32>>, tensor<i32>)
+  %t, %wr, %wi, %vs, %sdim, %info = stablehlo.custom_call @lapack_sgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<i32>, tensor<i32>)
+  func.return
+}
+
+// -----
+
+// expect-fail: @lapack_sgeev_ffi: result #2 must be tensor<2x2xcomplex<f32>>, got tensor<2x2xf32>
+func.func @main() {
+  %a = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %wr, %wi, %vl, %vr, %info = stablehlo.custom_call @lapack_sgeev_ffi(%a) {mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 86 : ui8}} : (tensor<2x2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<i32>)
   func.return
 }
 
