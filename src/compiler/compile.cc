@@ -1076,6 +1076,19 @@ class Lowerer {
               Fail(op, absl::StatusCode::kInvalidArgument,
                    StrCat("@", target, " must not change the type of operand #", i));
           AddStep(op, env, prog, cpu::CopyKernel(), Operands(op, env));
+        } else if (target == "shape_assertion") {
+          bool ok = !op.operands.empty() && op.num_results() == 0 && op.operands[0]->type.IsTensor() &&
+                    op.operands[0]->type.rank() == 0 && op.operands[0]->type.element_type().elem() == ElemKind::kI1;
+          for (size_t i = 1; ok && i < op.operands.size(); ++i)
+            ok = op.operands[i]->type.IsTensor() && op.operands[i]->type.rank() == 0 &&
+                 ir::IsInteger(op.operands[i]->type.element_type().elem());
+          if (!ok)
+            Fail(op, absl::StatusCode::kInvalidArgument,
+                 "@shape_assertion takes a tensor<i1> predicate and integer scalars, and returns nothing");
+          Attribute msg = op.attr("error_message");
+          auto p = std::make_shared<cpu::ShapeAssertionParams>();
+          p->message = msg && msg.kind() == AttrKind::kString ? msg->str : "shape assertion failed";
+          AddStep(op, env, prog, cpu::ShapeAssertionKernel(), Operands(op, env)).params = p;
         } else if (target.starts_with("lapack_") || target.starts_with("blas_")) {
           LowerLapack(op, env, prog, target);
         } else {

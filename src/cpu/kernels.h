@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -142,5 +143,9 @@ struct CheckParams {
   Array expected;  // for the *_const forms
 };
 KernelFn CheckKernel();
+// custom_call @shape_assertion(pred, ints...): fails the execution with error_message, its {i}
+// replaced by integer operand i + 1, when pred is false (jax.export's shape checks).
+struct ShapeAssertionParams { std::string message; };
+KernelFn ShapeAssertionKernel();
 
 }  // namespace openpjrt::cpu

@@ -156,8 +156,33 @@ void Check(const Step& s, ExecState& st) {
   }
 }
 
+// @shape_assertion: the first operand is the predicate; {0}, {1}, ... in the message stand for
+// the following integer operands.
+void ShapeAssertion(const Step& s, ExecState& st) {
+  const Array& pred = st.slots[s.in[0]].array;
+  if (pred.NumElements() != 1 || pred.data()[0] != 0) return;
+  std::string message = s.Params<ShapeAssertionParams>().message, out;
+  for (size_t i = 0; i < message.size(); ++i) {
+    size_t close = message.find('}', i);
+    if (message[i] == '{' && close != std::string::npos && close > i + 1 &&
+        message.find_first_not_of("0123456789", i + 1) == close) {
+      size_t arg = std::stoul(message.substr(i + 1, close - i - 1)) + 1;
+      if (arg < s.in.size() && st.slots[s.in[arg]].array.NumElements() == 1) {
+        const Array& v = st.slots[s.in[arg]].array;
+        Elem e = PickLoader(v.elem())(v, 0);
+        if (e.is_unsigned) StrAppend(&out, e.u); else StrAppend(&out, e.i);
+        i = close;
+        continue;
+      }
+    }
+    out += message[i];
+  }
+  st.Fail(s, absl::InvalidArgumentError(out));
+}
+
 }  // namespace
 
 KernelFn CheckKernel() { return &Check; }
+KernelFn ShapeAssertionKernel() { return &ShapeAssertion; }
 
 }  // namespace openpjrt::cpu

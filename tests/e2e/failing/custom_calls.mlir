@@ -1,5 +1,5 @@
-// LAPACK custom calls that must be refused with a clear error (see tests/e2e/lapack.mlir for the
-// ones that run).
+// Custom calls that must be refused with a clear error: LAPACK calls we do not run or that are
+// malformed (tests/e2e/lapack.mlir has the ones that run), and failing shape assertions.
 // expect-fail: custom_call target 'lapack_sgees_ffi' (LAPACK gees) is not supported by the CPU plugin
 func.func @main() {
   %a = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
@@ -70,5 +70,27 @@ func.func @main() {
 func.func @main() {
   %a = stablehlo.constant dense<[[2.0, 0.0], [1.0, 4.0]]> : tensor<2x2xf32>
   %x, %s, %u, %vt, %info = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 79 : ui8}} : (tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<i32>)
+  func.return
+}
+
+// -----
+
+// expect-fail: dimension 'b' must be 4, got 3
+func.func @main() {
+  %x = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi32>
+  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<3xi32>) -> tensor<i32>
+  %c = stablehlo.constant dense<4> : tensor<i32>
+  %ok = stablehlo.compare EQ, %n, %c, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  stablehlo.custom_call @shape_assertion(%ok, %n, %c) {api_version = 2 : i32, error_message = "dimension 'b' must be {1}, got {0}", has_side_effect = true} : (tensor<i1>, tensor<i32>, tensor<i32>) -> ()
+  func.return
+}
+
+// -----
+
+// expect-fail: @shape_assertion takes a tensor<i1> predicate and integer scalars, and returns nothing
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<f32>
+  %ok = stablehlo.constant dense<true> : tensor<i1>
+  stablehlo.custom_call @shape_assertion(%ok, %x) {error_message = "x"} : (tensor<i1>, tensor<f32>) -> ()
   func.return
 }
