@@ -1,6 +1,8 @@
 // reduce: a typed loop when the reducer is a single binary op, otherwise the reducer region runs
 // once per element (the oracle path).
+#include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "src/cpu/elementwise_ops.h"
 #include "src/cpu/strided.h"
@@ -52,6 +54,57 @@ void ForEachMapped(const ReduceMap& m, F&& f) {
   }
 }
 
+// The input's dimensions merged into runs of kept or reduced ones (size-1 dimensions dropped):
+// when they form [R0] [A] [R] [B] (R0 and R reduced, A and B kept, any of them absent) the
+// reduction runs over contiguous memory; otherwise `ok` is false.
+struct Blocks {
+  bool ok = false;
+  int64_t r0 = 1, a = 1, r = 1, b = 1;
+};
+Blocks MakeBlocks(const std::vector<int64_t>& in_dims, const std::vector<int64_t>& dims) {
+  std::vector<bool> reduced(in_dims.size(), false);
+  for (int64_t d : dims) reduced[d] = true;
+  std::vector<std::pair<bool, int64_t>> runs;  // (reduced, size)
+  for (size_t i = 0; i < in_dims.size(); ++i) {
+    if (in_dims[i] == 1) continue;
+    if (!runs.empty() && runs.back().first == reduced[i]) {
+      runs.back().second *= in_dims[i];
+    } else {
+      runs.push_back({reduced[i], in_dims[i]});
+    }
+  }
+  Blocks b;
+  size_t i = 0;
+  if (i < runs.size() && runs[i].first && runs.size() >= 3) b.r0 = runs[i++].second;
+  if (i < runs.size() && !runs[i].first) b.a = runs[i++].second;
+  if (i < runs.size() && runs[i].first) b.r = runs[i++].second;
+  if (i < runs.size() && !runs[i].first) b.b = runs[i++].second;
+  b.ok = i == runs.size();
+  return b;
+}
+
+// Folds n >= 1 contiguous elements with Op, in 16 independent lanes (the order of a reduction
+// is the implementation's choice; this one vectorizes and is the same on every run).
+template <BinaryOp Op, typename T>
+typename T::C FoldRun(const typename T::S* x, int64_t n) {
+  using C = typename T::C;
+  constexpr int kLanes = 16;
+  if (n < 2 * kLanes) {
+    C v = T::Load(x[0]);
+    for (int64_t i = 1; i < n; ++i) v = static_cast<C>(ApplyBinary<Op, T>(v, T::Load(x[i])));
+    return v;
+  }
+  C lane[kLanes];
+  for (int j = 0; j < kLanes; ++j) lane[j] = T::Load(x[j]);
+  int64_t i = kLanes;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) lane[j] = static_cast<C>(ApplyBinary<Op, T>(lane[j], T::Load(x[i + j])));
+  for (int j = 0; i < n; ++i, ++j) lane[j] = static_cast<C>(ApplyBinary<Op, T>(lane[j], T::Load(x[i])));
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) lane[j] = static_cast<C>(ApplyBinary<Op, T>(lane[j], lane[j + w]));
+  return lane[0];
+}
+
 template <BinaryOp Op, ElemKind K>
 void FastReduce(const Step& s, ExecState& st) {
   using T = Traits<K>;
@@ -60,12 +113,31 @@ void FastReduce(const Step& s, ExecState& st) {
   const Array& init = st.slots[s.in[1]].array;
   Array r = Array::Allocate(s.out_types[0]);
   const int64_t n_out = r.NumElements();
-  std::vector<C> acc(n_out, T::Load(*init.as<typename T::S>()));
+  // Not std::vector: C may be bool.
+  std::unique_ptr<C[]> acc(new C[static_cast<size_t>(n_out)]);
+  std::fill_n(acc.get(), n_out, T::Load(*init.as<typename T::S>()));
   const auto* x = a.as<typename T::S>();
-  ReduceMap m = MakeMap(a.dims(), s.Params<ReduceParams>().dims);
-  ForEachMapped(m, [&](int64_t i, int64_t o) {
-    acc[o] = static_cast<C>(ApplyBinary<Op, T>(acc[o], T::Load(x[i])));
-  });
+  const Blocks bl = MakeBlocks(a.dims(), s.Params<ReduceParams>().dims);
+  if (bl.ok && a.NumElements() > 0) {
+    for (int64_t r0 = 0; r0 < bl.r0; ++r0) {
+      const auto* base = x + r0 * bl.a * bl.r * bl.b;
+      for (int64_t ia = 0; ia < bl.a; ++ia) {
+        C* out = acc.get() + ia * bl.b;
+        const auto* src = base + ia * bl.r * bl.b;
+        if (bl.b == 1) {
+          out[0] = static_cast<C>(ApplyBinary<Op, T>(out[0], FoldRun<Op, T>(src, bl.r)));
+          continue;
+        }
+        for (int64_t ir = 0; ir < bl.r; ++ir, src += bl.b)
+          for (int64_t ib = 0; ib < bl.b; ++ib) out[ib] = static_cast<C>(ApplyBinary<Op, T>(out[ib], T::Load(src[ib])));
+      }
+    }
+  } else {
+    ReduceMap m = MakeMap(a.dims(), s.Params<ReduceParams>().dims);
+    ForEachMapped(m, [&](int64_t i, int64_t o) {
+      acc[o] = static_cast<C>(ApplyBinary<Op, T>(acc[o], T::Load(x[i])));
+    });
+  }
   auto* out = r.mutable_as<typename T::S>();
   for (int64_t i = 0; i < n_out; ++i) out[i] = T::Store(acc[i]);
   st.slots[s.out[0]] = RtValue::Of(std::move(r));

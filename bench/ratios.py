@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""The table of issue 6: openpjrt (through the plugin, from the Python package) against numpy
+baselines measured in the same process on the same data, at 1 and 2 threads.
+
+    PYTHONPATH=build/python /usr/bin/python3 bench/ratios.py [--quick]
+
+Each figure is the median of repeated runs (inputs already on the device, results waited for).
+ratio = openpjrt time / baseline time: below 1 means openpjrt is faster. numpy's BLAS is
+OpenBLAS, started with OPENBLAS_CORETYPE=SkylakeX (0.3.21 misdetects this CPU and would fall back
+to SSE3 kernels) and OPENBLAS_NUM_THREADS set to the thread count. PyTorch and oneDNN are not
+Debian packages we install, so their rows are absent; the machine load is printed with each run.
+"""
+import os
+import subprocess
+import sys
+import time
+
+
+def child(threads, quick):
+    import numpy as np
+    import openpjrt
+
+    c = openpjrt.client(intra_op_threads=threads)
+    rows = []
+
+    def median_seconds(fn, reps):
+        fn()
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        times.sort()
+        return times[len(times) // 2]
+
+    def run(exe, *arrays):
+        out = exe(*arrays)
+        for o in (out if isinstance(out, tuple) else (out,)):
+            o.block_until_ready()
+
+    reps = 3 if quick else 9
+    f32 = "f32"
+
+    # 1. Fused elementwise chain over 16 Mi f32.
+    n = 1 << 24
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    chain = c.compile(f"""func.func @main(%x: tensor<{n}x{f32}>) -> tensor<{n}x{f32}> {{
+  %h = stablehlo.constant dense<0.5> : tensor<{n}x{f32}>
+  %b = stablehlo.constant dense<0.1> : tensor<{n}x{f32}>
+  %o = stablehlo.constant dense<1.0> : tensor<{n}x{f32}>
+  %0 = stablehlo.multiply %h, %x : tensor<{n}x{f32}>
+  %1 = stablehlo.add %0, %b : tensor<{n}x{f32}>
+  %2 = stablehlo.tanh %1 : tensor<{n}x{f32}>
+  %3 = stablehlo.multiply %2, %x : tensor<{n}x{f32}>
+  %4 = stablehlo.add %3, %o : tensor<{n}x{f32}>
+  return %4 : tensor<{n}x{f32}>
+}}""")
+    dx = c.device_put(x)
+    t_ours = median_seconds(lambda: run(chain, dx), reps)
+    t_np = median_seconds(lambda: np.tanh(0.5 * x + 0.1) * x + 1, reps)
+    dst = np.empty_like(x)
+    t_copy = median_seconds(lambda: np.copyto(dst, x), reps)
+    rows.append(("tanh(0.5x+0.1)*x+1, 16 Mi f32", t_ours, "numpy", t_np))
+    rows.append(("  same", t_ours, "copy of the bytes", t_copy))
+
+    # 2. Row and column sums of 4096 x 4096 f32.
+    m = 4096
+    a = np.random.default_rng(1).standard_normal((m, m)).astype(np.float32)
+    da = c.device_put(a)
+    for dim, label in ((1, "row sums"), (0, "column sums")):
+        red = c.compile(f"""func.func @main(%a: tensor<{m}x{m}x{f32}>) -> tensor<{m}x{f32}> {{
+  %z = stablehlo.constant dense<0.0> : tensor<{f32}>
+  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [{dim}] : (tensor<{m}x{m}x{f32}>, tensor<{f32}>) -> tensor<{m}x{f32}>
+  return %r : tensor<{m}x{f32}>
+}}""")
+        t_ours = median_seconds(lambda: run(red, da), reps)
+        t_np = median_seconds(lambda: a.sum(axis=dim), reps)
+        rows.append((f"{label}, 4096x4096 f32", t_ours, "numpy", t_np))
+    t_read = median_seconds(lambda: np.add.reduce(a, axis=None), reps)
+    rows.append(("  (read of the same 64 MiB)", t_read, "", None))
+
+    # 3. f32 matmul.
+    for k in (64, 256, 1024) if quick else (64, 256, 1024, 2048):
+        p = np.random.default_rng(k).standard_normal((k, k)).astype(np.float32)
+        q = np.random.default_rng(k + 1).standard_normal((k, k)).astype(np.float32)
+        mm = c.compile(f"""func.func @main(%p: tensor<{k}x{k}x{f32}>, %q: tensor<{k}x{k}x{f32}>) -> tensor<{k}x{k}x{f32}> {{
+  %r = stablehlo.dot_general %p, %q, contracting_dims = [1] x [0] : (tensor<{k}x{k}x{f32}>, tensor<{k}x{k}x{f32}>) -> tensor<{k}x{k}x{f32}>
+  return %r : tensor<{k}x{k}x{f32}>
+}}""")
+        dp, dq = c.device_put(p), c.device_put(q)
+        r = max(3, min(50, int(2e8 / k**3))) if not quick else 3
+        t_ours = median_seconds(lambda: run(mm, dp, dq), r)
+        t_np = median_seconds(lambda: p @ q, r)
+        rows.append((f"matmul {k}x{k} f32 ({2 * k**3 / t_ours / 1e9:.0f} GFLOP/s)", t_ours, "numpy", t_np))
+
+    # 4. MLP 784-512-512-10, batch 128, forward (numpy implementation as the baseline).
+    rng = np.random.default_rng(2)
+    w1, w2, w3 = (rng.standard_normal(s).astype(np.float32) * 0.05 for s in ((784, 512), (512, 512), (512, 10)))
+    b1, b2, b3 = (np.zeros(s, np.float32) for s in (512, 512, 10))
+    xb = rng.standard_normal((128, 784)).astype(np.float32)
+
+    def layer(i, x, w, b, n_in, n_out, relu):
+        s = [f"  %d{i} = stablehlo.dot_general {x}, {w}, contracting_dims = [1] x [0] : (tensor<128x{n_in}xf32>, tensor<{n_in}x{n_out}xf32>) -> tensor<128x{n_out}xf32>",
+             f"  %bb{i} = stablehlo.broadcast_in_dim {b}, dims = [1] : (tensor<{n_out}xf32>) -> tensor<128x{n_out}xf32>",
+             f"  %s{i} = stablehlo.add %d{i}, %bb{i} : tensor<128x{n_out}xf32>"]
+        if relu:
+            s += [f"  %z{i} = stablehlo.constant dense<0.0> : tensor<128x{n_out}xf32>",
+                  f"  %h{i} = stablehlo.maximum %s{i}, %z{i} : tensor<128x{n_out}xf32>"]
+        return s
+
+    body = (layer(1, "%x", "%w1", "%b1", 784, 512, True) + layer(2, "%h1", "%w2", "%b2", 512, 512, True)
+            + layer(3, "%h2", "%w3", "%b3", 512, 10, False))
+    mlp = c.compile("func.func @main(%x: tensor<128x784xf32>, %w1: tensor<784x512xf32>, %b1: tensor<512xf32>, "
+                    "%w2: tensor<512x512xf32>, %b2: tensor<512xf32>, %w3: tensor<512x10xf32>, %b3: tensor<10xf32>) "
+                    "-> tensor<128x10xf32> {\n" + "\n".join(body) + "\n  return %s3 : tensor<128x10xf32>\n}")
+    dev = [c.device_put(v) for v in (xb, w1, b1, w2, b2, w3, b3)]
+    t_ours = median_seconds(lambda: run(mlp, *dev), reps * 5)
+
+    def np_mlp():
+        h = np.maximum(xb @ w1 + b1, 0)
+        h = np.maximum(h @ w2 + b2, 0)
+        return h @ w3 + b3
+
+    t_np = median_seconds(np_mlp, reps * 5)
+    rows.append(("MLP 784-512-512-10 forward, batch 128", t_ours, "numpy", t_np))
+
+    # 5. Dispatch of a tiny program from Python.
+    tiny = c.compile("func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
+                     "  %0 = stablehlo.add %x, %x : tensor<3xf32>\n  return %0 : tensor<3xf32>\n}")
+    small = np.float32([1, 2, 3])
+    ds = c.device_put(small)
+    t_ours = median_seconds(lambda: run(tiny, ds), 2001)
+    t_np = median_seconds(lambda: np.add(small, small), 2001)
+    rows.append(("tiny add, call from Python", t_ours, "numpy ufunc", t_np))
+
+    # 6. Compile of a 1,000-op program.
+    lines = ["func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {", "  %v0 = stablehlo.add %x, %x : tensor<16xf32>"]
+    ops = ["add", "multiply", "subtract", "maximum"]
+    for i in range(1, 1000):
+        lines.append(f"  %v{i} = stablehlo.{ops[i % 4]} %v{i - 1}, %x : tensor<16xf32>")
+    lines += ["  return %v999 : tensor<16xf32>", "}"]
+    text = "\n".join(lines)
+    t_compile = median_seconds(lambda: c.compile(text), reps)
+    rows.append(("compile of a 1,000-op program", t_compile, "", None))
+
+    load = os.getloadavg()[0]
+    print(f"\n== {threads} thread(s): OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, "
+          f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')}, load average {load:.2f}")
+    print(f"{'case':48} {'openpjrt':>11} {'baseline':>11}  {'ratio':>6}  baseline")
+    for name, ours, base_name, base in rows:
+        fmt = lambda t: f"{t * 1e3:9.3f}ms" if t >= 1e-4 else f"{t * 1e6:9.2f}us"
+        if base is None:
+            print(f"{name:48} {fmt(ours):>11}")
+        else:
+            print(f"{name:48} {fmt(ours):>11} {fmt(base):>11}  {ours / base:6.2f}  {base_name}")
+
+
+def main():
+    quick = "--quick" in sys.argv
+    if "--child" in sys.argv:
+        child(int(sys.argv[sys.argv.index("--child") + 1]), quick)
+        return
+    for threads in (1, 2):
+        env = dict(os.environ, OPENBLAS_CORETYPE="SkylakeX", OPENBLAS_NUM_THREADS=str(threads),
+                   OMP_NUM_THREADS=str(threads))
+        subprocess.run([sys.executable, __file__, "--child", str(threads)] + (["--quick"] if quick else []),
+                       env=env, check=True)
+
+
+if __name__ == "__main__":
+    main()

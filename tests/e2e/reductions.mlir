@@ -1,0 +1,211 @@
+// reduce with one binary op over every arrangement of kept and reduced dimensions (contiguous
+// runs, strided columns, outer and inner reductions, the index-mapped fallback) and long rows that
+// take the 16-lane path. Expected values computed with numpy; the data are small integers, so
+// every order of accumulation gives the exact result.
+func.func @reduce_add_i32_dims_3() {
+  %i = stablehlo.iota dim = 0 : tensor<960xi32>
+  %c23 = stablehlo.constant dense<23> : tensor<960xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<960xi32>
+  %m = stablehlo.remainder %i, %c23 : tensor<960xi32>
+  %s = stablehlo.subtract %m, %c11 : tensor<960xi32>
+  %xi = stablehlo.reshape %s : (tensor<960xi32>) -> tensor<2x3x4x40xi32>
+  %zero = stablehlo.constant dense<0> : tensor<2x3x4x40xi32>
+  %x = stablehlo.add %xi, %zero : tensor<2x3x4x40xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [3] : (tensor<2x3x4x40xi32>, tensor<i32>) -> tensor<2x3x4xi32>
+  check.expect_eq_const %r, dense<[[[-51, -15, 21, 34], [-45, -9, 27, 17], [-39, -3, 33, 0]], [[-33, 3, 39, -17], [-27, 9, 45, -34], [-21, 15, 51, -51]]]> : tensor<2x3x4xi32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_add_f32_dims_3() {
+  %i = stablehlo.iota dim = 0 : tensor<960xi32>
+  %c23 = stablehlo.constant dense<23> : tensor<960xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<960xi32>
+  %m = stablehlo.remainder %i, %c23 : tensor<960xi32>
+  %s = stablehlo.subtract %m, %c11 : tensor<960xi32>
+  %xi = stablehlo.reshape %s : (tensor<960xi32>) -> tensor<2x3x4x40xi32>
+  %zero = stablehlo.constant dense<0> : tensor<2x3x4x40xi32>
+  %x = stablehlo.convert %xi : (tensor<2x3x4x40xi32>) -> tensor<2x3x4x40xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [3] : (tensor<2x3x4x40xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+  check.expect_eq_const %r, dense<[[[-51, -15, 21, 34], [-45, -9, 27, 17], [-39, -3, 33, 0]], [[-33, 3, 39, -17], [-27, 9, 45, -34], [-21, 15, 51, -51]]]> : tensor<2x3x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_maximum_f32_dims_3() {
+  %i = stablehlo.iota dim = 0 : tensor<960xi32>
+  %c23 = stablehlo.constant dense<23> : tensor<960xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<960xi32>
+  %m = stablehlo.remainder %i, %c23 : tensor<960xi32>
+  %s = stablehlo.subtract %m, %c11 : tensor<960xi32>
+  %xi = stablehlo.reshape %s : (tensor<960xi32>) -> tensor<2x3x4x40xi32>
+  %zero = stablehlo.constant dense<0> : tensor<2x3x4x40xi32>
+  %x = stablehlo.convert %xi : (tensor<2x3x4x40xi32>) -> tensor<2x3x4x40xf32>
+  %z = stablehlo.constant dense<-1000.0> : tensor<f32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.maximum across dimensions = [3] : (tensor<2x3x4x40xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+  check.expect_eq_const %r, dense<[[[11, 11, 11, 11], [11, 11, 11, 11], [11, 11, 11, 11]], [[11, 11, 11, 11], [11, 11, 11, 11], [11, 11, 11, 11]]]> : tensor<2x3x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_add_i32_dims_0() {
+  %i = stablehlo.iota dim = 0 : tensor<960xi32>
+  %c23 = stablehlo.constant dense<23> : tensor<960xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<960xi32>
+  %m = stablehlo.remainder %i, %c23 : tensor<960xi32>
+  %s = stablehlo.subtract %m, %c11 : tensor<960xi32>
+  %xi = stablehlo.reshape %s : (tensor<960xi32>) -> tensor<2x3x4x40xi32>
+  %zero = stablehlo.constant dense<0> : tensor<2x3x4x40xi32>
+  %x = stablehlo.add %xi, %zero : tensor<2x3x4x40xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<2x3x4x40xi32>, tensor<i32>) -> tensor<3x4x40xi32>
+  check.expect_eq_const %r, dense<[[[-2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7], [9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5], [-3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17], [-15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17]], [[19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5], [7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7], [-5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19], [-17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15]], [[17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3], [5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9], [-7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2], [-19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, -2, 0, 2, -19, -17, -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13]]]> : tensor<3x4x40xi32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_add_i32_dims_1_2() {
+  %i = stablehlo.iota dim = 0 : tensor<960xi32>
+  %c23 = stablehlo.constant dense<23> : tensor<960xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<960xi32>
+  %m = stablehlo.remainder %i, %c23 : tensor<960xi32>
+  %s = stablehlo.subtract %m, %c11 : tensor<960xi32>
+  %xi = stablehlo.reshape %s : (tensor<960xi32>) -> tensor<2x3x4x40xi32>
+  %zero = stablehlo.constant dense<0> : tensor<2x3x4x40xi32>
+  %x = stablehlo.add %xi, %zero : tensor<2x3x4x40xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1, 2] : (tensor<2x3x4x40xi32>, tensor<i32>) -> tensor<2x40xi32>
+  check.expect_eq_const %r, dense<[[1, -10, -21, -9, 3, 15, 4, -7, -18, -6, 6, 18, 7, -4, -15, -3, 9, 21, 10, -1, -12, 0, 12, 1, -10, -21, -9, 3, 15, 4, -7, -18, -6, 6, 18, 7, -4, -15, -3, 9], [-12, 0, 12, 1, -10, -21, -9, 3, 15, 4, -7, -18, -6, 6, 18, 7, -4, -15, -3, 9, 21, 10, -1, -12, 0, 12, 1, -10, -21, -9, 3, 15, 4, -7, -18, -6, 6, 18, 7, -4]]> : tensor<2x40xi32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_add_f32_dims_0_2() {
+  %i = stablehlo.iota dim = 0 : tensor<960xi32>
+  %c23 = stablehlo.constant dense<23> : tensor<960xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<960xi32>
+  %m = stablehlo.remainder %i, %c23 : tensor<960xi32>
+  %s = stablehlo.subtract %m, %c11 : tensor<960xi32>
+  %xi = stablehlo.reshape %s : (tensor<960xi32>) -> tensor<2x3x4x40xi32>
+  %zero = stablehlo.constant dense<0> : tensor<2x3x4x40xi32>
+  %x = stablehlo.convert %xi : (tensor<2x3x4x40xi32>) -> tensor<2x3x4x40xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0, 2] : (tensor<2x3x4x40xf32>, tensor<f32>) -> tensor<3x40xf32>
+  check.expect_eq_const %r, dense<[[-11, -3, 5, -10, -2, 6, -9, -1, 7, -8, 0, 8, -7, 1, 9, -6, 2, 10, -5, 3, 11, -4, 4, -11, -3, 5, -10, -2, 6, -9, -1, 7, -8, 0, 8, -7, 1, 9, -6, 2], [4, -11, -3, 5, -10, -2, 6, -9, -1, 7, -8, 0, 8, -7, 1, 9, -6, 2, 10, -5, 3, 11, -4, 4, -11, -3, 5, -10, -2, 6, -9, -1, 7, -8, 0, 8, -7, 1, 9, -6], [-4, 4, -11, -3, 5, -10, -2, 6, -9, -1, 7, -8, 0, 8, -7, 1, 9, -6, 2, 10, -5, 3, 11, -4, 4, -11, -3, 5, -10, -2, 6, -9, -1, 7, -8, 0, 8, -7, 1, 9]]> : tensor<3x40xf32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_maximum_i32_dims_0_3() {
+  %i = stablehlo.iota dim = 0 : tensor<960xi32>
+  %c23 = stablehlo.constant dense<23> : tensor<960xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<960xi32>
+  %m = stablehlo.remainder %i, %c23 : tensor<960xi32>
+  %s = stablehlo.subtract %m, %c11 : tensor<960xi32>
+  %xi = stablehlo.reshape %s : (tensor<960xi32>) -> tensor<2x3x4x40xi32>
+  %zero = stablehlo.constant dense<0> : tensor<2x3x4x40xi32>
+  %x = stablehlo.add %xi, %zero : tensor<2x3x4x40xi32>
+  %z = stablehlo.constant dense<-1000> : tensor<i32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.maximum across dimensions = [0, 3] : (tensor<2x3x4x40xi32>, tensor<i32>) -> tensor<3x4xi32>
+  check.expect_eq_const %r, dense<[[11, 11, 11, 11], [11, 11, 11, 11], [11, 11, 11, 11]]> : tensor<3x4xi32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_add_f32_dims_1_3() {
+  %i = stablehlo.iota dim = 0 : tensor<960xi32>
+  %c23 = stablehlo.constant dense<23> : tensor<960xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<960xi32>
+  %m = stablehlo.remainder %i, %c23 : tensor<960xi32>
+  %s = stablehlo.subtract %m, %c11 : tensor<960xi32>
+  %xi = stablehlo.reshape %s : (tensor<960xi32>) -> tensor<2x3x4x40xi32>
+  %zero = stablehlo.constant dense<0> : tensor<2x3x4x40xi32>
+  %x = stablehlo.convert %xi : (tensor<2x3x4x40xi32>) -> tensor<2x3x4x40xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1, 3] : (tensor<2x3x4x40xf32>, tensor<f32>) -> tensor<2x4xf32>
+  check.expect_eq_const %r, dense<[[-135, -27, 81, 51], [-81, 27, 135, -102]]> : tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_add_f32_dims_0_1_2_3() {
+  %i = stablehlo.iota dim = 0 : tensor<960xi32>
+  %c23 = stablehlo.constant dense<23> : tensor<960xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<960xi32>
+  %m = stablehlo.remainder %i, %c23 : tensor<960xi32>
+  %s = stablehlo.subtract %m, %c11 : tensor<960xi32>
+  %xi = stablehlo.reshape %s : (tensor<960xi32>) -> tensor<2x3x4x40xi32>
+  %zero = stablehlo.constant dense<0> : tensor<2x3x4x40xi32>
+  %x = stablehlo.convert %xi : (tensor<2x3x4x40xi32>) -> tensor<2x3x4x40xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0, 1, 2, 3] : (tensor<2x3x4x40xf32>, tensor<f32>) -> tensor<f32>
+  check.expect_eq_const %r, dense<-51.0> : tensor<f32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_add_i32_dims_0_2_3() {
+  %i = stablehlo.iota dim = 0 : tensor<960xi32>
+  %c23 = stablehlo.constant dense<23> : tensor<960xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<960xi32>
+  %m = stablehlo.remainder %i, %c23 : tensor<960xi32>
+  %s = stablehlo.subtract %m, %c11 : tensor<960xi32>
+  %xi = stablehlo.reshape %s : (tensor<960xi32>) -> tensor<2x3x4x40xi32>
+  %zero = stablehlo.constant dense<0> : tensor<2x3x4x40xi32>
+  %x = stablehlo.add %xi, %zero : tensor<2x3x4x40xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<2x3x4x40xi32>, tensor<i32>) -> tensor<3xi32>
+  check.expect_eq_const %r, dense<[-19, -17, -15]> : tensor<3xi32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_minimum_i32_dims_2() {
+  %i = stablehlo.iota dim = 0 : tensor<960xi32>
+  %c23 = stablehlo.constant dense<23> : tensor<960xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<960xi32>
+  %m = stablehlo.remainder %i, %c23 : tensor<960xi32>
+  %s = stablehlo.subtract %m, %c11 : tensor<960xi32>
+  %xi = stablehlo.reshape %s : (tensor<960xi32>) -> tensor<2x3x4x40xi32>
+  %zero = stablehlo.constant dense<0> : tensor<2x3x4x40xi32>
+  %x = stablehlo.add %xi, %zero : tensor<2x3x4x40xi32>
+  %z = stablehlo.constant dense<1000> : tensor<i32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.minimum across dimensions = [2] : (tensor<2x3x4x40xi32>, tensor<i32>) -> tensor<2x3x40xi32>
+  check.expect_eq_const %r, dense<[[[-11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7], [-7, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8], [-8, -7, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9]], [[-9, -8, -7, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10], [-10, -9, -8, -7, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11], [-11, -10, -9, -8, -7, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -11, -10, -9, -8, -7, -6, -11, -10, -9, -8, -7, -6]]]> : tensor<2x3x40xi32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_and_or_i1_long_rows() {
+  %x = stablehlo.constant dense<[[true, true, true, false, true, true, true, true, true, true, false, true, true, true, true, true, true, false, true, true, true, true, true, true, false, true, true, true, true, true, true, false, true, true, true, true, true, true, false, true, true, true, true, true, true, false, true, true, true, true], [true, true, false, true, true, true, true, true, true, false, true, true, true, true, true, true, false, true, true, true, true, true, true, false, true, true, true, true, true, true, false, true, true, true, true, true, true, false, true, true, true, true, true, true, false, true, true, true, true, true]]> : tensor<2x50xi1>
+  %t = stablehlo.constant dense<true> : tensor<i1>
+  %f = stablehlo.constant dense<false> : tensor<i1>
+  %a = stablehlo.reduce(%x init: %t) applies stablehlo.and across dimensions = [1] : (tensor<2x50xi1>, tensor<i1>) -> tensor<2xi1>
+  %o = stablehlo.reduce(%x init: %f) applies stablehlo.or across dimensions = [0] : (tensor<2x50xi1>, tensor<i1>) -> tensor<50xi1>
+  check.expect_eq_const %a, dense<[false, false]> : tensor<2xi1>
+  check.expect_eq_const %o, dense<true> : tensor<50xi1>
+  func.return
+}
+
+// -----
+
+func.func @reduce_f16_init_applied_once() {
+  %x = stablehlo.constant dense<[[-4, -3, -2, -1, 0, 1, 2, 3, 4, -4, -3, -2, -1, 0, 1, 2, 3, 4, -4, -3, -2, -1, 0, 1, 2, 3, 4, -4, -3, -2, -1, 0, 1, 2, 3, 4, -4, -3, -2, -1, 0, 1, 2, 3, 4, -4, -3, -2, -1, 0, 1, 2, 3, 4, -4, -3, -2, -1, 0, 1, 2, 3, 4, -4]]> : tensor<1x64xf16>
+  %z = stablehlo.constant dense<100.0> : tensor<f16>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<1x64xf16>, tensor<f16>) -> tensor<1xf16>
+  check.expect_eq_const %r, dense<96.0> : tensor<1xf16>
+  func.return
+}
