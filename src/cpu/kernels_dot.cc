@@ -1,12 +1,13 @@
 // dot_general: operands are laid out as [batch, free, contract] and [batch, contract, free] by
-// strided copies, then multiplied per batch: by Eigen for f32, f64 and the complex kinds, by an
-// i-k-j loop in the compute type for the others (exact, wrapping integer arithmetic). Operands
-// arrive in the result's element kind (the compiler converts mixed-precision operands first).
-#include <Eigen/Core>
+// strided copies, then multiplied per batch: by Eigen (gemm.h, one build per instruction set) for
+// f32, f64 and the complex kinds, by an i-k-j loop in the compute type for the others (exact,
+// wrapping integer arithmetic). Operands arrive in the result's element kind (the compiler
+// converts mixed-precision operands first).
 #include <algorithm>
 #include <vector>
 
 #include "src/cpu/elementwise_ops.h"
+#include "src/cpu/gemm.h"
 #include "src/cpu/strided.h"
 #include "src/support/str.h"
 
@@ -68,18 +69,15 @@ void DotGeneral(const Step& s, ExecState& st) {
   const S* pb = reinterpret_cast<const S*>(b.data());
   Array r = Array::Allocate(s.out_types[0]);
   S* out = r.mutable_as<S>();
-  if constexpr (std::is_same_v<S, C> && (T::kCat == Cat::kFloat || T::kCat == Cat::kComplex)) {
-    using Mat = Eigen::Matrix<C, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    for (int64_t bi = 0; bi < B; ++bi) {
-      Eigen::Map<const Mat> ma(pa + bi * M * Kc, M, Kc);
-      Eigen::Map<const Mat> mb(pb + bi * Kc * N, Kc, N);
-      Eigen::Map<Mat> mo(out + bi * M * N, M, N);
-      if (Kc == 0) {
-        mo.setZero();
-      } else {
-        mo.noalias() = ma * mb;
-      }
-    }
+  if constexpr (K == ElemKind::kF32 || K == ElemKind::kF64 || K == ElemKind::kC64 || K == ElemKind::kC128) {
+    const GemmTable& g = Gemm();
+    auto gemm = [&] {
+      if constexpr (K == ElemKind::kF32) return g.f32;
+      else if constexpr (K == ElemKind::kF64) return g.f64;
+      else if constexpr (K == ElemKind::kC64) return g.c64;
+      else return g.c128;
+    }();
+    for (int64_t bi = 0; bi < B; ++bi) gemm(pa + bi * M * Kc, pb + bi * Kc * N, out + bi * M * N, M, Kc, N);
     st.slots[s.out[0]] = RtValue::Of(std::move(r));
     return;
   }
