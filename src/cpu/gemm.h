@@ -1,4 +1,4 @@
-// Dense row-major matrix products C = A B (A: M x K, B: K x N) through Eigen, compiled once per
+// Dense row-major matrix products C = A B (A: M x K, B: K x N, any row strides) through Eigen, compiled once per
 // instruction set (baseline x86-64, AVX2+FMA, AVX-512) and chosen when first used from what the
 // CPU supports. The AVX builds contract multiplies and adds into FMAs, so last-bit results of a
 // matmul depend on the machine (as with every BLAS); elementwise ops do not.
@@ -9,14 +9,17 @@
 
 namespace openpjrt::cpu {
 
+// Row-major with leading dimensions (elements between rows): C[m x n] = A[m x k] B[k x n].
+template <typename C>
+using GemmFn = void (*)(const C* a, int64_t lda, const C* b, int64_t ldb, C* c, int64_t ldc,
+                        int64_t m, int64_t k, int64_t n);
+
 struct GemmTable {
   const char* isa;
-  void (*f32)(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n);
-  void (*f64)(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n);
-  void (*c64)(const std::complex<float>* a, const std::complex<float>* b, std::complex<float>* c,
-              int64_t m, int64_t k, int64_t n);
-  void (*c128)(const std::complex<double>* a, const std::complex<double>* b, std::complex<double>* c,
-               int64_t m, int64_t k, int64_t n);
+  GemmFn<float> f32;
+  GemmFn<double> f64;
+  GemmFn<std::complex<float>> c64;
+  GemmFn<std::complex<double>> c128;
 };
 
 // The table for this CPU (the best build it can run).

@@ -77,7 +77,24 @@ void DotGeneral(const Step& s, ExecState& st) {
       else if constexpr (K == ElemKind::kC64) return g.c64;
       else return g.c128;
     }();
-    for (int64_t bi = 0; bi < B; ++bi) gemm(pa + bi * M * Kc, pb + bi * Kc * N, out + bi * M * N, M, Kc, N);
+    // Large products are cut into pieces of rows (or, with few rows, of columns) that threads
+    // compute independently: one piece per thread, or in deterministic mode a cut that depends
+    // only on the shape (about 8 pieces), so that results do not change with the thread count.
+    const bool big = 2.0 * M * N * Kc >= 8e6 && (st.threads() > 1 || st.deterministic());
+    const int64_t ways = st.deterministic() ? 8 : st.threads();
+    auto cut = [&](int64_t len, int64_t min_piece) {
+      return std::max<int64_t>(min_piece, ((len + ways - 1) / ways + 15) / 16 * 16);
+    };
+    const int64_t rows = big && M >= 128 ? cut(M, 64) : M;
+    const int64_t cols = big && M < 128 && N >= 512 ? cut(N, 256) : N;
+    const int64_t row_pieces = rows ? (M + rows - 1) / rows : 0, col_pieces = cols ? (N + cols - 1) / cols : 0;
+    const int64_t per_batch = row_pieces * col_pieces;
+    st.ParallelFor(B * per_batch, [&](int64_t piece) {
+      const int64_t bi = piece / per_batch, r = piece % per_batch / col_pieces, c = piece % col_pieces;
+      const int64_t m0 = r * rows, n0 = c * cols;
+      const int64_t m = std::min(rows, M - m0), n = std::min(cols, N - n0);
+      gemm(pa + (bi * M + m0) * Kc, Kc, pb + bi * Kc * N + n0, N, out + (bi * M + m0) * N + n0, N, m, Kc, n);
+    });
     st.slots[s.out[0]] = RtValue::Of(std::move(r));
     return;
   }

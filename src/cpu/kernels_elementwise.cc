@@ -125,27 +125,33 @@ void FusedElementwise(const Step& s, ExecState& st) {
   }
   std::vector<Array> outs;
   for (const ArrayType& t : s.out_types) outs.push_back(Array::Allocate(t));
-  std::vector<std::unique_ptr<uint8_t[]>> blocks(p.ops.size());
-  for (size_t k = 0; k < p.ops.size(); ++k)
-    if (p.ops[k].output < 0) blocks[k].reset(new uint8_t[kBlock * p.ops[k].elem_bytes]);
-  auto at = [&](int value, int64_t start) -> uint8_t* {
-    if (value < static_cast<int>(num_inputs))
-      return const_cast<uint8_t*>(inputs[value]) + (splats[value] ? 0 : start * p.input_bytes[value]);
-    const FusedParams::Op& op = p.ops[value - num_inputs];
-    if (op.output >= 0) return outs[op.output].mutable_data() + start * op.elem_bytes;
-    return blocks[value - num_inputs].get();
-  };
-  for (int64_t start = 0; start < n; start += kBlock) {
-    const int64_t count = std::min(kBlock, n - start);
-    for (size_t k = 0; k < p.ops.size(); ++k) {
-      const FusedParams::Op& op = p.ops[k];
-      uint8_t* out = at(static_cast<int>(num_inputs + k), start);
-      // Block buffers hold the current block from their start; inputs and outputs are indexed
-      // absolutely.
-      if (op.unary) op.unary(at(op.in0, start), out, count);
-      else op.binary(at(op.in0, start), at(op.in1, start), out, count);
+  // Pieces of 64 blocks (128 Ki elements) go to the intra-op threads, each with its own block
+  // buffers; elements are independent, so any split gives the same result.
+  constexpr int64_t kPiece = 64 * kBlock;
+  st.ParallelFor((n + kPiece - 1) / kPiece, [&](int64_t piece) {
+    std::vector<std::unique_ptr<uint8_t[]>> blocks(p.ops.size());
+    for (size_t k = 0; k < p.ops.size(); ++k)
+      if (p.ops[k].output < 0) blocks[k].reset(new uint8_t[kBlock * p.ops[k].elem_bytes]);
+    auto at = [&](int value, int64_t start) -> uint8_t* {
+      if (value < static_cast<int>(num_inputs))
+        return const_cast<uint8_t*>(inputs[value]) + (splats[value] ? 0 : start * p.input_bytes[value]);
+      const FusedParams::Op& op = p.ops[value - num_inputs];
+      if (op.output >= 0) return outs[op.output].mutable_data() + start * op.elem_bytes;
+      return blocks[value - num_inputs].get();
+    };
+    const int64_t end = std::min(n, (piece + 1) * kPiece);
+    for (int64_t start = piece * kPiece; start < end; start += kBlock) {
+      const int64_t count = std::min(kBlock, end - start);
+      for (size_t k = 0; k < p.ops.size(); ++k) {
+        const FusedParams::Op& op = p.ops[k];
+        uint8_t* out = at(static_cast<int>(num_inputs + k), start);
+        // Block buffers hold the current block from their start; inputs and outputs are indexed
+        // absolutely.
+        if (op.unary) op.unary(at(op.in0, start), out, count);
+        else op.binary(at(op.in0, start), at(op.in1, start), out, count);
+      }
     }
-  }
+  });
   for (size_t j = 0; j < outs.size(); ++j) st.slots[s.out[j]] = RtValue::Of(std::move(outs[j]));
 }
 

@@ -119,19 +119,31 @@ void FastReduce(const Step& s, ExecState& st) {
   const auto* x = a.as<typename T::S>();
   const Blocks bl = MakeBlocks(a.dims(), s.Params<ReduceParams>().dims);
   if (bl.ok && a.NumElements() > 0) {
-    for (int64_t r0 = 0; r0 < bl.r0; ++r0) {
-      const auto* base = x + r0 * bl.a * bl.r * bl.b;
-      for (int64_t ia = 0; ia < bl.a; ++ia) {
-        C* out = acc.get() + ia * bl.b;
-        const auto* src = base + ia * bl.r * bl.b;
-        if (bl.b == 1) {
-          out[0] = static_cast<C>(ApplyBinary<Op, T>(out[0], FoldRun<Op, T>(src, bl.r)));
-          continue;
+    // Intra-op pieces split the outputs: runs of 16 rows (b == 1) or a share of the columns. Each
+    // output element is folded in the same order whatever the split, so threads do not change
+    // results.
+    const bool split = a.NumElements() >= (1 << 18) && st.threads() > 1;
+    const int64_t rows = split && bl.b == 1 ? 16 : bl.a;
+    const int64_t cols = split && bl.b > 1 ? std::max<int64_t>(1024, (bl.b + st.threads() - 1) / st.threads()) : bl.b;
+    const int64_t row_pieces = (bl.a + rows - 1) / rows, col_pieces = (bl.b + cols - 1) / cols;
+    st.ParallelFor(row_pieces * col_pieces, [&](int64_t piece) {
+      const int64_t a0 = piece / col_pieces * rows, a1 = std::min(bl.a, a0 + rows);
+      const int64_t b0 = piece % col_pieces * cols, b1 = std::min(bl.b, b0 + cols);
+      for (int64_t r0 = 0; r0 < bl.r0; ++r0) {
+        const auto* base = x + r0 * bl.a * bl.r * bl.b;
+        for (int64_t ia = a0; ia < a1; ++ia) {
+          C* out = acc.get() + ia * bl.b;
+          const auto* src = base + ia * bl.r * bl.b;
+          if (bl.b == 1) {
+            out[0] = static_cast<C>(ApplyBinary<Op, T>(out[0], FoldRun<Op, T>(src, bl.r)));
+            continue;
+          }
+          for (int64_t ir = 0; ir < bl.r; ++ir, src += bl.b)
+            for (int64_t ib = b0; ib < b1; ++ib)
+              out[ib] = static_cast<C>(ApplyBinary<Op, T>(out[ib], T::Load(src[ib])));
         }
-        for (int64_t ir = 0; ir < bl.r; ++ir, src += bl.b)
-          for (int64_t ib = 0; ib < bl.b; ++ib) out[ib] = static_cast<C>(ApplyBinary<Op, T>(out[ib], T::Load(src[ib])));
       }
-    }
+    });
   } else {
     ReduceMap m = MakeMap(a.dims(), s.Params<ReduceParams>().dims);
     ForEachMapped(m, [&](int64_t i, int64_t o) {

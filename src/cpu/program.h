@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,21 @@ class HostTransfers {
 };
 struct Program;
 class CollectiveHub;
+
+// Spreads the independent pieces of one kernel over threads (the PJRT client's pool). Kernels
+// call ExecState::ParallelFor; without a Parallel the pieces run in order on the calling thread.
+// Elementwise ops and reductions cut their work so that every output element is computed the same
+// way whatever the cut; matrix products cut by thread count unless deterministic() asks for a cut
+// that depends only on the shapes (bit-identical results with any number of threads).
+class Parallel {
+ public:
+  virtual ~Parallel() = default;
+  virtual int threads() const = 0;
+  virtual bool deterministic() const = 0;
+  // Runs fn(i) for every i in [0, n) and returns when all have finished. The calling thread takes
+  // pieces too, so a busy pool only makes it slower, never stuck.
+  virtual void For(int64_t n, const std::function<void(int64_t)>& fn) = 0;
+};
 
 // A kernel reads its inputs from state.slots[step.in[i]] and writes state.slots[step.out[j]].
 // It reports errors with state.Fail(); it never throws.
@@ -77,6 +93,18 @@ struct ExecState {
   CollectiveHub* hub = nullptr;  // shared by the instances of a multi-device execution
   HostTransfers* host = nullptr;  // send/recv with the host; null when the caller gave none
   int64_t step_budget = -1;      // steps left before RESOURCE_EXHAUSTED; -1: unlimited
+  Parallel* parallel = nullptr;  // intra-op threads; null: one thread
+
+  int threads() const { return parallel ? parallel->threads() : 1; }
+  bool deterministic() const { return parallel && parallel->deterministic(); }
+  // fn(i) for i in [0, n), over the intra-op threads when there are several.
+  void ParallelFor(int64_t n, const std::function<void(int64_t)>& fn) {
+    if (parallel && n > 1 && parallel->threads() > 1) {
+      parallel->For(n, fn);
+    } else {
+      for (int64_t i = 0; i < n; ++i) fn(i);
+    }
+  }
 
   bool ok() const { return status.ok(); }
   void Fail(const Step& step, absl::Status s);
@@ -103,7 +131,8 @@ struct Executable {
   absl::StatusOr<std::vector<RtValue>> Run(std::vector<RtValue> args,
                                            std::vector<CheckFailure>* checks = nullptr,
                                            int64_t* checks_run = nullptr,
-                                           int64_t step_budget = -1, HostTransfers* host = nullptr) const;
+                                           int64_t step_budget = -1, HostTransfers* host = nullptr,
+                                           Parallel* parallel = nullptr) const;
 
   // Runs one instance per (replica, partition) on its own thread; args[d] and the result's
   // element d belong to device d = replica * num_partitions + partition. Collectives exchange
@@ -111,7 +140,7 @@ struct Executable {
   absl::StatusOr<std::vector<std::vector<RtValue>>> RunReplicated(
       int num_replicas, int num_partitions, std::vector<std::vector<RtValue>> args,
       std::vector<CheckFailure>* checks = nullptr, int64_t* checks_run = nullptr,
-      const std::vector<HostTransfers*>* hosts = nullptr) const;
+      const std::vector<HostTransfers*>* hosts = nullptr, Parallel* parallel = nullptr) const;
 
  private:
   absl::StatusOr<std::vector<RtValue>> RunOn(ExecState& state, std::vector<RtValue> args) const;

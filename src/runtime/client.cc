@@ -54,11 +54,15 @@ Client::Client(ClientOptions options) : options_(options) {
   int threads = options_.intra_op_threads;
   if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
   pool_ = std::make_unique<ThreadPool>(threads);
+  parallel_ = std::make_unique<PoolParallel>(pool_.get(), options_.deterministic);
   platform_version_ = "openpjrt cpu 0.1.0";
 }
 
 // The pool's destructor drains queued work before devices and memories go away.
-Client::~Client() { pool_.reset(); }
+Client::~Client() {
+  pool_.reset();
+  parallel_.reset();
+}
 
 Device* Client::LookupDevice(int id) const {
   if (id < 0 || id >= static_cast<int>(devices_.size())) return nullptr;

@@ -88,6 +88,7 @@ class Client {
   const std::vector<Memory*>& memories() const { return memory_ptrs_; }
   Device* LookupDevice(int id) const;  // null when out of range
   ThreadPool& pool() { return *pool_; }
+  cpu::Parallel* parallel() { return parallel_.get(); }
   const std::string& platform_version() const { return platform_version_; }
 
   // Kind ids shared by every device: 0 device, 1 pinned_host, 2 unpinned_host.
@@ -99,6 +100,7 @@ class Client {
   std::vector<Device*> device_ptrs_;
   std::vector<Memory*> memory_ptrs_;
   std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<PoolParallel> parallel_;
   std::string platform_version_;
 };
 

@@ -348,7 +348,8 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
   auto hosts = std::make_shared<std::vector<std::shared_ptr<cpu::HostTransfers>>>(std::move(req.hosts));
   if (!hosts->empty() && hosts->size() != n)
     return absl::InvalidArgumentError(StrCat("host transfer callbacks for ", hosts->size(), " devices; the execution has ", n));
-  auto run = [self, args, outs, done, donate, single, limit, hosts](absl::Status ready) {
+  cpu::Parallel* parallel = client_->parallel();  // the client outlives its executions
+  auto run = [self, args, outs, done, donate, single, limit, hosts, parallel](absl::Status ready) {
     auto finish = [&](const absl::Status& s) {
       for (size_t d = 0; d < outs.size(); ++d) {
         for (const BufferRef& o : outs[d]) o->Fail(s);
@@ -378,13 +379,13 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
     for (const auto& h : *hosts) host_ptrs.push_back(h.get());
     if (single) {
       auto r = self->program().Run(std::move(values[0]), &checks, nullptr, -1,
-                                   host_ptrs.empty() ? nullptr : host_ptrs[0]);
+                                   host_ptrs.empty() ? nullptr : host_ptrs[0], parallel);
       if (r.ok()) results = std::vector<std::vector<cpu::RtValue>>{std::move(*r)};
       else results = r.status();
     } else {
       results = self->program().RunReplicated(self->num_replicas(), self->num_partitions(),
                                               std::move(values), &checks, nullptr,
-                                              host_ptrs.empty() ? nullptr : &host_ptrs);
+                                              host_ptrs.empty() ? nullptr : &host_ptrs, parallel);
     }
     if (!results.ok()) return finish(results.status());
     if (!checks.empty()) {

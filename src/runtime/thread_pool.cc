@@ -1,6 +1,10 @@
 // The worker loop.
 #include "src/runtime/thread_pool.h"
 
+#include <algorithm>
+#include <atomic>
+#include <memory>
+
 namespace openpjrt::runtime {
 
 ThreadPool::ThreadPool(int num_threads) {
@@ -37,6 +41,34 @@ void ThreadPool::Work() {
     }
     task();
   }
+}
+
+void PoolParallel::For(int64_t n, const std::function<void(int64_t)>& fn) {
+  struct Shared {
+    std::atomic<int64_t> next{0};
+    std::atomic<int64_t> done{0};
+    std::mutex mu;
+    std::condition_variable cv;
+  };
+  auto shared = std::make_shared<Shared>();
+  // A helper that starts after every piece is taken returns without touching fn (which lives on
+  // the caller's stack only until the last piece finishes).
+  auto work = [shared, n, &fn] {
+    for (;;) {
+      const int64_t i = shared->next.fetch_add(1);
+      if (i >= n) return;
+      fn(i);
+      if (shared->done.fetch_add(1) + 1 == n) {
+        std::lock_guard<std::mutex> lock(shared->mu);
+        shared->cv.notify_all();
+      }
+    }
+  };
+  const int64_t helpers = std::min<int64_t>(n, pool_->size()) - 1;
+  for (int64_t h = 0; h < helpers; ++h) pool_->Schedule(work);
+  work();
+  std::unique_lock<std::mutex> lock(shared->mu);
+  shared->cv.wait(lock, [&] { return shared->done.load() == n; });
 }
 
 }  // namespace openpjrt::runtime

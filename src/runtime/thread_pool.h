@@ -1,5 +1,6 @@
 // A fixed pool of worker threads running queued tasks in FIFO order. The client owns one; work
-// that waits on other work is chained through events, never by blocking a worker.
+// that waits on other work is chained through events, never by blocking a worker (an intra-op
+// ParallelFor waits only for pieces already running).
 #pragma once
 
 #include <condition_variable>
@@ -8,6 +9,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "src/cpu/program.h"
 
 namespace openpjrt::runtime {
 
@@ -30,6 +33,20 @@ class ThreadPool {
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
   std::vector<std::thread> workers_;
+};
+
+// Intra-op pieces on a ThreadPool: helpers are scheduled as ordinary tasks and take pieces from a
+// shared counter alongside the calling thread.
+class PoolParallel : public cpu::Parallel {
+ public:
+  PoolParallel(ThreadPool* pool, bool deterministic) : pool_(pool), deterministic_(deterministic) {}
+  int threads() const override { return pool_->size(); }
+  bool deterministic() const override { return deterministic_; }
+  void For(int64_t n, const std::function<void(int64_t)>& fn) override;
+
+ private:
+  ThreadPool* pool_;
+  bool deterministic_;
 };
 
 }  // namespace openpjrt::runtime

@@ -1,0 +1,87 @@
+// Intra-op threads: kernels cut large work into pieces for the client's pool. With
+// `deterministic` the cuts depend only on the shapes and results are bit-identical with one thread
+// and with several; without it matrix products are cut per thread (last-bit differences allowed),
+// while reductions and elementwise ops stay identical. The pieces must not race (capi_tests also
+// runs under ThreadSanitizer in CI).
+#include <cmath>
+#include <cstring>
+
+#include "tests/capi/capi_fixture.h"
+
+namespace capi {
+namespace {
+
+constexpr char kProgram[] = R"(
+func.func @main(%a: tensor<512x512xf32>, %x: tensor<300000xf32>) -> (tensor<512x512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<300000xf32>) {
+  %m = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %rows = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<512x512xf32>, tensor<f32>) -> tensor<512xf32>
+  %cols = stablehlo.reduce(%a init: %z) applies stablehlo.maximum across dimensions = [0] : (tensor<512x512xf32>, tensor<f32>) -> tensor<512xf32>
+  %h = stablehlo.constant dense<0.5> : tensor<300000xf32>
+  %b = stablehlo.constant dense<0.1> : tensor<300000xf32>
+  %0 = stablehlo.multiply %x, %h : tensor<300000xf32>
+  %1 = stablehlo.add %0, %b : tensor<300000xf32>
+  %2 = stablehlo.tanh %1 : tensor<300000xf32>
+  %3 = stablehlo.multiply %2, %x : tensor<300000xf32>
+  return %m, %rows, %cols, %3 : tensor<512x512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<300000xf32>
+}
+)";
+
+std::vector<float> Pseudorandom(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  for (float& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = static_cast<float>(seed >> 8) / static_cast<float>(1 << 24) * 2.0f - 1.0f;
+  }
+  return v;
+}
+
+TEST_F(PluginTest, IntraOpThreadsDoNotChangeResults) {
+  const std::vector<float> a = Pseudorandom(512 * 512, 1), x = Pseudorandom(300000, 2);
+  std::vector<std::vector<float>> first;
+  struct Config {
+    int threads;
+    bool deterministic;
+  };
+  for (Config config : {Config{1, true}, Config{4, true}, Config{4, false}}) {
+    const int threads = config.threads;
+    PJRT_Client* c = CreateClient({IntOption("intra_op_threads", threads), BoolOption("deterministic", config.deterministic)});
+    ASSERT_NE(c, nullptr);
+    PJRT_LoadedExecutable* exe = Compile(kProgram, c);
+    ASSERT_NE(exe, nullptr);
+    auto outs = Execute(exe, {{Upload(a, {512, 512}, 0, c), Upload(x, {300000}, 0, c)}}, 4);
+    ASSERT_EQ(outs.size(), 1u);
+    std::vector<std::vector<float>> got;
+    for (PJRT_Buffer* b : outs[0]) {
+      got.push_back(Download(b));
+      Destroy(b);
+    }
+    Destroy(exe);
+    auto d = Args<PJRT_Client_Destroy_Args>();
+    d.client = c;
+    EXPECT_EQ(api->PJRT_Client_Destroy(&d), nullptr);
+    if (first.empty()) {
+      first = got;
+      // The single-thread answers are right.
+      double row0 = 0, col0 = -1e30, m00 = 0;
+      for (int j = 0; j < 512; ++j) row0 += a[j], col0 = std::max<double>(col0, a[j * 512]), m00 += double(a[j]) * a[j * 512];
+      EXPECT_NEAR(got[1][0], row0, 1e-3);
+      EXPECT_EQ(got[2][0], static_cast<float>(col0));
+      EXPECT_NEAR(got[0][0], m00, 1e-3);
+      EXPECT_NEAR(got[3][299999], std::tanh(0.5f * x[299999] + 0.1f) * x[299999], 1e-6);
+      continue;
+    }
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].size(), first[i].size());
+      if (i == 0 && !config.deterministic) {
+        for (size_t k = 0; k < got[i].size(); ++k) ASSERT_NEAR(got[i][k], first[i][k], 1e-3) << "at " << k;
+        continue;
+      }
+      EXPECT_EQ(std::memcmp(got[i].data(), first[i].data(), got[i].size() * sizeof(float)), 0)
+          << "result #" << i << " differs between 1 and " << threads << " threads";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace capi
