@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The table of issue 6: openpjrt (through the plugin, from the Python package) against numpy
-baselines measured in the same process on the same data, at 1 and 2 threads.
+baselines measured in the same process on the same data, at 1 and 2 threads (the client's
+intra_op_threads and OpenBLAS's thread count).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/ratios.py [--quick]
 
@@ -8,7 +9,9 @@ Each figure is the median of repeated runs (inputs already on the device, result
 ratio = openpjrt time / baseline time: below 1 means openpjrt is faster. numpy's BLAS is
 OpenBLAS, started with OPENBLAS_CORETYPE=SkylakeX (0.3.21 misdetects this CPU and would fall back
 to SSE3 kernels) and OPENBLAS_NUM_THREADS set to the thread count. PyTorch and oneDNN are not
-Debian packages we install, so their rows are absent; the machine load is printed with each run.
+Debian packages we install, so numpy stands in for them (the conv baseline is numpy's padded
+window view + tensordot, the training baseline the same forward/backward written in numpy); the
+machine load is printed with each run.
 """
 import os
 import subprocess
@@ -123,6 +126,54 @@ def child(threads, quick):
 
     t_np = median_seconds(np_mlp, reps * 5)
     rows.append(("MLP 784-512-512-10 forward, batch 128", t_ours, "numpy", t_np))
+
+    # 4b. One SGD step of an MLP 784-512-10, batch 128 (examples/gen_mlp.py), against the same
+    # forward and backward pass written in numpy.
+    here = os.path.dirname(os.path.abspath(__file__))
+    step_text = subprocess.run([sys.executable, os.path.join(here, "..", "examples", "gen_mlp.py"), "--step-only",
+                                "--batch", "128", "--in", "784", "--hidden", "512", "--out", "10"],
+                               capture_output=True, text=True, check=True).stdout
+    step = c.compile(step_text)
+    ys = rng.standard_normal((128, 10)).astype(np.float32)
+    params = [w1, b1, w2[:, :10].copy(), b3]
+    dev_step = [c.device_put(v) for v in params + [xb, ys]]
+    t_ours = median_seconds(lambda: run(step, *dev_step), reps * 5)
+
+    def np_step():
+        pw1, pb1, pw2, pb2 = params
+        pre = xb @ pw1 + pb1
+        h = np.maximum(pre, 0)
+        out = h @ pw2 + pb2
+        diff = out - ys
+        loss = np.mean(diff * diff)
+        dout = diff * np.float32(2.0 / diff.size)
+        dw2, db2 = h.T @ dout, dout.sum(0)
+        dpre = np.where(pre > 0, dout @ pw2.T, 0)
+        dw1, db1 = xb.T @ dpre, dpre.sum(0)
+        lr = np.float32(0.05)
+        return pw1 - lr * dw1, pb1 - lr * db1, pw2 - lr * dw2, pb2 - lr * db2, loss
+
+    t_np = median_seconds(np_step, reps * 5)
+    rows.append(("MLP 784-512-10 SGD step, batch 128", t_ours, "numpy", t_np))
+
+    # 4c. conv2d NHWC 1x56x56x64, 3x3x64x64, SAME, against numpy (padded windows + tensordot).
+    img = rng.standard_normal((1, 56, 56, 64)).astype(np.float32)
+    ker = rng.standard_normal((3, 3, 64, 64)).astype(np.float32)
+    conv = c.compile("""func.func @main(%x: tensor<1x56x56x64xf32>, %w: tensor<3x3x64x64xf32>) -> tensor<1x56x56x64xf32> {
+  %y = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x56x56x64xf32>, tensor<3x3x64x64xf32>) -> tensor<1x56x56x64xf32>
+  return %y : tensor<1x56x56x64xf32>
+}""")
+    dimg, dker = c.device_put(img), c.device_put(ker)
+    t_ours = median_seconds(lambda: run(conv, dimg, dker), reps * 3)
+
+    def np_conv():
+        padded = np.pad(img, ((0, 0), (1, 1), (1, 1), (0, 0)))
+        win = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))  # 1,56,56,64,3,3
+        return np.tensordot(win, ker, axes=([4, 5, 3], [0, 1, 2]))
+
+    t_np = median_seconds(np_conv, reps * 3)
+    flops = 2 * 56 * 56 * 64 * 64 * 9
+    rows.append((f"conv2d 1x56x56x64 3x3x64x64 ({flops / t_ours / 1e9:.0f} GFLOP/s)", t_ours, "numpy", t_np))
 
     # 5. Dispatch of a tiny program from Python.
     tiny = c.compile("func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n"

@@ -868,7 +868,8 @@ class Lowerer {
         std::vector<int> in = Operands(op, env);
         for (size_t i = 0; i < 2; ++i)
           in[i] = ConvertTo(op, prog, in[i], ToArrayType(op, op.operands[i]->type), out);
-        AddStep(op, env, prog, Check(op, cpu::SelectConvolution(out)), in).params = p;
+        cpu::KernelFn gemm = p->batch_groups == 1 ? cpu::ConvolutionGemmKernel(out) : nullptr;
+        AddStep(op, env, prog, gemm ? gemm : Check(op, cpu::SelectConvolution(out)), in).params = p;
         return;
       }
       case OpCode::kBatchNormInference:

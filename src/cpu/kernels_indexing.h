@@ -47,6 +47,9 @@ struct ConvParams {
 };
 // Operands arrive in the result's element kind.
 absl::StatusOr<KernelFn> SelectConvolution(ElemKind k);
+// The same through matrix products (kernels_conv.cc) for f32, f64, c64 and c128 when
+// batch_group_count is 1; null otherwise.
+KernelFn ConvolutionGemmKernel(ElemKind k);
 
 KernelFn MapKernel();  // regions[0]: the computation, applied per element
 
