@@ -231,10 +231,16 @@ void Verifier::VerifyOpRules(const Operation& op) {
       }
       break;
     }
-    case OpCode::kIota: {
+    case OpCode::kIota:
+    case OpCode::kDynamicIota: {
       Type r = result(0);
       int64_t d = IntAttr(op, "iota_dimension", true, 0);
       if (r.rank() == 0) Fail(op, "result must have rank at least 1");
+      if (op.code == OpCode::kDynamicIota) {
+        Type shape = operand(0);
+        if (shape.rank() != 1 || (shape.HasStaticShape() && shape.shape()[0] != r.rank()))
+          Fail(op, StrCat("output_shape ", TypeStr(shape), " must be a 1-D tensor of ", r.rank(), " sizes"));
+      }
       if (d < 0 || d >= r.rank())
         Fail(op, StrCat("iota_dimension ", d, " is out of range for rank ", r.rank()));
       CheckElem(op, r, kCatInt | kFloatLike, "result");

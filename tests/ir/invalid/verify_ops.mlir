@@ -255,6 +255,22 @@ func.func @f() {
 
 // -----
 
+func.func @f(%n: tensor<1xi64>) {
+  // expect-error@+1: iota_dimension 1 is out of range for rank 1
+  %0 = stablehlo.dynamic_iota %n, dim = 1 : (tensor<1xi64>) -> tensor<3xi32>
+  return
+}
+
+// -----
+
+func.func @f(%n: tensor<2xi64>) {
+  // expect-error@+1: output_shape tensor<2xi64> must be a 1-D tensor of 1 sizes
+  %0 = stablehlo.dynamic_iota %n, dim = 0 : (tensor<2xi64>) -> tensor<3xi32>
+  return
+}
+
+// -----
+
 func.func @f() {
   // expect-error@+1: result must have integer, float, complex, quantized elements
   %0 = stablehlo.iota dim = 0 : tensor<4xi1>
