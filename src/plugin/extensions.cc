@@ -15,14 +15,6 @@ PJRT_Layouts_MemoryLayout* RowMajor(size_t rank) {
   return l;
 }
 
-void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
 // Validates (type, dims, num_dims) of a GetDefaultLayout call and returns the row-major layout.
 PJRT_Error* DefaultLayout(const char* args_name, int type, const int64_t* dims,
                           size_t num_dims, PJRT_Layouts_MemoryLayout** out) {
@@ -56,16 +48,14 @@ void DeleteSerialized(PJRT_Layouts_SerializedLayout* s) { delete s; }
 PJRT_Error* LayoutSerialize(PJRT_Layouts_MemoryLayout_Serialize_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Layouts_MemoryLayout_Serialize_Args, args);
   OPJ_REQUIRE(PJRT_Layouts_MemoryLayout_Serialize_Args, args, layout);
-  // xla.LayoutProto: field 1 (minor_to_major), packed varints. Nothing else is set for a dense
-  // layout; readers treat a missing tail-padding alignment as 1.
-  std::string packed;
-  for (int64_t d : args->layout->minor_to_major) PutVarint(&packed, static_cast<uint64_t>(d));
+  // XLA's text form of a layout, which is what PjRtLayout::Serialize produces and
+  // PjRtLayout::Deserialize reads: the minor-to-major order in braces, "{1,0}" ("{}" for a
+  // scalar). A dense layout here has no tiles, element size or memory space to add.
   auto* s = new PJRT_Layouts_SerializedLayout;
-  if (!packed.empty()) {
-    s->bytes.push_back(0x0a);
-    PutVarint(&s->bytes, packed.size());
-    s->bytes += packed;
-  }
+  s->bytes = "{";
+  for (size_t i = 0; i < args->layout->minor_to_major.size(); ++i)
+    s->bytes += (i ? "," : "") + std::to_string(args->layout->minor_to_major[i]);
+  s->bytes += "}";
   args->serialized_bytes = s->bytes.data();
   args->serialized_bytes_size = s->bytes.size();
   args->serialized_layout = s;

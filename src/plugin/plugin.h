@@ -88,7 +88,7 @@ struct PJRT_Layouts_MemoryLayout {
   std::vector<int64_t> minor_to_major;
 };
 struct PJRT_Layouts_SerializedLayout {
-  std::string bytes;  // an xla.LayoutProto
+  std::string bytes;  // XLA's text form, "{1,0}"
 };
 
 // MemoryDescriptions extension: one per memory kind, shared by every CPU device description.

@@ -4,8 +4,9 @@
  * public PJRT Layouts extension so that clients built against either header interoperate.
  *
  * A plugin that offers this extension reports how arrays are laid out in its memories. A layout
- * is an opaque PJRT_Layouts_MemoryLayout; its serialized form is an `xla.LayoutProto` message
- * (field 1: minor_to_major, packed int64). Layouts returned by the Buffer and GetDefaultLayout
+ * is an opaque PJRT_Layouts_MemoryLayout; its serialized form is XLA's text form of the layout
+ * (the minor-to-major order in braces, e.g. "{1,0}"; "{}" for a scalar), as PjRtLayout::Serialize
+ * writes it. Layouts returned by the Buffer and GetDefaultLayout
  * calls belong to the caller (free them with PJRT_Layouts_MemoryLayout_Destroy); layouts returned
  * by the Executable calls belong to the executable and live as long as it does.
  */
