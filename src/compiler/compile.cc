@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "src/cpu/collectives.h"
+#include "src/cpu/ffi.h"
 #include "src/cpu/kernels.h"
 #include "src/cpu/kernels_indexing.h"
 #include "src/cpu/kernels_linalg.h"
@@ -1092,9 +1093,12 @@ class Lowerer {
           AddStep(op, env, prog, cpu::ShapeAssertionKernel(), Operands(op, env)).params = p;
         } else if (target.starts_with("lapack_") || target.starts_with("blas_")) {
           LowerLapack(op, env, prog, target);
+        } else if (const cpu::FfiHandler* h = cpu::FindFfiHandler(target)) {
+          LowerFfiCall(op, env, prog, target, h);
         } else {
           Fail(op, absl::StatusCode::kUnimplemented,
-               StrCat("custom_call target '", target, "' is not supported by the CPU plugin"));
+               StrCat("custom_call target '", target, "' is not supported by the CPU plugin (No FFI handler registered for '",
+                      target, "'; register one through the PJRT FFI extension)"));
         }
         return;
       }
@@ -1121,6 +1125,28 @@ class Lowerer {
   }
 
   // send/recv with the host: one array each way, matched to the caller's callbacks by channel.
+  // A custom_call whose target has an XLA FFI handler (registered through the PJRT FFI
+  // extension): operands and results are passed as buffers, the backend_config dictionary (or
+  // mhlo.backend_config) as the handler's attributes.
+  void LowerFfiCall(const Operation& op, Env& env, Program& prog, const std::string& target,
+                    const cpu::FfiHandler* handler) {
+    auto p = std::make_shared<cpu::FfiCallParams>();
+    p->target = target;
+    p->handler = handler;
+    Attribute config = op.attr("backend_config");
+    if (!config || config.kind() != AttrKind::kDictionary) config = op.attr("mhlo.backend_config");
+    if (config && config.kind() != AttrKind::kDictionary) config = Attribute();
+    absl::Status s = cpu::EncodeFfiAttrs(config, &p->attrs);
+    if (!s.ok()) Fail(op, s.code(), StrCat("@", target, ": ", s.message()));
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      Type t = op.result(i)->type;
+      if (!t.IsTensor() && !t.IsToken())
+        Unimplemented(op, StrCat("@", target, ": result #", i, " of type ", t.ToString(), " for an FFI handler"));
+      p->result_is_token.push_back(t.IsToken());
+    }
+    AddStep(op, env, prog, cpu::FfiCallKernel(), Operands(op, env)).params = p;
+  }
+
   // The value of a scalar integer operand that a constant defines (the legacy LAPACK calls pass
   // their options this way).
   int64_t ConstantOperand(const Operation& op, size_t i, const char* what) {

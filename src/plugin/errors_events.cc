@@ -46,7 +46,7 @@ PJRT_Error* InvalidArgument(const std::string& message) {
 }
 
 PJRT_Error* Unimplemented(const char* slot) {
-  return MakeError(absl::UnimplementedError(StrCat(slot, " is not implemented by the openpjrt CPU plugin")));
+  return MakeError(absl::UnimplementedError(StrCat(slot, " is not supported by the openpjrt CPU plugin (unimplemented)")));
 }
 
 PJRT_Error* CheckArgs(const void* args, size_t min_size, size_t full_size, const char* type_name) {

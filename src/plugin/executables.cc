@@ -469,8 +469,6 @@ PJRT_Error* OPJ_LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* arg
 
 // ------------------------------------------------------------------ execute contexts
 
-struct PJRT_ExecuteContext {};
-
 PJRT_Error* OPJ_ExecuteContext_Create(PJRT_ExecuteContext_Create_Args* args) {
   OPJ_CHECK_ARGS(PJRT_ExecuteContext_Create_Args, args);
   args->context = new PJRT_ExecuteContext;

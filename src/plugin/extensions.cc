@@ -1,8 +1,11 @@
-// The extension chain of PJRT_Api: Layouts (version 4) then MemoryDescriptions (version 1).
-// Every array on this plugin is dense and row-major, so every layout is the descending
-// minor-to-major order of its rank; the extension lets clients ask instead of assume.
+// The extension chain of PJRT_Api: Layouts (version 4), MemoryDescriptions (version 1) and FFI
+// (version 2). Every array on this plugin is dense and row-major, so every layout is the
+// descending minor-to-major order of its rank; the extension lets clients ask instead of assume.
+// FFI hands XLA FFI handlers to src/cpu/ffi.h for custom_call targets.
+#include <cctype>
 #include <string>
 
+#include "src/cpu/ffi.h"
 #include "src/plugin/plugin.h"
 #include "src/support/str.h"
 
@@ -126,11 +129,11 @@ PJRT_Error* MemoryDescriptionKind(PJRT_MemoryDescription_Kind_Args* args) {
   return nullptr;
 }
 
-PJRT_MemoryDescriptions_Extension MakeMemoryDescriptions() {
+PJRT_MemoryDescriptions_Extension MakeMemoryDescriptions(PJRT_Extension_Base* next) {
   PJRT_MemoryDescriptions_Extension e{};
   e.base.struct_size = PJRT_MemoryDescriptions_Extension_STRUCT_SIZE;
   e.base.type = PJRT_Extension_Type_MemoryDescriptions;
-  e.base.next = nullptr;
+  e.base.next = next;
   e.PJRT_DeviceDescription_MemoryDescriptions =
       &Guarded<PJRT_DeviceDescription_MemoryDescriptions_Args, MemoryDescriptions>;
   e.PJRT_MemoryDescription_Kind = &Guarded<PJRT_MemoryDescription_Kind_Args, MemoryDescriptionKind>;
@@ -158,11 +161,65 @@ PJRT_Layouts_Extension MakeLayouts(PJRT_Extension_Base* next) {
   return e;
 }
 
+// ------------------------------------------------------------------ FFI
+
+PJRT_Error* FfiTypeIdRegister(PJRT_FFI_TypeID_Register_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_FFI_TypeID_Register_Args, args);
+  OPJ_REQUIRE(PJRT_FFI_TypeID_Register_Args, args, type_name);
+  auto id = cpu::RegisterFfiType(std::string_view(args->type_name, args->type_name_size), args->type_id);
+  if (!id.ok()) return MakeError(id.status());
+  args->type_id = *id;
+  return nullptr;
+}
+
+PJRT_Error* FfiUserDataAdd(PJRT_FFI_UserData_Add_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_FFI_UserData_Add_Args, args);
+  OPJ_REQUIRE(PJRT_FFI_UserData_Add_Args, args, context);
+  for (const PJRT_FFI_UserData& u : args->context->user_data)
+    if (u.type_id == args->user_data.type_id)
+      return MakeError(absl::AlreadyExistsError(
+          StrCat("PJRT_FFI_UserData_Add_Args.user_data: the context already holds type id ", u.type_id)));
+  args->context->user_data.push_back(args->user_data);
+  return nullptr;
+}
+
+PJRT_Error* FfiRegisterHandler(PJRT_FFI_Register_Handler_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_FFI_Register_Handler_Args, args);
+  OPJ_REQUIRE(PJRT_FFI_Register_Handler_Args, args, target_name);
+  OPJ_REQUIRE(PJRT_FFI_Register_Handler_Args, args, handler);
+  std::string platform(args->platform_name ? args->platform_name : "",
+                       args->platform_name ? args->platform_name_size : 0);
+  for (char& c : platform) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!platform.empty() && platform != "cpu" && platform != "host")
+    return InvalidArgument(StrCat("PJRT_FFI_Register_Handler_Args.platform_name '", platform,
+                                  "': this plugin runs handlers for the platform \"cpu\" (or \"Host\")"));
+  if (args->api_version != 1)
+    return InvalidArgument(StrCat("PJRT_FFI_Register_Handler_Args.api_version ", args->api_version,
+                                  ": only typed XLA FFI handlers (api_version 1) are supported, not the untyped "
+                                  "custom-call ABI"));
+  XLA_FFI_Handler_Bundle bundle{};
+  bundle.execute = reinterpret_cast<XLA_FFI_Handler*>(args->handler);
+  absl::Status s = cpu::RegisterFfiHandler(std::string_view(args->target_name, args->target_name_size), bundle);
+  return s.ok() ? nullptr : MakeError(s);
+}
+
+PJRT_FFI_Extension MakeFfi(PJRT_Extension_Base* next) {
+  PJRT_FFI_Extension e{};
+  e.base.struct_size = PJRT_FFI_Extension_STRUCT_SIZE;
+  e.base.type = PJRT_Extension_Type_FFI;
+  e.base.next = next;
+  e.type_id_register = &Guarded<PJRT_FFI_TypeID_Register_Args, FfiTypeIdRegister>;
+  e.user_data_add = &Guarded<PJRT_FFI_UserData_Add_Args, FfiUserDataAdd>;
+  e.register_handler = &Guarded<PJRT_FFI_Register_Handler_Args, FfiRegisterHandler>;
+  return e;
+}
+
 }  // namespace
 
 PJRT_Extension_Base* FirstExtension() {
-  // Built once, on the first GetPjrtApi; nothing but two static tables.
-  static PJRT_MemoryDescriptions_Extension memory_descriptions = MakeMemoryDescriptions();
+  // Built once, on the first GetPjrtApi; nothing but static tables.
+  static PJRT_FFI_Extension ffi = MakeFfi(nullptr);
+  static PJRT_MemoryDescriptions_Extension memory_descriptions = MakeMemoryDescriptions(&ffi.base);
   static PJRT_Layouts_Extension layouts = MakeLayouts(&memory_descriptions.base);
   return &layouts.base;
 }

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "include/openpjrt/c/pjrt_c_api.h"
+#include "include/openpjrt/c/pjrt_c_api_ffi_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_layouts_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_memory_descriptions_extension.h"
 #include "src/runtime/executable.h"
@@ -89,6 +90,15 @@ struct PJRT_Layouts_MemoryLayout {
 };
 struct PJRT_Layouts_SerializedLayout {
   std::string bytes;  // XLA's text form, "{1,0}"
+};
+
+// An execute context: user data for FFI handlers (PJRT_FFI_UserData_Add), deleted with it.
+struct PJRT_ExecuteContext {
+  std::vector<PJRT_FFI_UserData> user_data;
+  ~PJRT_ExecuteContext() {
+    for (PJRT_FFI_UserData& u : user_data)
+      if (u.deleter) u.deleter(u.data);
+  }
 };
 
 // MemoryDescriptions extension: one per memory kind, shared by every CPU device description.

@@ -64,7 +64,7 @@ func.func @main() {
 
 // -----
 
-// expect-fail: custom_call target 'my.kernel' is not supported by the CPU plugin
+// expect-fail: custom_call target 'my.kernel' is not supported by the CPU plugin (No FFI handler registered for 'my.kernel'
 func.func @main() {
   %0 = stablehlo.custom_call @my.kernel() : () -> tensor<f32>
   func.return
