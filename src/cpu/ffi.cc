@@ -24,8 +24,10 @@ struct XLA_FFI_Future {
   absl::Status status;
 };
 
-// What a handler's calls into the API receive as their context (nothing is attached yet).
-struct XLA_FFI_ExecutionContext {};
+// What a handler's calls into the API receive as their context: the execution's user data.
+struct XLA_FFI_ExecutionContext {
+  const openpjrt::cpu::FfiUserData* user_data = nullptr;
+};
 
 namespace openpjrt::cpu {
 namespace {
@@ -73,9 +75,15 @@ XLA_FFI_Error* TypeIdRegister(XLA_FFI_TypeId_Register_Args* a) {
   return nullptr;
 }
 XLA_FFI_Error* ContextGet(XLA_FFI_ExecutionContext_Get_Args* a) {
+  const int64_t id = a->type_id ? a->type_id->type_id : 0;
+  if (a->ctx && a->ctx->user_data)
+    for (const auto& [type, data] : a->ctx->user_data->entries)
+      if (type == id) {
+        a->data = data;
+        return nullptr;
+      }
   return MakeError(absl::StatusCode::kNotFound,
-                   StrCat("no user data of type id ", a->type_id ? a->type_id->type_id : 0,
-                          ": the openpjrt CPU plugin does not pass execute contexts to FFI handlers"));
+                   StrCat("no user data of type id ", id, " in this execution's context"));
 }
 XLA_FFI_Error* StateSet(XLA_FFI_State_Set_Args*) {
   return MakeError(absl::StatusCode::kFailedPrecondition,
@@ -258,6 +266,7 @@ void FfiCall(const Step& s, ExecState& st) {
     out_types.push_back(XLA_FFI_RetType_BUFFER);
   }
   XLA_FFI_ExecutionContext ctx;
+  ctx.user_data = st.ffi_user_data;
   XLA_FFI_CallFrame f;
   InitCallFrame(&f, ApiFor(p.handler->version), &ctx);
   f.args.size = static_cast<int64_t>(in_ptrs.size());

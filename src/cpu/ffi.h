@@ -17,6 +17,12 @@
 
 namespace openpjrt::cpu {
 
+// The user data of one execution's context (PJRT_FFI_UserData_Add), by type id; handlers read
+// it through XLA_FFI_ExecutionContext_Get. The pointers stay owned by the PJRT execute context.
+struct FfiUserData {
+  std::vector<std::pair<int64_t, void*>> entries;
+};
+
 struct FfiHandler {
   XLA_FFI_Handler_Bundle bundle{};  // execute is required
   XLA_FFI_Api_Version version{};    // what the handler reported when probed (else ours)

@@ -63,10 +63,12 @@ absl::StatusOr<std::vector<RtValue>> Executable::RunOn(ExecState& state,
 absl::StatusOr<std::vector<RtValue>> Executable::Run(std::vector<RtValue> args,
                                                      std::vector<CheckFailure>* checks,
                                                      int64_t* checks_run, int64_t step_budget,
-                                                     HostTransfers* host, Parallel* parallel) const {
+                                                     HostTransfers* host, Parallel* parallel,
+                                                     const FfiUserData* ffi_user_data) const {
   ExecState state;
   state.host = host;
   state.parallel = parallel;
+  state.ffi_user_data = ffi_user_data;
   state.step_budget = step_budget;
   state.check_failures = checks;
   auto out = RunOn(state, std::move(args));
@@ -77,7 +79,8 @@ absl::StatusOr<std::vector<RtValue>> Executable::Run(std::vector<RtValue> args,
 absl::StatusOr<std::vector<std::vector<RtValue>>> Executable::RunReplicated(
     int num_replicas, int num_partitions, std::vector<std::vector<RtValue>> args,
     std::vector<CheckFailure>* checks, int64_t* checks_run,
-    const std::vector<HostTransfers*>* hosts, Parallel* parallel) const {
+    const std::vector<HostTransfers*>* hosts, Parallel* parallel,
+    const FfiUserData* ffi_user_data) const {
   const int n = num_replicas * num_partitions;
   if (n <= 0 || static_cast<int>(args.size()) != n)
     return absl::InvalidArgumentError(StrCat("expected argument lists for ", n, " devices, got ",
@@ -92,6 +95,7 @@ absl::StatusOr<std::vector<std::vector<RtValue>>> Executable::RunReplicated(
     states[d].partition_id = static_cast<uint32_t>(d % num_partitions);
     states[d].hub = &hub;
     states[d].parallel = parallel;
+    states[d].ffi_user_data = ffi_user_data;
     if (hosts && static_cast<int>(hosts->size()) == n) states[d].host = (*hosts)[d];
     states[d].check_failures = &device_checks[d];
     threads.emplace_back([&, d] {

@@ -30,6 +30,7 @@ class HostTransfers {
 };
 struct Program;
 class CollectiveHub;
+struct FfiUserData;
 
 // Spreads the independent pieces of one kernel over threads (the PJRT client's pool). Kernels
 // call ExecState::ParallelFor; without a Parallel the pieces run in order on the calling thread.
@@ -94,6 +95,7 @@ struct ExecState {
   HostTransfers* host = nullptr;  // send/recv with the host; null when the caller gave none
   int64_t step_budget = -1;      // steps left before RESOURCE_EXHAUSTED; -1: unlimited
   Parallel* parallel = nullptr;  // intra-op threads; null: one thread
+  const FfiUserData* ffi_user_data = nullptr;  // for FFI handlers; null: none
 
   int threads() const { return parallel ? parallel->threads() : 1; }
   bool deterministic() const { return parallel && parallel->deterministic(); }
@@ -132,7 +134,8 @@ struct Executable {
                                            std::vector<CheckFailure>* checks = nullptr,
                                            int64_t* checks_run = nullptr,
                                            int64_t step_budget = -1, HostTransfers* host = nullptr,
-                                           Parallel* parallel = nullptr) const;
+                                           Parallel* parallel = nullptr,
+                                           const FfiUserData* ffi_user_data = nullptr) const;
 
   // Runs one instance per (replica, partition) on its own thread; args[d] and the result's
   // element d belong to device d = replica * num_partitions + partition. Collectives exchange
@@ -140,7 +143,8 @@ struct Executable {
   absl::StatusOr<std::vector<std::vector<RtValue>>> RunReplicated(
       int num_replicas, int num_partitions, std::vector<std::vector<RtValue>> args,
       std::vector<CheckFailure>* checks = nullptr, int64_t* checks_run = nullptr,
-      const std::vector<HostTransfers*>* hosts = nullptr, Parallel* parallel = nullptr) const;
+      const std::vector<HostTransfers*>* hosts = nullptr, Parallel* parallel = nullptr,
+      const FfiUserData* ffi_user_data = nullptr) const;
 
  private:
   absl::StatusOr<std::vector<RtValue>> RunOn(ExecState& state, std::vector<RtValue> args) const;

@@ -436,6 +436,12 @@ PJRT_Error* OPJ_LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* arg
       req.non_donatable.assign(o->non_donatable_input_indices,
                                o->non_donatable_input_indices + o->num_non_donatable_input_indices);
     }
+    if (plugin::Covers(o, OPJ_FIELD_END(PJRT_ExecuteOptions, context)) && o->context &&
+        !o->context->user_data.empty()) {
+      auto data = std::make_shared<cpu::FfiUserData>();
+      for (const PJRT_FFI_UserData& u : o->context->user_data) data->entries.push_back({u.type_id, u.data});
+      req.ffi_user_data = std::move(data);
+    }
   }
   if (args->execute_device) {
     if (args->execute_device->client != le->client)

@@ -349,7 +349,8 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
   if (!hosts->empty() && hosts->size() != n)
     return absl::InvalidArgumentError(StrCat("host transfer callbacks for ", hosts->size(), " devices; the execution has ", n));
   cpu::Parallel* parallel = client_->parallel();  // the client outlives its executions
-  auto run = [self, args, outs, done, donate, single, limit, hosts, parallel](absl::Status ready) {
+  std::shared_ptr<const cpu::FfiUserData> ffi = req.ffi_user_data;
+  auto run = [self, args, outs, done, donate, single, limit, hosts, parallel, ffi](absl::Status ready) {
     auto finish = [&](const absl::Status& s) {
       for (size_t d = 0; d < outs.size(); ++d) {
         for (const BufferRef& o : outs[d]) o->Fail(s);
@@ -379,13 +380,13 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
     for (const auto& h : *hosts) host_ptrs.push_back(h.get());
     if (single) {
       auto r = self->program().Run(std::move(values[0]), &checks, nullptr, -1,
-                                   host_ptrs.empty() ? nullptr : host_ptrs[0], parallel);
+                                   host_ptrs.empty() ? nullptr : host_ptrs[0], parallel, ffi.get());
       if (r.ok()) results = std::vector<std::vector<cpu::RtValue>>{std::move(*r)};
       else results = r.status();
     } else {
       results = self->program().RunReplicated(self->num_replicas(), self->num_partitions(),
                                               std::move(values), &checks, nullptr,
-                                              host_ptrs.empty() ? nullptr : &host_ptrs, parallel);
+                                              host_ptrs.empty() ? nullptr : &host_ptrs, parallel, ffi.get());
     }
     if (!results.ok()) return finish(results.status());
     if (!checks.empty()) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "src/cpu/ffi.h"
 #include "src/cpu/program.h"
 #include "src/ir/ir.h"
 #include "src/runtime/buffer.h"
@@ -73,6 +74,8 @@ struct ExecuteRequest {
   Device* execute_device = nullptr;          // run one device's share (portable executables)
   // Per device, the host side of send/recv (the PJRT callbacks); empty when none were given.
   std::vector<std::shared_ptr<cpu::HostTransfers>> hosts;
+  // The execute context's user data for FFI handlers; null when the caller gave no context.
+  std::shared_ptr<const cpu::FfiUserData> ffi_user_data;
 };
 
 struct ExecuteResult {

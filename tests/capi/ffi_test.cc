@@ -93,6 +93,25 @@ XLA_FFI_Error* Boom(XLA_FFI_CallFrame* f) {
   return Fail(f->api, "deliberate failure in the handler");
 }
 
+int64_t offset_type_id = 0;
+
+// y = x + *offset, the offset read from the execution's context (PJRT_FFI_UserData_Add).
+XLA_FFI_Error* AddOffset(XLA_FFI_CallFrame* f) {
+  if (Probe(f)) return nullptr;
+  XLA_FFI_TypeId type{offset_type_id};
+  XLA_FFI_ExecutionContext_Get_Args g{};
+  g.struct_size = sizeof(g);
+  g.ctx = f->ctx;
+  g.type_id = &type;
+  if (XLA_FFI_Error* e = f->api->XLA_FFI_ExecutionContext_Get(&g)) return e;
+  const float offset = *static_cast<const float*>(g.data);
+  auto* x = static_cast<XLA_FFI_Buffer*>(f->args.args[0]);
+  auto* y = static_cast<XLA_FFI_Buffer*>(f->rets.rets[0]);
+  for (int64_t i = 0; i < x->dims[0]; ++i)
+    static_cast<float*>(y->data)[i] = static_cast<const float*>(x->data)[i] + offset;
+  return nullptr;
+}
+
 PJRT_Error* Register(const char* name, void* handler, const char* platform = "cpu", int api_version = 1) {
   PJRT_FFI_Register_Handler_Args a{};
   a.struct_size = PJRT_FFI_Register_Handler_Args_STRUCT_SIZE;
@@ -148,6 +167,62 @@ TEST_F(PluginTest, FfiHandlerErrorsFailTheExecution) {
   ASSERT_NE(e, nullptr);
   EXPECT_NE(Message(e).find("deliberate failure in the handler"), std::string::npos) << Message(e);
   Destroy(outs[0][0]);
+  Destroy(exe);
+}
+
+TEST_F(PluginTest, FfiHandlersReadTheExecuteContext) {
+  ASSERT_NE(Ffi(), nullptr);
+  auto t = Args<PJRT_FFI_TypeID_Register_Args>();
+  t.type_name = "opj_test_offset";
+  t.type_name_size = std::strlen(t.type_name);
+  CAPI_OK(Ffi()->type_id_register(&t));
+  offset_type_id = t.type_id;
+  CAPI_OK(Register("opj_test_add_offset", reinterpret_cast<void*>(&AddOffset)));
+  PJRT_LoadedExecutable* exe = Compile(R"(
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.custom_call @opj_test_add_offset(%x) {api_version = 4 : i32} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+)");
+  ASSERT_NE(exe, nullptr);
+  static float offset = 10.0f;
+  auto c = Args<PJRT_ExecuteContext_Create_Args>();
+  CAPI_OK(api->PJRT_ExecuteContext_Create(&c));
+  auto u = Args<PJRT_FFI_UserData_Add_Args>();
+  u.context = c.context;
+  u.user_data = {offset_type_id, &offset, nullptr};
+  CAPI_OK(Ffi()->user_data_add(&u));
+  for (bool with_context : {true, false}) {
+    PJRT_Buffer* x = Upload({1, 2, 3}, {3});
+    PJRT_Buffer* out = nullptr;
+    PJRT_Buffer* const* arg_list = &x;
+    PJRT_Buffer** out_list = &out;
+    auto o = Args<PJRT_ExecuteOptions>();
+    o.context = with_context ? c.context : nullptr;
+    auto a = Args<PJRT_LoadedExecutable_Execute_Args>();
+    a.executable = exe;
+    a.options = &o;
+    a.argument_lists = &arg_list;
+    a.num_devices = 1;
+    a.num_args = 1;
+    a.output_lists = &out_list;
+    CAPI_OK(api->PJRT_LoadedExecutable_Execute(&a));
+    if (with_context) {
+      EXPECT_EQ(Download(out), (std::vector<float>{11, 12, 13}));
+    } else {
+      auto r = Args<PJRT_Buffer_ReadyEvent_Args>();
+      r.buffer = out;
+      CAPI_OK(api->PJRT_Buffer_ReadyEvent(&r));
+      PJRT_Error* e = Await(r.event);
+      ASSERT_NE(e, nullptr);
+      EXPECT_NE(Message(e).find("no user data of type id"), std::string::npos) << Message(e);
+    }
+    Destroy(out);
+    Destroy(x);
+  }
+  auto cd = Args<PJRT_ExecuteContext_Destroy_Args>();
+  cd.context = c.context;
+  CAPI_OK(api->PJRT_ExecuteContext_Destroy(&cd));
   Destroy(exe);
 }
 
