@@ -142,7 +142,8 @@ TEST_F(PluginTest, FfiHandlersRunCustomCalls) {
 
   PJRT_LoadedExecutable* exe = Compile(Program("opj_test_scaled_add"));
   ASSERT_NE(exe, nullptr);
-  auto outs = Execute(exe, {{Upload({1, 2, 3, 4}, {4}), Upload({0.5f, 0.5f, 0.5f, 0.5f}, {4})}}, 1);
+  std::vector<PJRT_Buffer*> inputs = {Upload({1, 2, 3, 4}, {4}), Upload({0.5f, 0.5f, 0.5f, 0.5f}, {4})};
+  auto outs = Execute(exe, {inputs}, 1);
   EXPECT_EQ(Download(outs[0][0]), (std::vector<float>{2.25f, 3.75f, 5.25f, 6.75f}));
   EXPECT_EQ(seen.stage, XLA_FFI_ExecutionStage_EXECUTE);
   EXPECT_EQ(seen.alpha, 1.5);
@@ -151,6 +152,7 @@ TEST_F(PluginTest, FfiHandlersRunCustomCalls) {
   EXPECT_EQ(seen.taps[1], 5);
   EXPECT_TRUE(seen.stream_is_null);
   Destroy(outs[0][0]);
+  for (PJRT_Buffer* b : inputs) Destroy(b);
   Destroy(exe);
 }
 
@@ -159,14 +161,19 @@ TEST_F(PluginTest, FfiHandlerErrorsFailTheExecution) {
   CAPI_OK(Register("opj_test_boom", reinterpret_cast<void*>(&Boom)));
   PJRT_LoadedExecutable* exe = Compile(Program("opj_test_boom"));
   ASSERT_NE(exe, nullptr);
-  auto outs = Execute(exe, {{Upload({1, 2, 3, 4}, {4}), Upload({1, 2, 3, 4}, {4})}}, 1);
+  std::vector<PJRT_Buffer*> inputs = {Upload({1, 2, 3, 4}, {4}), Upload({1, 2, 3, 4}, {4})};
+  auto outs = Execute(exe, {inputs}, 1);
   auto r = Args<PJRT_Buffer_ReadyEvent_Args>();
   r.buffer = outs[0][0];
   CAPI_OK(api->PJRT_Buffer_ReadyEvent(&r));
   PJRT_Error* e = Await(r.event);
   ASSERT_NE(e, nullptr);
-  EXPECT_NE(Message(e).find("deliberate failure in the handler"), std::string::npos) << Message(e);
+  {
+    const std::string m = Message(e);
+    EXPECT_NE(m.find("deliberate failure in the handler"), std::string::npos) << m;
+  }
   Destroy(outs[0][0]);
+  for (PJRT_Buffer* b : inputs) Destroy(b);
   Destroy(exe);
 }
 
@@ -215,7 +222,10 @@ func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
       CAPI_OK(api->PJRT_Buffer_ReadyEvent(&r));
       PJRT_Error* e = Await(r.event);
       ASSERT_NE(e, nullptr);
-      EXPECT_NE(Message(e).find("no user data of type id"), std::string::npos) << Message(e);
+      {
+    const std::string m = Message(e);
+    EXPECT_NE(m.find("no user data of type id"), std::string::npos) << m;
+  }
     }
     Destroy(out);
     Destroy(x);
@@ -232,8 +242,10 @@ TEST_F(PluginTest, FfiMisuseGetsClearErrors) {
   PJRT_LoadedExecutable* exe = nullptr;
   PJRT_Error* e = TryCompile(Program("opj_test_never_registered"), "", &exe);
   ASSERT_NE(e, nullptr);
-  EXPECT_NE(Message(e).find("No FFI handler registered for 'opj_test_never_registered'"), std::string::npos)
-      << Message(e);
+  {
+    const std::string m = Message(e);
+    EXPECT_NE(m.find("No FFI handler registered for 'opj_test_never_registered'"), std::string::npos) << m;
+  }
   // Another handler under a taken name.
   CAPI_OK(Register("opj_test_taken", reinterpret_cast<void*>(&ScaledAdd)));
   e = Register("opj_test_taken", reinterpret_cast<void*>(&Boom));
@@ -242,13 +254,22 @@ TEST_F(PluginTest, FfiMisuseGetsClearErrors) {
   // Another platform, the untyped ABI, a null handler, a short struct.
   e = Register("opj_test_gpu", reinterpret_cast<void*>(&ScaledAdd), "cuda");
   ASSERT_NE(e, nullptr);
-  EXPECT_NE(Message(e).find("platform_name 'cuda'"), std::string::npos) << Message(e);
+  {
+    const std::string m = Message(e);
+    EXPECT_NE(m.find("platform_name 'cuda'"), std::string::npos) << m;
+  }
   e = Register("opj_test_untyped", reinterpret_cast<void*>(&ScaledAdd), "cpu", 0);
   ASSERT_NE(e, nullptr);
-  EXPECT_NE(Message(e).find("api_version 0"), std::string::npos) << Message(e);
+  {
+    const std::string m = Message(e);
+    EXPECT_NE(m.find("api_version 0"), std::string::npos) << m;
+  }
   e = Register("opj_test_null", nullptr);
   ASSERT_NE(e, nullptr);
-  EXPECT_NE(Message(e).find("PJRT_FFI_Register_Handler_Args.handler is null"), std::string::npos) << Message(e);
+  {
+    const std::string m = Message(e);
+    EXPECT_NE(m.find("PJRT_FFI_Register_Handler_Args.handler is null"), std::string::npos) << m;
+  }
   PJRT_FFI_Register_Handler_Args short_args{};
   short_args.struct_size = 8;
   e = Ffi()->register_handler(&short_args);

@@ -49,13 +49,15 @@ TEST_F(PluginTest, IntraOpThreadsDoNotChangeResults) {
     ASSERT_NE(c, nullptr);
     PJRT_LoadedExecutable* exe = Compile(kProgram, c);
     ASSERT_NE(exe, nullptr);
-    auto outs = Execute(exe, {{Upload(a, {512, 512}, 0, c), Upload(x, {300000}, 0, c)}}, 4);
+    std::vector<PJRT_Buffer*> inputs = {Upload(a, {512, 512}, 0, c), Upload(x, {300000}, 0, c)};
+    auto outs = Execute(exe, {inputs}, 4);
     ASSERT_EQ(outs.size(), 1u);
     std::vector<std::vector<float>> got;
     for (PJRT_Buffer* b : outs[0]) {
       got.push_back(Download(b));
       Destroy(b);
     }
+    for (PJRT_Buffer* b : inputs) Destroy(b);
     Destroy(exe);
     auto d = Args<PJRT_Client_Destroy_Args>();
     d.client = c;
