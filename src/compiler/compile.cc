@@ -700,6 +700,73 @@ class Lowerer {
         AddStep(op, env, prog, Check(op, cpu::SelectDotGeneral(out, out, out)), in).params = p;
         return;
       }
+      case OpCode::kChloRaggedDot: {
+        auto p = std::make_shared<cpu::RaggedDotParams>();
+        Attribute dn = op.attr("ragged_dot_dimension_numbers");
+        if (!dn || dn.kind() != AttrKind::kStruct)
+          Fail(op, absl::StatusCode::kInvalidArgument, "missing ragged_dot_dimension_numbers");
+        std::vector<int64_t> ragged, group;
+        ir::GetI64List(dn.Field("lhs_batching_dimensions"), &p->lhs_batch);
+        ir::GetI64List(dn.Field("rhs_batching_dimensions"), &p->rhs_batch);
+        ir::GetI64List(dn.Field("lhs_contracting_dimensions"), &p->lhs_contract);
+        ir::GetI64List(dn.Field("rhs_contracting_dimensions"), &p->rhs_contract);
+        ir::GetI64List(dn.Field("lhs_ragged_dimensions"), &ragged);
+        ir::GetI64List(dn.Field("rhs_group_dimensions"), &group);
+        ArrayType lt = ToArrayType(op, op.operands[0]->type), rt = ToArrayType(op, op.operands[1]->type),
+                  gt = ToArrayType(op, op.operands[2]->type), ot = ToArrayType(op, op.result(0)->type);
+        auto in_range = [](const std::vector<int64_t>& v, int64_t rank) {
+          for (int64_t d : v) if (d < 0 || d >= rank) return false;
+          return true;
+        };
+        if (ragged.size() != 1 || group.size() > 1 || p->lhs_batch.size() != p->rhs_batch.size() ||
+            p->lhs_contract.size() != p->rhs_contract.size() || !in_range(p->lhs_batch, lt.rank()) ||
+            !in_range(p->lhs_contract, lt.rank()) || !in_range(ragged, lt.rank()) ||
+            !in_range(p->rhs_batch, rt.rank()) || !in_range(p->rhs_contract, rt.rank()) || !in_range(group, rt.rank()))
+          Fail(op, absl::StatusCode::kInvalidArgument,
+               "ragged_dot_dimension_numbers: one lhs ragged dimension, at most one rhs group dimension, "
+               "matching batch and contracting lists, all within the operands' ranks");
+        p->lhs_ragged = ragged[0];
+        p->rhs_group = group.empty() ? -1 : group[0];
+        auto has = [](const std::vector<int64_t>& v, int64_t d) { return std::find(v.begin(), v.end(), d) != v.end(); };
+        p->mode = has(p->lhs_contract, p->lhs_ragged) ? cpu::RaggedDotParams::kContracting
+                  : has(p->lhs_batch, p->lhs_ragged)  ? cpu::RaggedDotParams::kBatch
+                                                      : cpu::RaggedDotParams::kNonContracting;
+        if ((p->mode == cpu::RaggedDotParams::kNonContracting) != (p->rhs_group >= 0))
+          Fail(op, absl::StatusCode::kInvalidArgument,
+               "rhs_group_dimensions must name one dimension exactly when the lhs ragged dimension is not "
+               "a batch or contracting dimension");
+        for (size_t i = 0; i < p->lhs_batch.size(); ++i)
+          if (lt.dims[p->lhs_batch[i]] != rt.dims[p->rhs_batch[i]])
+            Fail(op, absl::StatusCode::kInvalidArgument, "batch dimension sizes differ");
+        for (size_t i = 0; i < p->lhs_contract.size(); ++i)
+          if (lt.dims[p->lhs_contract[i]] != rt.dims[p->rhs_contract[i]])
+            Fail(op, absl::StatusCode::kInvalidArgument, "contracting dimension sizes differ");
+        if (gt.rank() < 1 || !ir::IsInteger(gt.elem) || gt.elem == ElemKind::kI1 ||
+            gt.rank() - 1 > static_cast<int64_t>(p->lhs_batch.size()))
+          Fail(op, absl::StatusCode::kInvalidArgument,
+               StrCat("group_sizes ", gt.ToString(), " must be an integer tensor [lhs batch dims..., groups]"));
+        for (int64_t i = 0; i + 1 < gt.rank(); ++i)
+          if (gt.dims[i] != lt.dims[p->lhs_batch[i]])
+            Fail(op, absl::StatusCode::kInvalidArgument, "group_sizes' leading dimensions must be the lhs batch dimensions");
+        const int64_t groups = gt.dims.back();
+        std::vector<int64_t> want;
+        if (p->mode == cpu::RaggedDotParams::kContracting) want.push_back(groups);
+        if (p->mode == cpu::RaggedDotParams::kNonContracting && rt.dims[p->rhs_group] != groups)
+          Fail(op, absl::StatusCode::kInvalidArgument, "the rhs group dimension must have one entry per group");
+        for (int64_t d : p->lhs_batch) want.push_back(lt.dims[d]);
+        for (int64_t d = 0; d < lt.rank(); ++d)
+          if (!has(p->lhs_batch, d) && !has(p->lhs_contract, d)) want.push_back(lt.dims[d]);
+        for (int64_t d = 0; d < rt.rank(); ++d)
+          if (d != p->rhs_group && !has(p->rhs_batch, d) && !has(p->rhs_contract, d)) want.push_back(rt.dims[d]);
+        if (want != ot.dims)
+          Fail(op, absl::StatusCode::kInvalidArgument,
+               StrCat("result shape ", ot.ToString(), " does not match the ragged dot of the operands"));
+        std::vector<int> in = Operands(op, env);
+        for (size_t i = 0; i < 2; ++i)
+          in[i] = ConvertTo(op, prog, in[i], ToArrayType(op, op.operands[i]->type), ot.elem);
+        AddStep(op, env, prog, Check(op, cpu::SelectRaggedDot(ot.elem)), in).params = p;
+        return;
+      }
       case OpCode::kDynamicBroadcastInDim: {
         auto p = std::make_shared<cpu::BroadcastParams>();
         p->dims = I64s(op, "broadcast_dimensions");

@@ -128,6 +128,16 @@ struct DotParams {
   std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
 };
 absl::StatusOr<KernelFn> SelectDotGeneral(ElemKind lhs, ElemKind rhs, ElemKind out);
+// chlo.ragged_dot (in: lhs, rhs, group_sizes; operands in the result's kind). The lhs ragged
+// dimension is a free dimension (rhs then has a group dimension), a contracting dimension (the
+// result gains a leading group dimension) or a batch dimension. group_sizes is [groups] or has
+// the lhs batch dimensions first. A reference loop, not a fast path.
+struct RaggedDotParams {
+  std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
+  int64_t lhs_ragged = 0, rhs_group = -1;
+  enum Mode : uint8_t { kNonContracting, kContracting, kBatch } mode = kNonContracting;
+};
+absl::StatusOr<KernelFn> SelectRaggedDot(ElemKind out);
 
 // ---- control flow (kernels_control.cc)
 KernelFn WhileKernel();

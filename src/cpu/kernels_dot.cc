@@ -122,7 +122,95 @@ void DotGeneral(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
+template <ElemKind K>
+void RaggedDot(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  using A = std::conditional_t<std::is_same_v<C, bool>, uint8_t, C>;
+  const RaggedDotParams& p = s.Params<RaggedDotParams>();
+  const Array& lhs = st.slots[s.in[0]].array;
+  const Array& rhs = st.slots[s.in[1]].array;
+  const Array& gs = st.slots[s.in[2]].array;
+  Array out = Array::Allocate(s.out_types[0]);
+  const auto& ld = lhs.dims();
+  const auto& rd = rhs.dims();
+  const auto& od = out.dims();
+  std::vector<int64_t> lf = FreeDims(static_cast<int64_t>(ld.size()), p.lhs_batch, p.lhs_contract), rf;
+  for (int64_t d = 0; d < static_cast<int64_t>(rd.size()); ++d)
+    if (d != p.rhs_group && std::find(p.rhs_batch.begin(), p.rhs_batch.end(), d) == p.rhs_batch.end() &&
+        std::find(p.rhs_contract.begin(), p.rhs_contract.end(), d) == p.rhs_contract.end())
+      rf.push_back(d);
+  const std::vector<int64_t> ls = RowMajorStrides(ld), rs = RowMajorStrides(rd);
+  // Group sizes as int64, one row of `groups` per leading batch index.
+  const int64_t groups = gs.dims().empty() ? 1 : gs.dims().back();
+  std::vector<int64_t> sizes(static_cast<size_t>(gs.NumElements()));
+  DispatchKind(gs.elem(), [&]<ElemKind G>() {
+    using GT = Traits<G>;
+    if constexpr (GT::kCat == Cat::kSigned || GT::kCat == Cat::kUnsigned)
+      for (size_t i = 0; i < sizes.size(); ++i) sizes[i] = static_cast<int64_t>(GT::Load(gs.as<typename GT::S>()[i]));
+  });
+  const size_t gs_prefix = gs.dims().empty() ? 0 : gs.dims().size() - 1;
+  const size_t off = p.mode == RaggedDotParams::kContracting ? 1 : 0, nb = p.lhs_batch.size(), nlf = lf.size();
+  const size_t ragged_free = std::find(lf.begin(), lf.end(), p.lhs_ragged) - lf.begin();
+  const size_t ragged_contract = std::find(p.lhs_contract.begin(), p.lhs_contract.end(), p.lhs_ragged) - p.lhs_contract.begin();
+  std::vector<int64_t> ksize;
+  for (int64_t d : p.lhs_contract) ksize.push_back(ld[d]);
+  const typename T::S* pl = lhs.as<typename T::S>();
+  const typename T::S* pr = rhs.as<typename T::S>();
+  auto* po = out.mutable_as<typename T::S>();
+  std::vector<int64_t> idx(od.size(), 0), k(ksize.size());
+  const int64_t n_out = out.NumElements();
+  for (int64_t o = 0; o < n_out; ++o) {
+    int64_t rest = o;
+    for (int64_t d = static_cast<int64_t>(od.size()) - 1; d >= 0; --d) {
+      idx[d] = rest % od[d];
+      rest /= od[d];
+    }
+    int64_t bl = 0, br = 0, row = 0;
+    for (size_t b = 0; b < nb; ++b) {
+      bl += idx[off + b] * ls[p.lhs_batch[b]];
+      br += idx[off + b] * rs[p.rhs_batch[b]];
+      if (b < gs_prefix) row = row * gs.dims()[b] + idx[off + b];
+    }
+    for (size_t f = 0; f < nlf; ++f) bl += idx[off + nb + f] * ls[lf[f]];
+    for (size_t f = 0; f < rf.size(); ++f) br += idx[off + nb + nlf + f] * rs[rf[f]];
+    const int64_t* sz = sizes.data() + row * groups;
+    int64_t lo = 0, hi = -1;  // the ragged contracting range (mode kContracting)
+    bool zero = false;
+    if (p.mode == RaggedDotParams::kNonContracting) {
+      const int64_t m = idx[off + nb + ragged_free];
+      int64_t start = 0, g = 0;
+      while (g < groups && m >= start + sz[g]) start += sz[g++];
+      if (g == groups) zero = true;
+      else br += g * rs[p.rhs_group];
+    } else if (p.mode == RaggedDotParams::kContracting) {
+      for (int64_t g = 0; g < idx[0]; ++g) lo += sz[g];
+      hi = lo + sz[idx[0]];
+    }
+    A acc{};
+    if (!zero && !std::count(ksize.begin(), ksize.end(), 0)) {
+      std::fill(k.begin(), k.end(), 0);
+      do {
+        if (p.mode == RaggedDotParams::kContracting && (k[ragged_contract] < lo || k[ragged_contract] >= hi)) continue;
+        int64_t il = bl, ir = br;
+        for (size_t c = 0; c < k.size(); ++c) il += k[c] * ls[p.lhs_contract[c]], ir += k[c] * rs[p.rhs_contract[c]];
+        acc = static_cast<A>(ApplyBinary<BinaryOp::kAdd, T>(
+            static_cast<C>(acc), static_cast<C>(ApplyBinary<BinaryOp::kMul, T>(T::Load(pl[il]), T::Load(pr[ir])))));
+      } while (!k.empty() && NextIndex(k, ksize));
+    }
+    po[o] = T::Store(static_cast<C>(acc));
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
 }  // namespace
+
+absl::StatusOr<KernelFn> SelectRaggedDot(ElemKind out) {
+  KernelFn fn = nullptr;
+  DispatchKind(out, [&]<ElemKind K>() { fn = &RaggedDot<K>; });
+  if (!fn) return absl::UnimplementedError(StrCat("chlo.ragged_dot on ", ir::ElemKindName(out)));
+  return fn;
+}
 
 absl::StatusOr<KernelFn> SelectDotGeneral(ElemKind lhs, ElemKind rhs, ElemKind out) {
   if (lhs != out || rhs != out)

@@ -573,7 +573,7 @@ Attribute Parser::ParseDialectAttribute(const Token& hash) {
       "stablehlo.gather", "stablehlo.scatter", "stablehlo.dot", "stablehlo.conv",
       "stablehlo.channel_handle", "stablehlo.output_operand_alias", "stablehlo.result_accuracy",
       "stablehlo.result_accuracy_mode", "stablehlo.type_extensions", "stablehlo.bounds",
-      "stablehlo.dot_algorithm"};
+      "stablehlo.dot_algorithm", "chlo.ragged_dot"};
   bool ours = dot == std::string_view::npos ? (dialect == "stablehlo" || dialect == "chlo")
                                             : std::find(std::begin(kStructs), std::end(kStructs),
                                                         name) != std::end(kStructs);
