@@ -77,16 +77,18 @@ void DotGeneral(const Step& s, ExecState& st) {
       else if constexpr (K == ElemKind::kC64) return g.c64;
       else return g.c128;
     }();
-    // Large products are cut into pieces of rows (or, with few rows, of columns) that threads
-    // compute independently: one piece per thread, or in deterministic mode a cut that depends
+    // Large products are cut into pieces of rows or of columns that threads compute independently: one piece per thread, or in deterministic mode a cut that depends
     // only on the shape (about 8 pieces), so that results do not change with the thread count.
     const bool big = 2.0 * M * N * Kc >= 8e6 && (st.threads() > 1 || st.deterministic());
     const int64_t ways = st.deterministic() ? 8 : st.threads();
     auto cut = [&](int64_t len, int64_t min_piece) {
       return std::max<int64_t>(min_piece, ((len + ways - 1) / ways + 15) / 16 * 16);
     };
-    const int64_t rows = big && M >= 128 ? cut(M, 64) : M;
-    const int64_t cols = big && M < 128 && N >= 512 ? cut(N, 256) : N;
+    // Cut the side whose operand is smaller to repack: rows when A is the larger operand (each
+    // piece packs all of B), columns otherwise (each piece packs its share of B).
+    const bool by_rows = M >= N ? M >= 128 : N < 256;
+    const int64_t rows = big && by_rows && M >= 128 ? cut(M, 64) : M;
+    const int64_t cols = big && !by_rows && N >= 256 ? cut(N, 128) : N;
     const int64_t row_pieces = rows ? (M + rows - 1) / rows : 0, col_pieces = cols ? (N + cols - 1) / cols : 0;
     const int64_t per_batch = row_pieces * col_pieces;
     st.ParallelFor(B * per_batch, [&](int64_t piece) {
