@@ -1555,7 +1555,10 @@ class Lowerer {
       while (end < prog.steps.size() && fusible(prog.steps[end]) &&
              prog.steps[end].out_types[0].NumElements() == n)
         ++end;
-      if (end - i < 2 || n <= 0) {
+      // A lone op is worth the fused kernel only when it is large: the fused kernel splits its
+      // work over the intra-op threads (same loops, same results).
+      constexpr int64_t kLoneOpParallelMin = int64_t{1} << 18;
+      if ((end - i < 2 && n < kLoneOpParallelMin) || n <= 0) {
         out.push_back(std::move(prog.steps[i]));
         ++i;
         continue;

@@ -132,10 +132,13 @@ auto ApplyUnary(typename T::C x) {
     else if constexpr (Op == UnaryOp::kFloor) return std::floor(x);
     else if constexpr (Op == UnaryOp::kRoundAfz) return std::round(x);
     else if constexpr (Op == UnaryOp::kRoundEven) return std::nearbyint(x);
+    else if constexpr (Op == UnaryOp::kExp && std::is_same_v<C, float>) return fast::Exp(x);
     else if constexpr (Op == UnaryOp::kExp) return std::exp(x);
     else if constexpr (Op == UnaryOp::kExpm1) return std::expm1(x);
+    else if constexpr (Op == UnaryOp::kLog && std::is_same_v<C, float>) return fast::Log(x);
     else if constexpr (Op == UnaryOp::kLog) return std::log(x);
     else if constexpr (Op == UnaryOp::kLog1p) return std::log1p(x);
+    else if constexpr (Op == UnaryOp::kLogistic && std::is_same_v<C, float>) return fast::Logistic(x);
     else if constexpr (Op == UnaryOp::kLogistic) {
       // Written so that neither branch overflows: for x < 0, e^x / (1 + e^x).
       if (x >= 0) return C(1) / (C(1) + std::exp(-x));
