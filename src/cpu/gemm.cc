@@ -2,6 +2,7 @@
 #define OPENPJRT_GEMM_TABLE kGemmBaseline
 #define OPENPJRT_GEMM_ISA "x86-64"
 #include "src/cpu/gemm_impl.inc"
+#include "src/cpu/sgemm.h"
 
 namespace openpjrt::cpu {
 
@@ -9,7 +10,20 @@ namespace openpjrt::cpu {
 extern const GemmTable kGemmAvx2, kGemmAvx512;
 #endif
 
-const GemmTable& Gemm() {
+namespace {
+
+// f32 products through our own kernel (sgemm.h), on the calling thread.
+void OwnSgemm(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+              int64_t m, int64_t k, int64_t n) {
+  static const SgemmParallelFor kInOrder = [](int64_t count, const std::function<void(int64_t)>& fn) {
+    for (int64_t i = 0; i < count; ++i) fn(i);
+  };
+  FastSgemm(m, n, k, {a, lda, 1}, {b, ldb, 1}, c, ldc, 1, kInOrder);
+}
+
+}  // namespace
+
+const GemmTable& EigenGemm() {
   static const GemmTable* table = [] {
 #ifdef OPENPJRT_GEMM_CLONES
     __builtin_cpu_init();
@@ -19,6 +33,15 @@ const GemmTable& Gemm() {
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &kGemmAvx2;
 #endif
     return &kGemmBaseline;
+  }();
+  return *table;
+}
+
+const GemmTable& Gemm() {
+  static const GemmTable* table = [] {
+    const GemmTable& eigen = EigenGemm();
+    static const GemmTable with_own_sgemm = {"avx512", &OwnSgemm, eigen.f64, eigen.c64, eigen.c128};
+    return HaveFastSgemm() ? &with_own_sgemm : &eigen;
   }();
   return *table;
 }

@@ -22,7 +22,10 @@ struct GemmTable {
   GemmFn<std::complex<double>> c128;
 };
 
-// The table for this CPU (the best build it can run).
+// The table for this CPU (the best build it can run; f32 through our own kernel, sgemm.h, where
+// the CPU has AVX-512).
 const GemmTable& Gemm();
+// The best Eigen build for this CPU, for every kind (benchmarks compare against it).
+const GemmTable& EigenGemm();
 
 }  // namespace openpjrt::cpu

@@ -1,4 +1,6 @@
-// dot_general: operands are laid out as [batch, free, contract] and [batch, contract, free] by
+// dot_general: f32 products on AVX-512 machines go to our own kernel (sgemm.h), which reads each
+// operand in place when its batch, free and contracting dimensions each merge into one stride.
+// Otherwise operands are laid out as [batch, free, contract] and [batch, contract, free] by
 // strided copies, then multiplied per batch: by Eigen (gemm.h, one build per instruction set) for
 // f32, f64 and the complex kinds, by an i-k-j loop in the compute type for the others (exact,
 // wrapping integer arithmetic). Operands arrive in the result's element kind (the compiler
@@ -8,6 +10,7 @@
 
 #include "src/cpu/elementwise_ops.h"
 #include "src/cpu/gemm.h"
+#include "src/cpu/sgemm.h"
 #include "src/cpu/strided.h"
 #include "src/support/str.h"
 
@@ -33,6 +36,22 @@ std::vector<uint8_t> Arrange(const Array& a, const std::vector<int64_t>& batch,
   for (int64_t& v : dst_stride) v *= es;
   StridedCopy(count, a.data(), src_stride, out.data(), dst_stride, es);
   return out;
+}
+
+// The extent and element stride of `dims` of `a` taken together, when they merge into one
+// (each dimension's stride is the next one's stride times its size); none: extent 1.
+bool MergeDims(const Array& a, const std::vector<int64_t>& dims, int64_t* extent, int64_t* stride) {
+  const std::vector<int64_t> strides = RowMajorStrides(a.dims());
+  std::vector<int64_t> run;  // the dimensions of size > 1 (size-1 dimensions have any stride)
+  *extent = 1;
+  for (int64_t d : dims) {
+    *extent *= a.dims()[d];
+    if (a.dims()[d] != 1) run.push_back(d);
+  }
+  for (size_t i = 0; i + 1 < run.size(); ++i)
+    if (strides[run[i]] != strides[run[i + 1]] * a.dims()[run[i + 1]]) return false;
+  *stride = run.empty() ? 0 : strides[run.back()];
+  return true;
 }
 
 std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& batch,
@@ -63,6 +82,27 @@ void DotGeneral(const Step& s, ExecState& st) {
   std::vector<int64_t> rf = FreeDims(rhs.type().rank(), p.rhs_batch, p.rhs_contract);
   const int64_t B = Product(lhs, p.lhs_batch), M = Product(lhs, lf), Kc = Product(lhs, p.lhs_contract),
                 N = Product(rhs, rf);
+  if constexpr (K == ElemKind::kF32) {
+    int64_t lb_n, lb_s, m_n, m_s, lk_n, lk_s, rb_n, rb_s, rk_n, rk_s, n_n, n_s;
+    if (HaveFastSgemm() && MergeDims(lhs, p.lhs_batch, &lb_n, &lb_s) && MergeDims(lhs, lf, &m_n, &m_s) &&
+        MergeDims(lhs, p.lhs_contract, &lk_n, &lk_s) && MergeDims(rhs, p.rhs_batch, &rb_n, &rb_s) &&
+        MergeDims(rhs, p.rhs_contract, &rk_n, &rk_s) && MergeDims(rhs, rf, &n_n, &n_s)) {
+      Array r = Array::Allocate(s.out_types[0]);
+      float* out = r.mutable_as<float>();
+      const float* pl = lhs.as<float>();
+      const float* pr = rhs.as<float>();
+      // Pieces are independent and every element is summed the same way whatever the cut, so
+      // deterministic mode needs nothing special. Small products stay on one thread.
+      const bool big = 2.0 * M * N * Kc >= 4e6;
+      const int pieces = big ? 2 * st.threads() : 1;
+      auto parallel_for = [&](int64_t n, const std::function<void(int64_t)>& fn) { st.ParallelFor(n, fn); };
+      for (int64_t bi = 0; bi < B; ++bi)
+        FastSgemm(M, N, Kc, {pl + bi * lb_s, m_s, lk_s}, {pr + bi * rb_s, rk_s, n_s}, out + bi * M * N, N,
+                  pieces, parallel_for);
+      st.slots[s.out[0]] = RtValue::Of(std::move(r));
+      return;
+    }
+  }
   std::vector<uint8_t> a = Arrange(lhs, p.lhs_batch, lf, p.lhs_contract);      // [B, M, K]
   std::vector<uint8_t> b = Arrange(rhs, p.rhs_batch, p.rhs_contract, rf);      // [B, K, N]
   const S* pa = reinterpret_cast<const S*>(a.data());

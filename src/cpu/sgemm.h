@@ -1,0 +1,30 @@
+// Our own f32 matrix product for AVX-512 machines: packed panels and a 12 x 32 register-blocked
+// kernel (sgemm_avx512.cc), with any row and column strides on both operands, so transposed
+// operands need no copy. Every element of C is summed in the same order whatever the thread
+// count and the split of the work (K in blocks of 256, each block in FMA order, blocks added in
+// order), so results are bit-identical with 1 or N threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace openpjrt::cpu {
+
+// A strided matrix view: element (i, j) is at p[i * rs + j * cs].
+struct SgemmOperand {
+  const float* p;
+  int64_t rs, cs;
+};
+
+// fn(i) for i in [0, n), possibly on several threads; returns when all are done.
+using SgemmParallelFor = std::function<void(int64_t n, const std::function<void(int64_t)>& fn)>;
+
+// True when this build has the kernel and the CPU can run it.
+bool HaveFastSgemm();
+
+// C[m x n] (row stride ldc) = A[m x k] B[k x n], split into up to `pieces` independent parts run
+// through parallel_for. Only call when HaveFastSgemm().
+void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c,
+               int64_t ldc, int pieces, const SgemmParallelFor& parallel_for);
+
+}  // namespace openpjrt::cpu

@@ -1,0 +1,212 @@
+// The AVX-512 f32 matrix product of sgemm.h. The file is built for the baseline instruction set;
+// only the functions marked OPJ_AVX512 use AVX-512, and they run only after HaveFastSgemm() has
+// checked the CPU (so no AVX-512 code can leak into inline functions shared with other files).
+//
+// Blocking: C is cut into pieces (one per task); inside a piece, B is packed kKc x kNc at a time
+// into slivers 32 columns wide, A kMc x kKc at a time into slivers 12 rows tall, and the kernel
+// computes a 12 x 32 tile of C from one sliver of each in 24 zmm accumulators. A sliver of B
+// (32 KiB) stays in L1 while the slivers of A (144 KiB a block) come from L2.
+#include "src/cpu/sgemm.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+namespace openpjrt::cpu {
+
+#if defined(__x86_64__)
+#define OPJ_AVX512 __attribute__((target("avx512f,fma")))
+
+namespace {
+
+constexpr int64_t kMr = 12, kNr = 32;
+constexpr int64_t kKc = 256, kMc = 144, kNc = 2048;
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+
+// Per-thread packing buffers, grown on demand and kept.
+struct Scratch {
+  std::unique_ptr<float[], FreeDeleter> a, b;
+  int64_t a_size = 0, b_size = 0;
+  float* Get(std::unique_ptr<float[], FreeDeleter>& p, int64_t& size, int64_t want) {
+    if (size < want) {
+      p.reset(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(want) * sizeof(float))));
+      size = want;
+    }
+    return p.get();
+  }
+};
+
+// Packs rows [0, mc) x columns [0, kc) of A into slivers of kMr rows: sliver s holds, for each
+// p, the kMr values A[s*kMr + i][p] (zero past the last row).
+void PackA(const float* a, int64_t rs, int64_t cs, int64_t mc, int64_t kc, float* out) {
+  for (int64_t i0 = 0; i0 < mc; i0 += kMr) {
+    const int64_t rows = std::min(kMr, mc - i0);
+    float* dst = out + i0 * kc;
+    const float* src = a + i0 * rs;
+    if (rows == kMr) {
+      // kMr reads from kMr rows, one contiguous write per p.
+      for (int64_t p = 0; p < kc; ++p, dst += kMr, src += cs)
+        for (int64_t i = 0; i < kMr; ++i) dst[i] = src[i * rs];
+      continue;
+    }
+    for (int64_t p = 0; p < kc; ++p, dst += kMr, src += cs)
+      for (int64_t i = 0; i < kMr; ++i) dst[i] = i < rows ? src[i * rs] : 0.0f;
+  }
+}
+
+// Packs rows [0, kc) x columns [0, nc) of B into slivers of kNr columns: sliver s holds, for each
+// p, the kNr values B[p][s*kNr + j] (zero past the last column).
+OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_t nc, float* out) {
+  for (int64_t j0 = 0; j0 < nc; j0 += kNr) {
+    const int64_t cols = std::min(kNr, nc - j0);
+    float* dst = out + j0 * kc;
+    if (cols == kNr && cs == 1) {
+      for (int64_t p = 0; p < kc; ++p) {
+        const float* src = b + p * rs + j0;
+        _mm512_store_ps(dst + p * kNr, _mm512_loadu_ps(src));
+        _mm512_store_ps(dst + p * kNr + 16, _mm512_loadu_ps(src + 16));
+      }
+    } else if (cs == 1) {
+      for (int64_t p = 0; p < kc; ++p) {
+        const float* src = b + p * rs + j0;
+        for (int64_t j = 0; j < kNr; ++j) dst[p * kNr + j] = j < cols ? src[j] : 0.0f;
+      }
+    } else {
+      // Column-major-like B (a transposed operand): walk each column down.
+      if (cols < kNr) std::memset(dst, 0, sizeof(float) * kNr * kc);
+      for (int64_t j = 0; j < cols; ++j) {
+        const float* src = b + (j0 + j) * cs;
+        for (int64_t p = 0; p < kc; ++p) dst[p * kNr + j] = src[p * rs];
+      }
+    }
+  }
+}
+
+// c[12 x 32] (row stride ldc) = or += the product of one packed sliver of A and one of B; the
+// half kernel computes only the first 16 columns (for narrow edges). Each element sees the same
+// operations in the same order in both.
+template <bool kHalf = false>
+OPJ_AVX512 inline void Kernel(int64_t kc, const float* __restrict ap, const float* __restrict bp,
+                              float* __restrict c, int64_t ldc, bool accumulate) {
+  __m512 acc[kMr][2];
+#pragma GCC unroll 12
+  for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p) {
+    const __m512 b0 = _mm512_load_ps(bp);
+    const __m512 b1 = kHalf ? b0 : _mm512_load_ps(bp + 16);
+#pragma GCC unroll 12
+    for (int i = 0; i < kMr; ++i) {
+      const __m512 av = _mm512_set1_ps(ap[i]);
+      acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
+      if (!kHalf) acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
+    }
+    ap += kMr;
+    bp += kNr;
+  }
+#pragma GCC unroll 12
+  for (int i = 0; i < kMr; ++i) {
+    float* row = c + i * ldc;
+    if (accumulate) {
+      _mm512_storeu_ps(row, _mm512_add_ps(_mm512_loadu_ps(row), acc[i][0]));
+      if (!kHalf) _mm512_storeu_ps(row + 16, _mm512_add_ps(_mm512_loadu_ps(row + 16), acc[i][1]));
+    } else {
+      _mm512_storeu_ps(row, acc[i][0]);
+      if (!kHalf) _mm512_storeu_ps(row + 16, acc[i][1]);
+    }
+  }
+}
+
+// One piece of C: rows [0, m) x columns [0, n) with its own packing.
+OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc) {
+  thread_local Scratch scratch;
+  const int64_t nc_max = std::min(kNc, (n + kNr - 1) / kNr * kNr);
+  const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
+  float* bp = scratch.Get(scratch.b, scratch.b_size, kKc * nc_max);
+  float* ap = scratch.Get(scratch.a, scratch.a_size, kKc * mc_max);
+  alignas(64) float edge[kMr * kNr];
+  for (int64_t jc = 0; jc < n; jc += kNc) {
+    const int64_t nc = std::min(kNc, n - jc);
+    for (int64_t pc = 0; pc < k; pc += kKc) {
+      const int64_t kc = std::min(kKc, k - pc);
+      const bool accumulate = pc > 0;
+      PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, kc, nc, bp);
+      for (int64_t ic = 0; ic < m; ic += kMc) {
+        const int64_t mc = std::min(kMc, m - ic);
+        PackA(a.p + ic * a.rs + pc * a.cs, a.rs, a.cs, mc, kc, ap);
+        for (int64_t jr = 0; jr < nc; jr += kNr) {
+          const int64_t nr = std::min(kNr, nc - jr);
+          for (int64_t ir = 0; ir < mc; ir += kMr) {
+            const int64_t mr = std::min(kMr, mc - ir);
+            float* ct = c + (ic + ir) * ldc + jc + jr;
+            if (mr == kMr && nr == kNr) {
+              Kernel(kc, ap + ir * kc, bp + jr * kc, ct, ldc, accumulate);
+              continue;
+            }
+            // A partial tile goes through a full-size buffer (same arithmetic, same order).
+            if (nr <= 16) Kernel<true>(kc, ap + ir * kc, bp + jr * kc, edge, kNr, false);
+            else Kernel(kc, ap + ir * kc, bp + jr * kc, edge, kNr, false);
+            for (int64_t i = 0; i < mr; ++i)
+              for (int64_t j = 0; j < nr; ++j)
+                ct[i * ldc + j] = accumulate ? ct[i * ldc + j] + edge[i * kNr + j] : edge[i * kNr + j];
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool HaveFastSgemm() {
+  static const bool have = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+  }();
+  return have;
+}
+
+void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c,
+               int64_t ldc, int pieces, const SgemmParallelFor& parallel_for) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  // Cut rows into up to `pieces` parts of whole kernel tiles (at least 4 tiles tall); when that
+  // leaves parts to fill, cut columns too.
+  const int64_t row_tiles = (m + kMr - 1) / kMr, col_tiles = (n + kNr - 1) / kNr;
+  const int64_t want = std::max(1, pieces);
+  const int64_t tm = std::clamp<int64_t>(want, 1, std::max<int64_t>(1, row_tiles / 4));
+  const int64_t tn = std::clamp<int64_t>(want / tm, 1, std::max<int64_t>(1, col_tiles / 2));
+  const int64_t rows = (row_tiles + tm - 1) / tm * kMr, cols = (col_tiles + tn - 1) / tn * kNr;
+  const int64_t pm = (m + rows - 1) / rows, pn = (n + cols - 1) / cols;
+  auto run = [&](int64_t piece) {
+    const int64_t r = piece / pn, q = piece % pn;
+    const int64_t m0 = r * rows, n0 = q * cols;
+    Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, {a.p + m0 * a.rs, a.rs, a.cs},
+          {b.p + n0 * b.cs, b.rs, b.cs}, c + m0 * ldc + n0, ldc);
+  };
+  if (pm * pn == 1) {
+    run(0);
+  } else {
+    parallel_for(pm * pn, run);
+  }
+}
+
+#else  // not x86-64: Eigen serves every product
+
+bool HaveFastSgemm() { return false; }
+void FastSgemm(int64_t, int64_t, int64_t, SgemmOperand, SgemmOperand, float*, int64_t, int,
+               const SgemmParallelFor&) {}
+
+#endif
+
+}  // namespace openpjrt::cpu
