@@ -93,8 +93,10 @@ void DotGeneral(const Step& s, ExecState& st) {
       const float* pr = rhs.as<float>();
       // Pieces are independent and every element is summed the same way whatever the cut, so
       // deterministic mode needs nothing special. Small products stay on one thread.
+      // Two parts per thread balance the load when C is large; otherwise one each, which packs
+      // the operands fewer times.
       const bool big = 2.0 * M * N * Kc >= 4e6;
-      const int pieces = big ? 2 * st.threads() : 1;
+      const int pieces = !big ? 1 : M * N > 512 * 512 ? 2 * st.threads() : st.threads();
       auto parallel_for = [&](int64_t n, const std::function<void(int64_t)>& fn) { st.ParallelFor(n, fn); };
       for (int64_t bi = 0; bi < B; ++bi)
         FastSgemm(M, N, Kc, {pl + bi * lb_s, m_s, lk_s}, {pr + bi * rb_s, rk_s, n_s}, out + bi * M * N, N,

@@ -180,12 +180,19 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     return;
   }
-  // Cut rows into up to `pieces` parts of whole kernel tiles (at least 4 tiles tall); when that
-  // leaves parts to fill, cut columns too.
+  // Cut C into a grid of tm x tn parts (tm * tn = pieces, whole kernel tiles) that packs the
+  // least: every part packs its rows of A and its columns of B, so A is packed tn times and B tm
+  // times.
   const int64_t row_tiles = (m + kMr - 1) / kMr, col_tiles = (n + kNr - 1) / kNr;
   const int64_t want = std::max(1, pieces);
-  const int64_t tm = std::clamp<int64_t>(want, 1, std::max<int64_t>(1, row_tiles / 4));
-  const int64_t tn = std::clamp<int64_t>(want / tm, 1, std::max<int64_t>(1, col_tiles / 2));
+  int64_t tm = 1, tn = 1;
+  double best = -1;
+  for (int64_t r = 1; r <= want; ++r) {
+    if (want % r != 0 || r > row_tiles || want / r > col_tiles) continue;
+    const double cost = static_cast<double>(want / r) * m + static_cast<double>(r) * n;
+    if (best < 0 || cost < best) best = cost, tm = r, tn = want / r;
+  }
+  if (best < 0) tm = std::min(want, row_tiles);  // no exact grid: rows only
   const int64_t rows = (row_tiles + tm - 1) / tm * kMr, cols = (col_tiles + tn - 1) / tn * kNr;
   const int64_t pm = (m + rows - 1) / rows, pn = (n + cols - 1) / cols;
   auto run = [&](int64_t piece) {

@@ -3,6 +3,8 @@
 
 #include <atomic>
 
+#include "src/runtime/spin.h"
+
 namespace openpjrt::runtime {
 
 std::shared_ptr<Event> Event::Ready(absl::Status status) {
@@ -18,6 +20,7 @@ bool Event::Set(absl::Status status) {
     if (ready_) return false;
     ready_ = true;
     status_ = std::move(status);
+    ready_flag_.store(true, std::memory_order_release);
     callbacks.swap(callbacks_);
   }
   cv_.notify_all();
@@ -31,6 +34,7 @@ bool Event::IsReady() const {
 }
 
 absl::Status Event::Await() const {
+  SpinUntil([&] { return ready_flag_.load(std::memory_order_acquire); });
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return ready_; });
   return status_;

@@ -3,6 +3,7 @@
 // with OnReady outlives every handle that pointed at the event.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -35,6 +36,7 @@ class Event {
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
   bool ready_ = false;
+  std::atomic<bool> ready_flag_{false};  // ready_, for polling without the lock
   absl::Status status_;
   std::vector<Callback> callbacks_;
 };

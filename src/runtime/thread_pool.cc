@@ -5,6 +5,8 @@
 #include <atomic>
 #include <memory>
 
+#include "src/runtime/spin.h"
+
 namespace openpjrt::runtime {
 
 ThreadPool::ThreadPool(int num_threads) {
@@ -16,6 +18,7 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
+    stopping_flag_.store(true);
   }
   cv_.notify_all();
   for (std::thread& t : workers_) t.join();
@@ -25,6 +28,7 @@ void ThreadPool::Schedule(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(task));
+    queued_.fetch_add(1, std::memory_order_release);
   }
   cv_.notify_one();
 }
@@ -32,12 +36,14 @@ void ThreadPool::Schedule(std::function<void()> task) {
 void ThreadPool::Work() {
   for (;;) {
     std::function<void()> task;
+    SpinUntil([&] { return queued_.load(std::memory_order_acquire) > 0 || stopping_flag_.load(); });
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and nothing left to run
       task = std::move(queue_.front());
       queue_.pop_front();
+      queued_.fetch_sub(1, std::memory_order_relaxed);
     }
     task();
   }
@@ -67,6 +73,7 @@ void PoolParallel::For(int64_t n, const std::function<void(int64_t)>& fn) {
   const int64_t helpers = std::min<int64_t>(n, pool_->size()) - 1;
   for (int64_t h = 0; h < helpers; ++h) pool_->Schedule(work);
   work();
+  if (SpinUntil([&] { return shared->done.load() == n; })) return;
   std::unique_lock<std::mutex> lock(shared->mu);
   shared->cv.wait(lock, [&] { return shared->done.load() == n; });
 }

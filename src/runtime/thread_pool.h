@@ -3,6 +3,7 @@
 // ParallelFor waits only for pieces already running).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -31,7 +32,9 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
+  std::atomic<int64_t> queued_{0};  // queue_.size(), readable without the lock (for polling)
   bool stopping_ = false;
+  std::atomic<bool> stopping_flag_{false};
   std::vector<std::thread> workers_;
 };
 

@@ -1,0 +1,28 @@
+// Brief polling before sleeping. Waking a thread that sleeps on a condition variable costs tens
+// of microseconds on a VM, more than many kernels take, so pool workers, intra-op callers and
+// event waiters poll for a short while first.
+#pragma once
+
+#include <chrono>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace openpjrt::runtime {
+
+inline constexpr auto kSpinBeforeSleep = std::chrono::microseconds(100);
+
+// Polls ready() until it is true or kSpinBeforeSleep has passed; returns its last answer.
+template <typename F>
+bool SpinUntil(F&& ready) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+  for (int i = 0;; ++i) {
+    if (ready()) return true;
+#if defined(__x86_64__)
+    _mm_pause();
+#endif
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() >= deadline) return ready();
+  }
+}
+
+}  // namespace openpjrt::runtime
