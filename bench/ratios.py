@@ -5,7 +5,8 @@ intra_op_threads and OpenBLAS's thread count).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/ratios.py [--quick]
 
-Each figure is the median of repeated runs (inputs already on the device, results waited for).
+Each figure is the median of repeated runs (inputs already on the device, results waited for),
+started 0.3 s after the previous measurement so that OpenBLAS's spinning threads are asleep.
 ratio = openpjrt time / baseline time: below 1 means openpjrt is faster. numpy's BLAS is
 OpenBLAS, started with OPENBLAS_CORETYPE=SkylakeX (0.3.21 misdetects this CPU and would fall back
 to SSE3 kernels) and OPENBLAS_NUM_THREADS set to the thread count. PyTorch and oneDNN are not
@@ -27,6 +28,9 @@ def child(threads, quick):
     rows = []
 
     def median_seconds(fn, reps):
+        # OpenBLAS's threads keep spinning for about 0.1 s after a call, which would take a core
+        # from whatever runs next: let them go to sleep before every measurement.
+        time.sleep(0.3)
         fn()
         times = []
         for _ in range(reps):
