@@ -997,6 +997,15 @@ class Lowerer {
         AddStep(op, env, prog, cpu::TopKKernel(), Operands(op, env)).params = p;
         return;
       }
+      case OpCode::kRng: {
+        auto p = std::make_shared<cpu::RngDistributionParams>();
+        p->normal = op.attr("rng_distribution")->str == "NORMAL";
+        const ElemKind k = kind_of(op.result(0));
+        cpu::KernelFn fn = cpu::RngDistributionKernel(k);
+        if (!fn) Unimplemented(op, StrCat("rng on ", ir::ElemKindName(k)));
+        AddStep(op, env, prog, fn, Operands(op, env)).params = p;
+        return;
+      }
       case OpCode::kRngBitGenerator: {
         auto p = std::make_shared<cpu::RngParams>();
         Attribute alg = op.attr("rng_algorithm");

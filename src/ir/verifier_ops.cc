@@ -936,6 +936,21 @@ void Verifier::VerifyOpRules(const Operation& op) {
     }
 
     // ---- misc
+    case OpCode::kRng: {
+      if (!IsEnum(op.attr("rng_distribution"), "stablehlo.rng_distribution", {"UNIFORM", "NORMAL"}))
+        Fail(op, "requires 'rng_distribution' UNIFORM or NORMAL");
+      Type a = operand(0), b = operand(1), shape = operand(2), r = result(0);
+      if (a.rank() != 0 || b.rank() != 0) Fail(op, "a and b must be 0-dimensional tensors");
+      if (shape.rank() != 1) Fail(op, "shape must be a 1-dimensional tensor");
+      CheckElem(op, shape, kCatInt, "shape");
+      same_elem(a, b, "a and b");
+      same_elem(a, r, "a and result");
+      const bool normal = op.attr("rng_distribution")->str == "NORMAL";
+      CheckElem(op, r, normal ? kCatFloat : kCatBool | kCatInt | kCatFloat, "result");
+      if (shape.shape().size() == 1 && shape.shape()[0] >= 0 && shape.shape()[0] != r.rank())
+        Fail(op, StrCat("shape has ", shape.shape()[0], " entries but the result has rank ", r.rank()));
+      break;
+    }
     case OpCode::kRngBitGenerator: {
       if (!IsEnum(op.attr("rng_algorithm"), "stablehlo.rng_algorithm", {"DEFAULT", "THREE_FRY", "PHILOX"}))
         Fail(op, "requires 'rng_algorithm' DEFAULT, THREE_FRY or PHILOX");
