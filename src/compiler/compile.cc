@@ -596,7 +596,9 @@ class Lowerer {
       case OpCode::kBroadcastInDim: {
         auto p = std::make_shared<cpu::BroadcastParams>();
         p->dims = I64s(op, "broadcast_dimensions");
-        AddStep(op, env, prog, cpu::BroadcastInDimKernel(), Operands(op, env)).params = p;
+        Step& s = AddStep(op, env, prog, cpu::BroadcastInDimKernel(), Operands(op, env));
+        s.params = p;
+        s.scalar_broadcast = op.operands[0]->type.rank() == 0;
         return;
       }
       case OpCode::kBroadcast: {
@@ -1549,10 +1551,13 @@ class Lowerer {
       for (int u : uses) last_use[u] = i;
     }
     for (int r : prog.results) last_use[r] = SIZE_MAX;
-    // Splat constants defined in this program, by slot.
+    // Splat constants and broadcasts of scalars defined in this program, by slot.
     std::unordered_map<int, const cpu::SplatConstantParams*> splat_of;
-    for (const Step& s : prog.steps)
+    std::unordered_map<int, int> scalar_of;  // broadcast result -> the scalar's slot
+    for (const Step& s : prog.steps) {
       if (s.fn == cpu::SplatConstantKernel()) splat_of[s.out[0]] = &s.Params<cpu::SplatConstantParams>();
+      if (s.scalar_broadcast) scalar_of[s.out[0]] = s.in[0];
+    }
     auto fusible = [](const Step& s) {
       return (s.raw_unary || s.raw_binary) && s.regions.empty() && s.out.size() == 1 &&
              s.out_types.size() == 1;
@@ -1590,9 +1595,13 @@ class Lowerer {
           }
       p->input_bytes.assign(fused.in.size(), 0);
       p->input_splat.assign(fused.in.size(), {});
+      p->input_scalar.assign(fused.in.size(), false);
+      std::vector<int> scalar_slot(fused.in.size(), -1);
       for (size_t v = 0; v < fused.in.size(); ++v) {
         auto c = splat_of.find(fused.in[v]);
         if (c != splat_of.end()) p->input_splat[v] = c->second->element;
+        auto b = scalar_of.find(fused.in[v]);
+        if (c == splat_of.end() && b != scalar_of.end()) scalar_slot[v] = b->second;
       }
       const int num_inputs = static_cast<int>(fused.in.size());
       for (size_t k = i; k < end; ++k) {
@@ -1620,13 +1629,20 @@ class Lowerer {
           const int v = value_of.at(slot);
           if (v < num_inputs) p->input_bytes[v] = prog.steps[k].raw_in_bytes;
         }
+      // Broadcast scalars are read from the scalar itself (the broadcast may then go).
+      for (size_t v = 0; v < fused.in.size(); ++v)
+        if (scalar_slot[v] >= 0) {
+          fused.in[v] = scalar_slot[v];
+          p->input_scalar[v] = true;
+        }
       fused.name += ")";
       fused.params = p;
       out.push_back(std::move(fused));
       i = end;
     }
     prog.steps = std::move(out);
-    // Splat constants nothing reads any more (fused runs read their element) are dropped.
+    // Splat constants and scalar broadcasts nothing reads any more (fused runs read their
+    // element) are dropped.
     std::unordered_set<int> read(prog.results.begin(), prog.results.end());
     for (const Step& s : prog.steps) {
       const bool fused = s.fn == cpu::FusedElementwiseKernel();
@@ -1637,7 +1653,7 @@ class Lowerer {
       read.insert(nested.begin(), nested.end());
     }
     std::erase_if(prog.steps, [&](const Step& s) {
-      return s.fn == cpu::SplatConstantKernel() && !read.count(s.out[0]);
+      return (s.fn == cpu::SplatConstantKernel() || s.scalar_broadcast) && !read.count(s.out[0]);
     });
   }
 

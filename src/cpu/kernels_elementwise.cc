@@ -112,10 +112,20 @@ void FusedElementwise(const Step& s, ExecState& st) {
   std::vector<const uint8_t*> inputs(num_inputs);
   std::vector<std::unique_ptr<uint8_t[]>> splats(num_inputs);
   for (size_t i = 0; i < num_inputs; ++i) {
-    if (!p.input_splat[i].empty()) {  // a block of the repeated element, read at every offset
-      const size_t es = p.input_splat[i].size();
+    const bool scalar = !p.input_scalar.empty() && p.input_scalar[i];
+    if (!p.input_splat[i].empty() || scalar) {  // a block of the repeated element, read at every offset
+      const uint8_t* element = p.input_splat[i].data();
+      size_t es = p.input_splat[i].size();
+      if (scalar) {
+        const RtValue& v = st.slots[s.in[i]];
+        es = static_cast<size_t>(p.input_bytes[i]);
+        if (v.kind != RtValue::Kind::kArray || v.array.NumElements() != 1 ||
+            v.array.ByteSize() != static_cast<int64_t>(es))
+          return st.Fail(s, absl::InternalError("fused elementwise scalar input of the wrong size"));
+        element = v.array.data();
+      }
       splats[i].reset(new uint8_t[kBlock * es]);
-      for (int64_t k = 0; k < kBlock; ++k) std::memcpy(splats[i].get() + k * es, p.input_splat[i].data(), es);
+      for (int64_t k = 0; k < kBlock; ++k) std::memcpy(splats[i].get() + k * es, element, es);
       inputs[i] = splats[i].get();
       continue;
     }

@@ -67,6 +67,7 @@ struct Step {
   RawUnaryFn raw_unary = nullptr;    // set on fusible unary elementwise steps
   RawBinaryFn raw_binary = nullptr;  // set on fusible binary elementwise steps
   int raw_in_bytes = 0;              // bytes per input element of such a step
+  bool scalar_broadcast = false;     // a broadcast of a rank-0 operand (fused runs read the scalar)
 
   template <typename P>
   const P& Params() const { return *static_cast<const P*>(params.get()); }

@@ -3,6 +3,9 @@
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "src/compiler/compile.h"
+#include "src/ir/parser.h"
+#include "src/ir/verifier.h"
 #include "src/runtime/executable.h"
 
 namespace openpjrt::runtime {
@@ -29,6 +32,32 @@ TEST(EventTest, WhenAllReadyReportsTheFirstError) {
   EXPECT_EQ(got.code(), absl::StatusCode::kUnknown);
   b->Set(absl::OkStatus());
   EXPECT_EQ(got.message(), "bad a");
+}
+
+// The elementwise fusion reads a broadcast scalar argument directly: the broadcast_in_dim step is
+// gone from the program, one fused step remains, and it computes x * s + 1.
+TEST(FusionTest, AbsorbsBroadcastsOfScalars) {
+  auto m = ir::ParseModule(R"(
+func.func @main(%x: tensor<1000xf32>, %s: tensor<f32>) -> tensor<1000xf32> {
+  %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<1000xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<1000xf32>
+  %y = stablehlo.multiply %x, %b : tensor<1000xf32>
+  %z = stablehlo.add %y, %one : tensor<1000xf32>
+  return %z : tensor<1000xf32>
+})");
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_TRUE(ir::VerifyModule(**m).ok());
+  auto exe = compiler::Compile(**m);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  ASSERT_EQ((*exe)->program->steps.size(), 1u);
+  EXPECT_EQ((*exe)->program->steps[0].name, "fusion(stablehlo.multiply, stablehlo.add)");
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {1000}});
+  for (int i = 0; i < 1000; ++i) x.mutable_as<float>()[i] = static_cast<float>(i);
+  cpu::Array s = cpu::Array::Allocate({ir::ElemKind::kF32, {}});
+  *s.mutable_as<float>() = 0.5f;
+  auto out = (*exe)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].array.as<float>()[999], 500.5f);
 }
 
 TEST(CompileOptionsTest, RoundTripsCountsAndAssignment) {
