@@ -14,6 +14,7 @@
 //    i encrypts counter + i into four words: the next four 32-bit elements, or two 64-bit
 //    elements (w0 | w1 << 32, w2 | w3 << 32). The counter advances by the blocks used.
 // Elements narrower than 32 bits keep the low bits of a 32-bit word.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -68,7 +69,9 @@ void Philox4x32(uint32_t k0, uint32_t k1, uint32_t x[4]) {
 void PutBits(uint8_t* out, int64_t i, int64_t elem_bytes, int bits, bool sign_extend, uint64_t v) {
   if (bits < 64) v &= (uint64_t{1} << bits) - 1;
   if (sign_extend && bits < 8 && (v >> (bits - 1)) & 1) v |= ~uint64_t{0} << bits;
-  std::memcpy(out + i * elem_bytes, &v, static_cast<size_t>(elem_bytes));  // little-endian
+  const size_t n = static_cast<size_t>(std::min<int64_t>(elem_bytes, 8));
+  std::memcpy(out + i * elem_bytes, &v, n);  // little-endian
+  if (n < static_cast<size_t>(elem_bytes)) std::memset(out + i * elem_bytes + n, 0, elem_bytes - n);
 }
 
 void RngBitGenerator(const Step& s, ExecState& st) {

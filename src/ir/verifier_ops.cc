@@ -955,6 +955,9 @@ void Verifier::VerifyOpRules(const Operation& op) {
       if (!IsEnum(op.attr("rng_algorithm"), "stablehlo.rng_algorithm", {"DEFAULT", "THREE_FRY", "PHILOX"}))
         Fail(op, "requires 'rng_algorithm' DEFAULT, THREE_FRY or PHILOX");
       CheckCompatible(op, operand(0), result(0), "initial state and output state differ");
+      // Like StableHLO's own verifier, the state's type is not restricted (the kernel reads it as
+      // 64-bit words; the compiler checks that it holds whole ones).
+      CheckElem(op, result(1), kCatInt | kCatFloat, "output");
       break;
     }
     case OpCode::kFft: {
