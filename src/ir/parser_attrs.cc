@@ -506,7 +506,7 @@ Attribute Parser::ParseAttribute() {
                 ints.push_back(ParseIntegerLiteral());
               }
             } else {
-              floats.push_back(ParseFloatLiteral());
+              floats.push_back(ParseFloatLiteral(k));
             }
           } while (Consume(Tok::kComma));
         }

@@ -99,7 +99,8 @@ class Parser {
   Attribute MaterializeDense(const DenseLiteral& lit, Type type);
   Attribute ParseNumberAttr(bool negative, const Token& num);
   int64_t ParseIntegerLiteral(bool allow_negative = true);
-  double ParseFloatLiteral();
+  // A decimal literal, or a hexadecimal one read as the bit pattern of `kind`.
+  double ParseFloatLiteral(ElemKind kind = ElemKind::kF64);
   std::vector<int64_t> ParseI64ListBrackets();  // [1, -2, ?]
   std::string ParseStringLiteral();
   void ParseFileMetadata(const Token& begin);

@@ -569,7 +569,7 @@ void Parser::ParseTopKForm(Operation* op) {
   if (Consume(Tok::kComma)) {
     ExpectKeyword("recall_target");
     Expect(Tok::kEqual, "'='");
-    op->SetAttr("recall_target", Attribute::Float(ctx_->Element(ElemKind::kF32), ParseFloatLiteral()));
+    op->SetAttr("recall_target", Attribute::Float(ctx_->Element(ElemKind::kF32), ParseFloatLiteral(ElemKind::kF32)));
   }
   Expect(Tok::kRParen, "')'");
   ParseOptionalAttrDict(op);

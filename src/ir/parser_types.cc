@@ -290,12 +290,23 @@ int64_t Parser::ParseIntegerLiteral(bool allow_negative) {
   return static_cast<int64_t>(u);
 }
 
-double Parser::ParseFloatLiteral() {
+double Parser::ParseFloatLiteral(ElemKind kind) {
   bool neg = Consume(Tok::kMinus);
   Token t = lex_.Next();
   if (t.kind != Tok::kInteger && t.kind != Tok::kFloat)
     Error(t, StrCat("expected a number, found ", Describe(t)));
   std::string s(t.text);
+  // As in MLIR, a hexadecimal integer where a float is expected is the float's bit pattern (how
+  // NaN and infinities are printed).
+  if (t.kind == Tok::kInteger && s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    if (neg) Error(t, "a hexadecimal float literal cannot be negated");
+    errno = 0;
+    const uint64_t bits = std::strtoull(s.c_str() + 2, nullptr, 16);
+    const int width = ByteSize(kind) * 8;
+    if (errno == ERANGE || (width < 64 && bits >> width != 0))
+      Error(t, StrCat("hexadecimal float literal does not fit ", ElemKindName(kind)));
+    return DecodeFloat(kind, bits);
+  }
   double d = std::strtod(s.c_str(), nullptr);
   return neg ? -d : d;
 }
