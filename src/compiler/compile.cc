@@ -598,7 +598,12 @@ class Lowerer {
         p->dims = I64s(op, "broadcast_dimensions");
         Step& s = AddStep(op, env, prog, cpu::BroadcastInDimKernel(), Operands(op, env));
         s.params = p;
-        s.scalar_broadcast = op.operands[0]->type.rank() == 0;
+        // The operand fills the trailing dimensions of the result in order: a repeating run.
+        const Type in = op.operands[0]->type, res = op.result(0)->type;
+        bool suffix = in.HasStaticShape() && res.HasStaticShape() && in.rank() <= res.rank();
+        for (int64_t d = 0; suffix && d < in.rank(); ++d)
+          suffix = p->dims[d] == res.rank() - in.rank() + d && in.shape()[d] == res.shape()[p->dims[d]];
+        if (suffix && in.NumElements() > 0) s.broadcast_period = in.NumElements();
         return;
       }
       case OpCode::kBroadcast: {
@@ -1551,12 +1556,12 @@ class Lowerer {
       for (int u : uses) last_use[u] = i;
     }
     for (int r : prog.results) last_use[r] = SIZE_MAX;
-    // Splat constants and broadcasts of scalars defined in this program, by slot.
+    // Splat constants and repeating broadcasts defined in this program, by slot.
     std::unordered_map<int, const cpu::SplatConstantParams*> splat_of;
-    std::unordered_map<int, int> scalar_of;  // broadcast result -> the scalar's slot
+    std::unordered_map<int, std::pair<int, int64_t>> repeat_of;  // broadcast result -> (operand slot, period)
     for (const Step& s : prog.steps) {
       if (s.fn == cpu::SplatConstantKernel()) splat_of[s.out[0]] = &s.Params<cpu::SplatConstantParams>();
-      if (s.scalar_broadcast) scalar_of[s.out[0]] = s.in[0];
+      if (s.broadcast_period > 0) repeat_of[s.out[0]] = {s.in[0], s.broadcast_period};
     }
     auto fusible = [](const Step& s) {
       return (s.raw_unary || s.raw_binary) && s.regions.empty() && s.out.size() == 1 &&
@@ -1595,13 +1600,13 @@ class Lowerer {
           }
       p->input_bytes.assign(fused.in.size(), 0);
       p->input_splat.assign(fused.in.size(), {});
-      p->input_scalar.assign(fused.in.size(), false);
-      std::vector<int> scalar_slot(fused.in.size(), -1);
+      p->input_period.assign(fused.in.size(), 0);
+      std::vector<std::pair<int, int64_t>> repeat(fused.in.size(), {-1, 0});
       for (size_t v = 0; v < fused.in.size(); ++v) {
         auto c = splat_of.find(fused.in[v]);
         if (c != splat_of.end()) p->input_splat[v] = c->second->element;
-        auto b = scalar_of.find(fused.in[v]);
-        if (c == splat_of.end() && b != scalar_of.end()) scalar_slot[v] = b->second;
+        auto b = repeat_of.find(fused.in[v]);
+        if (c == splat_of.end() && b != repeat_of.end()) repeat[v] = b->second;
       }
       const int num_inputs = static_cast<int>(fused.in.size());
       for (size_t k = i; k < end; ++k) {
@@ -1629,11 +1634,11 @@ class Lowerer {
           const int v = value_of.at(slot);
           if (v < num_inputs) p->input_bytes[v] = prog.steps[k].raw_in_bytes;
         }
-      // Broadcast scalars are read from the scalar itself (the broadcast may then go).
+      // Repeating broadcasts are read from their operand (the broadcast may then go).
       for (size_t v = 0; v < fused.in.size(); ++v)
-        if (scalar_slot[v] >= 0) {
-          fused.in[v] = scalar_slot[v];
-          p->input_scalar[v] = true;
+        if (repeat[v].first >= 0) {
+          fused.in[v] = repeat[v].first;
+          p->input_period[v] = repeat[v].second;
         }
       fused.name += ")";
       fused.params = p;
@@ -1641,8 +1646,8 @@ class Lowerer {
       i = end;
     }
     prog.steps = std::move(out);
-    // Splat constants and scalar broadcasts nothing reads any more (fused runs read their
-    // element) are dropped.
+    // Splat constants and repeating broadcasts nothing reads any more (fused runs read their
+    // operands) are dropped.
     std::unordered_set<int> read(prog.results.begin(), prog.results.end());
     for (const Step& s : prog.steps) {
       const bool fused = s.fn == cpu::FusedElementwiseKernel();
@@ -1653,7 +1658,7 @@ class Lowerer {
       read.insert(nested.begin(), nested.end());
     }
     std::erase_if(prog.steps, [&](const Step& s) {
-      return (s.fn == cpu::SplatConstantKernel() || s.scalar_broadcast) && !read.count(s.out[0]);
+      return (s.fn == cpu::SplatConstantKernel() || s.broadcast_period > 0) && !read.count(s.out[0]);
     });
   }
 

@@ -50,9 +50,9 @@ struct FusedParams {
   // Inputs that are splat constants: their one element (empty for ordinary inputs). The kernel
   // repeats it in a block buffer and does not read the input slot.
   std::vector<std::vector<uint8_t>> input_splat;
-  // Inputs that are rank-0 arrays standing for their broadcast (a broadcast_in_dim of a scalar
-  // the run absorbed): the kernel repeats their one element like a splat constant's.
-  std::vector<bool> input_scalar;
+  // Inputs that stand for their broadcast (a broadcast_in_dim the run absorbed): element e of
+  // the run reads element e % period of the input. 0: an ordinary input.
+  std::vector<int64_t> input_period;
   int64_t num_elements = 0;
 };
 KernelFn FusedElementwiseKernel();

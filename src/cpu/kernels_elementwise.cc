@@ -111,19 +111,25 @@ void FusedElementwise(const Step& s, ExecState& st) {
   constexpr int64_t kBlock = 1024;
   std::vector<const uint8_t*> inputs(num_inputs);
   std::vector<std::unique_ptr<uint8_t[]>> splats(num_inputs);
+  std::vector<int64_t> period(num_inputs, 0);  // > 1: a repeating input, gathered per block
   for (size_t i = 0; i < num_inputs; ++i) {
-    const bool scalar = !p.input_scalar.empty() && p.input_scalar[i];
-    if (!p.input_splat[i].empty() || scalar) {  // a block of the repeated element, read at every offset
-      const uint8_t* element = p.input_splat[i].data();
-      size_t es = p.input_splat[i].size();
-      if (scalar) {
-        const RtValue& v = st.slots[s.in[i]];
-        es = static_cast<size_t>(p.input_bytes[i]);
-        if (v.kind != RtValue::Kind::kArray || v.array.NumElements() != 1 ||
-            v.array.ByteSize() != static_cast<int64_t>(es))
-          return st.Fail(s, absl::InternalError("fused elementwise scalar input of the wrong size"));
-        element = v.array.data();
+    const int64_t per = p.input_period.empty() ? 0 : p.input_period[i];
+    const uint8_t* element = p.input_splat[i].data();
+    size_t es = p.input_splat[i].size();
+    if (per > 0) {
+      const RtValue& v = st.slots[s.in[i]];
+      es = static_cast<size_t>(p.input_bytes[i]);
+      if (v.kind != RtValue::Kind::kArray || v.array.NumElements() != per ||
+          v.array.ByteSize() != per * static_cast<int64_t>(es))
+        return st.Fail(s, absl::InternalError("fused elementwise broadcast input of the wrong size"));
+      element = v.array.data();
+      if (per > 1) {
+        period[i] = per;
+        inputs[i] = element;
+        continue;
       }
+    }
+    if (!p.input_splat[i].empty() || per == 1) {  // a block of the repeated element, read at every offset
       splats[i].reset(new uint8_t[kBlock * es]);
       for (int64_t k = 0; k < kBlock; ++k) std::memcpy(splats[i].get() + k * es, element, es);
       inputs[i] = splats[i].get();
@@ -143,9 +149,15 @@ void FusedElementwise(const Step& s, ExecState& st) {
     std::vector<std::unique_ptr<uint8_t[]>> blocks(p.ops.size());
     for (size_t k = 0; k < p.ops.size(); ++k)
       if (p.ops[k].output < 0) blocks[k].reset(new uint8_t[kBlock * p.ops[k].elem_bytes]);
+    // Repeating inputs are gathered into a block buffer of their own for each block.
+    std::vector<std::unique_ptr<uint8_t[]>> gathered(num_inputs);
+    for (size_t i = 0; i < num_inputs; ++i)
+      if (period[i] > 1) gathered[i].reset(new uint8_t[kBlock * p.input_bytes[i]]);
     auto at = [&](int value, int64_t start) -> uint8_t* {
-      if (value < static_cast<int>(num_inputs))
+      if (value < static_cast<int>(num_inputs)) {
+        if (gathered[value]) return gathered[value].get();
         return const_cast<uint8_t*>(inputs[value]) + (splats[value] ? 0 : start * p.input_bytes[value]);
+      }
       const FusedParams::Op& op = p.ops[value - num_inputs];
       if (op.output >= 0) return outs[op.output].mutable_data() + start * op.elem_bytes;
       return blocks[value - num_inputs].get();
@@ -153,6 +165,16 @@ void FusedElementwise(const Step& s, ExecState& st) {
     const int64_t end = std::min(n, (piece + 1) * kPiece);
     for (int64_t start = piece * kPiece; start < end; start += kBlock) {
       const int64_t count = std::min(kBlock, end - start);
+      for (size_t i = 0; i < num_inputs; ++i) {
+        if (!gathered[i]) continue;
+        const int64_t es = p.input_bytes[i], per = period[i];
+        uint8_t* dst = gathered[i].get();
+        for (int64_t done = 0; done < count;) {  // runs of the input, wrapping at its end
+          const int64_t pos = (start + done) % per, len = std::min(per - pos, count - done);
+          std::memcpy(dst + done * es, inputs[i] + pos * es, static_cast<size_t>(len * es));
+          done += len;
+        }
+      }
       for (size_t k = 0; k < p.ops.size(); ++k) {
         const FusedParams::Op& op = p.ops[k];
         uint8_t* out = at(static_cast<int>(num_inputs + k), start);

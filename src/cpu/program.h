@@ -67,7 +67,10 @@ struct Step {
   RawUnaryFn raw_unary = nullptr;    // set on fusible unary elementwise steps
   RawBinaryFn raw_binary = nullptr;  // set on fusible binary elementwise steps
   int raw_in_bytes = 0;              // bytes per input element of such a step
-  bool scalar_broadcast = false;     // a broadcast of a rank-0 operand (fused runs read the scalar)
+  // A broadcast_in_dim whose operand fills the result's trailing dimensions (a scalar, a bias
+  // row): the result repeats the operand's elements every `broadcast_period` elements. Fused runs
+  // read the operand itself. 0: any other step.
+  int64_t broadcast_period = 0;
 
   template <typename P>
   const P& Params() const { return *static_cast<const P*>(params.get()); }

@@ -60,6 +60,36 @@ func.func @main(%x: tensor<1000xf32>, %s: tensor<f32>) -> tensor<1000xf32> {
   EXPECT_EQ((*out)[0].array.as<float>()[999], 500.5f);
 }
 
+// A bias row broadcast over the trailing dimension is absorbed too (read with wrap-around); a
+// broadcast over the leading dimension is not.
+TEST(FusionTest, AbsorbsTrailingBroadcastsOnly) {
+  auto m = ir::ParseModule(R"(
+func.func @main(%x: tensor<4x8xf32>, %row: tensor<8xf32>, %col: tensor<4xf32>) -> tensor<4x8xf32> {
+  %r = stablehlo.broadcast_in_dim %row, dims = [1] : (tensor<8xf32>) -> tensor<4x8xf32>
+  %c = stablehlo.broadcast_in_dim %col, dims = [0] : (tensor<4xf32>) -> tensor<4x8xf32>
+  %y = stablehlo.add %x, %r : tensor<4x8xf32>
+  %z = stablehlo.multiply %y, %c : tensor<4x8xf32>
+  return %z : tensor<4x8xf32>
+})");
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_TRUE(ir::VerifyModule(**m).ok());
+  auto exe = compiler::Compile(**m);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const auto& steps = (*exe)->program->steps;
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].name, "stablehlo.broadcast_in_dim");
+  EXPECT_EQ(steps[1].name, "fusion(stablehlo.add, stablehlo.multiply)");
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {4, 8}});
+  cpu::Array row = cpu::Array::Allocate({ir::ElemKind::kF32, {8}});
+  cpu::Array col = cpu::Array::Allocate({ir::ElemKind::kF32, {4}});
+  for (int i = 0; i < 32; ++i) x.mutable_as<float>()[i] = 1.0f;
+  for (int j = 0; j < 8; ++j) row.mutable_as<float>()[j] = static_cast<float>(j);
+  for (int i = 0; i < 4; ++i) col.mutable_as<float>()[i] = static_cast<float>(10 * i);
+  auto out = (*exe)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(row), cpu::RtValue::Of(col)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].array.as<float>()[3 * 8 + 5], (1.0f + 5.0f) * 30.0f);
+}
+
 TEST(CompileOptionsTest, RoundTripsCountsAndAssignment) {
   CompileOptions o;
   o.num_replicas = 2;

@@ -37,3 +37,34 @@ func.func @scalar_broadcast_also_read_outside() {
   check.expect_eq_const %r, dense<[true, true, true, true, false, false, false, false]> : tensor<8xi1>
   func.return
 }
+
+// -----
+
+// A bias row broadcast over the rows of a matrix (dims = the trailing dimensions) is read from the
+// row itself, wrapping every 5 elements; a broadcast over the leading dimension is not repeating
+// and stays materialised. Both feed the same fused run.
+func.func @row_broadcast_in_a_run() {
+  %m = stablehlo.iota dim = 0 : tensor<3x5xi32>
+  %bias = stablehlo.iota dim = 0 : tensor<5xi32>
+  %hundred = stablehlo.constant dense<100> : tensor<5xi32>
+  %b100 = stablehlo.multiply %bias, %hundred : tensor<5xi32>
+  %rows = stablehlo.broadcast_in_dim %b100, dims = [1] : (tensor<5xi32>) -> tensor<3x5xi32>
+  %col = stablehlo.constant dense<[1000, 2000, 3000]> : tensor<3xi32>
+  %c3 = stablehlo.add %col, %col : tensor<3xi32>
+  %cols = stablehlo.broadcast_in_dim %c3, dims = [0] : (tensor<3xi32>) -> tensor<3x5xi32>
+  %s = stablehlo.add %m, %rows : tensor<3x5xi32>
+  %t = stablehlo.add %s, %cols : tensor<3x5xi32>
+  check.expect_eq_const %t, dense<[[2000, 2100, 2200, 2300, 2400], [4001, 4101, 4201, 4301, 4401], [6002, 6102, 6202, 6302, 6402]]> : tensor<3x5xi32>
+  %big = stablehlo.iota dim = 1 : tensor<300x1000xf32>
+  %w = stablehlo.iota dim = 0 : tensor<1000xf32>
+  %half = stablehlo.constant dense<0.5> : tensor<1000xf32>
+  %wh = stablehlo.multiply %w, %half : tensor<1000xf32>
+  %wb = stablehlo.broadcast_in_dim %wh, dims = [1] : (tensor<1000xf32>) -> tensor<300x1000xf32>
+  %d = stablehlo.subtract %big, %wb : tensor<300x1000xf32>
+  %e = stablehlo.multiply %d, %d : tensor<300x1000xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [0, 1] : (tensor<300x1000xf32>, tensor<f32>) -> tensor<f32>
+  // 300 * sum over j < 1000 of (j / 2)^2 = 300 * 332833500 / 4 (f32 sums: 1e6 of 2.5e10)
+  check.expect_almost_eq_const %sum, dense<2.49625125e10>, tolerance = 1.0e6 : tensor<f32>
+  func.return
+}
