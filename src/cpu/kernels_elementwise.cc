@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "src/cpu/elementwise_ops.h"
+#include "src/cpu/fused.h"
 #include "src/support/str.h"
 
 namespace openpjrt::cpu {
@@ -103,15 +104,36 @@ BinaryFns PickBinary(ElemKind in, ElemKind out) {
   return fns;
 }
 
-// Block-by-block evaluation of a fused run (see FusedParams).
+// Block-by-block evaluation of a fused run (see FusedParams and fused.h).
 void FusedElementwise(const Step& s, ExecState& st) {
   const FusedParams& p = s.Params<FusedParams>();
   const int64_t n = p.num_elements;
-  const size_t num_inputs = s.in.size();
-  constexpr int64_t kBlock = 1024;
-  std::vector<const uint8_t*> inputs(num_inputs);
-  std::vector<std::unique_ptr<uint8_t[]>> splats(num_inputs);
-  std::vector<int64_t> period(num_inputs, 0);  // > 1: a repeating input, gathered per block
+  FusedInputs in;
+  if (absl::Status status = PrepareFusedInputs(p, s, st, s.in.size(), &in); !status.ok())
+    return st.Fail(s, std::move(status));
+  std::vector<Array> outs;
+  for (const ArrayType& t : s.out_types) outs.push_back(Array::Allocate(t));
+  // Pieces of 128 blocks (128 Ki elements) go to the intra-op threads, each with its own block
+  // buffers; elements are independent, so any split gives the same result.
+  constexpr int64_t kPiece = 128 * kFusedBlock;
+  st.ParallelFor((n + kPiece - 1) / kPiece, [&](int64_t piece) {
+    FusedBlockEval eval(p, in, &outs);
+    const int64_t end = std::min(n, (piece + 1) * kPiece);
+    for (int64_t start = piece * kPiece; start < end; start += kFusedBlock)
+      eval.Run(start, std::min(kFusedBlock, end - start));
+  });
+  for (size_t j = 0; j < outs.size(); ++j) st.slots[s.out[j]] = RtValue::Of(std::move(outs[j]));
+}
+
+}  // namespace
+
+absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecState& st,
+                                size_t num_inputs, FusedInputs* in) {
+  const int64_t n = p.num_elements;
+  in->ptr.assign(num_inputs, nullptr);
+  in->splat.clear();
+  in->splat.resize(num_inputs);
+  in->period.assign(num_inputs, 0);
   for (size_t i = 0; i < num_inputs; ++i) {
     const int64_t per = p.input_period.empty() ? 0 : p.input_period[i];
     const uint8_t* element = p.input_splat[i].data();
@@ -121,74 +143,69 @@ void FusedElementwise(const Step& s, ExecState& st) {
       es = static_cast<size_t>(p.input_bytes[i]);
       if (v.kind != RtValue::Kind::kArray || v.array.NumElements() != per ||
           v.array.ByteSize() != per * static_cast<int64_t>(es))
-        return st.Fail(s, absl::InternalError("fused elementwise broadcast input of the wrong size"));
+        return absl::InternalError("fused elementwise broadcast input of the wrong size");
       element = v.array.data();
       if (per > 1) {
-        period[i] = per;
-        inputs[i] = element;
+        in->period[i] = per;
+        in->ptr[i] = element;
         continue;
       }
     }
     if (!p.input_splat[i].empty() || per == 1) {  // a block of the repeated element, read at every offset
-      splats[i].reset(new uint8_t[kBlock * es]);
-      for (int64_t k = 0; k < kBlock; ++k) std::memcpy(splats[i].get() + k * es, element, es);
-      inputs[i] = splats[i].get();
+      in->splat[i].reset(new uint8_t[kFusedBlock * es]);
+      for (int64_t k = 0; k < kFusedBlock; ++k) std::memcpy(in->splat[i].get() + k * es, element, es);
+      in->ptr[i] = in->splat[i].get();
       continue;
     }
     const RtValue& v = st.slots[s.in[i]];
     if (v.kind != RtValue::Kind::kArray || v.array.NumElements() != n)
-      return st.Fail(s, absl::InternalError("fused elementwise input of the wrong size"));
-    inputs[i] = v.array.data();
+      return absl::InternalError("fused elementwise input of the wrong size");
+    in->ptr[i] = v.array.data();
   }
-  std::vector<Array> outs;
-  for (const ArrayType& t : s.out_types) outs.push_back(Array::Allocate(t));
-  // Pieces of 128 blocks (128 Ki elements) go to the intra-op threads, each with its own block
-  // buffers; elements are independent, so any split gives the same result.
-  constexpr int64_t kPiece = 128 * kBlock;
-  st.ParallelFor((n + kPiece - 1) / kPiece, [&](int64_t piece) {
-    std::vector<std::unique_ptr<uint8_t[]>> blocks(p.ops.size());
-    for (size_t k = 0; k < p.ops.size(); ++k)
-      if (p.ops[k].output < 0) blocks[k].reset(new uint8_t[kBlock * p.ops[k].elem_bytes]);
-    // Repeating inputs are gathered into a block buffer of their own for each block.
-    std::vector<std::unique_ptr<uint8_t[]>> gathered(num_inputs);
-    for (size_t i = 0; i < num_inputs; ++i)
-      if (period[i] > 1) gathered[i].reset(new uint8_t[kBlock * p.input_bytes[i]]);
-    auto at = [&](int value, int64_t start) -> uint8_t* {
-      if (value < static_cast<int>(num_inputs)) {
-        if (gathered[value]) return gathered[value].get();
-        return const_cast<uint8_t*>(inputs[value]) + (splats[value] ? 0 : start * p.input_bytes[value]);
-      }
-      const FusedParams::Op& op = p.ops[value - num_inputs];
-      if (op.output >= 0) return outs[op.output].mutable_data() + start * op.elem_bytes;
-      return blocks[value - num_inputs].get();
-    };
-    const int64_t end = std::min(n, (piece + 1) * kPiece);
-    for (int64_t start = piece * kPiece; start < end; start += kBlock) {
-      const int64_t count = std::min(kBlock, end - start);
-      for (size_t i = 0; i < num_inputs; ++i) {
-        if (!gathered[i]) continue;
-        const int64_t es = p.input_bytes[i], per = period[i];
-        uint8_t* dst = gathered[i].get();
-        for (int64_t done = 0; done < count;) {  // runs of the input, wrapping at its end
-          const int64_t pos = (start + done) % per, len = std::min(per - pos, count - done);
-          std::memcpy(dst + done * es, inputs[i] + pos * es, static_cast<size_t>(len * es));
-          done += len;
-        }
-      }
-      for (size_t k = 0; k < p.ops.size(); ++k) {
-        const FusedParams::Op& op = p.ops[k];
-        uint8_t* out = at(static_cast<int>(num_inputs + k), start);
-        // Block buffers hold the current block from their start; inputs and outputs are indexed
-        // absolutely.
-        if (op.unary) op.unary(at(op.in0, start), out, count);
-        else op.binary(at(op.in0, start), at(op.in1, start), out, count);
-      }
-    }
-  });
-  for (size_t j = 0; j < outs.size(); ++j) st.slots[s.out[j]] = RtValue::Of(std::move(outs[j]));
+  return absl::OkStatus();
 }
 
-}  // namespace
+FusedBlockEval::FusedBlockEval(const FusedParams& p, const FusedInputs& in, std::vector<Array>* outs)
+    : p_(p), in_(in), outs_(outs), blocks_(p.ops.size()), gathered_(in.ptr.size()) {
+  for (size_t k = 0; k < p.ops.size(); ++k)
+    if (p.ops[k].output < 0) blocks_[k].reset(new uint8_t[kFusedBlock * p.ops[k].elem_bytes]);
+  // Repeating inputs are gathered into a block buffer of their own for each block.
+  for (size_t i = 0; i < in.ptr.size(); ++i)
+    if (in.period[i] > 1) gathered_[i].reset(new uint8_t[kFusedBlock * p.input_bytes[i]]);
+}
+
+// Block buffers hold the current block from their start; inputs and outputs are indexed
+// absolutely.
+uint8_t* FusedBlockEval::At(int value, int64_t start) {
+  const int num_inputs = static_cast<int>(in_.ptr.size());
+  if (value < num_inputs) {
+    if (gathered_[value]) return gathered_[value].get();
+    return const_cast<uint8_t*>(in_.ptr[value]) + (in_.splat[value] ? 0 : start * p_.input_bytes[value]);
+  }
+  const FusedParams::Op& op = p_.ops[value - num_inputs];
+  if (op.output >= 0) return (*outs_)[op.output].mutable_data() + start * op.elem_bytes;
+  return blocks_[value - num_inputs].get();
+}
+
+void FusedBlockEval::Run(int64_t start, int64_t count) {
+  const size_t num_inputs = in_.ptr.size();
+  for (size_t i = 0; i < num_inputs; ++i) {
+    if (!gathered_[i]) continue;
+    const int64_t es = p_.input_bytes[i], per = in_.period[i];
+    uint8_t* dst = gathered_[i].get();
+    for (int64_t done = 0; done < count;) {  // runs of the input, wrapping at its end
+      const int64_t pos = (start + done) % per, len = std::min(per - pos, count - done);
+      std::memcpy(dst + done * es, in_.ptr[i] + pos * es, static_cast<size_t>(len * es));
+      done += len;
+    }
+  }
+  for (size_t k = 0; k < p_.ops.size(); ++k) {
+    const FusedParams::Op& op = p_.ops[k];
+    uint8_t* out = At(static_cast<int>(num_inputs + k), start);
+    if (op.unary) op.unary(At(op.in0, start), out, count);
+    else op.binary(At(op.in0, start), At(op.in1, start), out, count);
+  }
+}
 
 const char* UnaryOpName(UnaryOp op) {
   static const char* kNames[] = {

@@ -1,0 +1,44 @@
+// Block-wise evaluation of a fused elementwise run (FusedParams, kernels.h), shared by the fused
+// elementwise kernel and by reductions that absorbed their producer run. Internal to src/cpu.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "src/cpu/kernels.h"
+
+namespace openpjrt::cpu {
+
+inline constexpr int64_t kFusedBlock = 1024;  // elements evaluated at a time
+
+// The run's inputs, read from slots step.in[0, num_inputs): arrays of the run's size, splat
+// constants and broadcast scalars (a block of the repeated element), repeating broadcasts.
+struct FusedInputs {
+  std::vector<const uint8_t*> ptr;
+  std::vector<std::unique_ptr<uint8_t[]>> splat;  // non-null: ptr points at this block
+  std::vector<int64_t> period;                    // > 1: ptr is a repeating input of this size
+};
+absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecState& st,
+                                size_t num_inputs, FusedInputs* in);
+
+// One thread's evaluator: its own block buffers. Run(start, count) computes every op of the run
+// for elements [start, start + count) (count <= kFusedBlock); ops with an output index write
+// into outs (absolute positions), the others into block buffers that Value() returns.
+class FusedBlockEval {
+ public:
+  FusedBlockEval(const FusedParams& p, const FusedInputs& in, std::vector<Array>* outs);
+  void Run(int64_t start, int64_t count);
+  const uint8_t* Value(size_t op) const { return blocks_[op].get(); }
+
+ private:
+  uint8_t* At(int value, int64_t start);
+
+  const FusedParams& p_;
+  const FusedInputs& in_;
+  std::vector<Array>* outs_;
+  std::vector<std::unique_ptr<uint8_t[]>> blocks_, gathered_;
+};
+
+}  // namespace openpjrt::cpu
