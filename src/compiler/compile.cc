@@ -176,6 +176,7 @@ class Lowerer {
       exe->result_is_token.push_back(t.IsToken());
     }
     FuseElementwise(*exe->program);
+    FuseReductions(*exe->program);
     ComputeReleases(*exe->program);
     exe->num_slots = next_slot_;
     return exe;
@@ -1684,6 +1685,63 @@ class Lowerer {
       if (!defined.count(slot) || keep.count(slot) || prog.steps.empty()) continue;
       prog.steps[step].release.push_back(slot);
     }
+  }
+
+  // A fast reduction whose input is the only output of a fused elementwise run, read by nothing
+  // else, absorbs the run: the reduction computes its input block by block and the array is never
+  // stored (sum(x * x), softmax denominators, losses).
+  static void FuseReductions(Program& prog) {
+    for (Step& s : prog.steps)
+      for (auto& r : s.regions) FuseReductions(*r);
+    std::unordered_map<int, int> readers;
+    for (const Step& s : prog.steps) {
+      std::vector<int> uses = s.in;
+      for (const auto& r : s.regions) CollectUses(*r, &uses);
+      for (int u : uses) ++readers[u];
+    }
+    for (int r : prog.results) readers[r] += 2;
+    std::unordered_map<int, size_t> producer;  // slot -> index of the fused run defining it
+    for (size_t i = 0; i < prog.steps.size(); ++i)
+      if (prog.steps[i].fn == cpu::FusedElementwiseKernel() && prog.steps[i].out.size() == 1)
+        producer[prog.steps[i].out[0]] = i;
+    std::vector<bool> absorbed(prog.steps.size(), false);
+    for (size_t i = 0; i < prog.steps.size(); ++i) {
+      Step& r = prog.steps[i];
+      if (!cpu::IsFastReduce(r)) continue;
+      auto f = producer.find(r.in[0]);
+      if (f == producer.end() || f->second > i || readers[r.in[0]] != 1) continue;
+      const Step& run = prog.steps[f->second];
+      const cpu::ReduceParams& rp = r.Params<cpu::ReduceParams>();
+      const cpu::FusedParams& fp = run.Params<cpu::FusedParams>();
+      const std::vector<int64_t>& dims = run.out_types[0].dims;
+      if (!cpu::ReduceIsContiguous(dims, rp.dims)) continue;
+      cpu::KernelFn fn = cpu::FusedReduceKernel(rp, r.out_types[0].elem);
+      if (!fn) continue;
+      auto p = std::make_shared<cpu::FusedReduceParams>();
+      p->producer = fp;
+      p->reduce = rp;
+      p->input_dims = dims;
+      for (size_t k = 0; k < p->producer.ops.size(); ++k)
+        if (p->producer.ops[k].output == 0) {
+          p->producer.ops[k].output = -1;  // computed into a block buffer, never stored
+          p->input_op = k;
+        }
+      Step merged;
+      merged.fn = fn;
+      merged.name = StrCat(run.name.substr(0, run.name.size() - 1), ", ", r.name, ")");
+      merged.loc = r.loc;
+      merged.in = run.in;
+      merged.in.push_back(r.in[1]);
+      merged.out = r.out;
+      merged.out_types = r.out_types;
+      merged.params = p;
+      r = std::move(merged);
+      absorbed[f->second] = true;
+    }
+    std::vector<Step> kept;
+    for (size_t i = 0; i < prog.steps.size(); ++i)
+      if (!absorbed[i]) kept.push_back(std::move(prog.steps[i]));
+    prog.steps = std::move(kept);
   }
 
   static void CollectUses(const Program& p, std::vector<int>* uses) {

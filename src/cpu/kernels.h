@@ -125,6 +125,20 @@ struct ReduceParams {
   BinaryOp fast = BinaryOp::kAdd;
 };
 absl::StatusOr<KernelFn> SelectReduce(const ReduceParams& p, const std::vector<ElemKind>& kinds);
+// Whether `s` is a reduce step with a single-op reducer over one input (a candidate for
+// absorbing the elementwise run that produces its input).
+bool IsFastReduce(const Step& s);
+// A reduce that computes its input with an absorbed elementwise run instead of reading it: in =
+// the run's inputs, then the init value. The arrangement of input_dims and reduce.dims must be
+// contiguous blocks (checked by the compiler with ReduceIsContiguous).
+struct FusedReduceParams {
+  FusedParams producer;   // the run; op input_op computes the reduction's input (no output)
+  size_t input_op = 0;
+  ReduceParams reduce;
+  std::vector<int64_t> input_dims;
+};
+KernelFn FusedReduceKernel(const ReduceParams& p, ElemKind k);
+bool ReduceIsContiguous(const std::vector<int64_t>& input_dims, const std::vector<int64_t>& dims);
 
 // ---- linear algebra (kernels_dot.cc)
 struct DotParams {

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "src/cpu/elementwise_ops.h"
+#include "src/cpu/fused.h"
 #include "src/cpu/strided.h"
 #include "src/support/str.h"
 
@@ -83,74 +84,149 @@ Blocks MakeBlocks(const std::vector<int64_t>& in_dims, const std::vector<int64_t
   return b;
 }
 
-// Folds n >= 1 contiguous elements with Op, in 16 independent lanes (the order of a reduction
-// is the implementation's choice; this one vectorizes and is the same on every run).
-template <BinaryOp Op, typename T>
-typename T::C FoldRun(const typename T::S* x, int64_t n) {
+// Where a fast reduction reads its input: Get(offset, len) returns len (<= kFusedBlock)
+// consecutive input elements starting at linear offset `offset`. A plain array hands out a
+// pointer into itself; an absorbed producer run computes the elements into a block buffer.
+template <typename S>
+struct ArraySource {
+  const S* x;
+  const S* Get(int64_t offset, int64_t) const { return x + offset; }
+};
+
+template <typename S>
+struct FusedSource {
+  FusedBlockEval eval;
+  size_t op;  // the run's op whose values are the reduction's input
+  const S* Get(int64_t offset, int64_t len) {
+    eval.Run(offset, len);
+    return reinterpret_cast<const S*>(eval.Value(op));
+  }
+};
+
+// Folds n >= 1 consecutive elements from `offset` with Op, in 16 independent lanes (the order of
+// a reduction is the implementation's choice; this one vectorizes and is the same on every run
+// and for every source: the elements arrive in chunks whose sizes are multiples of the lanes).
+template <BinaryOp Op, typename T, typename Src>
+typename T::C FoldRun(Src& src, int64_t offset, int64_t n) {
   using C = typename T::C;
+  using S = typename T::S;
   constexpr int kLanes = 16;
   if (n < 2 * kLanes) {
+    const S* x = src.Get(offset, n);
     C v = T::Load(x[0]);
     for (int64_t i = 1; i < n; ++i) v = static_cast<C>(ApplyBinary<Op, T>(v, T::Load(x[i])));
     return v;
   }
+  int64_t chunk = 0, chunk_end = std::min(n, kFusedBlock);  // x holds [chunk, chunk_end)
+  const S* x = src.Get(offset, chunk_end);
   C lane[kLanes];
   for (int j = 0; j < kLanes; ++j) lane[j] = T::Load(x[j]);
   int64_t i = kLanes;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) lane[j] = static_cast<C>(ApplyBinary<Op, T>(lane[j], T::Load(x[i + j])));
-  for (int j = 0; i < n; ++i, ++j) lane[j] = static_cast<C>(ApplyBinary<Op, T>(lane[j], T::Load(x[i])));
+  for (;;) {
+    for (; i + kLanes <= chunk_end; i += kLanes)
+      for (int j = 0; j < kLanes; ++j)
+        lane[j] = static_cast<C>(ApplyBinary<Op, T>(lane[j], T::Load(x[i - chunk + j])));
+    if (i >= n) break;
+    if (i == chunk_end) {  // the next chunk
+      chunk = i;
+      chunk_end = std::min(n, i + kFusedBlock);
+      x = src.Get(offset + chunk, chunk_end - chunk);
+      continue;
+    }
+    // Fewer than kLanes elements left, all in this chunk.
+    for (int j = 0; i < n; ++i, ++j) lane[j] = static_cast<C>(ApplyBinary<Op, T>(lane[j], T::Load(x[i - chunk])));
+  }
   for (int w = kLanes / 2; w > 0; w /= 2)
     for (int j = 0; j < w; ++j) lane[j] = static_cast<C>(ApplyBinary<Op, T>(lane[j], lane[j + w]));
   return lane[0];
+}
+
+// The reduction over [R0][A][R][B] blocks of the input (see MakeBlocks) into acc (A x B), with
+// intra-op pieces over the outputs: runs of 16 rows (b == 1) or a share of the columns. Each
+// output element is folded in the same order whatever the split, so threads do not change
+// results. make_source(piece) gives each piece its own source.
+template <BinaryOp Op, typename T, typename MakeSource>
+void ReduceBlocks(const Blocks& bl, int64_t total, typename T::C* acc, ExecState& st, MakeSource&& make_source) {
+  using C = typename T::C;
+  const bool split = total >= (1 << 18) && st.threads() > 1;
+  const int64_t rows = split && bl.b == 1 ? 16 : bl.a;
+  const int64_t cols = split && bl.b > 1 ? std::max<int64_t>(1024, (bl.b + st.threads() - 1) / st.threads()) : bl.b;
+  const int64_t row_pieces = (bl.a + rows - 1) / rows, col_pieces = (bl.b + cols - 1) / cols;
+  st.ParallelFor(row_pieces * col_pieces, [&](int64_t piece) {
+    auto src = make_source();
+    const int64_t a0 = piece / col_pieces * rows, a1 = std::min(bl.a, a0 + rows);
+    const int64_t b0 = piece % col_pieces * cols, b1 = std::min(bl.b, b0 + cols);
+    for (int64_t r0 = 0; r0 < bl.r0; ++r0) {
+      const int64_t base = r0 * bl.a * bl.r * bl.b;
+      for (int64_t ia = a0; ia < a1; ++ia) {
+        C* out = acc + ia * bl.b;
+        int64_t row = base + ia * bl.r * bl.b;
+        if (bl.b == 1) {
+          out[0] = static_cast<C>(ApplyBinary<Op, T>(out[0], FoldRun<Op, T>(src, row, bl.r)));
+          continue;
+        }
+        for (int64_t ir = 0; ir < bl.r; ++ir, row += bl.b)
+          for (int64_t c0 = b0; c0 < b1; c0 += kFusedBlock) {
+            const int64_t len = std::min(kFusedBlock, b1 - c0);
+            const auto* x = src.Get(row + c0, len);
+            for (int64_t k = 0; k < len; ++k)
+              out[c0 + k] = static_cast<C>(ApplyBinary<Op, T>(out[c0 + k], T::Load(x[k])));
+          }
+      }
+    }
+  });
 }
 
 template <BinaryOp Op, ElemKind K>
 void FastReduce(const Step& s, ExecState& st) {
   using T = Traits<K>;
   using C = typename T::C;
+  using S = typename T::S;
   const Array& a = st.slots[s.in[0]].array;
   const Array& init = st.slots[s.in[1]].array;
   Array r = Array::Allocate(s.out_types[0]);
   const int64_t n_out = r.NumElements();
   // Not std::vector: C may be bool.
   std::unique_ptr<C[]> acc(new C[static_cast<size_t>(n_out)]);
-  std::fill_n(acc.get(), n_out, T::Load(*init.as<typename T::S>()));
-  const auto* x = a.as<typename T::S>();
+  std::fill_n(acc.get(), n_out, T::Load(*init.as<S>()));
+  const S* x = a.as<S>();
   const Blocks bl = MakeBlocks(a.dims(), s.Params<ReduceParams>().dims);
   if (bl.ok && a.NumElements() > 0) {
-    // Intra-op pieces split the outputs: runs of 16 rows (b == 1) or a share of the columns. Each
-    // output element is folded in the same order whatever the split, so threads do not change
-    // results.
-    const bool split = a.NumElements() >= (1 << 18) && st.threads() > 1;
-    const int64_t rows = split && bl.b == 1 ? 16 : bl.a;
-    const int64_t cols = split && bl.b > 1 ? std::max<int64_t>(1024, (bl.b + st.threads() - 1) / st.threads()) : bl.b;
-    const int64_t row_pieces = (bl.a + rows - 1) / rows, col_pieces = (bl.b + cols - 1) / cols;
-    st.ParallelFor(row_pieces * col_pieces, [&](int64_t piece) {
-      const int64_t a0 = piece / col_pieces * rows, a1 = std::min(bl.a, a0 + rows);
-      const int64_t b0 = piece % col_pieces * cols, b1 = std::min(bl.b, b0 + cols);
-      for (int64_t r0 = 0; r0 < bl.r0; ++r0) {
-        const auto* base = x + r0 * bl.a * bl.r * bl.b;
-        for (int64_t ia = a0; ia < a1; ++ia) {
-          C* out = acc.get() + ia * bl.b;
-          const auto* src = base + ia * bl.r * bl.b;
-          if (bl.b == 1) {
-            out[0] = static_cast<C>(ApplyBinary<Op, T>(out[0], FoldRun<Op, T>(src, bl.r)));
-            continue;
-          }
-          for (int64_t ir = 0; ir < bl.r; ++ir, src += bl.b)
-            for (int64_t ib = b0; ib < b1; ++ib)
-              out[ib] = static_cast<C>(ApplyBinary<Op, T>(out[ib], T::Load(src[ib])));
-        }
-      }
-    });
+    ReduceBlocks<Op, T>(bl, a.NumElements(), acc.get(), st, [&] { return ArraySource<S>{x}; });
   } else {
     ReduceMap m = MakeMap(a.dims(), s.Params<ReduceParams>().dims);
     ForEachMapped(m, [&](int64_t i, int64_t o) {
       acc[o] = static_cast<C>(ApplyBinary<Op, T>(acc[o], T::Load(x[i])));
     });
   }
-  auto* out = r.mutable_as<typename T::S>();
+  auto* out = r.mutable_as<S>();
+  for (int64_t i = 0; i < n_out; ++i) out[i] = T::Store(acc[i]);
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+// A fast reduction whose input is computed by an absorbed elementwise run, block by block, and
+// never stored: in = the run's inputs, then the init value.
+template <BinaryOp Op, ElemKind K>
+void FusedReduce(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  using S = typename T::S;
+  const FusedReduceParams& p = s.Params<FusedReduceParams>();
+  FusedInputs in;
+  if (absl::Status status = PrepareFusedInputs(p.producer, s, st, s.in.size() - 1, &in); !status.ok())
+    return st.Fail(s, std::move(status));
+  const Array& init = st.slots[s.in.back()].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  const int64_t n_out = r.NumElements();
+  std::unique_ptr<C[]> acc(new C[static_cast<size_t>(n_out)]);
+  std::fill_n(acc.get(), n_out, T::Load(*init.as<S>()));
+  const Blocks bl = MakeBlocks(p.input_dims, p.reduce.dims);
+  if (!bl.ok) return st.Fail(s, absl::InternalError("fused reduction over a non-contiguous arrangement"));
+  if (p.producer.num_elements > 0) {
+    ReduceBlocks<Op, T>(bl, p.producer.num_elements, acc.get(), st,
+                        [&] { return FusedSource<S>{FusedBlockEval(p.producer, in, nullptr), p.input_op}; });
+  }
+  auto* out = r.mutable_as<S>();
   for (int64_t i = 0; i < n_out; ++i) out[i] = T::Store(acc[i]);
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
@@ -187,32 +263,48 @@ void GenericReduce(const Step& s, ExecState& st) {
 }
 
 template <BinaryOp Op>
-KernelFn PickFast(ElemKind k) {
+KernelFn PickFast(ElemKind k, bool fused) {
   KernelFn fn = nullptr;
   DispatchKind(k, [&]<ElemKind K>() {
-    if (Supported<Traits<K>>(Op)) fn = &FastReduce<Op, K>;
+    if (Supported<Traits<K>>(Op)) fn = fused ? &FusedReduce<Op, K> : &FastReduce<Op, K>;
   });
   return fn;
+}
+
+KernelFn PickFastFor(BinaryOp op, ElemKind k, bool fused) {
+  switch (op) {
+    case BinaryOp::kAdd: return PickFast<BinaryOp::kAdd>(k, fused);
+    case BinaryOp::kMul: return PickFast<BinaryOp::kMul>(k, fused);
+    case BinaryOp::kMax: return PickFast<BinaryOp::kMax>(k, fused);
+    case BinaryOp::kMin: return PickFast<BinaryOp::kMin>(k, fused);
+    case BinaryOp::kAnd: return PickFast<BinaryOp::kAnd>(k, fused);
+    case BinaryOp::kOr: return PickFast<BinaryOp::kOr>(k, fused);
+    case BinaryOp::kXor: return PickFast<BinaryOp::kXor>(k, fused);
+    default: return nullptr;
+  }
 }
 
 }  // namespace
 
 absl::StatusOr<KernelFn> SelectReduce(const ReduceParams& p, const std::vector<ElemKind>& kinds) {
   if (p.has_fast && kinds.size() == 1) {
-    KernelFn fn = nullptr;
-    switch (p.fast) {
-      case BinaryOp::kAdd: fn = PickFast<BinaryOp::kAdd>(kinds[0]); break;
-      case BinaryOp::kMul: fn = PickFast<BinaryOp::kMul>(kinds[0]); break;
-      case BinaryOp::kMax: fn = PickFast<BinaryOp::kMax>(kinds[0]); break;
-      case BinaryOp::kMin: fn = PickFast<BinaryOp::kMin>(kinds[0]); break;
-      case BinaryOp::kAnd: fn = PickFast<BinaryOp::kAnd>(kinds[0]); break;
-      case BinaryOp::kOr: fn = PickFast<BinaryOp::kOr>(kinds[0]); break;
-      case BinaryOp::kXor: fn = PickFast<BinaryOp::kXor>(kinds[0]); break;
-      default: break;
-    }
-    if (fn) return fn;
+    if (KernelFn fn = PickFastFor(p.fast, kinds[0], false)) return fn;
   }
   return &GenericReduce;
+}
+
+bool IsFastReduce(const Step& s) {
+  if (!s.params || s.in.size() != 2 || s.out_types.size() != 1 || s.fn == &GenericReduce) return false;
+  const ReduceParams& p = s.Params<ReduceParams>();
+  return p.has_fast && s.fn == PickFastFor(p.fast, s.out_types[0].elem, false);
+}
+
+bool ReduceIsContiguous(const std::vector<int64_t>& input_dims, const std::vector<int64_t>& dims) {
+  return MakeBlocks(input_dims, dims).ok;
+}
+
+KernelFn FusedReduceKernel(const ReduceParams& p, ElemKind k) {
+  return p.has_fast ? PickFastFor(p.fast, k, true) : nullptr;
 }
 
 }  // namespace openpjrt::cpu

@@ -1,5 +1,7 @@
 // Unit tests of the runtime: events, compile options, buffers and executions.
 #include <atomic>
+#include <cstring>
+#include <string>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -88,6 +90,57 @@ func.func @main(%x: tensor<4x8xf32>, %row: tensor<8xf32>, %col: tensor<4xf32>) -
   auto out = (*exe)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(row), cpu::RtValue::Of(col)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].array.as<float>()[3 * 8 + 5], (1.0f + 5.0f) * 30.0f);
+}
+
+// A reduction absorbs the fused run that computes its input, and gives the same bits as the
+// unfused program (where the run's result is also returned, so it must be stored).
+TEST(FusionTest, ReductionsAbsorbTheirProducerRun) {
+  const char* kFused = R"(
+func.func @main(%x: tensor<300x1000xf32>, %b: tensor<1000xf32>) -> (tensor<300xf32>, tensor<1000xf32>) {
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<1000xf32>) -> tensor<300x1000xf32>
+  %y = stablehlo.subtract %x, %bb : tensor<300x1000xf32>
+  %s = stablehlo.multiply %y, %y : tensor<300x1000xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %rows = stablehlo.reduce(%s init: %z) applies stablehlo.add across dimensions = [1] : (tensor<300x1000xf32>, tensor<f32>) -> tensor<300xf32>
+  %u = stablehlo.subtract %x, %bb : tensor<300x1000xf32>
+  %t = stablehlo.multiply %u, %x : tensor<300x1000xf32>
+  %cols = stablehlo.reduce(%t init: %z) applies stablehlo.maximum across dimensions = [0] : (tensor<300x1000xf32>, tensor<f32>) -> tensor<1000xf32>
+  return %rows, %cols : tensor<300xf32>, tensor<1000xf32>
+})";
+  std::string unfused = kFused;
+  unfused.replace(unfused.find("-> (tensor<300xf32>, tensor<1000xf32>)"), 38,
+                  "-> (tensor<300xf32>, tensor<1000xf32>, tensor<300x1000xf32>, tensor<300x1000xf32>)");
+  unfused.replace(unfused.find("return %rows, %cols : tensor<300xf32>, tensor<1000xf32>"), 55,
+                  "return %rows, %cols, %s, %t : tensor<300xf32>, tensor<1000xf32>, tensor<300x1000xf32>, tensor<300x1000xf32>");
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {300, 1000}});
+  cpu::Array b = cpu::Array::Allocate({ir::ElemKind::kF32, {1000}});
+  for (int i = 0; i < 300000; ++i) x.mutable_as<float>()[i] = static_cast<float>((i * 7919) % 1000) * 0.001f - 0.4f;
+  for (int j = 0; j < 1000; ++j) b.mutable_as<float>()[j] = static_cast<float>(j % 13) * 0.01f;
+  std::vector<std::vector<cpu::RtValue>> results;
+  for (const std::string& text : {std::string(kFused), unfused}) {
+    auto m = ir::ParseModule(text);
+    ASSERT_TRUE(m.ok()) << m.status();
+    ASSERT_TRUE(ir::VerifyModule(**m).ok());
+    auto exe = compiler::Compile(**m);
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    if (results.empty()) {  // the fused program: one step per reduction, nothing else
+      std::vector<std::string> names;
+      for (const cpu::Step& st : (*exe)->program->steps) names.push_back(st.name);
+      const std::string fused = "fusion(stablehlo.subtract, stablehlo.multiply, stablehlo.reduce)";
+      EXPECT_EQ(names, (std::vector<std::string>{"stablehlo.constant", fused, fused}));
+    } else {
+      EXPECT_GE((*exe)->program->steps.size(), 4u);
+    }
+    auto out = (*exe)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(b)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    results.push_back(std::move(*out));
+  }
+  for (int k = 0; k < 2; ++k) {
+    const cpu::Array& f = results[0][k].array;
+    const cpu::Array& u = results[1][k].array;
+    ASSERT_EQ(f.ByteSize(), u.ByteSize());
+    EXPECT_EQ(std::memcmp(f.data(), u.data(), f.ByteSize()), 0) << "output " << k;
+  }
 }
 
 TEST(CompileOptionsTest, RoundTripsCountsAndAssignment) {
