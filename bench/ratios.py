@@ -70,6 +70,19 @@ def child(threads, quick):
     rows.append(("tanh(0.5x+0.1)*x+1, 16 Mi f32", t_ours, "numpy", t_np))
     rows.append(("  same", t_ours, "copy of the bytes", t_copy))
 
+    # 1b. A reduction that absorbs its elementwise producers: sum((x - 0.5)^2).
+    sq = c.compile(f"""func.func @main(%x: tensor<{n}x{f32}>) -> tensor<{f32}> {{
+  %h = stablehlo.constant dense<0.5> : tensor<{n}x{f32}>
+  %d = stablehlo.subtract %x, %h : tensor<{n}x{f32}>
+  %s = stablehlo.multiply %d, %d : tensor<{n}x{f32}>
+  %z = stablehlo.constant dense<0.0> : tensor<{f32}>
+  %r = stablehlo.reduce(%s init: %z) applies stablehlo.add across dimensions = [0] : (tensor<{n}x{f32}>, tensor<{f32}>) -> tensor<{f32}>
+  return %r : tensor<{f32}>
+}}""")
+    t_ours = median_seconds(lambda: run(sq, dx), reps)
+    t_np = median_seconds(lambda: np.square(x - np.float32(0.5)).sum(), reps)
+    rows.append(("sum((x-0.5)^2), 16 Mi f32 (fused reduction)", t_ours, "numpy", t_np))
+
     # 2. Row and column sums of 4096 x 4096 f32.
     m = 4096
     a = np.random.default_rng(1).standard_normal((m, m)).astype(np.float32)
