@@ -12,7 +12,7 @@ namespace capi {
 namespace {
 
 constexpr char kProgram[] = R"(
-func.func @main(%a: tensor<512x512xf32>, %x: tensor<300000xf32>) -> (tensor<512x512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<300000xf32>, tensor<300000xf32>) {
+func.func @main(%a: tensor<512x512xf32>, %x: tensor<300000xf32>) -> (tensor<512x512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<300000xf32>, tensor<300000xf32>, tensor<512xf32>, tensor<512xf32>) {
   %m = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
   %z = stablehlo.constant dense<0.0> : tensor<f32>
   %rows = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<512x512xf32>, tensor<f32>) -> tensor<512xf32>
@@ -24,7 +24,13 @@ func.func @main(%a: tensor<512x512xf32>, %x: tensor<300000xf32>) -> (tensor<512x
   %2 = stablehlo.tanh %1 : tensor<300000xf32>
   %3 = stablehlo.multiply %2, %x : tensor<300000xf32>
   %lone = stablehlo.exponential %x : tensor<300000xf32>
-  return %m, %rows, %cols, %3, %lone : tensor<512x512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<300000xf32>, tensor<300000xf32>
+  %sq = stablehlo.multiply %a, %a : tensor<512x512xf32>
+  %sqrows = stablehlo.reduce(%sq init: %z) applies stablehlo.add across dimensions = [1] : (tensor<512x512xf32>, tensor<f32>) -> tensor<512xf32>
+  %ab = stablehlo.abs %a : tensor<512x512xf32>
+  %two = stablehlo.constant dense<2.0> : tensor<512x512xf32>
+  %ab2 = stablehlo.multiply %ab, %two : tensor<512x512xf32>
+  %abcols = stablehlo.reduce(%ab2 init: %z) applies stablehlo.add across dimensions = [0] : (tensor<512x512xf32>, tensor<f32>) -> tensor<512xf32>
+  return %m, %rows, %cols, %3, %lone, %sqrows, %abcols : tensor<512x512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<300000xf32>, tensor<300000xf32>, tensor<512xf32>, tensor<512xf32>
 }
 )";
 
@@ -51,7 +57,7 @@ TEST_F(PluginTest, IntraOpThreadsDoNotChangeResults) {
     PJRT_LoadedExecutable* exe = Compile(kProgram, c);
     ASSERT_NE(exe, nullptr);
     std::vector<PJRT_Buffer*> inputs = {Upload(a, {512, 512}, 0, c), Upload(x, {300000}, 0, c)};
-    auto outs = Execute(exe, {inputs}, 5);
+    auto outs = Execute(exe, {inputs}, 7);
     ASSERT_EQ(outs.size(), 1u);
     std::vector<std::vector<float>> got;
     for (PJRT_Buffer* b : outs[0]) {
@@ -73,6 +79,11 @@ TEST_F(PluginTest, IntraOpThreadsDoNotChangeResults) {
       EXPECT_NEAR(got[0][0], m00, 1e-3);
       EXPECT_NEAR(got[3][299999], std::tanh(0.5f * x[299999] + 0.1f) * x[299999], 1e-6);
       EXPECT_NEAR(got[4][12345], std::exp(x[12345]), 1e-6 * std::exp(x[12345]));  // a lone large op
+      // Reductions that absorbed their producers (sum of squares by row, sum of 2|a| by column).
+      double sq0 = 0, ab0 = 0;
+      for (int j = 0; j < 512; ++j) sq0 += double(a[j]) * a[j], ab0 += 2.0 * std::fabs(a[j * 512]);
+      EXPECT_NEAR(got[5][0], sq0, 1e-3);
+      EXPECT_NEAR(got[6][0], ab0, 1e-3);
       continue;
     }
     for (size_t i = 0; i < got.size(); ++i) {
