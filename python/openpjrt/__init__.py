@@ -75,8 +75,9 @@ class Device:
 class Array:
     """An array on a device. ``np.asarray(a)`` copies it to the host."""
 
-    def __init__(self, buffer):
+    def __init__(self, buffer, device=None):
         self._buffer = buffer
+        self._device = device  # the device id when known, else asked for once
 
     @property
     def shape(self):
@@ -92,7 +93,9 @@ class Array:
 
     @property
     def device(self):
-        return self._buffer.device
+        if self._device is None:
+            self._device = self._buffer.device
+        return self._device
 
     @property
     def ndim(self):
@@ -166,8 +169,13 @@ class Executable:
         return [[Array(b) for b in dev] for dev in out]
 
     def __call__(self, *args):
-        out = self.execute([list(args)])[0]
-        return out[0] if len(out) == 1 else tuple(out)
+        # The common single-device call, with as little Python in the way as possible.
+        as_buffer = self._client._as_buffer
+        bufs = [a._buffer if type(a) is Array and a.device == 0 else as_buffer(a, 0) for a in args]
+        out = self._exe.execute([bufs], [], -1)[0]
+        if len(out) == 1:
+            return Array(out[0])
+        return tuple(Array(b) for b in out)
 
 
 def default_plugin():
