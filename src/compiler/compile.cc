@@ -1154,13 +1154,21 @@ class Lowerer {
           }();
         } else if (target == "check.eq") {
           LowerCheck(op, env, prog, cpu::CheckParams::kEqResult, true);
-        } else if ((target == "Sharding" || target == "annotate_device_placement") &&
+        } else if ((target == "Sharding" || target == "annotate_device_placement" ||
+                    target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
+                    target == "MoveToHost" || target == "MoveToDevice" ||
+                    target == "xla.sdy.GlobalToLocalShape" || target == "xla.sdy.LocalToGlobalShape") &&
                    op.operands.size() == op.num_results()) {
-          // Placement annotations: on one CPU device the value passes through.
+          // Placement and sharding annotations (jax.jit shardings, shard_map over one device, host
+          // offloading): where they keep the type the value passes through; a shape change needs
+          // the SPMD partitioner, which the CPU plugin does not have.
           for (size_t i = 0; i < op.num_results(); ++i)
             if (op.operands[i]->type != op.result(i)->type)
-              Fail(op, absl::StatusCode::kInvalidArgument,
-                   StrCat("@", target, " must not change the type of operand #", i));
+              Fail(op, target == "Sharding" || target == "annotate_device_placement" || target.starts_with("Move")
+                           ? absl::StatusCode::kInvalidArgument : absl::StatusCode::kUnimplemented,
+                   StrCat("@", target, " must not change the type of operand #", i, " (",
+                          op.operands[i]->type.ToString(), " -> ", op.result(i)->type.ToString(),
+                          "): SPMD partitioning is not supported by the CPU plugin"));
           AddStep(op, env, prog, cpu::CopyKernel(), Operands(op, env));
         } else if (target == "shape_assertion") {
           bool ok = !op.operands.empty() && op.num_results() == 0 && op.operands[0]->type.IsTensor() &&

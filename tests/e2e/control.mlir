@@ -197,6 +197,12 @@ func.func @sharding_annotations() {
   %s = stablehlo.custom_call @Sharding(%x) {mhlo.sharding = "{replicated}"} : (tensor<2xf32>) -> tensor<2xf32>
   %p = stablehlo.custom_call @annotate_device_placement(%s) {has_side_effect = true, mhlo.frontend_attributes = {_xla_buffer_placement = "device"}} : (tensor<2xf32>) -> tensor<2xf32>
   check.expect_eq %p, %x : tensor<2xf32>
+  // shard_map over one device and host offloading keep the type: the value passes through.
+  %l = stablehlo.custom_call @SPMDFullToShardShape(%p) {mhlo.sharding = "{manual}"} : (tensor<2xf32>) -> tensor<2xf32>
+  %g = stablehlo.custom_call @SPMDShardToFullShape(%l) {mhlo.sharding = "{replicated}"} : (tensor<2xf32>) -> tensor<2xf32>
+  %h = stablehlo.custom_call @MoveToHost(%g) : (tensor<2xf32>) -> tensor<2xf32>
+  %d = stablehlo.custom_call @MoveToDevice(%h) : (tensor<2xf32>) -> tensor<2xf32>
+  check.expect_eq %d, %x : tensor<2xf32>
   func.return
 }
 

@@ -94,3 +94,12 @@ func.func @main() {
   stablehlo.custom_call @shape_assertion(%ok, %x) {error_message = "x"} : (tensor<i1>, tensor<f32>) -> ()
   func.return
 }
+
+// -----
+
+// expect-fail: @SPMDFullToShardShape must not change the type of operand #0 (tensor<4xf32> -> tensor<2xf32>): SPMD partitioning is not supported by the CPU plugin
+func.func @main() {
+  %x = stablehlo.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %l = stablehlo.custom_call @SPMDFullToShardShape(%x) {mhlo.sharding = "{manual}"} : (tensor<4xf32>) -> tensor<2xf32>
+  func.return
+}
