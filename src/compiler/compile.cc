@@ -1315,6 +1315,32 @@ class Lowerer {
       return;
     }
 
+    if (routine == "gtsv" && ffi) {
+      // (dl, d, du, b) -> (dl, d, du, b, info), jax.lax.linalg.tridiagonal_solve on CPU.
+      if (in.size() != 4 || op.num_results() != 5)
+        Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, " takes 4 operands and returns 5 results"));
+      std::vector<ArrayType> ts;
+      for (int i = 0; i < 4; ++i) ts.push_back(ToArrayType(op, op.operands[i]->type));
+      const ArrayType& b = ts[3];
+      bool ok = b.elem == kind && b.rank() >= 2;
+      std::vector<int64_t> vec = b.dims;
+      if (ok) vec.pop_back();
+      for (int i = 0; ok && i < 3; ++i) ok = ts[i].elem == kind && ts[i].dims == vec;
+      if (!ok)
+        Fail(op, absl::StatusCode::kInvalidArgument,
+             StrCat("@", target, " needs dl, d, du of shape [batch..., m] and b of [batch..., m, nrhs], all ",
+                    ir::ElemKindName(kind), "; got ", ts[0].ToString(), ", ", ts[1].ToString(), ", ",
+                    ts[2].ToString(), ", ", b.ToString()));
+      vec.pop_back();
+      ts.push_back(ArrayType{ElemKind::kI32, vec});
+      for (int i = 0; i < 5; ++i)
+        if (ToArrayType(op, op.result(i)->type) != ts[i])
+          Fail(op, absl::StatusCode::kInvalidArgument,
+               StrCat("@", target, ": result #", i, " must be ", ts[i].ToString(), ", got ", op.result(i)->type.ToString()));
+      AddStep(op, env, prog, cpu::GtsvKernel(), in);
+      return;
+    }
+
     size_t scalars = 0;  // leading scalar operands of the legacy form
     if (routine == "getrf") {
       p->routine = cpu::LapackParams::kGetrf;

@@ -435,8 +435,123 @@ void Lapack(const Step& s, ExecState& st) {
   for (size_t i = 0; i < out.size() && i < s.out.size(); ++i) st.slots[s.out[i]] = RtValue::Of(std::move(out[i]));
 }
 
+// gtsv: solves the tridiagonal systems A X = B by Gaussian elimination with partial pivoting,
+// in the element type and in LAPACK's order of operations (?gtsv), so results match the LAPACK
+// JAX calls. dl[0] and du[m-1] are not part of A (JAX's convention); on exit dl[1..] holds the
+// second superdiagonal of U, d and du its diagonal and superdiagonal, b the solution; info is
+// the 1-based index of the first zero pivot (the solution is then incomplete).
+template <typename S>
+int32_t GtsvOne(int64_t n, int64_t nrhs, S* dl1, S* d, S* du, S* b) {
+  // LAPACK's 1-based arrays: DL(i) = dl1[i - 1] (the caller passes dl + 1), D(i) = d[i - 1],
+  // DU(i) = du[i - 1], B(i, j) = b[(i - 1) * nrhs + (j - 1)] (b is row-major here).
+  auto B = [&](int64_t i, int64_t j) -> S& { return b[(i - 1) * nrhs + (j - 1)]; };
+  auto DL = [&](int64_t i) -> S& { return dl1[i - 1]; };
+  auto D = [&](int64_t i) -> S& { return d[i - 1]; };
+  auto DU = [&](int64_t i) -> S& { return du[i - 1]; };
+  if (n == 0) return 0;
+  for (int64_t i = 1; i <= n - 1; ++i) {
+    const bool last = i == n - 1;
+    if constexpr (IsComplex<S>::value) {
+      // zgtsv: a zero subdiagonal needs no elimination; magnitudes are |re| + |im|.
+      auto abs1 = [](S v) { return std::fabs(v.real()) + std::fabs(v.imag()); };
+      if (DL(i) == S(0)) {
+        if (D(i) == S(0)) return static_cast<int32_t>(i);
+        continue;
+      }
+      if (abs1(D(i)) >= abs1(DL(i))) {
+        const S mult = DL(i) / D(i);
+        D(i + 1) = D(i + 1) - mult * DU(i);
+        for (int64_t j = 1; j <= nrhs; ++j) B(i + 1, j) = B(i + 1, j) - mult * B(i, j);
+        if (!last) DL(i) = S(0);
+        continue;
+      }
+      const S mult = D(i) / DL(i);
+      D(i) = DL(i);
+      const S temp = D(i + 1);
+      D(i + 1) = DU(i) - mult * temp;
+      if (!last) {
+        DL(i) = DU(i + 1);
+        DU(i + 1) = -mult * DL(i);
+      }
+      DU(i) = temp;
+      for (int64_t j = 1; j <= nrhs; ++j) {
+        const S t = B(i, j);
+        B(i, j) = B(i + 1, j);
+        B(i + 1, j) = t - mult * B(i + 1, j);
+      }
+    } else {
+      // dgtsv: the zero pivot is found when no interchange happens.
+      if (std::fabs(D(i)) >= std::fabs(DL(i))) {
+        if (D(i) == S(0)) return static_cast<int32_t>(i);
+        const S fact = DL(i) / D(i);
+        D(i + 1) = D(i + 1) - fact * DU(i);
+        for (int64_t j = 1; j <= nrhs; ++j) B(i + 1, j) = B(i + 1, j) - fact * B(i, j);
+        if (!last) DL(i) = S(0);
+        continue;
+      }
+      const S fact = D(i) / DL(i);
+      D(i) = DL(i);
+      const S temp = D(i + 1);
+      D(i + 1) = DU(i) - fact * temp;
+      if (!last) {
+        DL(i) = DU(i + 1);
+        DU(i + 1) = -fact * DL(i);
+      }
+      DU(i) = temp;
+      for (int64_t j = 1; j <= nrhs; ++j) {
+        const S t = B(i, j);
+        B(i, j) = B(i + 1, j);
+        B(i + 1, j) = t - fact * B(i + 1, j);
+      }
+    }
+  }
+  if (D(n) == S(0)) return static_cast<int32_t>(n);
+  for (int64_t j = 1; j <= nrhs; ++j) {
+    B(n, j) = B(n, j) / D(n);
+    if (n > 1) B(n - 1, j) = (B(n - 1, j) - DU(n - 1) * B(n, j)) / D(n - 1);
+    for (int64_t i = n - 2; i >= 1; --i) B(i, j) = (B(i, j) - DU(i) * B(i + 1, j) - DL(i) * B(i + 2, j)) / D(i);
+  }
+  return 0;
+}
+
+template <typename S>
+void GtsvTyped(const Step& s, ExecState& st) {
+  // in: dl, d, du ([batch..., m]), b ([batch..., m, nrhs]); out: the four updated, info [batch...].
+  std::vector<Array> out;
+  for (size_t i = 0; i < 4; ++i) {
+    const Array& a = st.slots[s.in[i]].array;
+    Array c = Array::Allocate(a.type());
+    std::memcpy(c.mutable_data(), a.data(), static_cast<size_t>(a.ByteSize()));
+    out.push_back(std::move(c));
+  }
+  Array info = Array::Allocate(s.out_types[4]);
+  const std::vector<int64_t>& bd = out[3].dims();
+  const int64_t m = bd[bd.size() - 2], nrhs = bd.back();
+  const int64_t batch = m > 0 ? out[1].NumElements() / m : info.NumElements();
+  S* dl = out[0].mutable_as<S>();
+  S* d = out[1].mutable_as<S>();
+  S* du = out[2].mutable_as<S>();
+  S* b = out[3].mutable_as<S>();
+  int32_t* code = info.mutable_as<int32_t>();
+  for (int64_t k = 0; k < batch; ++k)
+    code[k] = m == 0 ? 0 : GtsvOne<S>(m, nrhs, dl + k * m + 1, d + k * m, du + k * m, b + k * m * nrhs);
+  for (size_t i = 0; i < 4; ++i) st.slots[s.out[i]] = RtValue::Of(std::move(out[i]));
+  st.slots[s.out[4]] = RtValue::Of(std::move(info));
+}
+
+void Gtsv(const Step& s, ExecState& st) {
+  switch (st.slots[s.in[1]].array.elem()) {
+    case ElemKind::kF32: return GtsvTyped<float>(s, st);
+    case ElemKind::kF64: return GtsvTyped<double>(s, st);
+    case ElemKind::kC64: return GtsvTyped<std::complex<float>>(s, st);
+    case ElemKind::kC128: return GtsvTyped<std::complex<double>>(s, st);
+    default: return st.Fail(s, absl::InvalidArgumentError("gtsv on a non-float type"));
+  }
+}
+
 }  // namespace
 
 KernelFn LapackKernel() { return &Lapack; }
+KernelFn GtsvKernel() { return &Gtsv; }
 
 }  // namespace openpjrt::cpu

@@ -56,5 +56,8 @@ struct LapackParams {
   std::vector<ArrayType> result_types;
 };
 KernelFn LapackKernel();
+// ?gtsv_ffi: in dl, d, du ([batch..., m]), b ([batch..., m, nrhs]); out the same four updated and
+// info (i32 [batch...]), as LAPACK's gtsv leaves them (dl[0] and du[m-1] are not used).
+KernelFn GtsvKernel();
 
 }  // namespace openpjrt::cpu

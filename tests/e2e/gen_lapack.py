@@ -331,5 +331,75 @@ chunks.append([
     "  check.expect_almost_eq_const %y, dense<[[-0.125, 1.25], [2.25, 1.5]]> : tensor<2x2xf32>",
     "  func.return", "}"])
 
+
+
+# gtsv (jax.lax.linalg.tridiagonal_solve): the solution against numpy.linalg.solve of the dense
+# matrix; for real types also the factors LAPACK leaves in dl, d and du (a plain model of ?gtsv).
+def ref_gtsv(dl, d, du, b):
+    dl, d, du, b = dl.copy(), d.copy(), du.copy(), b.copy()
+    n = d.shape[0]
+    for i in range(n - 1):
+        last = i == n - 2
+        if abs(d[i]) >= abs(dl[i + 1]):
+            if d[i] == 0:
+                return dl, d, du, b, i + 1
+            fact = dl[i + 1] / d[i]
+            d[i + 1] = d[i + 1] - fact * du[i]
+            b[i + 1] = b[i + 1] - fact * b[i]
+            if not last:
+                dl[i + 1] = 0
+        else:
+            fact = d[i] / dl[i + 1]
+            d[i] = dl[i + 1]
+            temp = d[i + 1]
+            d[i + 1] = du[i] - fact * temp
+            if not last:
+                dl[i + 1] = du[i + 1]
+                du[i + 1] = -fact * dl[i + 1]
+            du[i] = temp
+            t = b[i].copy()
+            b[i] = b[i + 1]
+            b[i + 1] = t - fact * b[i + 1]
+    if d[n - 1] == 0:
+        return dl, d, du, b, n
+    b[n - 1] = b[n - 1] / d[n - 1]
+    if n > 1:
+        b[n - 2] = (b[n - 2] - du[n - 2] * b[n - 1]) / d[n - 2]
+    for i in range(n - 3, -1, -1):
+        b[i] = (b[i] - du[i] * b[i + 1] - dl[i + 1] * b[i + 2]) / d[i]
+    return dl, d, du, b, 0
+
+
+for dt in (np.float32, np.float64, np.complex64, np.complex128):
+    batch, m, nrhs = 2, 6, 3
+    dl, d, du, b = random((batch, m), dt), random((batch, m), dt), random((batch, m), dt), random((batch, m, nrhs), dt)
+    dl[:, 0] = 0
+    du[:, -1] = 0
+    x = np.stack([np.linalg.solve(np.diag(d[k]) + np.diag(dl[k, 1:], -1) + np.diag(du[k, :-1], 1), b[k]) for k in range(batch)])
+    t, L = TY[dt], LETTER[dt]
+    vt, bt, it = ttype((batch, m), t), ttype((batch, m, nrhs), t), ttype((batch,), "i32")
+    lines = [f"func.func @gtsv_{L}() {{", const("dl", dl, dt), const("d", d, dt), const("du", du, dt), const("b", b, dt),
+             f"  %dl2, %d2, %du2, %x, %info = stablehlo.custom_call @lapack_{L}gtsv_ffi(%dl, %d, %du, %b) : "
+             f"({vt}, {vt}, {vt}, {bt}) -> ({vt}, {vt}, {vt}, {bt}, {it})",
+             check("x", x, dt, tol(dt) * 100), check("info", np.zeros(batch), np.int32, 0)]
+    if not np.issubdtype(dt, np.complexfloating):
+        refs = [ref_gtsv(dl[k], d[k], du[k], b[k]) for k in range(batch)]
+        for j, name in enumerate(("dl2", "d2", "du2")):
+            lines.append(check(name, np.stack([r[j] for r in refs]), dt, tol(dt)))
+    lines += ["  func.return", "}"]
+    chunks.append(lines)
+
+# A zero pivot: info names it (1-based) and JAX discards the solution.
+chunks.append([
+    "func.func @gtsv_singular() {",
+    "  %dl = stablehlo.constant dense<[0.0, 0.0, 1.0]> : tensor<3xf64>",
+    "  %d = stablehlo.constant dense<[0.0, 2.0, 3.0]> : tensor<3xf64>",
+    "  %du = stablehlo.constant dense<[1.0, 1.0, 0.0]> : tensor<3xf64>",
+    "  %b = stablehlo.constant dense<[[1.0], [2.0], [3.0]]> : tensor<3x1xf64>",
+    "  %dl2, %d2, %du2, %x, %info = stablehlo.custom_call @lapack_dgtsv_ffi(%dl, %d, %du, %b) : "
+    "(tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3x1xf64>) -> (tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3x1xf64>, tensor<i32>)",
+    "  check.expect_eq_const %info, dense<1> : tensor<i32>",
+    "  func.return", "}"])
+
 print("\n".join(out) + "\n")
 print("\n\n// -----\n\n".join("\n".join(c) for c in chunks))
