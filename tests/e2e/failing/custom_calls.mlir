@@ -103,3 +103,14 @@ func.func @main() {
   %l = stablehlo.custom_call @SPMDFullToShardShape(%x) {mhlo.sharding = "{manual}"} : (tensor<4xf32>) -> tensor<2xf32>
   func.return
 }
+
+// -----
+
+// expect-fail: @lapack_sgtsv_ffi needs dl, d, du of shape [batch..., m] and b of [batch..., m, nrhs], all f32; got tensor<3xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3x1xf32>
+func.func @main() {
+  %v = stablehlo.constant dense<1.0> : tensor<3xf32>
+  %w = stablehlo.constant dense<1.0> : tensor<4xf32>
+  %b = stablehlo.constant dense<1.0> : tensor<3x1xf32>
+  %dl, %d, %du, %x, %info = stablehlo.custom_call @lapack_sgtsv_ffi(%v, %w, %v, %b) : (tensor<3xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3x1xf32>) -> (tensor<3xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3x1xf32>, tensor<i32>)
+  func.return
+}
