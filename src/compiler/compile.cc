@@ -125,6 +125,7 @@ bool BinaryOf(OpCode c, BinaryOp* out, bool* broadcasting) {
     case OpCode::kChloNextAfter: *out = BinaryOp::kNextAfter; return true;
     case OpCode::kChloPolygamma: *out = BinaryOp::kPolygamma; return true;
     case OpCode::kChloZeta: *out = BinaryOp::kZeta; return true;
+    case OpCode::kChloMulhi: *out = BinaryOp::kMulHi; return true;
     default: break;
   }
   *broadcasting = true;

@@ -216,7 +216,7 @@ constexpr bool Supported(BinaryOp op) {
     case BinaryOp::kZeta:
       return f;
     case BinaryOp::kAnd: case BinaryOp::kOr: case BinaryOp::kXor: return b || s || u;
-    case BinaryOp::kShl: case BinaryOp::kShrA: case BinaryOp::kShrL: return s || u;
+    case BinaryOp::kShl: case BinaryOp::kShrA: case BinaryOp::kShrL: case BinaryOp::kMulHi: return s || u;
     case BinaryOp::kComplex: return f;
   }
   return false;
@@ -307,6 +307,17 @@ auto ApplyBinary(typename T::C a, typename T::C b) {
     else if constexpr (Op == BinaryOp::kAnd) return static_cast<C>(a & b);
     else if constexpr (Op == BinaryOp::kOr) return static_cast<C>(a | b);
     else if constexpr (Op == BinaryOp::kXor) return static_cast<C>(a ^ b);
+    else if constexpr (Op == BinaryOp::kMulHi) {
+      // The high half of the double-width product (chlo.mulhi), signed or unsigned by type.
+      if constexpr (bits == 64) {
+        using Wide = std::conditional_t<is_signed, __int128, unsigned __int128>;
+        return static_cast<C>(static_cast<Wide>(a) * static_cast<Wide>(b) >> 64);
+      } else {
+        using Wide = std::conditional_t<is_signed, int64_t, uint64_t>;
+        const Wide p = static_cast<Wide>(a) * static_cast<Wide>(b);
+        return static_cast<C>(p >> bits);  // arithmetic shift for signed products
+      }
+    }
     else if constexpr (Op == BinaryOp::kShl) {
       U sh = static_cast<U>(b);
       if ((is_signed && b < 0) || sh >= static_cast<U>(bits)) return C(0);

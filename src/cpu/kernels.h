@@ -23,7 +23,7 @@ enum class UnaryOp : uint8_t {
 };
 enum class BinaryOp : uint8_t {
   kAdd, kSub, kMul, kDiv, kRem, kPow, kAtan2, kMax, kMin, kAnd, kOr, kXor, kShl, kShrA, kShrL,
-  kComplex, kNextAfter, kPolygamma, kZeta,
+  kComplex, kNextAfter, kPolygamma, kZeta, kMulHi,
 };
 const char* UnaryOpName(UnaryOp op);
 const char* BinaryOpName(BinaryOp op);

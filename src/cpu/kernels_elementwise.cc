@@ -222,7 +222,7 @@ const char* BinaryOpName(BinaryOp op) {
   static const char* kNames[] = {"add", "subtract", "multiply", "divide", "remainder", "power",
                                  "atan2", "maximum", "minimum", "and", "or", "xor", "shift_left",
                                  "shift_right_arithmetic", "shift_right_logical", "complex",
-                                 "next_after", "polygamma", "zeta"};
+                                 "next_after", "polygamma", "zeta", "mulhi"};
   return kNames[static_cast<int>(op)];
 }
 
@@ -258,6 +258,7 @@ BinaryFns PickAnyBinary(BinaryOp op, ElemKind in, ElemKind out) {
     OPENPJRT_B(kPow) OPENPJRT_B(kAtan2) OPENPJRT_B(kMax) OPENPJRT_B(kMin) OPENPJRT_B(kAnd)
     OPENPJRT_B(kOr) OPENPJRT_B(kXor) OPENPJRT_B(kShl) OPENPJRT_B(kShrA) OPENPJRT_B(kShrL)
     OPENPJRT_B(kComplex) OPENPJRT_B(kNextAfter) OPENPJRT_B(kPolygamma) OPENPJRT_B(kZeta)
+    OPENPJRT_B(kMulHi)
 #undef OPENPJRT_B
   }
   return fn;

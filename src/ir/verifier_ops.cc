@@ -1112,6 +1112,7 @@ void Verifier::VerifyOpRules(const Operation& op) {
       }
       if (info.type_rule == 'I' && Elem(r) != m_.ctx->Element(ElemKind::kI1))
         Fail(op, "result must have i1 elements");
+      if (op.code == OpCode::kChloMulhi) CheckElem(op, r, kCatInt, "result");
       break;
     }
   }

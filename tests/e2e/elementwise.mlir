@@ -208,3 +208,47 @@ func.func @chlo_zeta_polygamma() {
   check.expect_almost_eq_const %p, dense<[-0.5772156649015329, 1.6449340668482264, -2.4041138063191885]>, tolerance = 1.0e-10 : tensor<3xf64>
   func.return
 }
+
+// -----
+
+// chlo.mulhi: the high half of the double-width product, signed or unsigned by the element
+// type (expected values from Python integers: (a * b) >> bits, floor shift for signed).
+func.func @mulhi() {
+  %a0 = stablehlo.constant dense<[-128, 127, -1, 0, 2, 55, -114, 110]> : tensor<8xi8>
+  %b0 = stablehlo.constant dense<[-128, 127, -128, 7, -1, -102, -48, -71]> : tensor<8xi8>
+  %r0 = "chlo.mulhi"(%a0, %b0) : (tensor<8xi8>, tensor<8xi8>) -> tensor<8xi8>
+  check.expect_eq_const %r0, dense<[64, 63, 0, 0, -1, -22, 21, -31]> : tensor<8xi8>
+  %a1 = stablehlo.constant dense<[0, 255, 255, 0, 190, 240, 126, 194]> : tensor<8xui8>
+  %b1 = stablehlo.constant dense<[0, 255, 0, 7, 52, 127, 6, 110]> : tensor<8xui8>
+  %r1 = "chlo.mulhi"(%a1, %b1) : (tensor<8xui8>, tensor<8xui8>) -> tensor<8xui8>
+  check.expect_eq_const %r1, dense<[0, 254, 0, 0, 38, 119, 2, 83]> : tensor<8xui8>
+  %a2 = stablehlo.constant dense<[-32768, 32767, -1, 0, 20729, 3864, -8903, 18276]> : tensor<8xi16>
+  %b2 = stablehlo.constant dense<[-32768, 32767, -32768, 7, -11849, -23340, -14580, 25537]> : tensor<8xi16>
+  %r2 = "chlo.mulhi"(%a2, %b2) : (tensor<8xi16>, tensor<8xi16>) -> tensor<8xi16>
+  check.expect_eq_const %r2, dense<[16384, 16383, 0, 0, -3748, -1377, 1980, 7121]> : tensor<8xi16>
+  %a3 = stablehlo.constant dense<[0, 65535, 65535, 0, 16606, 17333, 232, 696]> : tensor<8xui16>
+  %b3 = stablehlo.constant dense<[0, 65535, 0, 7, 27453, 28243, 21739, 21821]> : tensor<8xui16>
+  %r3 = "chlo.mulhi"(%a3, %b3) : (tensor<8xui16>, tensor<8xui16>) -> tensor<8xui16>
+  check.expect_eq_const %r3, dense<[0, 65534, 0, 0, 6956, 7469, 76, 231]> : tensor<8xui16>
+  %a4 = stablehlo.constant dense<[-2147483648, 2147483647, -1, 0, -904927395, 1982032882, -1267962325, 818800919]> : tensor<8xi32>
+  %b4 = stablehlo.constant dense<[-2147483648, 2147483647, -2147483648, 7, 1691107634, -864195088, -596184694, -1521698716]> : tensor<8xi32>
+  %r4 = "chlo.mulhi"(%a4, %b4) : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi32>
+  check.expect_eq_const %r4, dense<[1073741824, 1073741823, 0, 0, -356307632, -398807014, 176005934, -290099603]> : tensor<8xi32>
+  %a5 = stablehlo.constant dense<[0, 4294967295, 4294967295, 0, 279772928, 1451255993, 1331259175, 3515508378]> : tensor<8xui32>
+  %b5 = stablehlo.constant dense<[0, 4294967295, 0, 7, 1356321087, 2066817247, 3026530898, 244817139]> : tensor<8xui32>
+  %r5 = "chlo.mulhi"(%a5, %b5) : (tensor<8xui32>, tensor<8xui32>) -> tensor<8xui32>
+  check.expect_eq_const %r5, dense<[0, 4294967294, 0, 0, 88350363, 698371072, 938097253, 200387254]> : tensor<8xui32>
+  %a6 = stablehlo.constant dense<[-9223372036854775808, 9223372036854775807, -1, 0, 8098338545067892712, 4607904806311304430, -1765462482533868230, 5307834824295159279]> : tensor<8xi64>
+  %b6 = stablehlo.constant dense<[-9223372036854775808, 9223372036854775807, -9223372036854775808, 7, -9055905327020827100, 3832463485232893687, -697187988275607354, 6635189110519050419]> : tensor<8xi64>
+  %r6 = "chlo.mulhi"(%a6, %b6) : (tensor<8xi64>, tensor<8xi64>) -> tensor<8xi64>
+  check.expect_eq_const %r6, dense<[4611686018427387904, 4611686018427387903, 0, 0, -3975649408765855308, 957330293251363874, 66725012915860728, 1909198050662540007]> : tensor<8xi64>
+  %a7 = stablehlo.constant dense<[0, 18446744073709551615, 18446744073709551615, 0, 1681971723449439890, 16935719385909495324, 10056132586152790265, 12653836187870216002]> : tensor<8xui64>
+  %b7 = stablehlo.constant dense<[0, 18446744073709551615, 0, 7, 11562525670290795294, 12713027195515981398, 8924419919079636238, 895629451723431122]> : tensor<8xui64>
+  %r7 = "chlo.mulhi"(%a7, %b7) : (tensor<8xui64>, tensor<8xui64>) -> tensor<8xui64>
+  check.expect_eq_const %r7, dense<[0, 18446744073709551614, 0, 0, 1054269585536486043, 11671667383055853141, 4865094327875090374, 614371204037703746]> : tensor<8xui64>
+  %a8 = stablehlo.constant dense<[-8, 7, -1, 0, 4, -7, -1, 3]> : tensor<8xi4>
+  %b8 = stablehlo.constant dense<[-8, 7, -8, 7, 0, 6, 5, -4]> : tensor<8xi4>
+  %r8 = "chlo.mulhi"(%a8, %b8) : (tensor<8xi4>, tensor<8xi4>) -> tensor<8xi4>
+  check.expect_eq_const %r8, dense<[4, 3, 0, 0, 0, -3, -1, -1]> : tensor<8xi4>
+  func.return
+}
