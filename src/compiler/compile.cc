@@ -704,6 +704,7 @@ class Lowerer {
         }
         ElemKind out = kind_of(op.result(0));
         std::vector<int> in = Operands(op, env);
+        in.resize(2);  // dynamic_conv's padding was read above
         for (size_t i = 0; i < 2; ++i)
           in[i] = ConvertTo(op, prog, in[i], ToArrayType(op, op.operands[i]->type), out);
         AddStep(op, env, prog, Check(op, cpu::SelectDotGeneral(out, out, out)), in).params = p;
@@ -901,7 +902,8 @@ class Lowerer {
         s.regions = std::move(regions);
         return;
       }
-      case OpCode::kConvolution: {
+      case OpCode::kConvolution:
+      case OpCode::kDynamicConv: {
         auto p = std::make_shared<cpu::ConvParams>();
         Attribute dn = op.attr("dimension_numbers");
         auto gi = [&](const char* n) {
@@ -928,6 +930,25 @@ class Lowerer {
         p->lhs_dilation = list_or("lhs_dilation", 1);
         p->rhs_dilation = list_or("rhs_dilation", 1);
         std::vector<int64_t> pad = list_or("padding", 0);
+        if (op.code == OpCode::kDynamicConv) {
+          // The padding operand must be a constant: the result's static shape was computed from it.
+          pad = ConstantInts(op, 2, "padding");
+          if (pad.size() != 2 * ns)
+            Fail(op, absl::StatusCode::kInvalidArgument, StrCat("padding needs ", 2 * ns, " values, got ", pad.size()));
+          const ArrayType xa = ToArrayType(op, op.operands[0]->type), wa = ToArrayType(op, op.operands[1]->type);
+          const ArrayType ra = ToArrayType(op, op.result(0)->type);
+          for (size_t d = 0; d < ns; ++d) {
+            const int64_t xi = xa.dims[p->in_spatial[d]], wi = wa.dims[p->k_spatial[d]];
+            const int64_t dil_in = xi == 0 ? 0 : (xi - 1) * p->lhs_dilation[d] + 1;
+            const int64_t padded = dil_in + pad[2 * d] + pad[2 * d + 1];
+            const int64_t dil_w = wi == 0 ? 0 : (wi - 1) * p->rhs_dilation[d] + 1;
+            const int64_t want = padded < dil_w ? 0 : (padded - dil_w) / p->strides[d] + 1;
+            if (ra.dims[p->out_spatial[d]] != want)
+              Fail(op, absl::StatusCode::kInvalidArgument,
+                   StrCat("with padding ", pad[2 * d], ", ", pad[2 * d + 1], " spatial dimension ", d,
+                          " of the result must be ", want, ", got ", ra.dims[p->out_spatial[d]]));
+          }
+        }
         if (pad.size() == 2 * ns) {
           for (size_t d = 0; d < ns; ++d) {
             p->pad_low.push_back(pad[2 * d]);
@@ -1249,6 +1270,18 @@ class Lowerer {
       Fail(op, absl::StatusCode::kUnimplemented,
            StrCat("operand #", i, " (", what, ") must be a scalar integer constant"));
     return v[0];
+  }
+
+  // Every value of an integer operand that a constant defines (a splat repeated to its size).
+  std::vector<int64_t> ConstantInts(const Operation& op, size_t i, const char* what) {
+    std::vector<int64_t> v;
+    const Operation* def = i < op.operands.size() ? op.operands[i]->def : nullptr;
+    const int64_t n = i < op.operands.size() ? op.operands[i]->type.NumElements() : -1;
+    if (!def || def->name() != "stablehlo.constant" || !ir::GetI64List(def->attr("value"), &v) || n < 0)
+      Fail(op, absl::StatusCode::kUnimplemented,
+           StrCat("operand #", i, " (", what, ") must be an integer constant"));
+    if (v.size() == 1 && n != 1) v.assign(static_cast<size_t>(n), v[0]);
+    return v;
   }
 
   // JAX's CPU linear algebra: custom calls lapack_<t><routine>[_ffi] (t = s, d, c, z) and the

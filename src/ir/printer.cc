@@ -291,7 +291,7 @@ bool OpPrinter::PrettyOperands(const Operation& op) {
 }
 
 bool OpPrinter::PrettyConvolution(const Operation& op) {
-  if (op.operands.size() != 2) return false;
+  if (op.operands.size() != (op.code == OpCode::kDynamicConv ? 3u : 2u)) return false;
   std::string dims;
   Attribute dn = op.attr("dimension_numbers");
   if (!dn || dn.kind() != AttrKind::kStruct || !AppendConvDims(&dims, dn)) return false;
@@ -327,7 +327,8 @@ bool OpPrinter::PrettyConvolution(const Operation& op) {
     window += "]";
   }
   StrAppend(&out, op.name(), "(", Name(op.operands[0]), ", ", Name(op.operands[1]),
-                  ") dim_numbers = ", dims, ", window = {", window, "}");
+            op.operands.size() > 2 ? StrCat(", ", Name(op.operands[2])) : std::string(),
+            ") dim_numbers = ", dims, ", window = {", window, "}");
   AttrDict(op, {"dimension_numbers", "window_strides", "padding", "lhs_dilation", "rhs_dilation",
                 "window_reversal"});
   TypeSig(op);

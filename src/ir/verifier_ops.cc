@@ -484,8 +484,18 @@ void Verifier::VerifyOpRules(const Operation& op) {
       }
       break;
     }
-    case OpCode::kConvolution: {
+    case OpCode::kConvolution:
+    case OpCode::kDynamicConv: {
       Type x = operand(0), w = operand(1), r = result(0);
+      const bool dynamic = op.code == OpCode::kDynamicConv;  // padding is operand 2
+      if (dynamic) {
+        Type pad = operand(2);
+        CheckElem(op, pad, kCatInt, "padding");
+        if (pad.rank() != 2 || (pad.shape()[1] != kDynamic && pad.shape()[1] != 2) ||
+            (pad.shape()[0] != kDynamic && pad.shape()[0] != x.rank() - 2))
+          Fail(op, StrCat("padding must be a [spatial dimensions, 2] tensor, got ", pad.ToString()));
+        if (op.attr("padding")) Fail(op, "takes its padding as an operand, not an attribute");
+      }
       Attribute dn = op.attr("dimension_numbers");
       if (!dn || dn.kind() != AttrKind::kStruct)
         Fail(op, "requires a #stablehlo.conv 'dimension_numbers' attribute");
@@ -552,7 +562,7 @@ void Verifier::VerifyOpRules(const Operation& op) {
       if (in_b != kDynamic && !DimsCompatible(rs[ob], in_b / bgc))
         Fail(op, StrCat("result batch must be ", in_b / bgc));
       if (!DimsCompatible(rs[of], k_out)) Fail(op, StrCat("result features must be ", k_out));
-      for (size_t i = 0; i < ns; ++i) {
+      for (size_t i = 0; i < ns && !dynamic; ++i) {  // dynamic_conv's depend on the padding's values
         int64_t xi = x.shape()[is[i]], wi = w.shape()[ks[i]];
         if (xi == kDynamic || wi == kDynamic) continue;
         int64_t dil_in = xi == 0 ? 0 : (xi - 1) * lhs_d[i] + 1;

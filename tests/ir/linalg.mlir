@@ -17,6 +17,8 @@ func.func @convs(%x: tensor<1x8x8x16xf32>, %w: tensor<3x3x16x32xf32>, %g: tensor
   %1 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x16xf32>, tensor<3x3x16x32xf32>) -> tensor<1x3x3x32xf32>
   %2 = stablehlo.convolution(%x, %g) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {pad = [[2, 2], [2, 2]], rhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 4 : i64} : (tensor<1x8x8x16xf32>, tensor<3x3x4x32xf32>) -> tensor<1x8x8x32xf32>
   %3 = "stablehlo.convolution"(%x, %w) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, f, 0, 1]>, feature_group_count = 1 : i64, batch_group_count = 1 : i64, window_strides = array<i64: 1, 1>, lhs_dilation = array<i64: 2, 2>} : (tensor<1x8x8x16xf32>, tensor<3x3x16x32xf32>) -> tensor<1x32x13x13xf32>
+  %pad = stablehlo.constant dense<[[1, 1], [0, 2]]> : tensor<2x2xi64>
+  %4 = stablehlo.dynamic_conv(%x, %w, %pad) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x16xf32>, tensor<3x3x16x32xf32>, tensor<2x2xi64>) -> tensor<1x8x8x32xf32>
   return %0 : tensor<1x8x8x32xf32>
 }
 
