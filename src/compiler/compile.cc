@@ -1217,6 +1217,7 @@ class Lowerer {
         return;
       }
       case OpCode::kAllReduce:
+      case OpCode::kCollectiveReduce:
       case OpCode::kAllGather:
       case OpCode::kReduceScatter:
       case OpCode::kAllToAll:
@@ -1520,6 +1521,7 @@ class Lowerer {
     auto p = std::make_shared<cpu::CollectiveParams>();
     const OpCode c = op.code;
     p->kind = c == OpCode::kAllReduce || c == OpCode::kCrossReplicaSum ? cpu::CollectiveParams::kAllReduce
+              : c == OpCode::kCollectiveReduce ? cpu::CollectiveParams::kCollectiveReduce
               : c == OpCode::kAllGather ? cpu::CollectiveParams::kAllGather
               : c == OpCode::kReduceScatter ? cpu::CollectiveParams::kReduceScatter
               : c == OpCode::kAllToAll ? cpu::CollectiveParams::kAllToAll

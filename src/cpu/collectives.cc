@@ -238,6 +238,7 @@ void Collective(const Step& s, ExecState& st) {
     switch (p.kind) {
       case CollectiveParams::kAllReduce:
       case CollectiveParams::kReduceScatter:
+      case CollectiveParams::kCollectiveReduce:
         for (size_t i = 0; i < s.in.size() && ok; ++i) {
           std::vector<Array> inputs;
           if (group.empty()) {
@@ -253,6 +254,10 @@ void Collective(const Step& s, ExecState& st) {
           if (p.kind == CollectiveParams::kReduceScatter) {
             int64_t n = std::max<int64_t>(1, static_cast<int64_t>(group.size()));
             reduced = Part(reduced, p.dim, n, std::max<int64_t>(my_pos, 0));
+          }
+          if (p.kind == CollectiveParams::kCollectiveReduce && my_pos > 0) {  // not the root
+            reduced = Array::Allocate(reduced.type());
+            std::memset(reduced.mutable_data(), 0, static_cast<size_t>(reduced.ByteSize()));
           }
           results[i] = RtValue::Of(reduced.Reshaped(s.out_types[i]));
         }

@@ -46,7 +46,8 @@ enum class GroupMode : uint8_t { kCrossReplica, kCrossPartition, kCrossReplicaAn
 
 struct CollectiveParams {
   enum Kind : uint8_t {
-    kAllReduce, kAllGather, kReduceScatter, kAllToAll, kCollectivePermute, kCollectiveBroadcast
+    kAllReduce, kAllGather, kReduceScatter, kAllToAll, kCollectivePermute, kCollectiveBroadcast,
+    kCollectiveReduce,  // all_reduce whose result only the group's first member keeps; others get zeros
   } kind;
   GroupMode mode = GroupMode::kCrossReplica;
   std::vector<std::vector<int64_t>> groups;  // replica, partition or flattened ids

@@ -1072,7 +1072,8 @@ void Verifier::VerifyOpRules(const Operation& op) {
       if (op.result(0)->type != ScalarTensor(ElemKind::kU32)) Fail(op, "result must be tensor<ui32>");
       break;
     case OpCode::kAllReduce:
-    case OpCode::kReduceScatter: {
+    case OpCode::kReduceScatter:
+    case OpCode::kCollectiveReduce: {
       // The computation works in the result's element type (which may be wider: promotion).
       Type s = ScalarTensor(StorageKind(Elem(result(0))));
       std::vector<Type> rets = {s};

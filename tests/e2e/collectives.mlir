@@ -91,3 +91,27 @@ module @partitions attributes {mhlo.num_replicas = 2 : i32, mhlo.num_partitions 
     func.return
   }
 }
+
+// -----
+
+// collective_reduce: the group's first member gets the reduction, the others zeros. Groups
+// [1, 0] and [2, 3]: replica 1 gets 2 + 1, replica 2 gets 3 + 4, replicas 0 and 3 get 0.
+module @collective_reduce attributes {mhlo.num_replicas = 4 : i32, mhlo.num_partitions = 1 : i32} {
+  func.func @main() {
+    %id = stablehlo.replica_id : tensor<ui32>
+    %one = stablehlo.constant dense<1> : tensor<ui32>
+    %v = stablehlo.add %id, %one : tensor<ui32>
+    %x = stablehlo.broadcast_in_dim %v, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %r = "stablehlo.collective_reduce"(%x) ({
+    ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
+      %s = stablehlo.add %a, %b : tensor<ui32>
+      stablehlo.return %s : tensor<ui32>
+    }) {replica_groups = dense<[[1, 0], [2, 3]]> : tensor<2x2xi64>} : (tensor<3xui32>) -> tensor<3xui32>
+    %table = stablehlo.constant dense<[0, 3, 7, 0]> : tensor<4xui32>
+    %i = stablehlo.convert %id : (tensor<ui32>) -> tensor<i32>
+    %want1 = stablehlo.dynamic_slice %table, %i, sizes = [1] : (tensor<4xui32>, tensor<i32>) -> tensor<1xui32>
+    %want = stablehlo.broadcast_in_dim %want1, dims = [0] : (tensor<1xui32>) -> tensor<3xui32>
+    check.expect_eq %r, %want : tensor<3xui32>
+    func.return
+  }
+}
