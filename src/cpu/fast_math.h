@@ -14,6 +14,7 @@
 #pragma once
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 
 namespace openpjrt::cpu::fast {
@@ -21,7 +22,18 @@ namespace openpjrt::cpu::fast {
 // Selects written as ternaries on values the vectorizer turns into blends. NaN compares false,
 // so Min/Max with a NaN x return x.
 inline float MaxOf(float x, float lo) { return x < lo ? lo : x; }
-inline float Fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+[[gnu::always_inline]] inline float Fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+
+// c[0] x^(N-1) + ... + c[N-1] by Horner's rule with fused multiply-adds.
+// Always inlined and unrolled: the elementwise loops that use it are vectorized per clone, and an
+// out-of-line copy would be built for the baseline (a libm fmaf call per term).
+template <size_t N>
+[[gnu::always_inline]] inline float Horner(float x, const float (&c)[N]) {
+  float p = c[0];
+#pragma GCC unroll 16
+  for (size_t i = 1; i < N; ++i) p = Fma(p, x, c[i]);
+  return p;
+}
 inline float MinOf(float x, float hi) { return x > hi ? hi : x; }
 
 inline float Exp(float x) {
@@ -34,11 +46,7 @@ inline float Exp(float x) {
   const float t = Fma(x, kLog2e, kRound);
   const float n = t - kRound;
   const float r = Fma(-n, kLn2Lo, Fma(-n, kLn2Hi, x));
-  float q = 0.00139261761199f;
-  q = Fma(q, r, 0.00836317307451f);
-  q = Fma(q, r, 0.0416665546621f);
-  q = Fma(q, r, 0.166665770256f);
-  q = Fma(q, r, 0.5f);
+  const float q = Horner(r, {0.00139261761199f, 0.00836317307451f, 0.0416665546621f, 0.166665770256f, 0.5f});
   const float e = 1.0f + Fma(r * r, q, r);
   // n sits in the low mantissa bits of t. 2^n is applied as two halves so that results that
   // overflow or fall into the subnormals round once, correctly (n is in [-150, 129]).
@@ -60,13 +68,8 @@ inline float CopySign(float magnitude, float sign) {
 inline float Tanh(float x) {
   const float a = MinOf(Abs(x), 10.0f);  // tanh(10) rounds to 1
   const float u = a * a;
-  float p = -0.000520352688825f;
-  p = Fma(p, u, 0.00275911925888f);
-  p = Fma(p, u, -0.00845087252781f);
-  p = Fma(p, u, 0.021759409786f);
-  p = Fma(p, u, -0.0539538895197f);
-  p = Fma(p, u, 0.133332618415f);
-  p = Fma(p, u, -0.333333327444f);
+  const float p = Horner(u, {-0.000520352688825f, 0.00275911925888f, -0.00845087252781f, 0.021759409786f,
+                             -0.0539538895197f, 0.133332618415f, -0.333333327444f});
   const float small = Fma(a, u * p, a);
   // Above 0.9, 1 - 2 / (e^2a + 1) loses at most a quarter of an ULP to cancellation.
   const float big = 1.0f - 2.0f / (Exp(2.0f * a) + 1.0f);
@@ -95,14 +98,8 @@ inline float Log(float x) {
   k += high ? 1 : 0;
   const float f = m - 1.0f;  // exact
   const float kf = static_cast<float>(k);
-  float p = -0.0790274377239f;
-  p = Fma(p, f, 0.126223198492f);
-  p = Fma(p, f, -0.129981837637f);
-  p = Fma(p, f, 0.142144959239f);
-  p = Fma(p, f, -0.166412814631f);
-  p = Fma(p, f, 0.200010450942f);
-  p = Fma(p, f, -0.250003064226f);
-  p = Fma(p, f, 0.333333307282f);
+  const float p = Horner(f, {-0.0790274377239f, 0.126223198492f, -0.129981837637f, 0.142144959239f,
+                             -0.166412814631f, 0.200010450942f, -0.250003064226f, 0.333333307282f});
   const float half_f2 = 0.5f * f * f;
   const float tail = (f * f) * f * p;
   float r = Fma(kf, kLn2Hi, f + Fma(kf, kLn2Lo, tail - half_f2));

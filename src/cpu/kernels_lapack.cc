@@ -451,6 +451,8 @@ int32_t GtsvOne(int64_t n, int64_t nrhs, S* dl1, S* d, S* du, S* b) {
   if (n == 0) return 0;
   for (int64_t i = 1; i <= n - 1; ++i) {
     const bool last = i == n - 1;
+    // Whether rows i and i + 1 are interchanged, and the zero pivots that stop the elimination.
+    bool swap;
     if constexpr (IsComplex<S>::value) {
       // zgtsv: a zero subdiagonal needs no elimination; magnitudes are |re| + |im|.
       auto abs1 = [](S v) { return std::fabs(v.real()) + std::fabs(v.imag()); };
@@ -458,51 +460,32 @@ int32_t GtsvOne(int64_t n, int64_t nrhs, S* dl1, S* d, S* du, S* b) {
         if (D(i) == S(0)) return static_cast<int32_t>(i);
         continue;
       }
-      if (abs1(D(i)) >= abs1(DL(i))) {
-        const S mult = DL(i) / D(i);
-        D(i + 1) = D(i + 1) - mult * DU(i);
-        for (int64_t j = 1; j <= nrhs; ++j) B(i + 1, j) = B(i + 1, j) - mult * B(i, j);
-        if (!last) DL(i) = S(0);
-        continue;
-      }
-      const S mult = D(i) / DL(i);
-      D(i) = DL(i);
-      const S temp = D(i + 1);
-      D(i + 1) = DU(i) - mult * temp;
-      if (!last) {
-        DL(i) = DU(i + 1);
-        DU(i + 1) = -mult * DL(i);
-      }
-      DU(i) = temp;
-      for (int64_t j = 1; j <= nrhs; ++j) {
-        const S t = B(i, j);
-        B(i, j) = B(i + 1, j);
-        B(i + 1, j) = t - mult * B(i + 1, j);
-      }
+      swap = !(abs1(D(i)) >= abs1(DL(i)));
     } else {
       // dgtsv: the zero pivot is found when no interchange happens.
-      if (std::fabs(D(i)) >= std::fabs(DL(i))) {
-        if (D(i) == S(0)) return static_cast<int32_t>(i);
-        const S fact = DL(i) / D(i);
-        D(i + 1) = D(i + 1) - fact * DU(i);
-        for (int64_t j = 1; j <= nrhs; ++j) B(i + 1, j) = B(i + 1, j) - fact * B(i, j);
-        if (!last) DL(i) = S(0);
-        continue;
-      }
-      const S fact = D(i) / DL(i);
-      D(i) = DL(i);
-      const S temp = D(i + 1);
-      D(i + 1) = DU(i) - fact * temp;
-      if (!last) {
-        DL(i) = DU(i + 1);
-        DU(i + 1) = -fact * DL(i);
-      }
-      DU(i) = temp;
-      for (int64_t j = 1; j <= nrhs; ++j) {
-        const S t = B(i, j);
-        B(i, j) = B(i + 1, j);
-        B(i + 1, j) = t - fact * B(i + 1, j);
-      }
+      swap = !(std::fabs(D(i)) >= std::fabs(DL(i)));
+      if (!swap && D(i) == S(0)) return static_cast<int32_t>(i);
+    }
+    if (!swap) {
+      const S fact = DL(i) / D(i);
+      D(i + 1) = D(i + 1) - fact * DU(i);
+      for (int64_t j = 1; j <= nrhs; ++j) B(i + 1, j) = B(i + 1, j) - fact * B(i, j);
+      if (!last) DL(i) = S(0);
+      continue;
+    }
+    const S fact = D(i) / DL(i);
+    D(i) = DL(i);
+    const S temp = D(i + 1);
+    D(i + 1) = DU(i) - fact * temp;
+    if (!last) {
+      DL(i) = DU(i + 1);
+      DU(i + 1) = -fact * DL(i);
+    }
+    DU(i) = temp;
+    for (int64_t j = 1; j <= nrhs; ++j) {
+      const S t = B(i, j);
+      B(i, j) = B(i + 1, j);
+      B(i + 1, j) = t - fact * B(i + 1, j);
     }
   }
   if (D(n) == S(0)) return static_cast<int32_t>(n);
