@@ -1,0 +1,224 @@
+// The program passes of passes.h.
+#include "src/compiler/passes.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "src/cpu/kernels.h"
+#include "src/support/str.h"
+
+namespace openpjrt::compiler {
+
+using cpu::Program;
+using cpu::Step;
+
+// Fuses each run of two or more consecutive elementwise steps of one element count into a
+// FusedElementwiseKernel step: values only the run reads stay in cache-sized block buffers,
+// the rest keep their slots. Results are bit-identical (the same loops run, block by block).
+void FuseElementwise(Program& prog) {
+  for (Step& s : prog.steps)
+    for (auto& r : s.regions) FuseElementwise(*r);
+  // The last step index that reads each slot (nested regions included; results read last).
+  std::unordered_map<int, size_t> last_use;
+  for (size_t i = 0; i < prog.steps.size(); ++i) {
+    std::vector<int> uses = prog.steps[i].in;
+    for (const auto& r : prog.steps[i].regions) CollectUses(*r, &uses);
+    for (int u : uses) last_use[u] = i;
+  }
+  for (int r : prog.results) last_use[r] = SIZE_MAX;
+  // Splat constants and repeating broadcasts defined in this program, by slot.
+  std::unordered_map<int, const cpu::SplatConstantParams*> splat_of;
+  std::unordered_map<int, std::pair<int, int64_t>> repeat_of;  // broadcast result -> (operand slot, period)
+  for (const Step& s : prog.steps) {
+    if (s.fn == cpu::SplatConstantKernel()) splat_of[s.out[0]] = &s.Params<cpu::SplatConstantParams>();
+    if (s.broadcast_period > 0) repeat_of[s.out[0]] = {s.in[0], s.broadcast_period};
+  }
+  auto fusible = [](const Step& s) {
+    return (s.raw_unary || s.raw_binary) && s.regions.empty() && s.out.size() == 1 &&
+           s.out_types.size() == 1;
+  };
+  std::vector<Step> out;
+  for (size_t i = 0; i < prog.steps.size();) {
+    size_t end = i;
+    const int64_t n = fusible(prog.steps[i]) ? prog.steps[i].out_types[0].NumElements() : -1;
+    while (end < prog.steps.size() && fusible(prog.steps[end]) &&
+           prog.steps[end].out_types[0].NumElements() == n)
+      ++end;
+    // A lone op is worth the fused kernel only when it is large: the fused kernel splits its
+    // work over the intra-op threads (same loops, same results).
+    constexpr int64_t kLoneOpParallelMin = int64_t{1} << 18;
+    if ((end - i < 2 && n < kLoneOpParallelMin) || n <= 0) {
+      out.push_back(std::move(prog.steps[i]));
+      ++i;
+      continue;
+    }
+    auto p = std::make_shared<cpu::FusedParams>();
+    p->num_elements = n;
+    Step fused;
+    fused.fn = cpu::FusedElementwiseKernel();
+    fused.loc = prog.steps[i].loc;
+    fused.name = "fusion";
+    std::unordered_map<int, int> value_of;  // slot -> value index
+    // Inputs first: slots read by the run that it does not define.
+    std::unordered_set<int> produced;
+    for (size_t k = i; k < end; ++k) produced.insert(prog.steps[k].out[0]);
+    for (size_t k = i; k < end; ++k)
+      for (int slot : prog.steps[k].in)
+        if (!produced.count(slot) && !value_of.count(slot)) {
+          value_of[slot] = static_cast<int>(fused.in.size());
+          fused.in.push_back(slot);
+        }
+    p->input_bytes.assign(fused.in.size(), 0);
+    p->input_splat.assign(fused.in.size(), {});
+    p->input_period.assign(fused.in.size(), 0);
+    std::vector<std::pair<int, int64_t>> repeat(fused.in.size(), {-1, 0});
+    for (size_t v = 0; v < fused.in.size(); ++v) {
+      auto c = splat_of.find(fused.in[v]);
+      if (c != splat_of.end()) p->input_splat[v] = c->second->element;
+      auto b = repeat_of.find(fused.in[v]);
+      if (c == splat_of.end() && b != repeat_of.end()) repeat[v] = b->second;
+    }
+    const int num_inputs = static_cast<int>(fused.in.size());
+    for (size_t k = i; k < end; ++k) {
+      Step& s = prog.steps[k];
+      StrAppend(&fused.name, k == i ? "(" : ", ", s.name);
+      cpu::FusedParams::Op op;
+      op.unary = s.raw_unary;
+      op.binary = s.raw_binary;
+      op.in0 = value_of.at(s.in[0]);
+      if (s.raw_binary) op.in1 = value_of.at(s.in[1]);
+      op.elem_bytes = ir::ByteSize(s.out_types[0].elem);
+      const int slot = s.out[0];
+      auto lu = last_use.find(slot);
+      if (lu != last_use.end() && lu->second >= end) {  // read after the run: materialise it
+        op.output = static_cast<int>(fused.out.size());
+        fused.out.push_back(slot);
+        fused.out_types.push_back(s.out_types[0]);
+      }
+      value_of[slot] = num_inputs + static_cast<int>(p->ops.size());
+      p->ops.push_back(op);
+    }
+    // Input element sizes come from the steps that read them.
+    for (size_t k = i; k < end; ++k)
+      for (int slot : prog.steps[k].in) {
+        const int v = value_of.at(slot);
+        if (v < num_inputs) p->input_bytes[v] = prog.steps[k].raw_in_bytes;
+      }
+    // Repeating broadcasts are read from their operand (the broadcast may then go).
+    for (size_t v = 0; v < fused.in.size(); ++v)
+      if (repeat[v].first >= 0) {
+        fused.in[v] = repeat[v].first;
+        p->input_period[v] = repeat[v].second;
+      }
+    fused.name += ")";
+    fused.params = p;
+    out.push_back(std::move(fused));
+    i = end;
+  }
+  prog.steps = std::move(out);
+  // Splat constants and repeating broadcasts nothing reads any more (fused runs read their
+  // operands) are dropped.
+  std::unordered_set<int> read(prog.results.begin(), prog.results.end());
+  for (const Step& s : prog.steps) {
+    const bool fused = s.fn == cpu::FusedElementwiseKernel();
+    for (size_t v = 0; v < s.in.size(); ++v)
+      if (!fused || s.Params<cpu::FusedParams>().input_splat[v].empty()) read.insert(s.in[v]);
+    std::vector<int> nested;
+    for (const auto& r : s.regions) CollectUses(*r, &nested);
+    read.insert(nested.begin(), nested.end());
+  }
+  std::erase_if(prog.steps, [&](const Step& s) {
+    return (s.fn == cpu::SplatConstantKernel() || s.broadcast_period > 0) && !read.count(s.out[0]);
+  });
+}
+
+// Releases each slot after the last step of the program that defines it which reads it.
+void ComputeReleases(Program& prog) {
+  std::unordered_set<int> defined(prog.args.begin(), prog.args.end());
+  std::unordered_set<int> keep(prog.results.begin(), prog.results.end());
+  std::unordered_map<int, size_t> last;
+  for (size_t i = 0; i < prog.steps.size(); ++i) {
+    Step& s = prog.steps[i];
+    for (int o : s.out) {
+      defined.insert(o);
+      last[o] = i;
+    }
+    std::vector<int> uses = s.in;
+    for (const auto& r : s.regions) CollectUses(*r, &uses);
+    for (int u : uses) last[u] = i;
+    for (const auto& r : s.regions) ComputeReleases(*r);
+  }
+  for (int a : prog.args)
+    if (!last.count(a)) last[a] = 0;
+  for (auto [slot, step] : last) {
+    if (!defined.count(slot) || keep.count(slot) || prog.steps.empty()) continue;
+    prog.steps[step].release.push_back(slot);
+  }
+}
+
+// A fast reduction whose input is the only output of a fused elementwise run, read by nothing
+// else, absorbs the run: the reduction computes its input block by block and the array is never
+// stored (sum(x * x), softmax denominators, losses).
+void FuseReductions(Program& prog) {
+  for (Step& s : prog.steps)
+    for (auto& r : s.regions) FuseReductions(*r);
+  std::unordered_map<int, int> readers;
+  for (const Step& s : prog.steps) {
+    std::vector<int> uses = s.in;
+    for (const auto& r : s.regions) CollectUses(*r, &uses);
+    for (int u : uses) ++readers[u];
+  }
+  for (int r : prog.results) readers[r] += 2;
+  std::unordered_map<int, size_t> producer;  // slot -> index of the fused run defining it
+  for (size_t i = 0; i < prog.steps.size(); ++i)
+    if (prog.steps[i].fn == cpu::FusedElementwiseKernel() && prog.steps[i].out.size() == 1)
+      producer[prog.steps[i].out[0]] = i;
+  std::vector<bool> absorbed(prog.steps.size(), false);
+  for (size_t i = 0; i < prog.steps.size(); ++i) {
+    Step& r = prog.steps[i];
+    if (!cpu::IsFastReduce(r)) continue;
+    auto f = producer.find(r.in[0]);
+    if (f == producer.end() || f->second > i || readers[r.in[0]] != 1) continue;
+    const Step& run = prog.steps[f->second];
+    const cpu::ReduceParams& rp = r.Params<cpu::ReduceParams>();
+    const cpu::FusedParams& fp = run.Params<cpu::FusedParams>();
+    const std::vector<int64_t>& dims = run.out_types[0].dims;
+    if (!cpu::ReduceIsContiguous(dims, rp.dims)) continue;
+    cpu::KernelFn fn = cpu::FusedReduceKernel(rp, r.out_types[0].elem);
+    if (!fn) continue;
+    auto p = std::make_shared<cpu::FusedReduceParams>();
+    p->producer = fp;
+    p->reduce = rp;
+    p->input_dims = dims;
+    for (size_t k = 0; k < p->producer.ops.size(); ++k)
+      if (p->producer.ops[k].output == 0) {
+        p->producer.ops[k].output = -1;  // computed into a block buffer, never stored
+        p->input_op = k;
+      }
+    Step merged;
+    merged.fn = fn;
+    merged.name = StrCat(run.name.substr(0, run.name.size() - 1), ", ", r.name, ")");
+    merged.loc = r.loc;
+    merged.in = run.in;
+    merged.in.push_back(r.in[1]);
+    merged.out = r.out;
+    merged.out_types = r.out_types;
+    merged.params = p;
+    r = std::move(merged);
+    absorbed[f->second] = true;
+  }
+  std::vector<Step> kept;
+  for (size_t i = 0; i < prog.steps.size(); ++i)
+    if (!absorbed[i]) kept.push_back(std::move(prog.steps[i]));
+  prog.steps = std::move(kept);
+}
+
+void CollectUses(const Program& p, std::vector<int>* uses) {
+  for (const Step& s : p.steps) {
+    uses->insert(uses->end(), s.in.begin(), s.in.end());
+    for (const auto& r : s.regions) CollectUses(*r, uses);
+  }
+  uses->insert(uses->end(), p.results.begin(), p.results.end());
+}
+
+}  // namespace openpjrt::compiler

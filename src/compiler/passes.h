@@ -1,0 +1,22 @@
+// The passes that run on a lowered CPU program (compile.cc builds it): elementwise fusion,
+// reductions absorbing their producers, and slot releases. Results never change: fused code runs
+// the same loops in the same order.
+#pragma once
+
+#include <vector>
+
+#include "src/cpu/program.h"
+
+namespace openpjrt::compiler {
+
+// Runs of consecutive elementwise steps of one element count become one fused step (splat
+// constants and repeating broadcasts are read from their source).
+void FuseElementwise(cpu::Program& prog);
+// A fast reduction absorbs the fused run that is the only producer of its input.
+void FuseReductions(cpu::Program& prog);
+// Marks each slot for release after the last step of the program that reads it.
+void ComputeReleases(cpu::Program& prog);
+// Every slot `p` and its nested programs read (their results included).
+void CollectUses(const cpu::Program& p, std::vector<int>* uses);
+
+}  // namespace openpjrt::compiler
