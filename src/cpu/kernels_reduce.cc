@@ -294,9 +294,12 @@ absl::StatusOr<KernelFn> SelectReduce(const ReduceParams& p, const std::vector<E
 }
 
 bool IsFastReduce(const Step& s) {
-  if (!s.params || s.in.size() != 2 || s.out_types.size() != 1 || s.fn == &GenericReduce) return false;
-  const ReduceParams& p = s.Params<ReduceParams>();
-  return p.has_fast && s.fn == PickFastFor(p.fast, s.out_types[0].elem, false);
+  // Decided by the kernel alone: only then are the step's params known to be ReduceParams.
+  if (!s.fn || s.in.size() != 2 || s.out_types.size() != 1) return false;
+  for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kMul, BinaryOp::kMax, BinaryOp::kMin, BinaryOp::kAnd,
+                      BinaryOp::kOr, BinaryOp::kXor})
+    if (s.fn == PickFastFor(op, s.out_types[0].elem, false)) return true;
+  return false;
 }
 
 bool ReduceIsContiguous(const std::vector<int64_t>& input_dims, const std::vector<int64_t>& dims) {
