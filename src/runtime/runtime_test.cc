@@ -114,7 +114,7 @@ func.func @main(%x: tensor<300x1000xf32>, %b: tensor<1000xf32>) -> (tensor<300xf
                   "return %rows, %cols, %s, %t : tensor<300xf32>, tensor<1000xf32>, tensor<300x1000xf32>, tensor<300x1000xf32>");
   cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {300, 1000}});
   cpu::Array b = cpu::Array::Allocate({ir::ElemKind::kF32, {1000}});
-  for (int i = 0; i < 300000; ++i) x.mutable_as<float>()[i] = static_cast<float>((i * 7919) % 1000) * 0.001f - 0.4f;
+  for (int i = 0; i < 300000; ++i) x.mutable_as<float>()[i] = static_cast<float>((int64_t{i} * 7919) % 1000) * 0.001f - 0.4f;
   for (int j = 0; j < 1000; ++j) b.mutable_as<float>()[j] = static_cast<float>(j % 13) * 0.01f;
   std::vector<std::vector<cpu::RtValue>> results;
   for (const std::string& text : {std::string(kFused), unfused}) {
