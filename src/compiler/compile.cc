@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "src/compiler/passes.h"
+#include "src/compiler/refine.h"
 #include "src/cpu/collectives.h"
 #include "src/cpu/ffi.h"
 #include "src/cpu/kernels.h"
@@ -15,6 +16,7 @@
 #include "src/cpu/kernels_quant.h"
 #include "src/cpu/kernels_rng.h"
 #include "src/ir/printer.h"
+#include "src/ir/verifier.h"
 #include "src/support/str.h"
 
 namespace openpjrt::compiler {
@@ -1636,14 +1638,20 @@ const Operation* FindEntry(const ir::Module& module, const std::string& name) {
   return count == 1 ? only : nullptr;
 }
 
-absl::StatusOr<std::shared_ptr<cpu::Executable>> Compile(const ir::Module& module,
+absl::StatusOr<std::shared_ptr<cpu::Executable>> Compile(ir::Module& module,
                                                          const CompileOptions& options) {
-  const Operation* entry = FindEntry(module, options.entry);
+  Operation* entry = const_cast<Operation*>(FindEntry(module, options.entry));
   if (!entry) {
     return absl::InvalidArgumentError(
         options.entry.empty()
             ? StrCat(module.source_name, ": error: no entry function: expected @main or exactly one function")
             : StrCat(module.source_name, ": error: no function @", options.entry));
+  }
+  if (HasDynamicShapes(module)) {
+    if (absl::Status s = RefineShapes(module, *entry); !s.ok()) return s;
+    // The refined module must still be well formed (dynamic_broadcast_in_dim's sizes against its
+    // operand, callers against their specialised callees, ...).
+    if (absl::Status s = ir::VerifyModule(module); !s.ok()) return absl::InvalidArgumentError(s.message());
   }
   try {
     Lowerer l(module);

@@ -19,7 +19,8 @@ struct CompileOptions {
 
 // Errors: INVALID_ARGUMENT for programs the executor cannot accept (dynamic shapes, recursion),
 // UNIMPLEMENTED naming the op or element type not supported yet. Locations are file:line:col.
-absl::StatusOr<std::shared_ptr<cpu::Executable>> Compile(const ir::Module& module,
+// Functions with dynamic shapes are refined in place first (refine.h).
+absl::StatusOr<std::shared_ptr<cpu::Executable>> Compile(ir::Module& module,
                                                          const CompileOptions& options = {});
 
 // The function Compile would use as the entry point, or null.

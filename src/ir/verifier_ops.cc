@@ -33,6 +33,18 @@ bool IsEnum(const Attribute& a, std::string_view name, std::initializer_list<std
 // Element type of a tensor, quantized types reduced to their storage kind for comparisons.
 Type Elem(Type t) { return t.element_type(); }
 
+// Equal types, or tensors that differ only where one has a dynamic dimension: calls and returns
+// accept these, so a static value can be passed to a function written for dynamic sizes (shape
+// refinement then specialises the callee).
+bool ShapeCompatible(Type a, Type b) {
+  if (a == b) return true;
+  if (!a.IsTensor() || !b.IsTensor() || a.element_type() != b.element_type() || a.rank() != b.rank())
+    return false;
+  for (int64_t i = 0; i < a.rank(); ++i)
+    if (!DimsCompatible(a.shape()[i], b.shape()[i])) return false;
+  return true;
+}
+
 }  // namespace
 
 void Verifier::VerifyOpRules(const Operation& op) {
@@ -878,7 +890,7 @@ void Verifier::VerifyOpRules(const Operation& op) {
         Fail(op, StrCat("returns ", op.operands.size(), " values but @", FuncName(*parent),
                               " declares ", res.size()));
       for (size_t i = 0; i < res.size(); ++i)
-        if (op.operands[i]->type != res[i])
+        if (!ShapeCompatible(op.operands[i]->type, res[i]))
           Fail(op, StrCat("result #", i, " has type ", TypeStr(op.operands[i]->type),
                                 " but @", FuncName(*parent), " declares ", TypeStr(res[i])));
       break;
@@ -914,13 +926,13 @@ void Verifier::VerifyOpRules(const Operation& op) {
         Fail(op, StrCat("passes ", op.operands.size(), " arguments to @", c->symbols[0],
                               " which takes ", ft.inputs().size()));
       for (size_t i = 0; i < op.operands.size(); ++i)
-        if (op.operands[i]->type != ft.inputs()[i])
+        if (!ShapeCompatible(op.operands[i]->type, ft.inputs()[i]))
           Fail(op, StrCat("argument #", i, " has type ", TypeStr(op.operands[i]->type),
                                 " but @", c->symbols[0], " takes ", TypeStr(ft.inputs()[i])));
       if (ft.results().size() != op.num_results())
         Fail(op, StrCat("@", c->symbols[0], " returns ", ft.results().size(), " values"));
       for (size_t i = 0; i < op.num_results(); ++i)
-        if (op.result(i)->type != ft.results()[i])
+        if (!ShapeCompatible(op.result(i)->type, ft.results()[i]))
           Fail(op, StrCat("result #", i, " must be ", TypeStr(ft.results()[i])));
       break;
     }

@@ -1,0 +1,33 @@
+// Shape refinement: a module whose functions use dynamic dimensions (tensor<?x4xf32>) becomes one
+// with static shapes wherever the entry point's argument types and the program's shape
+// computations determine them. This is what JAX's shape-polymorphic exports need: their @main has
+// static arguments and calls functions written for symbolic sizes, passing the sizes as integer
+// scalars that feed dynamic_broadcast_in_dim, dynamic_reshape, dynamic_iota, and so on.
+//
+// The pass works in place:
+// - each value's type gets the dimensions its op implies from its operands' (refined) types and
+//   from the values of small integer tensors that are known at compile time (constants,
+//   get_dimension_size, and integer arithmetic, compares, converts, reshapes, concatenations of
+//   them);
+// - a func.call or composite whose callee would be refined gets its own copy of the callee for
+//   its argument types and known argument values (`<name>.refined.<n>`), so two calls with
+//   different shapes both become static;
+// - while loops, if and case refine their regions; function types follow their bodies;
+// - custom_call @shape_assertion with a known predicate is checked here: a false one is an error
+//   with the assertion's message.
+// Dimensions that cannot be determined stay dynamic, and the compiler reports them.
+#pragma once
+
+#include "absl/status/status.h"
+#include "src/ir/ir.h"
+
+namespace openpjrt::compiler {
+
+// True if any value in the module has a tensor type with a dynamic dimension.
+bool HasDynamicShapes(const ir::Module& module);
+
+// Refines the functions reachable from `entry` (see above). Errors are INVALID_ARGUMENT with the
+// op's file:line:col: shapes that contradict each other, a failed shape assertion.
+absl::Status RefineShapes(ir::Module& module, ir::Operation& entry);
+
+}  // namespace openpjrt::compiler
