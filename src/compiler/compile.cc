@@ -168,6 +168,11 @@ class Lowerer {
     const ir::Block* body = func.regions.empty() ? nullptr : func.regions[0]->front();
     if (!body) Fail(func, absl::StatusCode::kInvalidArgument, "the entry function has no body");
     for (const auto& a : body->args) {
+      if (a->type.IsTensor() && !a->type.HasStaticShape())
+        Fail(func, absl::StatusCode::kInvalidArgument,
+             StrCat("argument #", a->index, " has the dynamic type ", a->type.ToString(),
+                    ": the entry point needs static argument types (functions it calls may use "
+                    "dynamic ones; they are refined from the arguments)"));
       int s = NewSlot();
       env.slots[a.get()] = s;
       exe->program->args.push_back(s);

@@ -81,7 +81,7 @@ func.func @main() {
 
 // -----
 
-// expect-fail: must be refined to a static shape before execution
+// expect-fail: the entry point needs static argument types
 func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
   return %a : tensor<?xf32>
 }

@@ -56,3 +56,4 @@ func.func @main() {
 func.func private @f(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   return %x : tensor<?x4xf32>
 }
+
