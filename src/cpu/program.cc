@@ -36,8 +36,8 @@ bool CallRegion(const Program& region, ExecState& state, std::vector<RtValue>& a
   return true;
 }
 
-absl::StatusOr<std::vector<RtValue>> Executable::RunOn(ExecState& state,
-                                                       std::vector<RtValue> args) const {
+absl::Status Executable::RunWith(ExecState& state, std::span<RtValue> args,
+                                 std::vector<RtValue>* out) const {
   if (args.size() != program->args.size())
     return absl::InvalidArgumentError(
         StrCat("@", name, " takes ", program->args.size(), " arguments, got ", args.size()));
@@ -52,11 +52,19 @@ absl::StatusOr<std::vector<RtValue>> Executable::RunOn(ExecState& state,
   try {
     RunProgram(*program, state);
   } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(StrCat("out of memory while running @", name));
+    state.status = absl::ResourceExhaustedError(StrCat("out of memory while running @", name));
   }
-  if (!state.ok()) return state.status;
+  if (state.ok())
+    for (int s : program->results) out->push_back(state.slots[s]);
+  for (RtValue& v : state.slots) v = RtValue();
+  return state.status;
+}
+
+absl::StatusOr<std::vector<RtValue>> Executable::RunOn(ExecState& state,
+                                                       std::vector<RtValue> args) const {
   std::vector<RtValue> out;
-  for (int s : program->results) out.push_back(state.slots[s]);
+  out.reserve(program->results.size());
+  if (absl::Status s = RunWith(state, args, &out); !s.ok()) return s;
   return out;
 }
 

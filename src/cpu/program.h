@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,11 @@ struct Executable {
       std::vector<CheckFailure>* checks = nullptr, int64_t* checks_run = nullptr,
       const std::vector<HostTransfers*>* hosts = nullptr, Parallel* parallel = nullptr,
       const FfiUserData* ffi_user_data = nullptr) const;
+
+  // Runs on a caller-owned state, which callers may keep between runs to spare allocations:
+  // `args` are moved into their slots, the results are appended to *out, and the slots are
+  // emptied again (their capacity stays).
+  absl::Status RunWith(ExecState& state, std::span<RtValue> args, std::vector<RtValue>* out) const;
 
  private:
   absl::StatusOr<std::vector<RtValue>> RunOn(ExecState& state, std::vector<RtValue> args) const;

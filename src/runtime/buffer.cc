@@ -5,8 +5,8 @@
 
 namespace openpjrt::runtime {
 
-Buffer::Buffer(Memory* memory, BufferShape shape)
-    : memory_(memory), shape_(std::move(shape)), ready_(Event::Create()),
+Buffer::Buffer(Memory* memory, BufferShape shape, EventRef ready)
+    : memory_(memory), shape_(std::move(shape)), ready_(std::move(ready)),
       stats_(memory->device()->stats_ptr()) {}
 
 Buffer::~Buffer() {
@@ -15,12 +15,16 @@ Buffer::~Buffer() {
 }
 
 std::shared_ptr<Buffer> Buffer::CreatePending(Memory* memory, BufferShape shape) {
-  return std::shared_ptr<Buffer>(new Buffer(memory, std::move(shape)));
+  return std::shared_ptr<Buffer>(new Buffer(memory, std::move(shape), Event::Create()));
 }
 
 std::shared_ptr<Buffer> Buffer::CreateReady(Memory* memory, BufferShape shape, cpu::Array array) {
-  auto b = CreatePending(memory, std::move(shape));
-  b->Fulfil(std::move(array));
+  std::shared_ptr<Buffer> b(new Buffer(memory, std::move(shape), Event::Ready()));
+  b->array_ = std::move(array);  // not shared yet: no lock needed
+  if (!b->shape_.token) {
+    b->stats_->Add(b->array_.ByteSize());
+    b->counted_ = true;
+  }
   return b;
 }
 

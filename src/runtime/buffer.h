@@ -63,7 +63,7 @@ class Buffer {
   int external_refs() const;
 
  private:
-  Buffer(Memory* memory, BufferShape shape);
+  Buffer(Memory* memory, BufferShape shape, EventRef ready);
   void ReleaseLocked();
 
   Memory* memory_;

@@ -8,6 +8,14 @@
 namespace openpjrt::runtime {
 
 std::shared_ptr<Event> Event::Ready(absl::Status status) {
+  if (status.ok()) {
+    static const std::shared_ptr<Event>* const ok = [] {
+      auto* e = new std::shared_ptr<Event>(Create());
+      (*e)->Set(absl::OkStatus());
+      return e;
+    }();
+    return *ok;
+  }
   auto e = Create();
   e->Set(std::move(status));
   return e;
@@ -28,12 +36,10 @@ bool Event::Set(absl::Status status) {
   return true;
 }
 
-bool Event::IsReady() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return ready_;
-}
+bool Event::IsReady() const { return ready_flag_.load(std::memory_order_acquire); }
 
 absl::Status Event::Await() const {
+  if (ready_flag_.load(std::memory_order_acquire)) return status_;  // never changes once ready
   SpinUntil([&] { return ready_flag_.load(std::memory_order_acquire); });
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return ready_; });
@@ -41,6 +47,7 @@ absl::Status Event::Await() const {
 }
 
 absl::Status Event::status() const {
+  if (ready_flag_.load(std::memory_order_acquire)) return status_;
   std::lock_guard<std::mutex> lock(mu_);
   return status_;
 }

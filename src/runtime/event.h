@@ -19,6 +19,8 @@ class Event {
   using Callback = std::function<void(const absl::Status&)>;
 
   static std::shared_ptr<Event> Create() { return std::make_shared<Event>(); }
+  // An event that is already complete. Every OK one is the same shared event (nothing can
+  // change a complete event, and this spares an allocation per ready buffer).
   static std::shared_ptr<Event> Ready(absl::Status status = absl::OkStatus());
 
   // Completes the event; the first call wins and later calls return false. Callbacks run on the

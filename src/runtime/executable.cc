@@ -284,6 +284,95 @@ absl::StatusOr<std::unique_ptr<LoadedExecutable>> LoadedExecutable::Load(
   return le;
 }
 
+namespace {
+
+// What a thread keeps between fast-path executions, so that a tiny program's dispatch does not
+// allocate vectors and slot tables each time.
+struct FastScratch {
+  cpu::ExecState state;
+  std::vector<cpu::RtValue> args, out;
+  std::vector<cpu::CheckFailure> checks;
+  bool busy = false;  // an FFI handler may execute another program on this thread
+};
+
+}  // namespace
+
+absl::StatusOr<ExecuteResult> LoadedExecutable::ExecuteNow(const Executable& exe, Device* device,
+                                                           ExecuteRequest& req,
+                                                           const std::vector<bool>& donate) {
+  thread_local FastScratch tls;
+  FastScratch local;
+  FastScratch& x = tls.busy ? local : tls;
+  x.busy = true;
+  x.args.clear();
+  x.out.clear();
+  x.checks.clear();
+  absl::Status status;
+  for (size_t i = 0; i < req.args[0].size() && status.ok(); ++i) {
+    Buffer& b = *req.args[0][i];
+    if (b.shape().token) {
+      x.args.push_back(cpu::RtValue::Token());
+      continue;
+    }
+    absl::StatusOr<cpu::Array> a = absl::UnknownError("");
+    if (donate[i]) {
+      b.MarkDonated();
+      a = b.TakeDonated();
+    } else {
+      a = b.GetArray();
+    }
+    if (a.ok()) x.args.push_back(cpu::RtValue::Of(*std::move(a)));
+    else status = absl::Status(a.status().code(), StrCat("argument #", i, ": ", a.status().message()));
+  }
+  if (status.ok()) {
+    cpu::ExecState& st = x.state;
+    st.status = absl::OkStatus();
+    st.check_failures = &x.checks;
+    st.checks_run = 0;
+    st.host = nullptr;
+    st.step_budget = -1;
+    st.parallel = client_->parallel();
+    st.ffi_user_data = req.ffi_user_data.get();
+    status = exe.program().RunWith(st, std::span<cpu::RtValue>(x.args), &x.out);
+    st.ffi_user_data = nullptr;
+  }
+  x.args.clear();
+  if (status.ok() && !x.checks.empty()) {
+    std::string why;
+    for (const auto& c : x.checks)
+      StrAppend(&why, why.empty() ? "" : "; ", "<program>:", c.loc.line, ":", c.loc.col, ": ", c.message);
+    status = absl::FailedPreconditionError(StrCat("check failed: ", why));
+  }
+  const auto& shapes = exe.result_shapes();
+  if (status.ok() && client_->options().memory_limit_bytes > 0) {
+    int64_t bytes = 0;
+    for (const BufferShape& s : shapes) bytes += s.token ? 0 : s.type.ByteSize();
+    MemoryStats& stats = *device->stats_ptr();
+    const int64_t limit = client_->options().memory_limit_bytes;
+    if (stats.bytes_in_use + bytes > limit)
+      status = absl::ResourceExhaustedError(
+          StrCat("device 0: the outputs need ", bytes, " bytes; ", stats.bytes_in_use.load(), " of the ",
+                 limit, "-byte limit are in use"));
+  }
+  ExecuteResult result;
+  result.outputs.resize(1);
+  result.outputs[0].reserve(shapes.size());
+  Memory* memory = device->default_memory();
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (!status.ok()) {
+      result.outputs[0].push_back(Buffer::CreateError(memory, shapes[i], status));
+      continue;
+    }
+    cpu::RtValue& v = x.out[i];
+    result.outputs[0].push_back(Buffer::CreateReady(
+        memory, shapes[i], v.kind == cpu::RtValue::Kind::kArray ? std::move(v.array) : cpu::Array()));
+  }
+  result.device_done.push_back(Event::Ready(status));
+  x.out.clear();
+  x.busy = false;
+  return result;
+}
+
 absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
   if (deleted_)
     return absl::FailedPreconditionError("PJRT_LoadedExecutable_Execute: the executable was deleted");
@@ -324,9 +413,22 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
       if (b->IsDeleted())
         return absl::FailedPreconditionError(
             StrCat("argument #", i, " for device ", d, " was deleted or donated"));
-      waits.push_back(b->ready_event());
     }
   }
+  const bool single = n == 1;
+  Client* client = client_;
+  // Small single-device programs run on the thread that makes them runnable (usually the
+  // caller's), without a sleep/wake handoff; the rest go to the client's pool.
+  const bool inline_run = !client->options().asynchronous ||
+                          (single && exe.runs_inline() && req.hosts.empty());
+  if (single && inline_run && req.hosts.empty()) {
+    bool defined = true;
+    for (const BufferRef& b : req.args[0])
+      defined = defined && b->ready_event()->IsReady() && b->ready_event()->status().ok();
+    if (defined) return ExecuteNow(exe, devices[0], req, donate);
+  }
+  for (size_t d = 0; d < n; ++d)
+    for (const BufferRef& b : req.args[d]) waits.push_back(b->ready_event());
   ExecuteResult result;
   result.outputs.resize(n);
   for (size_t d = 0; d < n; ++d) {
@@ -343,7 +445,6 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
   auto args = std::make_shared<std::vector<std::vector<BufferRef>>>(std::move(req.args));
   auto outs = result.outputs;
   auto done = result.device_done;
-  const bool single = n == 1;
   const int64_t limit = client_->options().memory_limit_bytes;
   auto hosts = std::make_shared<std::vector<std::shared_ptr<cpu::HostTransfers>>>(std::move(req.hosts));
   if (!hosts->empty() && hosts->size() != n)
@@ -416,11 +517,6 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
       done[d]->Set(absl::OkStatus());
     }
   };
-  Client* client = client_;
-  // Small single-device programs run on the thread that makes them runnable (usually the
-  // caller's), without a sleep/wake handoff; the rest go to the client's pool.
-  const bool inline_run = !client->options().asynchronous ||
-                          (single && exe.runs_inline() && hosts->empty());
   WhenAllReady(waits, [client, run, inline_run](absl::Status ready) {
     if (inline_run) run(ready);
     else client->pool().Schedule([run, ready] { run(ready); });

@@ -103,6 +103,11 @@ class LoadedExecutable {
   bool IsDeleted() const { return deleted_; }
 
  private:
+  // Runs a single-device program whose arguments are all defined, here and now (no events to
+  // wait on, no closures, no pool): the dispatch path of small programs.
+  absl::StatusOr<ExecuteResult> ExecuteNow(const Executable& exe, Device* device, ExecuteRequest& req,
+                                           const std::vector<bool>& donate);
+
   Client* client_ = nullptr;
   std::shared_ptr<const Executable> executable_;
   std::vector<Device*> devices_;
