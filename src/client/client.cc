@@ -15,6 +15,7 @@
 #include <mutex>
 #include <set>
 
+#include "absl/container/inlined_vector.h"
 #include "src/support/str.h"
 
 namespace openpjrt::client {
@@ -627,22 +628,25 @@ absl::StatusOr<std::vector<std::vector<Buffer>>> Executable::Execute(
     std::vector<Future>* done) const {
   const size_t n = args.size();
   const size_t num_args = n ? args[0].size() : 0;
-  std::vector<std::vector<PJRT_Buffer*>> in(n);
-  std::vector<PJRT_Buffer* const*> in_ptrs(n);
+  // Handle lists live in one flat array each (inline for small executions: no allocation).
+  absl::InlinedVector<PJRT_Buffer*, 16> in(n * num_args);
+  absl::InlinedVector<PJRT_Buffer* const*, 4> in_ptrs(n);
   for (size_t d = 0; d < n; ++d) {
     if (args[d].size() != num_args)
       return absl::InvalidArgumentError(StrCat("device ", d, " has ", args[d].size(), " arguments, device 0 has ",
                                                num_args));
-    for (const Buffer* b : args[d]) {
+    for (size_t i = 0; i < num_args; ++i) {
+      const Buffer* b = args[d][i];
       if (!b || !b->valid()) return absl::InvalidArgumentError(StrCat("a null argument for device ", d));
-      in[d].push_back(b->handle());
+      in[d * num_args + i] = b->handle();
     }
-    in_ptrs[d] = in[d].data();
+    in_ptrs[d] = in.data() + d * num_args;
   }
-  // One spare slot keeps every list non-null, also for programs without outputs.
-  std::vector<std::vector<PJRT_Buffer*>> out(n, std::vector<PJRT_Buffer*>(num_outputs_ + 1, nullptr));
-  std::vector<PJRT_Buffer**> out_ptrs(n);
-  for (size_t d = 0; d < n; ++d) out_ptrs[d] = out[d].data();
+  // One spare slot per device keeps every list non-null, also for programs without outputs.
+  const size_t stride = num_outputs_ + 1;
+  absl::InlinedVector<PJRT_Buffer*, 16> out(n * stride, nullptr);
+  absl::InlinedVector<PJRT_Buffer**, 4> out_ptrs(n);
+  for (size_t d = 0; d < n; ++d) out_ptrs[d] = out.data() + d * stride;
   OPJ_ARGS(PJRT_ExecuteOptions, eo);
   eo.non_donatable_input_indices = options.non_donatable_input_indices.data();
   eo.num_non_donatable_input_indices = options.non_donatable_input_indices.size();
@@ -654,7 +658,7 @@ absl::StatusOr<std::vector<std::vector<Buffer>>> Executable::Execute(
   a.num_args = num_args;
   a.output_lists = out_ptrs.data();
   if (options.execute_device) a.execute_device = options.execute_device->handle;
-  std::vector<PJRT_Event*> events(n, nullptr);
+  absl::InlinedVector<PJRT_Event*, 4> events(n, nullptr);
   if (done) a.device_complete_events = events.data();
   OPJ_RETURN_IF_ERROR(OPJ_CALL(*client_->plugin, LoadedExecutable_Execute, a));
   if (done) {
@@ -662,8 +666,10 @@ absl::StatusOr<std::vector<std::vector<Buffer>>> Executable::Execute(
     for (PJRT_Event* e : events) done->emplace_back(e ? Future(client_, e) : Future());
   }
   std::vector<std::vector<Buffer>> result(n);
-  for (size_t d = 0; d < n; ++d)
-    for (size_t i = 0; i < num_outputs_; ++i) result[d].emplace_back(client_, out[d][i]);
+  for (size_t d = 0; d < n; ++d) {
+    result[d].reserve(num_outputs_);
+    for (size_t i = 0; i < num_outputs_; ++i) result[d].emplace_back(client_, out[d * stride + i]);
+  }
   return result;
 }
 

@@ -3,19 +3,40 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "src/ir/types.h"
 
 namespace openpjrt::cpu {
 
 using ir::ElemKind;
 
+// Dimension sizes, stored inline up to rank 6 so that copying a type (every array copy does)
+// does not allocate. Converts to and from std::vector for the code that computes with shapes.
+class Dims : public absl::InlinedVector<int64_t, 6> {
+ public:
+  using Base = absl::InlinedVector<int64_t, 6>;
+  using Base::Base;
+  Dims() = default;
+  Dims(const std::vector<int64_t>& v) : Base(v.begin(), v.end()) {}  // NOLINT: implicit on purpose
+  Dims(std::span<const int64_t> v) : Base(v.begin(), v.end()) {}     // NOLINT
+  operator std::vector<int64_t>() const { return std::vector<int64_t>(begin(), end()); }  // NOLINT
+  friend bool operator==(const Dims& a, const Dims& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+  friend bool operator==(const Dims& a, const std::vector<int64_t>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+};
+
 struct ArrayType {
   ElemKind elem = ElemKind::kF32;
-  std::vector<int64_t> dims;
+  Dims dims;
 
   int64_t rank() const { return static_cast<int64_t>(dims.size()); }
   int64_t NumElements() const {
@@ -45,7 +66,7 @@ class Array {
 
   const ArrayType& type() const { return type_; }
   ElemKind elem() const { return type_.elem; }
-  const std::vector<int64_t>& dims() const { return type_.dims; }
+  const Dims& dims() const { return type_.dims; }
   int64_t NumElements() const { return type_.NumElements(); }
   int64_t ByteSize() const { return type_.ByteSize(); }
   const uint8_t* data() const { return data_.get(); }

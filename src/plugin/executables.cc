@@ -450,6 +450,7 @@ PJRT_Error* OPJ_LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* arg
   }
   req.args.resize(args->num_devices);
   for (size_t d = 0; d < args->num_devices; ++d) {
+    req.args[d].reserve(args->num_args);
     if (args->num_args && !args->argument_lists[d])
       return InvalidArgument(StrCat("PJRT_LoadedExecutable_Execute_Args.argument_lists[", d, "] is null"));
     if (!args->output_lists[d] && !le->loaded->executable()->result_shapes().empty())

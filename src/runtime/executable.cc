@@ -391,9 +391,14 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
                                              req.args.size(), ", the executable runs on ", n,
                                              " devices"));
   const auto& arg_shapes = exe.arg_shapes();
-  std::vector<bool> donate = exe.donated_args();
-  for (int64_t i : req.non_donatable)
-    if (i >= 0 && i < static_cast<int64_t>(donate.size())) donate[i] = false;
+  // The donation flags: the executable's own unless the caller excluded some arguments.
+  std::vector<bool> adjusted;
+  if (!req.non_donatable.empty()) {
+    adjusted = exe.donated_args();
+    for (int64_t i : req.non_donatable)
+      if (i >= 0 && i < static_cast<int64_t>(adjusted.size())) adjusted[i] = false;
+  }
+  const std::vector<bool>& donate = req.non_donatable.empty() ? exe.donated_args() : adjusted;
   std::vector<EventRef> waits;
   for (size_t d = 0; d < n; ++d) {
     if (req.args[d].size() != arg_shapes.size())
