@@ -75,6 +75,8 @@ class Device:
 class Array:
     """An array on a device. ``np.asarray(a)`` copies it to the host."""
 
+    __slots__ = ("_buffer", "_device", "__weakref__")
+
     def __init__(self, buffer, device=None):
         self._buffer = buffer
         self._device = device  # the device id when known, else asked for once
@@ -169,13 +171,14 @@ class Executable:
         return [[Array(b) for b in dev] for dev in out]
 
     def __call__(self, *args):
-        # The common single-device call, with as little Python in the way as possible.
+        # The common single-device call, with as little Python in the way as possible: Arrays
+        # known to live on device 0 pass straight through, one output comes back bare.
         as_buffer = self._client._as_buffer
-        bufs = [a._buffer if type(a) is Array and a.device == 0 else as_buffer(a, 0) for a in args]
-        out = self._exe.execute([bufs], [], -1)[0]
-        if len(out) == 1:
-            return Array(out[0])
-        return tuple(Array(b) for b in out)
+        out = self._exe.call(*[a._buffer if type(a) is Array and a._device == 0 else as_buffer(a, 0)
+                               for a in args])
+        if type(out) is tuple:
+            return tuple(Array(b) for b in out)
+        return Array(out)
 
 
 def default_plugin():

@@ -7,6 +7,8 @@
 
 #include <cstring>
 
+#include "absl/container/inlined_vector.h"
+
 #include "src/client/client.h"
 
 namespace py = pybind11;
@@ -213,5 +215,23 @@ PYBIND11_MODULE(_openpjrt, m) {
           devices.append(l);
         }
         return devices;
-      }, py::arg("args"), py::arg("non_donatable") = std::vector<int64_t>{}, py::arg("execute_device") = -1);
+      }, py::arg("args"), py::arg("non_donatable") = std::vector<int64_t>{}, py::arg("execute_device") = -1)
+      // The single-device call with buffers already on device 0: no nested lists on the way in or
+      // out (one output comes back bare, several as a tuple).
+      .def("call", [](const PyExecutable& e, py::args args) -> py::object {
+        absl::InlinedVector<const Buffer*, 8> in;
+        for (py::handle a : args) in.push_back(py::cast<const PyBuffer&>(a).buffer.get());
+        std::vector<std::vector<const Buffer*>> lists(1, std::vector<const Buffer*>(in.begin(), in.end()));
+        absl::StatusOr<std::vector<std::vector<Buffer>>> out = absl::UnknownError("");
+        {
+          py::gil_scoped_release release;
+          out = e.exe->Execute(lists);
+        }
+        std::vector<std::vector<Buffer>> result = Take(std::move(out));
+        std::vector<Buffer>& outs = result[0];
+        if (outs.size() == 1) return py::cast(PyBuffer{std::make_shared<Buffer>(std::move(outs[0]))});
+        py::tuple t(outs.size());
+        for (size_t i = 0; i < outs.size(); ++i) t[i] = py::cast(PyBuffer{std::make_shared<Buffer>(std::move(outs[i]))});
+        return t;
+      });
 }
