@@ -402,3 +402,81 @@ func.func @main(%a: tensor<3xi32>, %b: tensor<2xui8>, %c: tensor<2xi1>) -> (tens
 
 }  // namespace
 }  // namespace capi
+
+namespace capi {
+namespace {
+
+// Small programs whose arguments are defined run at once on the caller's thread; that path must
+// keep the rules of the general one: errors go into the outputs, donation consumes the argument,
+// a failed argument fails the outputs, check failures are the outputs' error.
+TEST_F(PluginTest, ImmediateExecutionsKeepErrorAndDonationRules) {
+  PJRT_Buffer* x = Upload({1, 2, 3, 4}, {4});
+  ASSERT_NE(x, nullptr);
+  auto ready_error = [&](PJRT_Buffer* b) {
+    auto re = Args<PJRT_Buffer_ReadyEvent_Args>();
+    re.buffer = b;
+    PJRT_Error* e = api->PJRT_Buffer_ReadyEvent(&re);
+    return e ? e : Await(re.event);
+  };
+
+  // A failing check: the output carries FAILED_PRECONDITION with the check's location.
+  PJRT_LoadedExecutable* checked = Compile(R"(
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = stablehlo.add %x, %x : tensor<4xf32>
+  check.expect_eq_const %y, dense<0.0> : tensor<4xf32>
+  return %y : tensor<4xf32>
+})");
+  ASSERT_NE(checked, nullptr);
+  auto outs = Execute(checked, {{x}}, 1);
+  PJRT_Error* e = ready_error(outs[0][0]);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_FAILED_PRECONDITION);
+  std::string m = Message(e);
+  EXPECT_TRUE(Contains(m, "check failed: <program>:4:3")) << m;
+
+  // That failed output as an argument: the next execution's outputs fail with the same error.
+  PJRT_LoadedExecutable* twice = Compile(R"(
+func.func @main(%x: tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32> {
+  %y = stablehlo.add %x, %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+})");
+  ASSERT_NE(twice, nullptr);
+  auto chained = Execute(twice, {{outs[0][0]}}, 1);
+  e = ready_error(chained[0][0]);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_FAILED_PRECONDITION);
+  Destroy(chained[0][0]);
+  Destroy(outs[0][0]);
+
+  // Donation: the argument reads as deleted afterwards and the result is right.
+  auto donated = Execute(twice, {{x}}, 1);
+  EXPECT_EQ(Download(donated[0][0]), (std::vector<float>{2, 4, 6, 8}));
+  auto isd = Args<PJRT_Buffer_IsDeleted_Args>();
+  isd.buffer = x;
+  CAPI_OK(api->PJRT_Buffer_IsDeleted(&isd));
+  EXPECT_TRUE(isd.is_deleted);
+  // Executing with the donated buffer again is refused by name.
+  auto ea = Args<PJRT_LoadedExecutable_Execute_Args>();
+  auto eo = Args<PJRT_ExecuteOptions>();
+  PJRT_Buffer* arg_list[1] = {x};
+  PJRT_Buffer* const* arg_lists[1] = {arg_list};
+  PJRT_Buffer* out_list[1] = {nullptr};
+  PJRT_Buffer** out_lists[1] = {out_list};
+  ea.executable = twice;
+  ea.options = &eo;
+  ea.argument_lists = arg_lists;
+  ea.num_devices = 1;
+  ea.num_args = 1;
+  ea.output_lists = out_lists;
+  e = api->PJRT_LoadedExecutable_Execute(&ea);
+  ASSERT_NE(e, nullptr);
+  m = Message(e);
+  EXPECT_TRUE(Contains(m, "was deleted or donated")) << m;
+  Destroy(donated[0][0]);
+  Destroy(x);
+  Destroy(checked);
+  Destroy(twice);
+}
+
+}  // namespace
+}  // namespace capi
