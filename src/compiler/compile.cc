@@ -1215,6 +1215,8 @@ class Lowerer {
           AddStep(op, env, prog, cpu::ShapeAssertionKernel(), Operands(op, env)).params = p;
         } else if (target.starts_with("lapack_") || target.starts_with("blas_")) {
           LowerLapack(op, env, prog, target);
+        } else if (target == "ApproxTopK") {
+          LowerApproxTopK(op, env, prog, depth);
         } else if (const cpu::FfiHandler* h = cpu::FindFfiHandler(target)) {
           LowerFfiCall(op, env, prog, target, h);
         } else {
@@ -1291,6 +1293,77 @@ class Lowerer {
            StrCat("operand #", i, " (", what, ") must be an integer constant"));
     if (v.size() == 1 && n != 1) v.assign(static_cast<size_t>(n), v[0]);
     return v;
+  }
+
+  // custom_call @ApproxTopK (jax.lax.approx_max_k / approx_min_k, as exported for TPU), computed
+  // exactly as XLA's CPU fallback does: the N operands are sorted along reduction_dim with the
+  // comparator function (called_computations) and the first result-size elements kept. The N
+  // init operands only pad the approximate algorithm's partial windows.
+  void LowerApproxTopK(const Operation& op, Env& env, Program& prog, int depth) {
+    const size_t n = op.num_results();
+    if (n == 0 || op.operands.size() != 2 * n)
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat("@ApproxTopK takes N operands and N init values and returns N results; got ",
+                  op.operands.size(), " operands and ", n, " results"));
+    Attribute config = op.attr("mhlo.backend_config");
+    if (!config || config.kind() != AttrKind::kDictionary) config = op.attr("backend_config");
+    int64_t dim = -1;
+    if (!config || config.kind() != AttrKind::kDictionary || !ir::GetInt(config.Field("reduction_dim"), &dim))
+      Fail(op, absl::StatusCode::kInvalidArgument, "@ApproxTopK needs backend_config.reduction_dim");
+    Attribute cc = op.attr("called_computations");
+    if (cc && cc.kind() == AttrKind::kArray && cc->elements.size() == 1) cc = cc->elements[0];
+    const Operation* cmp = cc && cc.kind() == AttrKind::kSymbolRef && cc->symbols.size() == 1
+                               ? m_.LookupFunction(cc->symbols[0]) : nullptr;
+    if (!cmp || cmp->regions.empty() || !cmp->regions[0]->front())
+      Fail(op, absl::StatusCode::kInvalidArgument, "@ApproxTopK needs its comparator in called_computations");
+    if (cmp->regions[0]->front()->args.size() != 2 * n)
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat("@ApproxTopK's comparator @", ir::FuncName(*cmp), " must take ", 2 * n, " arguments"));
+    const ArrayType x = ToArrayType(op, op.operands[0]->type);
+    if (dim < 0 || dim >= x.rank())
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat("@ApproxTopK: reduction_dim ", dim, " is out of range for rank ", x.rank()));
+    Step sort;
+    sort.fn = cpu::SortKernel();
+    sort.name = std::string(op.name());
+    sort.loc = op.loc;
+    auto sp = std::make_shared<cpu::SortParams>();
+    sp->dimension = dim;
+    sort.params = sp;
+    std::vector<ArrayType> out_types;
+    for (size_t i = 0; i < n; ++i) {
+      const ArrayType in = ToArrayType(op, op.operands[i]->type), out = ToArrayType(op, op.result(i)->type);
+      bool ok = in.dims == x.dims && out.elem == in.elem && out.rank() == in.rank();
+      for (int64_t d = 0; ok && d < in.rank(); ++d) ok = d == dim ? out.dims[d] <= in.dims[d] : out.dims[d] == in.dims[d];
+      if (!ok)
+        Fail(op, absl::StatusCode::kInvalidArgument,
+             StrCat("@ApproxTopK: operand #", i, " is ", in.ToString(), " and result #", i, " is ", out.ToString(),
+                    "; they must match except along reduction_dim ", dim, ", where the result is no longer"));
+      sort.in.push_back(Use(op, env, op.operands[i]));
+      sort.out.push_back(NewSlot());
+      sort.out_types.push_back(in);
+      out_types.push_back(out);
+    }
+    auto body = std::make_shared<Program>();
+    {
+      Env inner;  // functions are isolated from above
+      for (const auto& a : cmp->regions[0]->front()->args) {
+        int slot = NewSlot();
+        inner.slots[a.get()] = slot;
+        body->args.push_back(slot);
+      }
+      body->results = LowerBlock(*cmp->regions[0]->front(), inner, *body, depth + 1);
+    }
+    sort.regions.push_back(body);
+    const std::vector<int> sorted = sort.out;
+    prog.steps.push_back(std::move(sort));
+    for (size_t i = 0; i < n; ++i) {
+      auto p = std::make_shared<cpu::SliceParams>();
+      p->start.assign(x.rank(), 0);
+      p->limit.assign(out_types[i].dims.begin(), out_types[i].dims.end());
+      p->strides.assign(x.rank(), 1);
+      env.slots[op.result(i)] = AddHelperStep(op, prog, cpu::SliceKernel(), {sorted[i]}, out_types[i], p);
+    }
   }
 
   // JAX's CPU linear algebra: custom calls lapack_<t><routine>[_ffi] (t = s, d, c, z) and the

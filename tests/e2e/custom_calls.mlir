@@ -19,3 +19,35 @@ func.func @main() {
   check.expect_eq_const %z, dense<[1.0, 2.0]> : tensor<2xf32>
   func.return
 }
+
+// -----
+
+// custom_call @ApproxTopK (jax.lax.approx_max_k / approx_min_k exported for TPU) is computed
+// exactly: sorted with the comparator, first result-size elements kept; ties keep index order.
+module {
+  func.func private @gt(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>) -> tensor<i1> {
+    %0 = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    return %0 : tensor<i1>
+  }
+  func.func private @lt(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>) -> tensor<i1> {
+    %0 = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    return %0 : tensor<i1>
+  }
+  func.func @main() {
+    %x = stablehlo.constant dense<[3.0, 1.0, 4.0, 2.0, 5.0, 6.0, 7.0]> : tensor<7xf32>
+    %i = stablehlo.iota dim = 0 : tensor<7xi32>
+    %m1 = stablehlo.constant dense<-1> : tensor<i32>
+    %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %r:2 = stablehlo.custom_call @ApproxTopK(%x, %i, %ninf, %m1) {called_computations = [@gt], mhlo.backend_config = {aggregate_to_topk = true, recall_target = 0.949999988 : f32, reduction_dim = 0 : i64, reduction_input_size_override = -1 : i64, top_k = 3 : i64}} : (tensor<7xf32>, tensor<7xi32>, tensor<f32>, tensor<i32>) -> (tensor<3xf32>, tensor<3xi32>)
+    check.expect_eq_const %r#0, dense<[7.0, 6.0, 5.0]> : tensor<3xf32>
+    check.expect_eq_const %r#1, dense<[6, 5, 4]> : tensor<3xi32>
+    // approx_min_k over the rows of a matrix, with a tie.
+    %y = stablehlo.constant dense<[[2.0, 0.5, 2.0, 9.0], [-1.0, 8.0, -3.0, -1.0]]> : tensor<2x4xf32>
+    %j = stablehlo.iota dim = 1 : tensor<2x4xi32>
+    %inf = stablehlo.constant dense<0x7F800000> : tensor<f32>
+    %s:2 = stablehlo.custom_call @ApproxTopK(%y, %j, %inf, %m1) {called_computations = [@lt], mhlo.backend_config = {aggregate_to_topk = true, recall_target = 0.949999988 : f32, reduction_dim = 1 : i64, reduction_input_size_override = -1 : i64, top_k = 3 : i64}} : (tensor<2x4xf32>, tensor<2x4xi32>, tensor<f32>, tensor<i32>) -> (tensor<2x3xf32>, tensor<2x3xi32>)
+    check.expect_eq_const %s#0, dense<[[0.5, 2.0, 2.0], [-3.0, -1.0, -1.0]]> : tensor<2x3xf32>
+    check.expect_eq_const %s#1, dense<[[1, 0, 2], [2, 0, 3]]> : tensor<2x3xi32>
+    func.return
+  }
+}

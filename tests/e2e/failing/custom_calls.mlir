@@ -114,3 +114,29 @@ func.func @main() {
   %dl, %d, %du, %x, %info = stablehlo.custom_call @lapack_sgtsv_ffi(%v, %w, %v, %b) : (tensor<3xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3x1xf32>) -> (tensor<3xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3x1xf32>, tensor<i32>)
   func.return
 }
+
+// -----
+
+// expect-fail: @ApproxTopK needs its comparator in called_computations
+func.func @main() {
+  %x = stablehlo.constant dense<[3.0, 1.0, 4.0]> : tensor<3xf32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %r = stablehlo.custom_call @ApproxTopK(%x, %ninf) {mhlo.backend_config = {reduction_dim = 0 : i64, top_k = 2 : i64}} : (tensor<3xf32>, tensor<f32>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: they must match except along reduction_dim 0, where the result is no longer
+module {
+  func.func private @gt(%a: tensor<f32>, %b: tensor<f32>) -> tensor<i1> {
+    %0 = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    return %0 : tensor<i1>
+  }
+  func.func @main() {
+    %x = stablehlo.constant dense<[3.0, 1.0, 4.0]> : tensor<3xf32>
+    %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %r = stablehlo.custom_call @ApproxTopK(%x, %ninf) {called_computations = [@gt], mhlo.backend_config = {reduction_dim = 0 : i64, top_k = 4 : i64}} : (tensor<3xf32>, tensor<f32>) -> tensor<4xf32>
+    func.return
+  }
+}
