@@ -1492,6 +1492,19 @@ class Lowerer {
       p->routine = cpu::LapackParams::kGeev;
       p->left_vectors = char_option("compute_left", 'N') == 'V';
       p->vectors = char_option("compute_right", 'V') == 'V';
+    } else if (routine == "gehrd" && ffi) {
+      p->routine = cpu::LapackParams::kGehrd;
+      // low/high are LAPACK's 1-based ilo/ihi; the defaults reduce the whole matrix.
+      int64_t low = 1, high = -1;
+      if (config && config.kind() == AttrKind::kDictionary) {
+        ir::GetInt(config.Field("low"), &low);
+        ir::GetInt(config.Field("high"), &high);
+      }
+      p->ilo = low - 1;
+      p->ihi = high - 1;  // checked against n below
+    } else if ((routine == "sytrd" || routine == "hetrd") && ffi) {
+      p->routine = cpu::LapackParams::kSytrd;
+      p->lower = char_option("uplo", 'L') == 'L';
     } else {
       Fail(op, absl::StatusCode::kUnimplemented,
            StrCat("custom_call target '", target, "' (LAPACK ", routine, ") is not supported by the CPU plugin"));
@@ -1514,7 +1527,7 @@ class Lowerer {
     }
     const bool complex_kind = kind == ElemKind::kC64 || kind == ElemKind::kC128;
     const size_t needed = p->routine == cpu::LapackParams::kGeev ? (complex_kind ? 4 : 5)
-                          : std::vector<size_t>{3, 2, 1, 2, 3, 5}[p->routine];
+                          : std::vector<size_t>{3, 2, 1, 2, 3, 5, 0, 3, 5}[p->routine];
     if (results.size() < needed)
       Fail(op, absl::StatusCode::kInvalidArgument,
            StrCat("@", target, " must return at least ", needed, " results, got ", results.size()));
@@ -1539,7 +1552,8 @@ class Lowerer {
     };
     if (p->routine != cpu::LapackParams::kGeev) expect(0, kind, xa.dims);
     if ((p->routine == cpu::LapackParams::kPotrf || p->routine == cpu::LapackParams::kSyevd ||
-         p->routine == cpu::LapackParams::kGeev) && m != n)
+         p->routine == cpu::LapackParams::kGeev || p->routine == cpu::LapackParams::kGehrd ||
+         p->routine == cpu::LapackParams::kSytrd) && m != n)
       Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, " needs square matrices, got ", x.ToString()));
     switch (p->routine) {
       case cpu::LapackParams::kGetrf: expect(1, ElemKind::kI32, with({k})); expect(2, ElemKind::kI32, batch); break;
@@ -1562,6 +1576,21 @@ class Lowerer {
           expect(2, kind, with({m, p->full_matrices ? m : k}));
           expect(3, kind, with({p->full_matrices ? n : k, n}));
         }
+        expect(4, ElemKind::kI32, batch);
+        break;
+      case cpu::LapackParams::kGehrd:
+        if (p->ihi == -2) p->ihi = n - 1;  // no `high`: the whole matrix
+        if (p->ilo < 0 || p->ilo > std::max<int64_t>(n - 1, 0) || p->ihi < std::min(p->ilo, n - 1) || p->ihi > n - 1)
+          Fail(op, absl::StatusCode::kInvalidArgument,
+               StrCat("@", target, ": low = ", p->ilo + 1, ", high = ", p->ihi + 1, " do not fit ", n, "x", n,
+                      " matrices (1 <= low <= high <= n)"));
+        expect(1, kind, with({std::max<int64_t>(n - 1, 0)}));
+        expect(2, ElemKind::kI32, batch);
+        break;
+      case cpu::LapackParams::kSytrd:
+        expect(1, real, with({n}));
+        expect(2, real, with({std::max<int64_t>(n - 1, 0)}));
+        expect(3, kind, with({std::max<int64_t>(n - 1, 0)}));
         expect(4, ElemKind::kI32, batch);
         break;
       case cpu::LapackParams::kGeev: {

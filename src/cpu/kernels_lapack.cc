@@ -1,5 +1,5 @@
 // The LAPACK routines that JAX's CPU lowering reaches through stablehlo.custom_call: getrf, geqrf,
-// orgqr/ungqr, potrf, syevd/heevd, gesdd/gesvd and geev. They work on the logical matrices (the
+// orgqr/ungqr, potrf, syevd/heevd, gesdd/gesvd, geev, gehrd and sytrd/hetrd. They work on the logical matrices (the
 // innermost two dimensions; leading dimensions are a batch), compute in double precision and round
 // once into the result kind, and follow LAPACK's output conventions so that the StableHLO JAX wraps
 // around the call gives the same answers: 1-based pivots, R above the diagonal with Householder
@@ -12,6 +12,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
@@ -104,31 +105,37 @@ int32_t Getrf(std::vector<W>& a, int64_t m, int64_t n, int32_t* ipiv) {
   return info;
 }
 
+// An elementary reflector (LAPACK's larfg): for alpha and x[0..count) (stride apart), finds tau
+// and v = [1, x'] with H^H [alpha; x] = [beta; 0], H = I - tau v v^H, beta real. On return
+// alpha holds beta and x holds v's tail. tau is 0 (H = I) when there is nothing to annihilate.
+template <typename W>
+W Larfg(W& alpha, W* x, int64_t stride, int64_t count) {
+  double xnorm = 0;
+  for (int64_t i = 0; i < count; ++i) xnorm = std::hypot(xnorm, std::abs(x[i * stride]));
+  if (xnorm == 0 && ImagOf(alpha) == 0) return W(0);
+  const double norm = std::hypot(std::hypot(RealOf(alpha), ImagOf(alpha)), xnorm);
+  const double beta = RealOf(alpha) >= 0 ? -norm : norm;
+  W tau;
+  if constexpr (std::is_same_v<W, double>) {
+    tau = (beta - alpha) / beta;
+  } else {
+    tau = W((beta - alpha.real()) / beta, -alpha.imag() / beta);
+  }
+  const W scale = W(1) / (alpha - W(beta));
+  for (int64_t i = 0; i < count; ++i) x[i * stride] *= scale;
+  alpha = W(beta);
+  return tau;
+}
+
 // Householder QR (geqrf): R on and above the diagonal, the vectors v (v[j] = 1 implied) below it,
 // tau[min(m, n)]; H(j) = I - tau v v^H and A = H(0) H(1) ... R.
 template <typename W>
 void Geqrf(std::vector<W>& a, int64_t m, int64_t n, W* tau) {
   const int64_t k = std::min(m, n);
   for (int64_t j = 0; j < k; ++j) {
-    W alpha = a[j * n + j];
-    double xnorm = 0;
-    for (int64_t i = j + 1; i < m; ++i) xnorm = std::hypot(xnorm, std::abs(a[i * n + j]));
-    if (xnorm == 0 && ImagOf(alpha) == 0) {
-      tau[j] = W(0);
-      continue;
-    }
-    double norm = std::hypot(std::hypot(RealOf(alpha), ImagOf(alpha)), xnorm);
-    double beta = RealOf(alpha) >= 0 ? -norm : norm;
-    W t;
-    if constexpr (std::is_same_v<W, double>) {
-      t = (beta - alpha) / beta;
-    } else {
-      t = W((beta - alpha.real()) / beta, -alpha.imag() / beta);
-    }
+    const W t = Larfg(a[j * n + j], j + 1 < m ? &a[(j + 1) * n + j] : nullptr, n, m - j - 1);
     tau[j] = t;
-    W scale = W(1) / (alpha - W(beta));
-    for (int64_t i = j + 1; i < m; ++i) a[i * n + j] *= scale;
-    a[j * n + j] = W(beta);
+    if (t == W(0)) continue;
     // Apply H(j)^H to the trailing columns: A := A - conj(tau) v (v^H A).
     const W ct = ConjOf(t);
     for (int64_t c = j + 1; c < n; ++c) {
@@ -138,6 +145,115 @@ void Geqrf(std::vector<W>& a, int64_t m, int64_t n, W* tau) {
       a[j * n + c] -= w;
       for (int64_t i = j + 1; i < m; ++i) a[i * n + c] -= a[i * n + j] * w;
     }
+  }
+}
+
+// Hessenberg reduction (gehrd) of the rows/columns ilo..ihi (0-based, inclusive): Q^H A Q = H
+// with Q = H(ilo) ... H(ihi-1), H upper Hessenberg on and above the first subdiagonal, each v
+// below it (v[j+1] = 1 implied), tau[n-1] (zero outside the range), in LAPACK's gehd2 order.
+template <typename W>
+void Gehrd(std::vector<W>& a, int64_t n, int64_t ilo, int64_t ihi, W* tau) {
+  for (int64_t j = 0; j + 1 < n; ++j) tau[j] = W(0);
+  for (int64_t j = ilo; j < ihi; ++j) {
+    const int64_t len = ihi - j;  // v covers rows j+1 .. ihi
+    W beta = a[(j + 1) * n + j];
+    const W t = Larfg(beta, len > 1 ? &a[(j + 2) * n + j] : nullptr, n, len - 1);
+    tau[j] = t;
+    a[(j + 1) * n + j] = W(1);
+    auto v = [&](int64_t r) { return a[r * n + j]; };  // r in j+1 .. ihi
+    if (t != W(0)) {
+      // From the right on rows 0..ihi, columns j+1..ihi: A := A - tau (A v) v^H.
+      for (int64_t r = 0; r <= ihi; ++r) {
+        W w = W(0);
+        for (int64_t c = j + 1; c <= ihi; ++c) w += a[r * n + c] * v(c);
+        w *= t;
+        for (int64_t c = j + 1; c <= ihi; ++c) a[r * n + c] -= w * ConjOf(v(c));
+      }
+      // From the left on rows j+1..ihi, columns j+1..n-1: A := A - conj(tau) v (v^H A).
+      const W ct = ConjOf(t);
+      for (int64_t c = j + 1; c < n; ++c) {
+        W w = W(0);
+        for (int64_t r = j + 1; r <= ihi; ++r) w += ConjOf(v(r)) * a[r * n + c];
+        w *= ct;
+        for (int64_t r = j + 1; r <= ihi; ++r) a[r * n + c] -= v(r) * w;
+      }
+    }
+    a[(j + 1) * n + j] = beta;
+  }
+}
+
+// Tridiagonal reduction of a symmetric/Hermitian matrix held in one triangle (sytrd/hetrd, in
+// LAPACK's sytd2/hetd2 order): Q^H A Q = T with d (real diagonal), e (real off-diagonal) and
+// tau[n-1]; the reflectors are stored in the used triangle outside T, the other triangle is left
+// as it was. lower: H(i) annihilates A(i+2:n, i), columns left to right; upper: A(0:i-1, i+1),
+// columns right to left.
+template <typename W>
+void Sytrd(std::vector<W>& a, int64_t n, bool lower, double* d, double* e, W* tau) {
+  if (n == 0) return;
+  auto at = [&](int64_t r, int64_t c) -> W& { return a[r * n + c]; };
+  // The used triangle of the trailing (or leading) block: symmetric access.
+  auto sym = [&](int64_t r, int64_t c) -> W {
+    if (r == c) return W(RealOf(at(r, r)));  // a Hermitian diagonal's imaginary parts are ignored
+    const bool stored = lower ? r >= c : r <= c;
+    return stored ? at(r, c) : ConjOf(at(c, r));
+  };
+  std::vector<W> x(static_cast<size_t>(n));
+  // Rank-2 step on the block b0..b1 (inclusive) with v at v(r) and w in x: A := A - v w^H - w v^H
+  // on the stored triangle, keeping the diagonal real.
+  auto update = [&](int64_t b0, int64_t b1, const std::function<W(int64_t)>& v, W t) {
+    // x := t * A v (A the Hermitian block), then w := x - (t/2) (x^H v) v.
+    for (int64_t r = b0; r <= b1; ++r) {
+      W s = W(0);
+      for (int64_t c = b0; c <= b1; ++c) s += sym(r, c) * v(c);
+      x[r] = t * s;
+    }
+    W dot = W(0);
+    for (int64_t r = b0; r <= b1; ++r) dot += ConjOf(x[r]) * v(r);
+    const W alpha = W(-0.5) * t * dot;
+    for (int64_t r = b0; r <= b1; ++r) x[r] += alpha * v(r);
+    for (int64_t c = b0; c <= b1; ++c)
+      for (int64_t r = b0; r <= b1; ++r) {
+        if (lower ? r < c : r > c) continue;
+        W& y = at(r, c);
+        y -= v(r) * ConjOf(x[c]) + x[r] * ConjOf(v(c));
+        if (r == c) y = W(RealOf(y));
+      }
+  };
+  if (lower) {
+    at(0, 0) = W(RealOf(at(0, 0)));
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      W beta = at(i + 1, i);
+      const W t = Larfg(beta, i + 2 < n ? &at(i + 2, i) : nullptr, n, n - i - 2);
+      e[i] = RealOf(beta);
+      if (t != W(0)) {
+        at(i + 1, i) = W(1);
+        update(i + 1, n - 1, [&](int64_t r) { return at(r, i); }, t);
+      } else {
+        at(i + 1, i + 1) = W(RealOf(at(i + 1, i + 1)));
+      }
+      at(i + 1, i) = W(e[i]);
+      d[i] = RealOf(at(i, i));
+      tau[i] = t;
+    }
+    d[n - 1] = RealOf(at(n - 1, n - 1));
+  } else {
+    at(n - 1, n - 1) = W(RealOf(at(n - 1, n - 1)));
+    for (int64_t i = n - 2; i >= 0; --i) {
+      // v = [A(0:i-1, i+1); 1] with the 1 at row i.
+      W beta = at(i, i + 1);
+      const W t = Larfg(beta, i > 0 ? &at(0, i + 1) : nullptr, n, i);
+      e[i] = RealOf(beta);
+      if (t != W(0)) {
+        at(i, i + 1) = W(1);
+        update(0, i, [&](int64_t r) { return at(r, i + 1); }, t);
+      } else {
+        at(i, i) = W(RealOf(at(i, i)));
+      }
+      at(i, i + 1) = W(e[i]);
+      d[i + 1] = RealOf(at(i + 1, i + 1));
+      tau[i] = t;
+    }
+    d[0] = RealOf(at(0, 0));
   }
 }
 
@@ -280,6 +396,35 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
         Geqrf(a, m, n, tau.data());
         Store<S>(out[0], b * mn, a.data(), mn);
         if (out.size() > 1) Store<S>(out[1], b * k, tau.data(), k);
+        if (info) info[b] = 0;
+      }
+      return;
+    }
+    case LapackParams::kGehrd: {
+      info_at(2);
+      const int64_t nt = std::max<int64_t>(n - 1, 0);
+      std::vector<W> tau(static_cast<size_t>(nt + 1));
+      for (int64_t b = 0; b < sh.batch; ++b) {
+        auto a = Load<S>(x, b * mn, mn);
+        Gehrd(a, n, p.ilo, p.ihi, tau.data());
+        Store<S>(out[0], b * mn, a.data(), mn);
+        if (out.size() > 1) Store<S>(out[1], b * nt, tau.data(), nt);
+        if (info) info[b] = 0;
+      }
+      return;
+    }
+    case LapackParams::kSytrd: {
+      info_at(4);
+      const int64_t nt = std::max<int64_t>(n - 1, 0);
+      std::vector<W> tau(static_cast<size_t>(nt + 1));
+      std::vector<double> d(static_cast<size_t>(n + 1)), e(static_cast<size_t>(nt + 1));
+      for (int64_t b = 0; b < sh.batch; ++b) {
+        auto a = Load<S>(x, b * mn, mn);
+        Sytrd(a, n, p.lower, d.data(), e.data(), tau.data());
+        Store<S>(out[0], b * mn, a.data(), mn);
+        if (out.size() > 1) Store<R>(out[1], b * n, d.data(), n);
+        if (out.size() > 2) Store<R>(out[2], b * nt, e.data(), nt);
+        if (out.size() > 3) Store<S>(out[3], b * nt, tau.data(), nt);
         if (info) info[b] = 0;
       }
       return;

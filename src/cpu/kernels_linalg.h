@@ -46,11 +46,12 @@ KernelFn TopKKernel();  // out: values, int32 indices
 //   syevd: a -> eigenvectors, eigenvalues, info[, ...] gesdd: a -> a, s, u, vt, info[, ...]
 //   geev: a -> wr, wi, vl, vr, info[, ...] (real) or w, vl, vr, info[, ...] (complex)
 struct LapackParams {
-  enum Routine : uint8_t { kGetrf, kGeqrf, kOrgqr, kPotrf, kSyevd, kGesdd, kGeev } routine = kGetrf;
+  enum Routine : uint8_t { kGetrf, kGeqrf, kOrgqr, kPotrf, kSyevd, kGesdd, kGeev, kGehrd, kSytrd } routine = kGetrf;
   bool lower = true;          // potrf, syevd: which triangle holds the matrix
   bool vectors = true;        // syevd: eigenvectors; gesdd: u and vt; geev: right eigenvectors
   bool left_vectors = false;  // geev
   bool full_matrices = true;  // gesdd
+  int64_t ilo = 0, ihi = -1;  // gehrd: the rows/columns reduced (0-based, inclusive)
   int first_operand = 0;      // the matrix's index in step.in (legacy calls pass scalars first)
   bool tuple_result = false;  // legacy calls return one tuple
   std::vector<ArrayType> result_types;

@@ -140,3 +140,21 @@ module {
     func.return
   }
 }
+
+// -----
+
+// expect-fail: @lapack_sgehrd_ffi: low = 2, high = 5 do not fit 4x4 matrices (1 <= low <= high <= n)
+func.func @main() {
+  %a = stablehlo.constant dense<1.0> : tensor<4x4xf32>
+  %h, %tau, %info = stablehlo.custom_call @lapack_sgehrd_ffi(%a) {mhlo.backend_config = {high = 5 : i32, low = 2 : i32}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<3xf32>, tensor<i32>)
+  func.return
+}
+
+// -----
+
+// expect-fail: @lapack_chetrd_ffi: result #1 must be tensor<3xf32>, got tensor<3xcomplex<f32>>
+func.func @main() {
+  %a = stablehlo.constant dense<(1.0, 0.0)> : tensor<3x3xcomplex<f32>>
+  %c, %d, %e, %tau, %info = stablehlo.custom_call @lapack_chetrd_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>, tensor<2xf32>, tensor<2xcomplex<f32>>, tensor<i32>)
+  func.return
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+"""Writes tests/e2e/lapack_reductions.mlir: JAX's CPU custom calls for the Hessenberg reduction
+(lapack_?gehrd_ffi, jax.lax.linalg.hessenberg) and the tridiagonal reduction (lapack_?sytrd_ffi /
+lapack_?hetrd_ffi, jax.lax.linalg.tridiagonal), checked against the system LAPACK through
+scipy.linalg.lapack (an implementation independent of ours). Every output is compared: the
+reduced matrix with the reflectors stored beside it, tau, d and e, and info. Regenerate with
+Debian's python3 and python3-scipy (needed only here, not to build or test):
+    /usr/bin/python3 tests/e2e/gen_lapack_reductions.py > tests/e2e/lapack_reductions.mlir
+"""
+import numpy as np
+import scipy.linalg.lapack as lapack
+
+rng = np.random.default_rng(20261130)
+TY = {np.float32: "f32", np.float64: "f64", np.complex64: "complex<f32>", np.complex128: "complex<f64>"}
+LETTER = {np.float32: "s", np.float64: "d", np.complex64: "c", np.complex128: "z"}
+REAL = {np.float32: np.float32, np.float64: np.float64, np.complex64: np.float32, np.complex128: np.float64}
+
+
+def elem(v, dt):
+    if np.issubdtype(dt, np.complexfloating):
+        return f"({float(v.real)!r}, {float(v.imag)!r})"
+    if np.issubdtype(dt, np.integer):
+        return str(int(v))
+    return repr(float(v))
+
+
+def lit(a, dt):
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return elem(a, dt)
+    return "[" + ", ".join(lit(x, dt) for x in a) + "]"
+
+
+def ttype(shape, t):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + t + ">"
+
+
+def tname(dt):
+    return TY.get(dt, {np.int32: "i32"}.get(dt))
+
+
+def const(name, a, dt):
+    a = np.asarray(a, dtype=dt)
+    return f"  %{name} = stablehlo.constant dense<{lit(a, dt)}> : {ttype(a.shape, tname(dt))}"
+
+
+def check(name, a, dt, tol):
+    a = np.asarray(a, dtype=dt)
+    if dt == np.int32:
+        return f"  check.expect_eq_const %{name}, dense<{lit(a, dt)}> : {ttype(a.shape, 'i32')}"
+    return (f"  check.expect_almost_eq_const %{name}, dense<{lit(a, dt)}>, tolerance = {tol:.1e} : "
+            f"{ttype(a.shape, tname(dt))}")
+
+
+def random(shape, dt):
+    a = rng.standard_normal(shape)
+    if np.issubdtype(dt, np.complexfloating):
+        a = a + 1j * rng.standard_normal(shape)
+    return a.astype(dt)
+
+
+def tol(dt):
+    # Single precision LAPACK against our double-precision evaluation rounded once.
+    return 2e-4 if dt in (np.float32, np.complex64) else 1e-11
+
+
+def routine(dt, name):
+    return getattr(lapack, LETTER[dt] + name)
+
+
+chunks = []
+
+# gehrd: the whole matrix (low = 1, high = n), batched; and a partial range.
+for dt, (batch, n), rng_lh in [(np.float32, (2, 5), None), (np.float64, (3, 4), None),
+                               (np.complex64, (2, 4), None), (np.complex128, (1, 6), None),
+                               (np.float64, (1, 6), (2, 5)), (np.complex128, (2, 1), None)]:
+    low, high = rng_lh or (1, n)
+    a = random((batch, n, n), dt)
+    outs, taus = [], []
+    for k in range(batch):
+        ht, tau, info = routine(dt, "gehrd")(a[k], lo=low - 1, hi=high - 1)
+        assert info == 0
+        outs.append(ht)
+        taus.append(tau[: max(n - 1, 0)])
+    t, L = TY[dt], LETTER[dt]
+    at, tt, it = ttype((batch, n, n), t), ttype((batch, max(n - 1, 0)), t), ttype((batch,), "i32")
+    chunks.append([
+        f"func.func @gehrd_{L}_{n}_{low}_{high}() {{", const("a", a, dt),
+        f"  %h, %tau, %info = stablehlo.custom_call @lapack_{L}gehrd_ffi(%a) {{mhlo.backend_config = "
+        f"{{high = {high} : i32, low = {low} : i32}}}} : ({at}) -> ({at}, {tt}, {it})",
+        check("h", np.stack(outs), dt, tol(dt) * 10), check("tau", np.stack(taus), dt, tol(dt) * 10),
+        check("info", np.zeros(batch), np.int32, 0), "  func.return", "}"])
+
+# sytrd / hetrd: both triangles, batched; the unused triangle must come back as it went in.
+for dt, (batch, n) in [(np.float32, (2, 5)), (np.float64, (2, 4)), (np.complex64, (1, 5)), (np.complex128, (2, 3))]:
+    for lower in (1, 0):
+        a = random((batch, n, n), dt)
+        cplx = np.issubdtype(dt, np.complexfloating)
+        outs, ds, es, taus = [], [], [], []
+        for k in range(batch):
+            c, d, e, tau, info = routine(dt, "hetrd" if cplx else "sytrd")(a[k], lower=lower)
+            assert info == 0
+            outs.append(c), ds.append(d), es.append(e), taus.append(tau)
+        t, L, r = TY[dt], LETTER[dt], TY[REAL[dt]]
+        at, dtp, et, tt, it = (ttype((batch, n, n), t), ttype((batch, n), r), ttype((batch, n - 1), r),
+                               ttype((batch, n - 1), t), ttype((batch,), "i32"))
+        name = "hetrd" if cplx else "sytrd"
+        uplo = 76 if lower else 85
+        chunks.append([
+            f"func.func @{name}_{L}_{'lower' if lower else 'upper'}() {{", const("a", a, dt),
+            f"  %c, %d, %e, %tau, %info = stablehlo.custom_call @lapack_{L}{name}_ffi(%a) {{mhlo.backend_config = "
+            f"{{uplo = {uplo} : ui8}}}} : ({at}) -> ({at}, {dtp}, {et}, {tt}, {it})",
+            check("c", np.stack(outs), dt, tol(dt) * 10), check("d", np.stack(ds), REAL[dt], tol(dt) * 10),
+            check("e", np.stack(es), REAL[dt], tol(dt) * 10), check("tau", np.stack(taus), dt, tol(dt) * 10),
+            check("info", np.zeros(batch), np.int32, 0), "  func.return", "}"])
+
+# An already tridiagonal matrix: every reflector is the identity (tau = 0).
+tri = np.diag([1.0, 2.0, 3.0, 4.0]) + np.diag([0.5, -0.25, 2.0], 1) + np.diag([0.5, -0.25, 2.0], -1)
+c, d, e, tau, info = lapack.dsytrd(tri, lower=1)
+chunks.append([
+    "func.func @sytrd_tridiagonal() {", const("a", tri, np.float64),
+    "  %c, %d, %e, %tau, %info = stablehlo.custom_call @lapack_dsytrd_ffi(%a) {mhlo.backend_config = "
+    "{uplo = 76 : ui8}} : (tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<4xf64>, tensor<3xf64>, tensor<3xf64>, tensor<i32>)",
+    check("c", c, np.float64, 1e-12), check("d", d, np.float64, 1e-12), check("e", e, np.float64, 1e-12),
+    check("tau", tau, np.float64, 0.0), "  func.return", "}"])
+
+print("// Generated by gen_lapack_reductions.py: lapack_?gehrd_ffi and lapack_?sytrd_ffi/?hetrd_ffi")
+print("// against the system LAPACK (scipy.linalg.lapack). Do not edit by hand.\n")
+print("\n\n// -----\n\n".join("\n".join(c) for c in chunks))
