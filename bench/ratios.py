@@ -9,10 +9,13 @@ Each figure is the median of repeated runs (inputs already on the device, result
 started 0.3 s after the previous measurement so that OpenBLAS's spinning threads are asleep.
 ratio = openpjrt time / baseline time: below 1 means openpjrt is faster. numpy's BLAS is
 OpenBLAS, started with OPENBLAS_CORETYPE=SkylakeX (0.3.21 misdetects this CPU and would fall back
-to SSE3 kernels) and OPENBLAS_NUM_THREADS set to the thread count. PyTorch and oneDNN are not
-Debian packages we install, so numpy stands in for them (the conv baseline is numpy's padded
-window view + tensordot, the training baseline the same forward/backward written in numpy); the
-machine load is printed with each run.
+to SSE3 kernels) and OPENBLAS_NUM_THREADS set to the thread count. When Debian's python3-torch is
+installed (`apt-get install python3-torch`, PyTorch 1.13 with oneDNN 2.6; only the benchmark uses
+it), PyTorch eager rows are added: matmul (torch.matmul, and oneDNN through mkldnn_linear),
+conv2d channels_last, the MLP forward pass and training step with autograd, and a tiny torch.add,
+with torch.set_num_threads at the thread count. numpy rows are always there (the conv baseline is
+numpy's padded window view + tensordot, the training baseline the same forward/backward written
+in numpy). The machine load is printed with each run.
 """
 import os
 import subprocess
@@ -26,6 +29,11 @@ def child(threads, quick):
 
     c = openpjrt.client(intra_op_threads=threads)
     rows = []
+    try:
+        import torch
+        torch.set_num_threads(threads)
+    except ImportError:
+        torch = None
 
     def median_seconds(fn, reps):
         # OpenBLAS's threads keep spinning for about 0.1 s after a call, which would take a core
@@ -112,6 +120,12 @@ def child(threads, quick):
         t_ours = median_seconds(lambda: run(mm, dp, dq), r)
         t_np = median_seconds(lambda: p @ q, r)
         rows.append((f"matmul {k}x{k} f32 ({2 * k**3 / t_ours / 1e9:.0f} GFLOP/s)", t_ours, "numpy", t_np))
+        if torch is not None:
+            tp, tq = torch.from_numpy(p), torch.from_numpy(q)
+            rows.append(("  same", t_ours, "torch.matmul", median_seconds(lambda: tp @ tq, r)))
+            mp, mqt = tp.to_mkldnn(), tq.t().contiguous().to_mkldnn()
+            rows.append(("  same", t_ours, "oneDNN (mkldnn_linear)",
+                         median_seconds(lambda: torch._C._nn.mkldnn_linear(mp, mqt), r)))
 
     # 4. MLP 784-512-512-10, batch 128, forward (numpy implementation as the baseline).
     rng = np.random.default_rng(2)
@@ -143,6 +157,16 @@ def child(threads, quick):
 
     t_np = median_seconds(np_mlp, reps * 5)
     rows.append(("MLP 784-512-512-10 forward, batch 128", t_ours, "numpy", t_np))
+    if torch is not None:
+        tx, tw1, tb1, tw2, tb2, tw3, tb3 = (torch.from_numpy(v) for v in (xb, w1, b1, w2, b2, w3, b3))
+
+        def torch_mlp():
+            with torch.no_grad():
+                h = torch.relu(torch.addmm(tb1, tx, tw1))
+                h = torch.relu(torch.addmm(tb2, h, tw2))
+                return torch.addmm(tb3, h, tw3)
+
+        rows.append(("  same", t_ours, "PyTorch eager", median_seconds(torch_mlp, reps * 5)))
 
     # 4b. One SGD step of an MLP 784-512-10, batch 128 (examples/gen_mlp.py), against the same
     # forward and backward pass written in numpy.
@@ -172,6 +196,19 @@ def child(threads, quick):
 
     t_np = median_seconds(np_step, reps * 5)
     rows.append(("MLP 784-512-10 SGD step, batch 128", t_ours, "numpy", t_np))
+    if torch is not None:
+        tparams = [torch.from_numpy(v.copy()).requires_grad_() for v in params]
+        txb, tys = torch.from_numpy(xb), torch.from_numpy(ys)
+
+        def torch_step():
+            pw1, pb1, pw2, pb2 = tparams
+            out = torch.relu(txb @ pw1 + pb1) @ pw2 + pb2
+            loss = torch.mean((out - tys) ** 2)
+            grads = torch.autograd.grad(loss, tparams)
+            with torch.no_grad():
+                return [p - 0.05 * g for p, g in zip(tparams, grads)], loss
+
+        rows.append(("  same", t_ours, "PyTorch eager + autograd", median_seconds(torch_step, reps * 5)))
 
     # 4c. conv2d NHWC 1x56x56x64, 3x3x64x64, SAME, against numpy (padded windows + tensordot).
     img = rng.standard_normal((1, 56, 56, 64)).astype(np.float32)
@@ -191,6 +228,15 @@ def child(threads, quick):
     t_np = median_seconds(np_conv, reps * 3)
     flops = 2 * 56 * 56 * 64 * 64 * 9
     rows.append((f"conv2d 1x56x56x64 3x3x64x64 ({flops / t_ours / 1e9:.0f} GFLOP/s)", t_ours, "numpy", t_np))
+    if torch is not None:
+        timg = torch.from_numpy(img).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+        tker = torch.from_numpy(ker).permute(3, 2, 0, 1).contiguous(memory_format=torch.channels_last)
+
+        def torch_conv():
+            with torch.no_grad():
+                return torch.nn.functional.conv2d(timg, tker, padding=1)
+
+        rows.append(("  same", t_ours, "PyTorch channels_last", median_seconds(torch_conv, reps * 3)))
 
     # 5. Dispatch of a tiny program from Python.
     tiny = c.compile("func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
@@ -200,6 +246,10 @@ def child(threads, quick):
     t_ours = median_seconds(lambda: run(tiny, ds), 2001)
     t_np = median_seconds(lambda: np.add(small, small), 2001)
     rows.append(("tiny add, call from Python", t_ours, "numpy ufunc", t_np))
+    if torch is not None:
+        tsmall = torch.from_numpy(small)
+        rows.append(("  same", t_ours, "PyTorch eager torch.add",
+                     median_seconds(lambda: torch.add(tsmall, tsmall), 2001)))
 
     # 6. Compile of a 1,000-op program.
     lines = ["func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {", "  %v0 = stablehlo.add %x, %x : tensor<16xf32>"]

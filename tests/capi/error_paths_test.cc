@@ -445,6 +445,8 @@ func.func @main(%x: tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32> {
   e = ready_error(chained[0][0]);
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_FAILED_PRECONDITION);
+  m = Message(e);  // also destroys the error
+  EXPECT_TRUE(Contains(m, "check failed")) << m;
   Destroy(chained[0][0]);
   Destroy(outs[0][0]);
 
