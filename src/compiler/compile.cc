@@ -1502,6 +1502,11 @@ class Lowerer {
       }
       p->ilo = low - 1;
       p->ihi = high - 1;  // checked against n below
+    } else if (routine == "gees" && ffi) {
+      p->routine = cpu::LapackParams::kGees;
+      p->vectors = char_option("mode", 'V') == 'V';
+      if (char_option("sort", 'N') != 'N')
+        Unimplemented(op, StrCat("@", target, " with eigenvalue sorting (sort = '", std::string(1, char_option("sort", 'N')), "')"));
     } else if ((routine == "sytrd" || routine == "hetrd") && ffi) {
       p->routine = cpu::LapackParams::kSytrd;
       p->lower = char_option("uplo", 'L') == 'L';
@@ -1527,6 +1532,7 @@ class Lowerer {
     }
     const bool complex_kind = kind == ElemKind::kC64 || kind == ElemKind::kC128;
     const size_t needed = p->routine == cpu::LapackParams::kGeev ? (complex_kind ? 4 : 5)
+                          : p->routine == cpu::LapackParams::kGees ? (complex_kind ? 5 : 6)
                           : std::vector<size_t>{3, 2, 1, 2, 3, 5, 0, 3, 5}[p->routine];
     if (results.size() < needed)
       Fail(op, absl::StatusCode::kInvalidArgument,
@@ -1553,7 +1559,7 @@ class Lowerer {
     if (p->routine != cpu::LapackParams::kGeev) expect(0, kind, xa.dims);
     if ((p->routine == cpu::LapackParams::kPotrf || p->routine == cpu::LapackParams::kSyevd ||
          p->routine == cpu::LapackParams::kGeev || p->routine == cpu::LapackParams::kGehrd ||
-         p->routine == cpu::LapackParams::kSytrd) && m != n)
+         p->routine == cpu::LapackParams::kSytrd || p->routine == cpu::LapackParams::kGees) && m != n)
       Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, " needs square matrices, got ", x.ToString()));
     switch (p->routine) {
       case cpu::LapackParams::kGetrf: expect(1, ElemKind::kI32, with({k})); expect(2, ElemKind::kI32, batch); break;
@@ -1587,6 +1593,14 @@ class Lowerer {
         expect(1, kind, with({std::max<int64_t>(n - 1, 0)}));
         expect(2, ElemKind::kI32, batch);
         break;
+      case cpu::LapackParams::kGees: {
+        expect(1, kind, xa.dims);
+        const size_t wn = complex_kind ? 1 : 2;
+        for (size_t i = 0; i < wn; ++i) expect(2 + i, kind, with({n}));
+        expect(2 + wn, ElemKind::kI32, batch);
+        expect(3 + wn, ElemKind::kI32, batch);
+        break;
+      }
       case cpu::LapackParams::kSytrd:
         expect(1, real, with({n}));
         expect(2, real, with({std::max<int64_t>(n - 1, 0)}));

@@ -1,5 +1,5 @@
 // The LAPACK routines that JAX's CPU lowering reaches through stablehlo.custom_call: getrf, geqrf,
-// orgqr/ungqr, potrf, syevd/heevd, gesdd/gesvd, geev, gehrd and sytrd/hetrd. They work on the logical matrices (the
+// orgqr/ungqr, potrf, syevd/heevd, gesdd/gesvd, geev, gees, gehrd and sytrd/hetrd. They work on the logical matrices (the
 // innermost two dimensions; leading dimensions are a batch), compute in double precision and round
 // once into the result kind, and follow LAPACK's output conventions so that the StableHLO JAX wraps
 // around the call gives the same answers: 1-based pivots, R above the diagonal with Householder
@@ -13,6 +13,7 @@
 #include <complex>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -364,6 +365,123 @@ int32_t Geev(const std::vector<Work<S>>& a, int64_t n, bool left, bool right, Ei
   return 0;
 }
 
+// Puts a 2x2 block [a b; c d] of a real Schur form into LAPACK's standard form (lanv2): either
+// upper triangular (real eigenvalues) or with a == d and b*c < 0 (a complex pair a +- i
+// sqrt(-b c)). Returns the rotation [cs sn; -sn cs] that was applied (block' = R block R^T).
+void StandardizeBlock(double& a, double& b, double& c, double& d, double& cs, double& sn) {
+  cs = 1, sn = 0;
+  if (c == 0) return;
+  if (b == 0) {  // swap the two rows and columns
+    cs = 0, sn = 1;
+    std::swap(a, d);
+    b = -c;
+    c = 0;
+    return;
+  }
+  if (a - d == 0 && std::signbit(b) != std::signbit(c)) return;
+  const double eps = std::numeric_limits<double>::epsilon();
+  const double temp = a - d;
+  double p = 0.5 * temp;
+  const double bcmax = std::max(std::fabs(b), std::fabs(c));
+  const double bcmis = std::min(std::fabs(b), std::fabs(c)) * std::copysign(1.0, b) * std::copysign(1.0, c);
+  const double scale = std::max(std::fabs(p), bcmax);
+  double z = p / scale * p + bcmax / scale * bcmis;
+  if (z >= 4 * eps) {  // real eigenvalues: make the block upper triangular
+    z = p + std::copysign(std::sqrt(scale) * std::sqrt(z), p);
+    a = d + z;
+    d = d - bcmax / z * bcmis;
+    const double tau = std::hypot(c, z);
+    cs = z / tau;
+    sn = c / tau;
+    b = b - c;
+    c = 0;
+    return;
+  }
+  // Complex or nearly equal eigenvalues: make the diagonal entries equal.
+  const double sigma = b + c;
+  const double tau = std::hypot(sigma, temp);
+  cs = std::sqrt(0.5 * (1 + std::fabs(sigma) / tau));
+  sn = -(p / (tau * cs)) * std::copysign(1.0, sigma);
+  // [aa bb; cc dd] = [a b; c d] [cs -sn; sn cs], then [a b; c d] = [cs sn; -sn cs] [aa bb; cc dd].
+  const double aa = a * cs + b * sn, bb = -a * sn + b * cs, cc = c * cs + d * sn, dd = -c * sn + d * cs;
+  a = aa * cs + cc * sn;
+  b = bb * cs + dd * sn;
+  c = -aa * sn + cc * cs;
+  d = -bb * sn + dd * cs;
+  const double mid = 0.5 * (a + d);
+  a = d = mid;
+  if (c != 0 && b != 0 && std::signbit(b) == std::signbit(c)) {  // real after all
+    const double sab = std::sqrt(std::fabs(b)), sac = std::sqrt(std::fabs(c));
+    p = std::copysign(sab * sac, c);
+    const double t = 1 / std::sqrt(std::fabs(b + c));
+    a = mid + p;
+    d = mid - p;
+    b = b - c;
+    c = 0;
+    const double cs1 = sab * t, sn1 = sac * t;
+    const double ncs = cs * cs1 - sn * sn1;
+    sn = cs * sn1 + sn * cs1;
+    cs = ncs;
+  } else if (c != 0 && b == 0) {
+    b = -c;
+    c = 0;
+    const double t = cs;
+    cs = -sn;
+    sn = t;
+  }
+}
+
+// Schur decomposition (gees without eigenvalue ordering): A = Z T Z^H with Z unitary. Real input:
+// T quasi upper triangular with LAPACK's standardized 2x2 blocks for complex pairs (equal
+// diagonal, positive imaginary part first in w); complex input: T upper triangular. Returns info:
+// 0, or 1 when the QR iteration did not converge.
+template <typename W>
+int32_t Gees(std::vector<W>& a, int64_t n, std::vector<W>& z, std::vector<std::complex<double>>& w) {
+  Mat<W> t, q;
+  if constexpr (std::is_same_v<W, double>) {
+    Eigen::RealSchur<Eigen::MatrixXd> rs(ToMat(a, n, n), true);
+    if (rs.info() != Eigen::Success) return 1;
+    t = rs.matrixT();
+    q = rs.matrixU();
+    for (int64_t k = 0; k + 1 < n; ++k) {
+      if (t(k + 1, k) == 0) continue;
+      double cs, sn;
+      StandardizeBlock(t(k, k), t(k, k + 1), t(k + 1, k), t(k + 1, k + 1), cs, sn);
+      auto rot = [&](double& x, double& y) {
+        const double nx = cs * x + sn * y;
+        y = cs * y - sn * x;
+        x = nx;
+      };
+      for (int64_t c = k + 2; c < n; ++c) rot(t(k, c), t(k + 1, c));
+      for (int64_t r = 0; r < k; ++r) rot(t(r, k), t(r, k + 1));
+      for (int64_t r = 0; r < n; ++r) rot(q(r, k), q(r, k + 1));
+      ++k;  // the block's second row is done
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      if (k + 1 < n && t(k + 1, k) != 0) {
+        const double im = std::sqrt(std::fabs(t(k, k + 1))) * std::sqrt(std::fabs(t(k + 1, k)));
+        w[k] = {t(k, k), im};
+        w[k + 1] = {t(k + 1, k + 1), -im};
+        ++k;
+      } else {
+        w[k] = {t(k, k), 0};
+      }
+    }
+  } else {
+    Eigen::ComplexSchur<Eigen::MatrixXcd> cs(ToMat(a, n, n), true);
+    if (cs.info() != Eigen::Success) return 1;
+    t = cs.matrixT();
+    q = cs.matrixU();
+    for (int64_t k = 0; k < n; ++k) w[k] = t(k, k);
+  }
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      a[i * n + j] = j + 1 < i ? W(0) : t(i, j);  // below the first subdiagonal: exactly zero
+      z[i * n + j] = q(i, j);
+    }
+  return 0;
+}
+
 template <typename S>
 void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<Array>& out) {
   using W = Work<S>;
@@ -426,6 +544,30 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
         if (out.size() > 2) Store<R>(out[2], b * nt, e.data(), nt);
         if (out.size() > 3) Store<S>(out[3], b * nt, tau.data(), nt);
         if (info) info[b] = 0;
+      }
+      return;
+    }
+    case LapackParams::kGees: {
+      // Real: t, vs, wr, wi, sdim, info. Complex: t, vs, w, sdim, info.
+      constexpr bool cplx = IsComplex<S>::value;
+      info_at(cplx ? 4 : 5);
+      std::vector<W> z(static_cast<size_t>(mn));
+      std::vector<std::complex<double>> w(static_cast<size_t>(n));
+      for (int64_t b = 0; b < sh.batch; ++b) {
+        auto a = Load<S>(x, b * mn, mn);
+        const int32_t code = Gees(a, n, z, w);
+        Store<S>(out[0], b * mn, a.data(), mn);
+        if (p.vectors) Store<S>(out[1], b * mn, z.data(), mn);
+        if constexpr (cplx) {
+          Store<S>(out[2], b * n, w.data(), n);
+        } else {
+          std::vector<double> re(static_cast<size_t>(n)), im(static_cast<size_t>(n));
+          for (int64_t i = 0; i < n; ++i) re[i] = w[i].real(), im[i] = w[i].imag();
+          Store<S>(out[2], b * n, re.data(), n);
+          Store<S>(out[3], b * n, im.data(), n);
+        }
+        // sdim (eigenvalues selected by a sort; none without one) stays 0.
+        if (info) info[b] = code;
       }
       return;
     }

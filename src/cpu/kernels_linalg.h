@@ -46,9 +46,9 @@ KernelFn TopKKernel();  // out: values, int32 indices
 //   syevd: a -> eigenvectors, eigenvalues, info[, ...] gesdd: a -> a, s, u, vt, info[, ...]
 //   geev: a -> wr, wi, vl, vr, info[, ...] (real) or w, vl, vr, info[, ...] (complex)
 struct LapackParams {
-  enum Routine : uint8_t { kGetrf, kGeqrf, kOrgqr, kPotrf, kSyevd, kGesdd, kGeev, kGehrd, kSytrd } routine = kGetrf;
+  enum Routine : uint8_t { kGetrf, kGeqrf, kOrgqr, kPotrf, kSyevd, kGesdd, kGeev, kGehrd, kSytrd, kGees } routine = kGetrf;
   bool lower = true;          // potrf, syevd: which triangle holds the matrix
-  bool vectors = true;        // syevd: eigenvectors; gesdd: u and vt; geev: right eigenvectors
+  bool vectors = true;        // syevd: eigenvectors; gesdd: u and vt; geev: right eigenvectors; gees: vs
   bool left_vectors = false;  // geev
   bool full_matrices = true;  // gesdd
   int64_t ilo = 0, ihi = -1;  // gehrd: the rows/columns reduced (0-based, inclusive)

@@ -1,6 +1,7 @@
 // Custom calls that must be refused with a clear error: LAPACK calls we do not run or that are
 // malformed (tests/e2e/lapack.mlir has the ones that run), and failing shape assertions.
-// expect-fail: custom_call target 'lapack_sgees_ffi' (LAPACK gees) is not supported by the CPU plugin
+// gees returns (t, vs, wr, wi, sdim, info): vs in the wrong place is refused by shape.
+// expect-fail: @lapack_sgees_ffi: result #1 must be tensor<2x2xf32>, got tensor<2xf32>
 func.func @main() {
   %a = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
   %t, %wr, %wi, %vs, %sdim, %info = stablehlo.custom_call @lapack_sgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<i32>, tensor<i32>)
@@ -156,5 +157,14 @@ func.func @main() {
 func.func @main() {
   %a = stablehlo.constant dense<(1.0, 0.0)> : tensor<3x3xcomplex<f32>>
   %c, %d, %e, %tau, %info = stablehlo.custom_call @lapack_chetrd_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>, tensor<2xf32>, tensor<2xcomplex<f32>>, tensor<i32>)
+  func.return
+}
+
+// -----
+
+// expect-fail: @lapack_sgees_ffi with eigenvalue sorting (sort = 'S') is not supported by the CPU executor yet
+func.func @main() {
+  %a = stablehlo.constant dense<1.0> : tensor<3x3xf32>
+  %t, %z, %wr, %wi, %sdim, %info = stablehlo.custom_call @lapack_sgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 83 : ui8}} : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i32>, tensor<i32>)
   func.return
 }
