@@ -447,7 +447,8 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
       else req.args[d][i]->Hold();
 
   auto self = executable_;
-  auto args = std::make_shared<std::vector<std::vector<BufferRef>>>(std::move(req.args));
+  auto args = std::make_shared<std::vector<std::vector<BufferRef>>>(std::make_move_iterator(req.args.begin()),
+                                                                   std::make_move_iterator(req.args.end()));
   auto outs = result.outputs;
   auto done = result.device_done;
   const int64_t limit = client_->options().memory_limit_bytes;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "src/cpu/ffi.h"
 #include "src/cpu/program.h"
@@ -68,8 +69,12 @@ class Executable {
   bool runs_inline_ = false;
 };
 
+// Per-device lists are stored inline for one device (the common case allocates nothing for them).
+template <typename T>
+using PerDevice = absl::InlinedVector<T, 1>;
+
 struct ExecuteRequest {
-  std::vector<std::vector<BufferRef>> args;  // [num_devices][num_args]
+  PerDevice<std::vector<BufferRef>> args;    // [num_devices][num_args]
   std::vector<int64_t> non_donatable;        // argument indices never donated
   Device* execute_device = nullptr;          // run one device's share (portable executables)
   // Per device, the host side of send/recv (the PJRT callbacks); empty when none were given.
@@ -79,8 +84,8 @@ struct ExecuteRequest {
 };
 
 struct ExecuteResult {
-  std::vector<std::vector<BufferRef>> outputs;  // [num_devices][num_outputs]
-  std::vector<EventRef> device_done;            // per device
+  PerDevice<std::vector<BufferRef>> outputs;  // [num_devices][num_outputs]
+  PerDevice<EventRef> device_done;            // per device
 };
 
 class LoadedExecutable {
