@@ -1,7 +1,9 @@
-// Aligned allocation for arrays. Large arrays (1 MiB and up) come from a pool of freed blocks
-// (sizes rounded to 2 MiB, at most 1 GiB kept): without it every large temporary of every
-// execution is a fresh mmap whose pages fault in one 4 KiB page at a time (16,384 faults for a
-// 64 MiB array). Measured on tanh(0.5*x+0.1)*x+1 over 16 Mi f32: 310 ms -> 168 ms per run.
+// Aligned allocation for arrays. Arrays of 64 KiB and up come from a pool of freed blocks (sizes
+// rounded to 64 KiB below 1 MiB and to 2 MiB above, at most 1 GiB kept): without it every such
+// temporary or output of every execution is a fresh mmap (glibc maps blocks from 128 KiB on)
+// whose pages fault in one 4 KiB page at a time (16,384 faults for a 64 MiB array). Measured on
+// tanh(0.5*x+0.1)*x+1 over 16 Mi f32: 310 ms -> 168 ms per run; a 256x256 f32 matmul (a 256 KiB
+// output): 290 -> see the note in the issue.
 // (madvise(MADV_HUGEPAGE) was tried: no faster once blocks are reused, and first touches under
 // synchronous compaction tripled the time of compiling large constants.)
 #include "src/cpu/array.h"
@@ -24,8 +26,10 @@ std::string ArrayType::ToString() const {
 
 namespace {
 
-constexpr size_t kLarge = size_t{1} << 20;     // pooled from this size
-constexpr size_t kStep = size_t{2} << 20;      // sizes rounded to huge pages
+constexpr size_t kPooled = size_t{64} << 10;   // pooled from this size
+constexpr size_t kSmallStep = size_t{64} << 10;  // sizes below kLarge rounded to this
+constexpr size_t kLarge = size_t{1} << 20;     // from this size on...
+constexpr size_t kStep = size_t{2} << 20;      // ...sizes are rounded to huge pages
 constexpr size_t kPoolCap = size_t{1} << 30;   // freed bytes kept for reuse
 
 // Sanitizer builds skip the pool so that use-after-free of large arrays is still caught.
@@ -63,7 +67,7 @@ void* TakeLarge(size_t size) {
       return p;
     }
   }
-  return std::aligned_alloc(kStep, size);
+  return std::aligned_alloc(size >= kLarge ? kStep : 64, size);
 }
 
 void GiveLarge(void* p, size_t size) {
@@ -85,8 +89,9 @@ Array Array::Allocate(ArrayType type) {
   size_t bytes = static_cast<size_t>(type.ByteSize());
   Array a;
   a.type_ = std::move(type);
-  if (kPooling && bytes >= kLarge) {
-    const size_t size = (bytes + kStep - 1) / kStep * kStep;
+  if (kPooling && bytes >= kPooled) {
+    const size_t step = bytes >= kLarge ? kStep : kSmallStep;
+    const size_t size = (bytes + step - 1) / step * step;
     void* p = TakeLarge(size);
     if (!p) throw std::bad_alloc();
     a.data_ = std::shared_ptr<const uint8_t>(static_cast<const uint8_t*>(p), [size](const uint8_t* q) {

@@ -12,6 +12,7 @@
 
 #include "src/cpu/gemm.h"
 #include "src/cpu/kernels_indexing.h"
+#include "src/cpu/sgemm.h"
 #include "src/cpu/strided.h"
 
 namespace openpjrt::cpu {
@@ -24,6 +25,123 @@ GemmFn<S> GemmFor() {
   else if constexpr (std::is_same_v<S, double>) return g.f64;
   else if constexpr (std::is_same_v<S, std::complex<float>>) return g.c64;
   else return g.c128;
+}
+
+// f32 without lhs dilation: an implicit GEMM. The input is copied once into a canonical padded
+// layout [batch, padded spatial..., features]; the product's left operand is then read in place
+// through offset tables (output position -> window origin, (window tap, feature) -> offset), so
+// no patch matrix is built and each input value is packed straight into the kernel's panels.
+// The product sums over (window tap, feature) in the same order as the patch path, and our GEMM
+// gives the same bits for any split, so results do not depend on the path or the thread count.
+void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat, Array& out, int64_t depth,
+                         int64_t per_group, const std::vector<int64_t>& isp, const std::vector<int64_t>& ksp,
+                         const std::vector<int64_t>& osp, ExecState& st) {
+  const size_t ns = isp.size();
+  const int64_t batch = out.dims()[p.out_batch], in_feat = x.dims()[p.in_feature];
+  const int64_t k_in = depth / std::max<int64_t>(1, [&] {
+    int64_t w = 1;
+    for (int64_t k : ksp) w *= k;
+    return w;
+  }());
+  const int64_t groups = p.feature_groups;
+  // The padded copy: psp[i] = isp[i] + low + high (negative padding crops).
+  std::vector<int64_t> psp(ns), pstride(ns);
+  int64_t padded = in_feat;
+  for (size_t i = ns; i-- > 0;) {
+    psp[i] = std::max<int64_t>(0, isp[i] + p.pad_low[i] + p.pad_high[i]);
+    pstride[i] = padded;
+    padded *= psp[i];
+  }
+  const int64_t per_batch = padded;
+  Array pad = Array::Allocate(ArrayType{ElemKind::kF32, {batch * per_batch}});
+  float* pp = pad.mutable_as<float>();
+  std::memset(pp, 0, static_cast<size_t>(pad.ByteSize()));
+  {
+    const std::vector<int64_t> xs = RowMajorStrides(x.dims());
+    const float* px = x.as<float>();
+    // One padded row (the innermost spatial dimension's run of features) at a time.
+    std::vector<int64_t> q(ns, 0);
+    const int64_t rows = ns == 0 ? 1 : per_batch / (psp[ns - 1] * in_feat == 0 ? 1 : psp[ns - 1] * in_feat);
+    for (int64_t b = 0; b < batch && per_batch > 0; ++b) {
+      for (int64_t r = 0; r < rows; ++r) {
+        // Outer spatial coordinates of padded row r.
+        int64_t rem = r, src = b * xs[p.in_batch], dst = b * per_batch;
+        bool inside = true;
+        for (size_t i = ns - 1; i-- > 0;) {
+          q[i] = rem % psp[i];
+          rem /= psp[i];
+          const int64_t at = q[i] - p.pad_low[i];
+          inside = inside && at >= 0 && at < isp[i];
+          src += at * xs[p.in_spatial[i]];
+          dst += q[i] * pstride[i];
+        }
+        if (!inside) continue;
+        const size_t last = ns - 1;
+        for (int64_t j = 0; j < (ns ? psp[last] : 1); ++j) {
+          const int64_t at = ns ? j - p.pad_low[last] : 0;
+          if (ns && (at < 0 || at >= isp[last])) continue;
+          const float* from = px + src + (ns ? at * xs[p.in_spatial[last]] : 0);
+          float* to = pp + dst + (ns ? j * pstride[last] : 0);
+          if (xs[p.in_feature] == 1) std::memcpy(to, from, static_cast<size_t>(in_feat) * sizeof(float));
+          else for (int64_t c = 0; c < in_feat; ++c) to[c] = from[c * xs[p.in_feature]];
+        }
+      }
+    }
+  }
+  // Offset tables.
+  int64_t positions = 1;
+  for (int64_t o : osp) positions *= o;
+  const int64_t rows_total = batch * positions;
+  std::vector<int64_t> row_off(static_cast<size_t>(rows_total)), col_off(static_cast<size_t>(depth));
+  {
+    std::vector<int64_t> oi(ns, 0);
+    for (int64_t r = 0; r < rows_total; ++r) {
+      int64_t lin = r % std::max<int64_t>(positions, 1), off = (r / std::max<int64_t>(positions, 1)) * per_batch;
+      for (size_t i = ns; i-- > 0;) {
+        off += (lin % osp[i]) * p.strides[i] * pstride[i];
+        lin /= osp[i];
+      }
+      row_off[r] = off;
+    }
+    std::vector<int64_t> ki(ns, 0);
+    int64_t wi = 0;
+    do {
+      int64_t off = 0;
+      for (size_t i = 0; i < ns; ++i) off += ki[i] * p.rhs_dilation[i] * pstride[i];
+      for (int64_t c = 0; c < k_in; ++c) col_off[wi * k_in + c] = off + c;
+      ++wi;
+    } while (ns > 0 && NextIndex(ki, ksp));
+  }
+  // The output: rows (batch, positions...) with features innermost are written in place;
+  // any other layout goes through a row-major buffer.
+  const std::vector<int64_t> os = RowMajorStrides(out.dims());
+  bool canonical = p.out_batch == 0 && os[p.out_feature] == 1;
+  for (size_t i = 0; i < ns && canonical; ++i) canonical = p.out_spatial[i] == static_cast<int64_t>(i) + 1;
+  const int64_t out_feat = out.dims()[p.out_feature];
+  std::vector<float> buffer(canonical ? 0 : static_cast<size_t>(rows_total * out_feat));
+  float* c = canonical ? out.mutable_as<float>() : buffer.data();
+  const bool big = 2.0 * rows_total * per_group * depth >= 4e6;
+  const int pieces = !big ? 1 : rows_total * per_group > 512 * 512 ? 2 * st.threads() : st.threads();
+  auto parallel_for = [&](int64_t n, const std::function<void(int64_t)>& fn) { st.ParallelFor(n, fn); };
+  for (int64_t g = 0; g < groups; ++g) {
+    std::vector<int64_t> gcol(col_off);
+    for (int64_t& o : gcol) o += g * k_in;
+    FastSgemm(rows_total, per_group, depth, {pp, 0, 0, row_off.data(), gcol.data()},
+              {kmat + g * depth * per_group, per_group, 1}, c + g * per_group, out_feat, pieces, parallel_for);
+  }
+  if (!canonical) {
+    float* po = out.mutable_as<float>();
+    std::vector<int64_t> oi(ns);
+    for (int64_t r = 0; r < rows_total; ++r) {
+      int64_t lin = r % std::max<int64_t>(positions, 1);
+      int64_t o = (r / std::max<int64_t>(positions, 1)) * os[p.out_batch];
+      for (size_t i = ns; i-- > 0;) {
+        o += (lin % osp[i]) * os[p.out_spatial[i]];
+        lin /= osp[i];
+      }
+      for (int64_t f = 0; f < out_feat; ++f) po[o + f * os[p.out_feature]] = c[r * out_feat + f];
+    }
+  }
 }
 
 template <typename S>
@@ -71,6 +189,15 @@ void ConvolutionGemm(const Step& s, ExecState& st) {
                 pw[w_off + c * ws[p.k_in] + (g * per_group + f) * ws[p.k_out]];
       ++wi;
     } while (ns > 0 && NextIndex(ki, ksp));
+  }
+  if constexpr (std::is_same_v<S, float>) {
+    bool undilated = true;
+    for (size_t i = 0; i < ns; ++i) undilated = undilated && p.lhs_dilation[i] == 1;
+    if (HaveFastSgemm() && undilated && ns > 0) {
+      ConvolutionImplicit(p, x, kmat.data(), out, depth, per_group, isp, ksp, osp, st);
+      st.slots[s.out[0]] = RtValue::Of(std::move(out));
+      return;
+    }
   }
   const GemmFn<S> gemm = GemmFor<S>();
   constexpr int64_t kPiece = 256;  // output positions per piece

@@ -10,10 +10,14 @@
 
 namespace openpjrt::cpu {
 
-// A strided matrix view: element (i, j) is at p[i * rs + j * cs].
+// A strided matrix view: element (i, j) is at p[i * rs + j * cs]. The left operand may instead be
+// indexed: when row_off and col_off are set, element (i, j) is at p[row_off[i] + col_off[j]] (rs
+// and cs are ignored). A convolution reads its input windows in place this way (implicit GEMM).
 struct SgemmOperand {
   const float* p;
   int64_t rs, cs;
+  const int64_t* row_off = nullptr;
+  const int64_t* col_off = nullptr;
 };
 
 // fn(i) for i in [0, n), possibly on several threads; returns when all are done.

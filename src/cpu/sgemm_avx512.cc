@@ -62,6 +62,27 @@ void PackA(const float* a, int64_t rs, int64_t cs, int64_t mc, int64_t kc, float
   }
 }
 
+// PackA for an indexed operand: A[i][p] = a[roff[i] + coff[p]].
+void PackAIndexed(const float* a, const int64_t* roff, const int64_t* coff, int64_t mc, int64_t kc, float* out) {
+  for (int64_t i0 = 0; i0 < mc; i0 += kMr) {
+    const int64_t rows = std::min(kMr, mc - i0);
+    float* dst = out + i0 * kc;
+    const float* row[kMr];
+    for (int64_t i = 0; i < kMr; ++i) row[i] = a + roff[i0 + std::min(i, rows - 1)];
+    if (rows == kMr) {
+      for (int64_t p = 0; p < kc; ++p, dst += kMr) {
+        const int64_t o = coff[p];
+        for (int64_t i = 0; i < kMr; ++i) dst[i] = row[i][o];
+      }
+      continue;
+    }
+    for (int64_t p = 0; p < kc; ++p, dst += kMr) {
+      const int64_t o = coff[p];
+      for (int64_t i = 0; i < kMr; ++i) dst[i] = i < rows ? row[i][o] : 0.0f;
+    }
+  }
+}
+
 // Packs rows [0, kc) x columns [0, nc) of B into slivers of kNr columns: sliver s holds, for each
 // p, the kNr values B[p][s*kNr + j] (zero past the last column).
 OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_t nc, float* out) {
@@ -140,7 +161,8 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
       PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, kc, nc, bp);
       for (int64_t ic = 0; ic < m; ic += kMc) {
         const int64_t mc = std::min(kMc, m - ic);
-        PackA(a.p + ic * a.rs + pc * a.cs, a.rs, a.cs, mc, kc, ap);
+        if (a.row_off) PackAIndexed(a.p, a.row_off + ic, a.col_off + pc, mc, kc, ap);
+        else PackA(a.p + ic * a.rs + pc * a.cs, a.rs, a.cs, mc, kc, ap);
         for (int64_t jr = 0; jr < nc; jr += kNr) {
           const int64_t nr = std::min(kNr, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += kMr) {
@@ -198,8 +220,10 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
   auto run = [&](int64_t piece) {
     const int64_t r = piece / pn, q = piece % pn;
     const int64_t m0 = r * rows, n0 = q * cols;
-    Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, {a.p + m0 * a.rs, a.rs, a.cs},
-          {b.p + n0 * b.cs, b.rs, b.cs}, c + m0 * ldc + n0, ldc);
+    const SgemmOperand part = a.row_off ? SgemmOperand{a.p, a.rs, a.cs, a.row_off + m0, a.col_off}
+                                        : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
+    Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, part, {b.p + n0 * b.cs, b.rs, b.cs},
+          c + m0 * ldc + n0, ldc);
   };
   if (pm * pn == 1) {
     run(0);

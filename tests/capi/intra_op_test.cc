@@ -12,7 +12,7 @@ namespace capi {
 namespace {
 
 constexpr char kProgram[] = R"(
-func.func @main(%a: tensor<512x512xf32>, %x: tensor<300000xf32>) -> (tensor<512x512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<300000xf32>, tensor<300000xf32>, tensor<512xf32>, tensor<512xf32>) {
+func.func @main(%a: tensor<512x512xf32>, %x: tensor<300000xf32>) -> (tensor<512x512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<300000xf32>, tensor<300000xf32>, tensor<512xf32>, tensor<512xf32>, tensor<1x64x64x64xf32>) {
   %m = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
   %z = stablehlo.constant dense<0.0> : tensor<f32>
   %rows = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<512x512xf32>, tensor<f32>) -> tensor<512xf32>
@@ -30,7 +30,11 @@ func.func @main(%a: tensor<512x512xf32>, %x: tensor<300000xf32>) -> (tensor<512x
   %two = stablehlo.constant dense<2.0> : tensor<512x512xf32>
   %ab2 = stablehlo.multiply %ab, %two : tensor<512x512xf32>
   %abcols = stablehlo.reduce(%ab2 init: %z) applies stablehlo.add across dimensions = [0] : (tensor<512x512xf32>, tensor<f32>) -> tensor<512xf32>
-  return %m, %rows, %cols, %3, %lone, %sqrows, %abcols : tensor<512x512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<300000xf32>, tensor<300000xf32>, tensor<512xf32>, tensor<512xf32>
+  %img = stablehlo.reshape %a : (tensor<512x512xf32>) -> tensor<1x64x64x64xf32>
+  %ks = stablehlo.slice %a [0:72, 0:512] : (tensor<512x512xf32>) -> tensor<72x512xf32>
+  %k = stablehlo.reshape %ks : (tensor<72x512xf32>) -> tensor<3x3x64x64xf32>
+  %conv = stablehlo.convolution(%img, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x64x64x64xf32>, tensor<3x3x64x64xf32>) -> tensor<1x64x64x64xf32>
+  return %m, %rows, %cols, %3, %lone, %sqrows, %abcols, %conv : tensor<512x512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<300000xf32>, tensor<300000xf32>, tensor<512xf32>, tensor<512xf32>, tensor<1x64x64x64xf32>
 }
 )";
 
@@ -57,7 +61,7 @@ TEST_F(PluginTest, IntraOpThreadsDoNotChangeResults) {
     PJRT_LoadedExecutable* exe = Compile(kProgram, c);
     ASSERT_NE(exe, nullptr);
     std::vector<PJRT_Buffer*> inputs = {Upload(a, {512, 512}, 0, c), Upload(x, {300000}, 0, c)};
-    auto outs = Execute(exe, {inputs}, 7);
+    auto outs = Execute(exe, {inputs}, 8);
     ASSERT_EQ(outs.size(), 1u);
     std::vector<std::vector<float>> got;
     for (PJRT_Buffer* b : outs[0]) {
@@ -84,11 +88,19 @@ TEST_F(PluginTest, IntraOpThreadsDoNotChangeResults) {
       for (int j = 0; j < 512; ++j) sq0 += double(a[j]) * a[j], ab0 += 2.0 * std::fabs(a[j * 512]);
       EXPECT_NEAR(got[5][0], sq0, 1e-3);
       EXPECT_NEAR(got[6][0], ab0, 1e-3);
+      // The convolution (implicit GEMM) at output position (y, x) = (5, 0), feature 3: the window
+      // leaves x = -1 in the padding.
+      double conv = 0;
+      for (int dy = 0; dy < 3; ++dy)
+        for (int dx = 1; dx < 3; ++dx)
+          for (int ci = 0; ci < 64; ++ci)
+            conv += double(a[((5 + dy - 1) * 64 + (dx - 1)) * 64 + ci]) * a[((dy * 3 + dx) * 64 + ci) * 64 + 3];
+      EXPECT_NEAR(got[7][(5 * 64 + 0) * 64 + 3], conv, 1e-3);
       continue;
     }
     for (size_t i = 0; i < got.size(); ++i) {
       ASSERT_EQ(got[i].size(), first[i].size());
-      if (i == 0 && !config.deterministic) {
+      if ((i == 0 || i == 7) && !config.deterministic) {
         for (size_t k = 0; k < got[i].size(); ++k) ASSERT_NEAR(got[i][k], first[i][k], 1e-3) << "at " << k;
         continue;
       }
