@@ -1184,10 +1184,15 @@ class Lowerer {
           }();
         } else if (target == "check.eq") {
           LowerCheck(op, env, prog, cpu::CheckParams::kEqResult, true);
+        } else if ((target == "xla.sdy.ShardingGroup" || target == "local_xla.sdy.ShardingGroup") &&
+                   op.num_results() == 0) {
+          // Shardy's sharding-group annotation: nothing to run on one device.
         } else if ((target == "Sharding" || target == "annotate_device_placement" ||
                     target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
                     target == "MoveToHost" || target == "MoveToDevice" ||
-                    target == "xla.sdy.GlobalToLocalShape" || target == "xla.sdy.LocalToGlobalShape") &&
+                    target == "xla.sdy.GlobalToLocalShape" || target == "xla.sdy.LocalToGlobalShape" ||
+                    target == "xla.sdy.FuncResultSharding" || target == "local_xla.sdy.GlobalToLocalShape" ||
+                    target == "local_xla.sdy.LocalToGlobalShape" || target == "local_xla.sdy.FuncResultSharding") &&
                    op.operands.size() == op.num_results()) {
           // Placement and sharding annotations (jax.jit shardings, shard_map over one device, host
           // offloading): where they keep the type the value passes through; a shape change needs

@@ -51,3 +51,27 @@ module {
     func.return
   }
 }
+
+// -----
+
+// Shardy's round-trip export form (jax.export with shardy, a shard_map over a one-device mesh):
+// the shape and sharding custom calls pass values through, ShardingGroup does nothing, and the
+// manual computation body is an ordinary call.
+module @jit_f attributes {mhlo.frontend_attributes = {xla.sdy.meshes = "{mesh = #sdy.mesh<[\22x\22=1]>}"}} {
+  func.func public @main() {
+    %x = stablehlo.iota dim = 0 : tensor<4xf32>
+    %0 = stablehlo.custom_call @xla.sdy.GlobalToLocalShape(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = call @xla.sdy.manual_computation_body(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = stablehlo.custom_call @xla.sdy.LocalToGlobalShape(%1) : (tensor<4xf32>) -> tensor<4xf32>
+    %3 = stablehlo.custom_call @xla.sdy.FuncResultSharding(%2) {has_side_effect = true, mhlo.frontend_attributes = {xla.sdy.sharding = "#sdy.sharding_per_value<[<@mesh, [{}]>]>"}} : (tensor<4xf32>) -> tensor<4xf32>
+    stablehlo.custom_call @xla.sdy.ShardingGroup(%3) {has_side_effect = true, mhlo.frontend_attributes = {xla.sdy.sharding_group_id = "0 : i64"}} : (tensor<4xf32>) -> ()
+    %4 = stablehlo.custom_call @local_xla.sdy.GlobalToLocalShape(%3) : (tensor<4xf32>) -> tensor<4xf32>
+    %5 = stablehlo.custom_call @local_xla.sdy.FuncResultSharding(%4) {has_side_effect = true} : (tensor<4xf32>) -> tensor<4xf32>
+    check.expect_eq_const %5, dense<[0.0, 2.0, 4.0, 6.0]> : tensor<4xf32>
+    func.return
+  }
+  func.func private @xla.sdy.manual_computation_body(%a: tensor<4xf32>) -> tensor<4xf32> {
+    %r = stablehlo.add %a, %a : tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+}
