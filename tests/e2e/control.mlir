@@ -259,3 +259,14 @@ func.func @bitcast_sub_byte() {
   check.expect_eq_const %back, dense<[true, false, false, false, false, false, false, true]> : tensor<8xi1>
   func.return
 }
+
+// -----
+
+// JAX's ordered effects thread a token through @main; `run` supplies fresh tokens.
+func.func @main(%t: !stablehlo.token {jax.token = true}) -> !stablehlo.token {
+  %x = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %y = stablehlo.add %x, %x : tensor<2xi32>
+  check.expect_eq_const %y, dense<[2, 4]> : tensor<2xi32>
+  %u = stablehlo.after_all %t : !stablehlo.token
+  return %u : !stablehlo.token
+}

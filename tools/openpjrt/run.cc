@@ -104,13 +104,25 @@ bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string
   if (!exe.ok()) return *why = relocate(std::string(exe.status().message())), false;
   auto sig = EntrySignature(m, entry);
   if (!sig.ok()) return *why = std::string(sig.status().message()), false;
-  if (input_files.empty() && !sig->args.empty())
-    return *why = StrCat("@", sig->name, " takes ", sig->args.size(), " arguments; 'run' calls it with none"), false;
-  auto inputs = EntryInputs(*sig, input_files, /*random_rest=*/false);
+  // Token arguments (JAX's ordered effects) get fresh token buffers; others need --input.
+  size_t tokens = 0;
+  for (ir::Type t : sig->args) tokens += t.IsToken() ? 1 : 0;
+  const bool only_tokens = input_files.empty() && tokens == sig->args.size();
+  if (input_files.empty() && !only_tokens)
+    return *why = StrCat("@", sig->name, " takes ", sig->args.size(),
+                         " arguments; 'run' calls it with none (only token arguments are supplied)"), false;
+  absl::StatusOr<std::vector<client::HostArray>> inputs = std::vector<client::HostArray>();
+  if (!only_tokens) inputs = EntryInputs(*sig, input_files, /*random_rest=*/false);
   if (!inputs.ok()) return *why = std::string(inputs.status().message()), false;
   std::vector<std::vector<client::Buffer>> uploaded(n);
   std::vector<std::vector<const client::Buffer*>> args(n);
+  const uint8_t no_data = 0;
   for (int d = 0; d < n; ++d) {
+    for (size_t i = 0; only_tokens && i < tokens; ++i) {
+      auto b = c.Upload(&no_data, PJRT_Buffer_Type_TOKEN, {}, &c.devices()[d]);
+      if (!b.ok()) return *why = StrCat("upload of a token: ", b.status().message()), false;
+      uploaded[d].push_back(std::move(*b));
+    }
     for (const client::HostArray& a : *inputs) {
       auto b = c.Upload(a.data.data(), a.type, a.dims, &c.devices()[d]);
       if (!b.ok()) return *why = StrCat("upload: ", b.status().message()), false;
@@ -244,9 +256,15 @@ int RunMain(int argc, char** argv) {
       fail(std::string(exe.status().message()));
       continue;
     }
-    if (!(*exe)->arg_types.empty()) {
+    // Token arguments (JAX's ordered effects thread a !stablehlo.token through @main) get fresh
+    // tokens; any other argument needs an input.
+    size_t tokens = 0;
+    if (const ir::Operation* f = compiler::FindEntry(**m, entry)) {
+      for (ir::Type t : ir::FuncType(*f).inputs()) tokens += t.IsToken() ? 1 : 0;
+    }
+    if (tokens != (*exe)->arg_types.size()) {
       fail(StrCat("@", (*exe)->name, " takes ", (*exe)->arg_types.size(),
-                  " arguments; 'run' calls it with none"));
+                  " arguments; 'run' calls it with none (only token arguments are supplied)"));
       continue;
     }
     const int64_t replicas = replicas_flag ? replicas_flag : ModuleInt(**m, "mhlo.num_replicas", 1);
@@ -255,12 +273,13 @@ int RunMain(int argc, char** argv) {
       fail(StrCat("unusable device count: ", replicas, " replicas x ", partitions, " partitions"));
       continue;
     }
+    std::vector<std::vector<cpu::RtValue>> args(replicas * partitions,
+                                                std::vector<cpu::RtValue>(tokens, cpu::RtValue::Token()));
     std::vector<cpu::CheckFailure> checks;
     int64_t checks_run = 0;
     auto t0 = std::chrono::steady_clock::now();
     auto results = (*exe)->RunReplicated(static_cast<int>(replicas), static_cast<int>(partitions),
-                                         std::vector<std::vector<cpu::RtValue>>(replicas * partitions),
-                                         &checks, &checks_run);
+                                         std::move(args), &checks, &checks_run);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!results.ok()) {
       fail(StrCat("runtime error: ", results.status().message()));
