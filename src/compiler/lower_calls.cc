@@ -1,0 +1,536 @@
+// Lowering of custom calls (check targets, pass-through annotations, shape assertions, LAPACK,
+// ApproxTopK, FFI handlers), host transfers and collectives: the Lowerer methods of lowerer.h
+// that are not ops of their own.
+#include <algorithm>
+#include <cstring>
+
+#include "src/compiler/lowerer.h"
+#include "src/cpu/collectives.h"
+#include "src/cpu/kernels_indexing.h"
+
+namespace openpjrt::compiler::internal {
+
+void Lowerer::LowerCustomCall(const Operation& op, Env& env, Program& prog, int depth) {
+  Attribute t = op.attr("call_target_name");
+  std::string target = t && t.kind() == AttrKind::kString ? t->str : "";
+  if (target == "check.expect_eq") {
+    LowerCheck(op, env, prog, cpu::CheckParams::kEq, false);
+  } else if (target == "check.expect_almost_eq") {
+    LowerCheck(op, env, prog, cpu::CheckParams::kAlmostEq, false);
+    prog.steps.back().params = [&] {
+      auto p = std::make_shared<cpu::CheckParams>(prog.steps.back().Params<cpu::CheckParams>());
+      p->tolerance = 1e-3;
+      return p;
+    }();
+  } else if (target == "check.expect_close") {
+    LowerCheck(op, env, prog, cpu::CheckParams::kClose, false);
+    prog.steps.back().params = [&] {
+      auto p = std::make_shared<cpu::CheckParams>(prog.steps.back().Params<cpu::CheckParams>());
+      p->max_ulp = 3;
+      p->min_ulp = 0;
+      return p;
+    }();
+  } else if (target == "check.eq") {
+    LowerCheck(op, env, prog, cpu::CheckParams::kEqResult, true);
+  } else if ((target == "xla.sdy.ShardingGroup" || target == "local_xla.sdy.ShardingGroup") &&
+             op.num_results() == 0) {
+    // Shardy's sharding-group annotation: nothing to run on one device.
+  } else if ((target == "Sharding" || target == "annotate_device_placement" ||
+              target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
+              target == "MoveToHost" || target == "MoveToDevice" ||
+              target == "xla.sdy.GlobalToLocalShape" || target == "xla.sdy.LocalToGlobalShape" ||
+              target == "xla.sdy.FuncResultSharding" || target == "local_xla.sdy.GlobalToLocalShape" ||
+              target == "local_xla.sdy.LocalToGlobalShape" || target == "local_xla.sdy.FuncResultSharding") &&
+             op.operands.size() == op.num_results()) {
+    // Placement and sharding annotations (jax.jit shardings, shard_map over one device, host
+    // offloading): where they keep the type the value passes through; a shape change needs
+    // the SPMD partitioner, which the CPU plugin does not have.
+    for (size_t i = 0; i < op.num_results(); ++i)
+      if (op.operands[i]->type != op.result(i)->type)
+        Fail(op, target == "Sharding" || target == "annotate_device_placement" || target.starts_with("Move")
+                     ? absl::StatusCode::kInvalidArgument : absl::StatusCode::kUnimplemented,
+             StrCat("@", target, " must not change the type of operand #", i, " (",
+                    op.operands[i]->type.ToString(), " -> ", op.result(i)->type.ToString(),
+                    "): SPMD partitioning is not supported by the CPU plugin"));
+    AddStep(op, env, prog, cpu::CopyKernel(), Operands(op, env));
+  } else if (target == "shape_assertion") {
+    bool ok = !op.operands.empty() && op.num_results() == 0 && op.operands[0]->type.IsTensor() &&
+              op.operands[0]->type.rank() == 0 && op.operands[0]->type.element_type().elem() == ElemKind::kI1;
+    for (size_t i = 1; ok && i < op.operands.size(); ++i)
+      ok = op.operands[i]->type.IsTensor() && op.operands[i]->type.rank() == 0 &&
+           ir::IsInteger(op.operands[i]->type.element_type().elem());
+    if (!ok)
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           "@shape_assertion takes a tensor<i1> predicate and integer scalars, and returns nothing");
+    Attribute msg = op.attr("error_message");
+    auto p = std::make_shared<cpu::ShapeAssertionParams>();
+    p->message = msg && msg.kind() == AttrKind::kString ? msg->str : "shape assertion failed";
+    AddStep(op, env, prog, cpu::ShapeAssertionKernel(), Operands(op, env)).params = p;
+  } else if (target.starts_with("lapack_") || target.starts_with("blas_")) {
+    LowerLapack(op, env, prog, target);
+  } else if (target == "ApproxTopK") {
+    LowerApproxTopK(op, env, prog, depth);
+  } else if (const cpu::FfiHandler* h = cpu::FindFfiHandler(target)) {
+    LowerFfiCall(op, env, prog, target, h);
+  } else {
+    Fail(op, absl::StatusCode::kUnimplemented,
+         StrCat("custom_call target '", target, "' is not supported by the CPU plugin (No FFI handler registered for '",
+                target, "'; register one through the PJRT FFI extension)"));
+  }
+  return;
+}
+
+void Lowerer::LowerFfiCall(const Operation& op, Env& env, Program& prog, const std::string& target,
+                  const cpu::FfiHandler* handler) {
+  auto p = std::make_shared<cpu::FfiCallParams>();
+  p->target = target;
+  p->handler = handler;
+  Attribute config = op.attr("backend_config");
+  if (!config || config.kind() != AttrKind::kDictionary) config = op.attr("mhlo.backend_config");
+  if (config && config.kind() != AttrKind::kDictionary) config = Attribute();
+  absl::Status s = cpu::EncodeFfiAttrs(config, &p->attrs);
+  if (!s.ok()) Fail(op, s.code(), StrCat("@", target, ": ", s.message()));
+  for (size_t i = 0; i < op.num_results(); ++i) {
+    Type t = op.result(i)->type;
+    if (!t.IsTensor() && !t.IsToken())
+      Unimplemented(op, StrCat("@", target, ": result #", i, " of type ", t.ToString(), " for an FFI handler"));
+    p->result_is_token.push_back(t.IsToken());
+  }
+  AddStep(op, env, prog, cpu::FfiCallKernel(), Operands(op, env)).params = p;
+}
+
+int64_t Lowerer::ConstantOperand(const Operation& op, size_t i, const char* what) {
+  std::vector<int64_t> v;
+  const Operation* def = i < op.operands.size() ? op.operands[i]->def : nullptr;
+  if (!def || def->name() != "stablehlo.constant" || !ir::GetI64List(def->attr("value"), &v) || v.size() != 1)
+    Fail(op, absl::StatusCode::kUnimplemented,
+         StrCat("operand #", i, " (", what, ") must be a scalar integer constant"));
+  return v[0];
+}
+
+std::vector<int64_t> Lowerer::ConstantInts(const Operation& op, size_t i, const char* what) {
+  std::vector<int64_t> v;
+  const Operation* def = i < op.operands.size() ? op.operands[i]->def : nullptr;
+  const int64_t n = i < op.operands.size() ? op.operands[i]->type.NumElements() : -1;
+  if (!def || def->name() != "stablehlo.constant" || !ir::GetI64List(def->attr("value"), &v) || n < 0)
+    Fail(op, absl::StatusCode::kUnimplemented,
+         StrCat("operand #", i, " (", what, ") must be an integer constant"));
+  if (v.size() == 1 && n != 1) v.assign(static_cast<size_t>(n), v[0]);
+  return v;
+}
+
+void Lowerer::LowerApproxTopK(const Operation& op, Env& env, Program& prog, int depth) {
+  const size_t n = op.num_results();
+  if (n == 0 || op.operands.size() != 2 * n)
+    Fail(op, absl::StatusCode::kInvalidArgument,
+         StrCat("@ApproxTopK takes N operands and N init values and returns N results; got ",
+                op.operands.size(), " operands and ", n, " results"));
+  Attribute config = op.attr("mhlo.backend_config");
+  if (!config || config.kind() != AttrKind::kDictionary) config = op.attr("backend_config");
+  int64_t dim = -1;
+  if (!config || config.kind() != AttrKind::kDictionary || !ir::GetInt(config.Field("reduction_dim"), &dim))
+    Fail(op, absl::StatusCode::kInvalidArgument, "@ApproxTopK needs backend_config.reduction_dim");
+  Attribute cc = op.attr("called_computations");
+  if (cc && cc.kind() == AttrKind::kArray && cc->elements.size() == 1) cc = cc->elements[0];
+  const Operation* cmp = cc && cc.kind() == AttrKind::kSymbolRef && cc->symbols.size() == 1
+                             ? m_.LookupFunction(cc->symbols[0]) : nullptr;
+  if (!cmp || cmp->regions.empty() || !cmp->regions[0]->front())
+    Fail(op, absl::StatusCode::kInvalidArgument, "@ApproxTopK needs its comparator in called_computations");
+  if (cmp->regions[0]->front()->args.size() != 2 * n)
+    Fail(op, absl::StatusCode::kInvalidArgument,
+         StrCat("@ApproxTopK's comparator @", ir::FuncName(*cmp), " must take ", 2 * n, " arguments"));
+  const ArrayType x = ToArrayType(op, op.operands[0]->type);
+  if (dim < 0 || dim >= x.rank())
+    Fail(op, absl::StatusCode::kInvalidArgument,
+         StrCat("@ApproxTopK: reduction_dim ", dim, " is out of range for rank ", x.rank()));
+  Step sort;
+  sort.fn = cpu::SortKernel();
+  sort.name = std::string(op.name());
+  sort.loc = op.loc;
+  auto sp = std::make_shared<cpu::SortParams>();
+  sp->dimension = dim;
+  sort.params = sp;
+  std::vector<ArrayType> out_types;
+  for (size_t i = 0; i < n; ++i) {
+    const ArrayType in = ToArrayType(op, op.operands[i]->type), out = ToArrayType(op, op.result(i)->type);
+    bool ok = in.dims == x.dims && out.elem == in.elem && out.rank() == in.rank();
+    for (int64_t d = 0; ok && d < in.rank(); ++d) ok = d == dim ? out.dims[d] <= in.dims[d] : out.dims[d] == in.dims[d];
+    if (!ok)
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat("@ApproxTopK: operand #", i, " is ", in.ToString(), " and result #", i, " is ", out.ToString(),
+                  "; they must match except along reduction_dim ", dim, ", where the result is no longer"));
+    sort.in.push_back(Use(op, env, op.operands[i]));
+    sort.out.push_back(NewSlot());
+    sort.out_types.push_back(in);
+    out_types.push_back(out);
+  }
+  auto body = std::make_shared<Program>();
+  {
+    Env inner;  // functions are isolated from above
+    for (const auto& a : cmp->regions[0]->front()->args) {
+      int slot = NewSlot();
+      inner.slots[a.get()] = slot;
+      body->args.push_back(slot);
+    }
+    body->results = LowerBlock(*cmp->regions[0]->front(), inner, *body, depth + 1);
+  }
+  sort.regions.push_back(body);
+  const std::vector<int> sorted = sort.out;
+  prog.steps.push_back(std::move(sort));
+  for (size_t i = 0; i < n; ++i) {
+    auto p = std::make_shared<cpu::SliceParams>();
+    p->start.assign(x.rank(), 0);
+    p->limit.assign(out_types[i].dims.begin(), out_types[i].dims.end());
+    p->strides.assign(x.rank(), 1);
+    env.slots[op.result(i)] = AddHelperStep(op, prog, cpu::SliceKernel(), {sorted[i]}, out_types[i], p);
+  }
+}
+
+void Lowerer::LowerLapack(const Operation& op, Env& env, Program& prog, const std::string& target) {
+  const bool blas = target.starts_with("blas_");
+  std::string name = target.substr(blas ? 5 : 7);
+  const bool ffi = name.ends_with("_ffi");
+  if (ffi) name.resize(name.size() - 4);
+  if (name.size() < 2 || std::string_view("sdcz").find(name[0]) == std::string_view::npos)
+    Fail(op, absl::StatusCode::kUnimplemented, StrCat("custom_call target '", target, "' is not supported by the CPU plugin"));
+  const ElemKind kind = name[0] == 's' ? ElemKind::kF32 : name[0] == 'd' ? ElemKind::kF64
+                        : name[0] == 'c' ? ElemKind::kC64 : ElemKind::kC128;
+  const std::string routine = name.substr(1);
+  Attribute config = op.attr("mhlo.backend_config");
+  auto char_option = [&](const char* key, char dflt) -> char {
+    int64_t v;
+    Attribute a = config && config.kind() == AttrKind::kDictionary ? config.Field(key) : Attribute();
+    if (!a) return dflt;
+    if (!ir::GetInt(a, &v)) Fail(op, absl::StatusCode::kInvalidArgument, StrCat("mhlo.backend_config.", key, " must be an integer"));
+    return static_cast<char>(v);
+  };
+  auto p = std::make_shared<cpu::LapackParams>();
+  std::vector<int> in = Operands(op, env);
+
+  if (routine == "trsm") {
+    // FFI: (a, b, alpha) with side/uplo/trans_x/diag; legacy: (left, lower, trans, diag, m, n,
+    // batch, alpha, a, b). Both become stablehlo.triangular_solve when alpha is 1.
+    auto t = std::make_shared<cpu::TriangularSolveParams>();
+    size_t a_index = ffi ? 0 : 8, alpha_index = ffi ? 2 : 7;
+    if (in.size() != (ffi ? 3u : 10u) || op.num_results() != 1)
+      Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, " takes ", ffi ? 3 : 10, " operands and returns one result"));
+    int64_t trans;
+    if (ffi) {
+      t->left_side = char_option("side", 'L') == 'L';
+      t->lower = char_option("uplo", 'L') == 'L';
+      char tc = char_option("trans_x", 'N');
+      trans = tc == 'T' ? 1 : tc == 'C' ? 2 : 0;
+      t->unit_diagonal = char_option("diag", 'N') == 'U';
+    } else {
+      t->left_side = ConstantOperand(op, 0, "left_side") != 0;
+      t->lower = ConstantOperand(op, 1, "lower") != 0;
+      trans = ConstantOperand(op, 2, "trans_a");
+      t->unit_diagonal = ConstantOperand(op, 3, "diag") != 0;
+    }
+    t->transpose = trans == 1 ? cpu::TriangularSolveParams::kTranspose
+                   : trans == 2 ? cpu::TriangularSolveParams::kAdjoint
+                                : cpu::TriangularSolveParams::kNoTranspose;
+    const Operation* alpha = op.operands[alpha_index]->def;
+    bool alpha_is_one = false;
+    if (alpha && alpha->name() == "stablehlo.constant") {
+      Attribute v = alpha->attr("value");
+      if (v && v.kind() == AttrKind::kDenseElements && v->data) {
+        const std::vector<uint8_t>& bytes = *v->data;
+        alpha_is_one = (kind == ElemKind::kF32 && bytes.size() == 4 && bytes == std::vector<uint8_t>{0, 0, 0x80, 0x3f}) ||
+                       (kind == ElemKind::kF64 && bytes.size() == 8 && bytes == std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 0xf0, 0x3f}) ||
+                       (kind == ElemKind::kC64 && bytes.size() == 8 && bytes == std::vector<uint8_t>{0, 0, 0x80, 0x3f, 0, 0, 0, 0}) ||
+                       (kind == ElemKind::kC128 && bytes.size() == 16 &&
+                        bytes == std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0});
+      }
+    }
+    if (!alpha_is_one) Unimplemented(op, StrCat("@", target, " with alpha other than the constant 1"));
+    AddStep(op, env, prog, cpu::TriangularSolveKernel(), {in[a_index], in[a_index + 1]}).params = t;
+    return;
+  }
+
+  if (routine == "gtsv" && ffi) {
+    // (dl, d, du, b) -> (dl, d, du, b, info), jax.lax.linalg.tridiagonal_solve on CPU.
+    if (in.size() != 4 || op.num_results() != 5)
+      Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, " takes 4 operands and returns 5 results"));
+    std::vector<ArrayType> ts;
+    for (int i = 0; i < 4; ++i) ts.push_back(ToArrayType(op, op.operands[i]->type));
+    const ArrayType& b = ts[3];
+    bool ok = b.elem == kind && b.rank() >= 2;
+    std::vector<int64_t> vec = b.dims;
+    if (ok) vec.pop_back();
+    for (int i = 0; ok && i < 3; ++i) ok = ts[i].elem == kind && ts[i].dims == vec;
+    if (!ok)
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat("@", target, " needs dl, d, du of shape [batch..., m] and b of [batch..., m, nrhs], all ",
+                  ir::ElemKindName(kind), "; got ", ts[0].ToString(), ", ", ts[1].ToString(), ", ",
+                  ts[2].ToString(), ", ", b.ToString()));
+    vec.pop_back();
+    ts.push_back(ArrayType{ElemKind::kI32, vec});
+    for (int i = 0; i < 5; ++i)
+      if (ToArrayType(op, op.result(i)->type) != ts[i])
+        Fail(op, absl::StatusCode::kInvalidArgument,
+             StrCat("@", target, ": result #", i, " must be ", ts[i].ToString(), ", got ", op.result(i)->type.ToString()));
+    AddStep(op, env, prog, cpu::GtsvKernel(), in);
+    return;
+  }
+
+  size_t scalars = 0;  // leading scalar operands of the legacy form
+  if (routine == "getrf") {
+    p->routine = cpu::LapackParams::kGetrf;
+    scalars = 3;  // batch, m, n
+  } else if (routine == "geqrf") {
+    p->routine = cpu::LapackParams::kGeqrf;
+    scalars = 4;  // batch, m, n, lwork
+  } else if (routine == "orgqr" || routine == "ungqr") {
+    p->routine = cpu::LapackParams::kOrgqr;
+    scalars = 5;  // batch, m, n, k, lwork
+  } else if (routine == "potrf") {
+    p->routine = cpu::LapackParams::kPotrf;
+    scalars = 3;  // lower, batch, n
+    p->lower = ffi ? char_option("uplo", 'L') == 'L' : ConstantOperand(op, 0, "lower") != 0;
+  } else if (routine == "syevd" || routine == "heevd") {
+    p->routine = cpu::LapackParams::kSyevd;
+    scalars = 3;  // lower, batch, n
+    p->lower = ffi ? char_option("uplo", 'L') == 'L' : ConstantOperand(op, 0, "lower") != 0;
+    p->vectors = ffi ? char_option("mode", 'V') == 'V' : true;
+  } else if (routine == "gesdd" || routine == "gesvd") {
+    p->routine = cpu::LapackParams::kGesdd;
+    scalars = 6;  // full_matrices, compute_uv, batch, m, n, lwork
+    if (ffi) {
+      char mode = char_option("mode", 'A');
+      if (mode == 'O') Unimplemented(op, StrCat("@", target, " with mode 'O'"));
+      p->vectors = mode != 'N';
+      p->full_matrices = mode == 'A';
+    } else {
+      p->full_matrices = ConstantOperand(op, 0, "full_matrices") != 0;
+      p->vectors = ConstantOperand(op, 1, "compute_uv") != 0;
+    }
+  } else if (routine == "geev" && ffi) {
+    p->routine = cpu::LapackParams::kGeev;
+    p->left_vectors = char_option("compute_left", 'N') == 'V';
+    p->vectors = char_option("compute_right", 'V') == 'V';
+  } else if (routine == "gehrd" && ffi) {
+    p->routine = cpu::LapackParams::kGehrd;
+    // low/high are LAPACK's 1-based ilo/ihi; the defaults reduce the whole matrix.
+    int64_t low = 1, high = -1;
+    if (config && config.kind() == AttrKind::kDictionary) {
+      ir::GetInt(config.Field("low"), &low);
+      ir::GetInt(config.Field("high"), &high);
+    }
+    p->ilo = low - 1;
+    p->ihi = high - 1;  // checked against n below
+  } else if (routine == "gees" && ffi) {
+    p->routine = cpu::LapackParams::kGees;
+    p->vectors = char_option("mode", 'V') == 'V';
+    if (char_option("sort", 'N') != 'N')
+      Unimplemented(op, StrCat("@", target, " with eigenvalue sorting (sort = '", std::string(1, char_option("sort", 'N')), "')"));
+  } else if ((routine == "sytrd" || routine == "hetrd") && ffi) {
+    p->routine = cpu::LapackParams::kSytrd;
+    p->lower = char_option("uplo", 'L') == 'L';
+  } else {
+    Fail(op, absl::StatusCode::kUnimplemented,
+         StrCat("custom_call target '", target, "' (LAPACK ", routine, ") is not supported by the CPU plugin"));
+  }
+  p->first_operand = ffi ? 0 : static_cast<int>(scalars);
+  const size_t matrices = p->routine == cpu::LapackParams::kOrgqr ? 2 : 1;
+  if (in.size() != p->first_operand + matrices)
+    Fail(op, absl::StatusCode::kInvalidArgument,
+         StrCat("@", target, " takes ", p->first_operand + matrices, " operands, got ", in.size()));
+  Type x = op.operands[p->first_operand]->type;
+  if (!x.IsTensor() || x.rank() < 2 || x.element_type().elem() != kind)
+    Fail(op, absl::StatusCode::kInvalidArgument,
+         StrCat("@", target, " needs a matrix of ", ir::ElemKindName(kind), " elements, got ", x.ToString()));
+  std::vector<Type> results;
+  if (op.num_results() == 1 && op.result(0)->type.IsTuple()) {
+    p->tuple_result = true;
+    for (Type t : op.result(0)->type.inputs()) results.push_back(t);
+  } else {
+    for (size_t i = 0; i < op.num_results(); ++i) results.push_back(op.result(i)->type);
+  }
+  const bool complex_kind = kind == ElemKind::kC64 || kind == ElemKind::kC128;
+  const size_t needed = p->routine == cpu::LapackParams::kGeev ? (complex_kind ? 4 : 5)
+                        : p->routine == cpu::LapackParams::kGees ? (complex_kind ? 5 : 6)
+                        : std::vector<size_t>{3, 2, 1, 2, 3, 5, 0, 3, 5}[p->routine];
+  if (results.size() < needed)
+    Fail(op, absl::StatusCode::kInvalidArgument,
+         StrCat("@", target, " must return at least ", needed, " results, got ", results.size()));
+  for (Type t : results) p->result_types.push_back(ToArrayType(op, t));
+  // The kernel writes exactly these shapes: check every result it fills.
+  const ArrayType xa = ToArrayType(op, x);
+  const int64_t m = xa.dims[xa.rank() - 2], n = xa.dims.back(), k = std::min(m, n);
+  const std::vector<int64_t> batch(xa.dims.begin(), xa.dims.end() - 2);
+  const ElemKind real = kind == ElemKind::kC64 ? ElemKind::kF32 : kind == ElemKind::kC128 ? ElemKind::kF64 : kind;
+  auto with = [&](std::vector<int64_t> tail) {
+    std::vector<int64_t> d = batch;
+    d.insert(d.end(), tail.begin(), tail.end());
+    return d;
+  };
+  auto expect = [&](size_t i, ElemKind ek, std::vector<int64_t> dims) {
+    if (i >= p->result_types.size()) return;
+    cpu::ArrayType want{ek, std::move(dims)};
+    if (p->result_types[i] != want)
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat("@", target, ": result #", i, " must be ", want.ToString(), ", got ",
+                  p->result_types[i].ToString()));
+  };
+  if (p->routine != cpu::LapackParams::kGeev) expect(0, kind, xa.dims);
+  if ((p->routine == cpu::LapackParams::kPotrf || p->routine == cpu::LapackParams::kSyevd ||
+       p->routine == cpu::LapackParams::kGeev || p->routine == cpu::LapackParams::kGehrd ||
+       p->routine == cpu::LapackParams::kSytrd || p->routine == cpu::LapackParams::kGees) && m != n)
+    Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, " needs square matrices, got ", x.ToString()));
+  switch (p->routine) {
+    case cpu::LapackParams::kGetrf: expect(1, ElemKind::kI32, with({k})); expect(2, ElemKind::kI32, batch); break;
+    case cpu::LapackParams::kGeqrf: expect(1, kind, with({k})); expect(2, ElemKind::kI32, batch); break;
+    case cpu::LapackParams::kOrgqr: {
+      Type tau = op.operands[p->first_operand + 1]->type;
+      ArrayType ta = ToArrayType(op, tau);
+      if (ta.elem != kind || ta.rank() != xa.rank() - 1 ||
+          !std::equal(batch.begin(), batch.end(), ta.dims.begin()) || ta.dims.back() > n || n > m)
+        Fail(op, absl::StatusCode::kInvalidArgument,
+             StrCat("@", target, ": tau ", tau.ToString(), " does not fit the matrix ", x.ToString()));
+      expect(1, ElemKind::kI32, batch);
+      break;
+    }
+    case cpu::LapackParams::kPotrf: expect(1, ElemKind::kI32, batch); break;
+    case cpu::LapackParams::kSyevd: expect(1, real, with({n})); expect(2, ElemKind::kI32, batch); break;
+    case cpu::LapackParams::kGesdd:
+      expect(1, real, with({k}));
+      if (p->vectors) {
+        expect(2, kind, with({m, p->full_matrices ? m : k}));
+        expect(3, kind, with({p->full_matrices ? n : k, n}));
+      }
+      expect(4, ElemKind::kI32, batch);
+      break;
+    case cpu::LapackParams::kGehrd:
+      if (p->ihi == -2) p->ihi = n - 1;  // no `high`: the whole matrix
+      if (p->ilo < 0 || p->ilo > std::max<int64_t>(n - 1, 0) || p->ihi < std::min(p->ilo, n - 1) || p->ihi > n - 1)
+        Fail(op, absl::StatusCode::kInvalidArgument,
+             StrCat("@", target, ": low = ", p->ilo + 1, ", high = ", p->ihi + 1, " do not fit ", n, "x", n,
+                    " matrices (1 <= low <= high <= n)"));
+      expect(1, kind, with({std::max<int64_t>(n - 1, 0)}));
+      expect(2, ElemKind::kI32, batch);
+      break;
+    case cpu::LapackParams::kGees: {
+      expect(1, kind, xa.dims);
+      const size_t wn = complex_kind ? 1 : 2;
+      for (size_t i = 0; i < wn; ++i) expect(2 + i, kind, with({n}));
+      expect(2 + wn, ElemKind::kI32, batch);
+      expect(3 + wn, ElemKind::kI32, batch);
+      break;
+    }
+    case cpu::LapackParams::kSytrd:
+      expect(1, real, with({n}));
+      expect(2, real, with({std::max<int64_t>(n - 1, 0)}));
+      expect(3, kind, with({std::max<int64_t>(n - 1, 0)}));
+      expect(4, ElemKind::kI32, batch);
+      break;
+    case cpu::LapackParams::kGeev: {
+      const ElemKind ck = kind == ElemKind::kF32 ? ElemKind::kC64 : kind == ElemKind::kF64 ? ElemKind::kC128 : kind;
+      const size_t first_vec = complex_kind ? 1 : 2;
+      for (size_t i = 0; i < first_vec; ++i) expect(i, kind, with({n}));
+      expect(first_vec, ck, with({n, n}));
+      expect(first_vec + 1, ck, with({n, n}));
+      expect(first_vec + 2, ElemKind::kI32, batch);
+      break;
+    }
+  }
+  AddStep(op, env, prog, cpu::LapackKernel(), in).params = p;
+}
+
+void Lowerer::LowerHostTransfer(const Operation& op, Env& env, Program& prog) {
+  const bool send = op.code == OpCode::kSend;
+  Attribute host = op.attr("is_host_transfer");
+  if (!host || host.kind() != AttrKind::kBool || !host->int_value) {
+    Fail(op, absl::StatusCode::kUnimplemented,
+         "device-to-device send/recv (is_host_transfer = false) is not supported by the CPU plugin");
+    return;
+  }
+  const size_t data = send ? op.operands.size() - 1 : op.num_results() - 1;
+  if (data != 1) {
+    Fail(op, absl::StatusCode::kUnimplemented,
+         StrCat("host ", send ? "send" : "recv", " of ", data, " arrays (one is supported)"));
+    return;
+  }
+  auto p = std::make_shared<cpu::HostTransferParams>();
+  Attribute ch = op.attr("channel_handle");
+  if (ch && ch.kind() == AttrKind::kStruct) ir::GetInt(ch.Field("handle"), &p->channel);
+  Step& s = AddStep(op, env, prog, send ? cpu::HostSendKernel() : cpu::HostRecvKernel(), Operands(op, env));
+  s.params = p;
+}
+
+void Lowerer::LowerCollective(const Operation& op, Env& env, Program& prog, int depth) {
+  auto p = std::make_shared<cpu::CollectiveParams>();
+  const OpCode c = op.code;
+  p->kind = c == OpCode::kAllReduce || c == OpCode::kCrossReplicaSum ? cpu::CollectiveParams::kAllReduce
+            : c == OpCode::kCollectiveReduce ? cpu::CollectiveParams::kCollectiveReduce
+            : c == OpCode::kAllGather ? cpu::CollectiveParams::kAllGather
+            : c == OpCode::kReduceScatter ? cpu::CollectiveParams::kReduceScatter
+            : c == OpCode::kAllToAll ? cpu::CollectiveParams::kAllToAll
+            : c == OpCode::kCollectivePermute ? cpu::CollectiveParams::kCollectivePermute
+                                              : cpu::CollectiveParams::kCollectiveBroadcast;
+  // replica_groups: a 2-D integer tensor; -1 pads ragged groups.
+  Attribute rg = op.attr("replica_groups");
+  std::vector<int64_t> flat;
+  if (rg && ir::GetI64List(rg, &flat) && rg.kind() == AttrKind::kDenseElements && rg->type.rank() == 2) {
+    const int64_t rows = rg->type.shape()[0], cols = rg->type.shape()[1];
+    for (int64_t i = 0; i < rows; ++i) {
+      std::vector<int64_t> g;
+      for (int64_t j = 0; j < cols; ++j)
+        if (flat[i * cols + j] >= 0) g.push_back(flat[i * cols + j]);
+      p->groups.push_back(g);
+    }
+  }
+  Attribute ch = op.attr("channel_handle");
+  int64_t channel = 0;
+  if (ch && ch.kind() == AttrKind::kStruct) ir::GetInt(ch.Field("handle"), &channel);
+  const bool global_ids = static_cast<bool>(op.attr("use_global_device_ids"));
+  if (p->kind == cpu::CollectiveParams::kCollectivePermute ||
+      p->kind == cpu::CollectiveParams::kCollectiveBroadcast ||
+      p->kind == cpu::CollectiveParams::kAllToAll) {
+    p->mode = channel > 0 ? cpu::GroupMode::kCrossPartition : cpu::GroupMode::kCrossReplica;
+  } else if (channel <= 0) {
+    p->mode = cpu::GroupMode::kCrossReplica;
+  } else {
+    p->mode = global_ids ? cpu::GroupMode::kFlattenedIds : cpu::GroupMode::kCrossReplicaAndPartition;
+  }
+  if (p->kind == cpu::CollectiveParams::kCollectivePermute) {
+    std::vector<int64_t> pairs;
+    ir::GetI64List(op.attr("source_target_pairs"), &pairs);
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) p->pairs.emplace_back(pairs[i], pairs[i + 1]);
+  }
+  p->dim = Int(op, p->kind == cpu::CollectiveParams::kAllGather ? "all_gather_dim"
+                   : p->kind == cpu::CollectiveParams::kReduceScatter ? "scatter_dimension"
+                                                                       : "split_dimension", 0);
+  p->concat_dim = Int(op, "concat_dimension", 0);
+  p->split_count = Int(op, "split_count", 1);
+  std::vector<std::shared_ptr<Program>> regions;
+  if (c == OpCode::kCrossReplicaSum) {
+    p->has_fast = true;
+    p->fast = Check(op, cpu::SelectBinary(BinaryOp::kAdd, kind_of_result(op), kind_of_result(op)));
+  } else if (!op.regions.empty()) {
+    BinaryOp b;
+    const ir::Block* body = op.regions[0]->front();
+    bool same_kinds = true;
+    for (size_t i = 0; i < op.num_results(); ++i)
+      same_kinds &= op.operands[i]->type.element_type() == op.result(i)->type.element_type();
+    if (body && same_kinds && FastRegion(*body, &b)) {
+      KernelFn fn = nullptr;
+      bool one_kind = true;
+      for (size_t i = 1; i < op.num_results(); ++i)
+        one_kind &= op.result(i)->type.element_type() == op.result(0)->type.element_type();
+      auto sel = cpu::SelectBinary(b, kind_of_result(op), kind_of_result(op));
+      if (one_kind && sel.ok()) fn = *sel;
+      p->has_fast = fn != nullptr;
+      p->fast = fn;
+    }
+    if (!p->has_fast) regions.push_back(LowerRegion(op, 0, env, depth));
+  }
+  std::vector<ElemKind> want;
+  for (size_t i = 0; i < op.num_results() && i < op.operands.size(); ++i)
+    want.push_back(kind_of_result_at(op, i));
+  Step& s = AddStep(op, env, prog, cpu::CollectiveKernel(), OperandsAs(op, env, prog, want));
+  s.params = p;
+  s.regions = std::move(regions);
+}
+
+}  // namespace openpjrt::compiler::internal
