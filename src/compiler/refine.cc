@@ -1,6 +1,7 @@
 // Shape refinement (see refine.h).
 #include "src/compiler/refine.h"
 
+#include <array>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -263,6 +264,22 @@ class Refiner {
     ir::GetI64List(op.attr(name), &v);
     return v;
   }
+  // Three integer lists that the static form of an op has as attributes and the dynamic form as
+  // operands first..first+2 (slice/real_dynamic_slice, pad/dynamic_pad). False when an operand's
+  // value is not known.
+  bool ThreeLists(const Operation& op, bool from_attrs, std::array<const char*, 3> names, size_t first,
+                  std::array<Ints*, 3> out) {
+    for (size_t i = 0; i < 3; ++i) {
+      if (from_attrs) {
+        *out[i] = Attr(op, names[i]);
+        continue;
+      }
+      const Ints* k = first + i < op.operands.size() ? Known(op.operands[first + i]) : nullptr;
+      if (!k) return false;
+      *out[i] = *k;
+    }
+    return true;
+  }
   std::vector<int64_t> Field(const Operation& op, const char* attr, const char* field) {
     std::vector<int64_t> v;
     Attribute a = op.attr(attr);
@@ -382,14 +399,10 @@ class Refiner {
       }
       case OpCode::kSlice: case OpCode::kRealDynamicSlice: {
         Ints start, limit, strides;
-        if (c == OpCode::kSlice) {
-          start = Attr(op, "start_indices"), limit = Attr(op, "limit_indices"), strides = Attr(op, "strides");
-        } else {
-          const Ints *a = Known(op.operands[1]), *b = Known(op.operands[2]), *s = Known(op.operands[3]);
-          if (!a || !b || !s) return;
-          start = *a, limit = *b, strides = *s;
-        }
-        if (start.size() != limit.size() || start.size() != strides.size()) return;
+        if (!ThreeLists(op, c == OpCode::kSlice, {"start_indices", "limit_indices", "strides"}, 1,
+                        {&start, &limit, &strides}) ||
+            start.size() != limit.size() || start.size() != strides.size())
+          return;
         Dims d;
         for (size_t i = 0; i < start.size(); ++i)
           d.push_back(strides[i] <= 0 || limit[i] < start[i] ? kDynamic : (limit[i] - start[i] + strides[i] - 1) / strides[i]);
@@ -398,13 +411,9 @@ class Refiner {
       }
       case OpCode::kPad: case OpCode::kDynamicPad: {
         Ints lo, hi, interior;
-        if (c == OpCode::kPad) {
-          lo = Attr(op, "edge_padding_low"), hi = Attr(op, "edge_padding_high"), interior = Attr(op, "interior_padding");
-        } else {
-          const Ints *a = Known(op.operands[2]), *b = Known(op.operands[3]), *s = Known(op.operands[4]);
-          if (!a || !b || !s) return;
-          lo = *a, hi = *b, interior = *s;
-        }
+        if (!ThreeLists(op, c == OpCode::kPad, {"edge_padding_low", "edge_padding_high", "interior_padding"}, 2,
+                        {&lo, &hi, &interior}))
+          return;
         const Dims x = in(0);
         if (lo.size() != x.size() || hi.size() != x.size() || interior.size() != x.size()) return;
         Dims d;
