@@ -34,6 +34,15 @@ def main():
     write_npy(f"{tmp}/a.npy", "<f4", (), struct.pack("<f", 3.0))
     write_npy(f"{tmp}/x.npy", "<f4", (4,), struct.pack("<4f", 0, 1, 2, 3))
     write_npy(f"{tmp}/xi.npy", "<i4", (4,), struct.pack("<4i", 0, 1, 2, 3))
+    # An entry point with a dynamic argument (a shape-polymorphic export): compiled for the shape
+    # of the file given.
+    poly = f"{tmp}/poly.mlir"
+    with open(poly, "w") as f:
+        f.write("func.func @main(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {\n"
+                "  %y = stablehlo.add %x, %x : tensor<?x2xf32>\n"
+                "  return %y : tensor<?x2xf32>\n}\n")
+    write_npy(f"{tmp}/m32.npy", "<f4", (3, 2), struct.pack("<6f", 0, 1, 2, 3, 4, 5))
+    write_npy(f"{tmp}/m23.npy", "<f4", (2, 3), struct.pack("<6f", 0, 1, 2, 3, 4, 5))
     cases = [
         # (argv, stdin, expected exit, text expected in stdout+stderr)
         ([], None, 2, "usage: openpjrt <command>"),
@@ -67,6 +76,10 @@ def main():
         (["run", "--input", f"0={tmp}/a.npy", "--input", f"arg1={tmp}/xi.npy", axpy], None, 1,
          "holds i32 of shape [4]; argument #1 is tensor<4xf32>"),
         (["run", "--input", f"0={tmp}/a.npy", axpy], None, 1, "argument #1 (tensor<4xf32>) has no --input"),
+        (["run", "--print", "--input", f"0={tmp}/m32.npy", poly], None, 0,
+         "result #0 = dense<[[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]]> : tensor<3x2xf32>"),
+        (["run", "--input", f"0={tmp}/m23.npy", poly], None, 1, "argument #0 is tensor<?x2xf32>"),
+        (["run", poly], None, 1, "argument #0 has the dynamic type tensor<?x2xf32>"),
         # bench and info.
         (["bench", "--help"], None, 0, "median_us=X p10_us=Y p90_us=Z compile_ms=W"),
         (["bench", "--iters", "0", axpy], None, 2, "--iters needs a number >= 1"),

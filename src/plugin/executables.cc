@@ -315,8 +315,15 @@ PJRT_Error* OPJ_Executable_GetCompiledMemoryStats(PJRT_Executable_GetCompiledMem
   OPJ_REQUIRE(PJRT_Executable_GetCompiledMemoryStats_Args, args, executable);
   const runtime::Executable& exe = *args->executable->exe;
   int64_t in = 0, out = 0;
-  for (const auto& s : exe.arg_shapes()) in += s.token ? 0 : s.type.ByteSize();
-  for (const auto& s : exe.result_shapes()) out += s.token ? 0 : s.type.ByteSize();
+  // Sizes that depend on the arguments (-1 dimensions of a dynamic entry point) count as 0.
+  auto bytes = [](const runtime::BufferShape& s) -> int64_t {
+    if (s.token) return 0;
+    for (int64_t d : s.type.dims)
+      if (d < 0) return 0;
+    return s.type.ByteSize();
+  };
+  for (const auto& s : exe.arg_shapes()) in += bytes(s);
+  for (const auto& s : exe.result_shapes()) out += bytes(s);
   args->generated_code_size_in_bytes = exe.code_size();
   args->argument_size_in_bytes = in;
   args->output_size_in_bytes = out;

@@ -2,6 +2,8 @@
 // run on the client's pool (or inline for a synchronous client).
 #include "src/runtime/executable.h"
 
+#include <mutex>
+
 #include "src/ir/bytecode.h"
 
 #include <cstring>
@@ -105,17 +107,19 @@ void Accumulate(const ir::Operation& op, CostAnalysis* cost) {
       for (const auto& inner : block->ops) Accumulate(*inner, cost);
 }
 
+// The ABI shape of a parameter or result; dynamic dimensions (only in an entry point that is
+// specialised at Execute) read as -1.
 absl::StatusOr<BufferShape> ShapeOf(ir::Type t, const char* what, size_t i) {
   if (t.IsToken()) return BufferShape{{}, true};
-  if (t.IsTensor() && t.HasStaticShape() && !t.element_type().IsQuant()) {
+  if (t.IsTensor() && !t.element_type().IsQuant() && t.element_type().IsElement()) {
     BufferShape s;
     s.type.elem = t.element_type().elem();
-    s.type.dims.assign(t.shape().begin(), t.shape().end());
+    for (int64_t d : t.shape()) s.type.dims.push_back(d == ir::kDynamic ? -1 : d);
     return s;
   }
   return absl::UnimplementedError(StrCat("the plugin cannot pass ", what, " #", i, " of type ",
-                                         ir::PrintType(t), " (tuples, quantized and dynamic "
-                                         "types are not supported at the ABI yet)"));
+                                         ir::PrintType(t), " (tuples and quantized types are not "
+                                         "supported at the ABI yet)"));
 }
 
 bool IsDonor(const ir::Attribute& dict) {
@@ -138,6 +142,12 @@ void PutField(std::string* out, std::string_view s) {
 absl::StatusOr<std::shared_ptr<Executable>> Executable::Compile(std::string_view code,
                                                                 std::string_view format,
                                                                 CompileOptions options) {
+  return Build(code, format, std::move(options), nullptr);
+}
+
+absl::StatusOr<std::shared_ptr<Executable>> Executable::Build(std::string_view code, std::string_view format,
+                                                              CompileOptions options,
+                                                              const std::vector<BufferShape>* specialise) {
   if (format != "mlir")
     return absl::InvalidArgumentError(
         StrCat("unsupported program format '", format, "'; the CPU plugin reads \"mlir\""));
@@ -149,12 +159,42 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Compile(std::string_view
   exe->module_ = std::move(*module);
   if (absl::Status s = ir::VerifyModule(*exe->module_); !s.ok())
     return absl::InvalidArgumentError(s.message());
-  auto program = compiler::Compile(*exe->module_);
-  if (!program.ok()) return program.status();
-  exe->program_ = *program;
-  exe->name_ = exe->program_->name;
+  ir::Operation* entry = const_cast<ir::Operation*>(compiler::FindEntry(*exe->module_, ""));
+  bool dynamic = false;
+  if (entry && !entry->regions.empty() && entry->regions[0]->front()) {
+    ir::Block& body = *entry->regions[0]->front();
+    for (const auto& a : body.args) dynamic = dynamic || (a->type.IsTensor() && !a->type.HasStaticShape());
+    if (dynamic && specialise) {
+      // The arguments' static types replace the dynamic ones; refinement does the rest.
+      std::vector<ir::Type> inputs;
+      for (size_t i = 0; i < body.args.size(); ++i) {
+        ir::Type t = body.args[i]->type;
+        if (t.IsTensor() && !t.HasStaticShape()) {
+          const BufferShape& want = (*specialise)[i];
+          std::vector<int64_t> dims(want.type.dims.begin(), want.type.dims.end());
+          t = exe->module_->ctx->Tensor(dims, t.element_type());
+          body.args[i]->type = t;
+        }
+        inputs.push_back(t);
+      }
+      entry->SetAttr("function_type", ir::Attribute::TypeAttr(exe->module_->ctx->Function(
+                                          inputs, ir::FuncType(*entry).results())));
+      if (absl::Status s = ir::VerifyModule(*exe->module_); !s.ok())
+        return absl::InvalidArgumentError(s.message());
+      dynamic = false;
+    }
+  }
+  if (!dynamic) {
+    auto program = compiler::Compile(*exe->module_);
+    if (!program.ok()) return program.status();
+    exe->program_ = *program;
+    exe->name_ = exe->program_->name;
+  } else {
+    // Compiled at Execute for each set of argument shapes (Specialise).
+    exe->dynamic_entry_ = true;
+    exe->name_ = std::string(ir::FuncName(*entry));
+  }
 
-  const ir::Operation* entry = compiler::FindEntry(*exe->module_, "");
   ir::Type ft = ir::FuncType(*entry);
   ir::Attribute arg_attrs = entry->attr("arg_attrs");
   for (size_t i = 0; i < ft.inputs().size(); ++i) {
@@ -198,7 +238,7 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Compile(std::string_view
   // Handing a run to the pool costs 20-50 us on a 2-core VM (a thread wake-up); programs whose
   // work is of that order (2 MFLOP is ~20 us of GEMM, 512 KiB ~35 us of memory traffic) run on
   // the thread that makes them runnable instead.
-  exe->runs_inline_ = exe->cost_.flops < 2e6 && exe->cost_.bytes_accessed < (1 << 19) &&
+  exe->runs_inline_ = !exe->dynamic_entry_ && exe->cost_.flops < 2e6 && exe->cost_.bytes_accessed < (1 << 19) &&
                       !HasLoops(*exe->module_->op);
   exe->optimized_text_ = ir::PrintModule(*exe->module_);
   uint64_t h = Fnv1a(kCompilerVersion);
@@ -206,8 +246,35 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Compile(std::string_view
   h = Fnv1a(exe->code_, h);
   h = Fnv1a(exe->options_.serialized, h);
   exe->fingerprint_ = Hex64(h);
-  exe->code_size_ = static_cast<int64_t>(exe->program_->program->steps.size()) * 64;
+  exe->code_size_ = exe->program_ ? static_cast<int64_t>(exe->program_->program->steps.size()) * 64 : 0;
   return exe;
+}
+
+absl::StatusOr<std::shared_ptr<const Executable>> Executable::Specialise(
+    const std::vector<BufferShape>& args) const {
+  if (args.size() != arg_shapes_.size())
+    return absl::InvalidArgumentError(StrCat("@", name_, " takes ", arg_shapes_.size(), " arguments, got ", args.size()));
+  std::string key;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const BufferShape& want = arg_shapes_[i];
+    bool fits = args[i].token == want.token && args[i].type.elem == want.type.elem &&
+                args[i].type.dims.size() == want.type.dims.size();
+    for (size_t d = 0; fits && d < want.type.dims.size(); ++d)
+      fits = want.type.dims[d] == -1 || want.type.dims[d] == args[i].type.dims[d];
+    if (!fits)
+      return absl::InvalidArgumentError(StrCat("argument #", i, " is ", args[i].ToString(), ", @", name_,
+                                               " expects ", want.ToString(), " (-1: any size)"));
+    StrAppend(&key, args[i].ToString(), ";");
+  }
+  std::lock_guard<std::mutex> lock(specialised_mu_);
+  auto it = specialised_.find(key);
+  if (it != specialised_.end()) return it->second;
+  if (specialised_.size() >= 64) specialised_.clear();  // bound the cache; entries are shared
+  auto exe = Build(code_, format_, options_, &args);
+  if (!exe.ok()) return exe.status();
+  std::shared_ptr<const Executable> result = *std::move(exe);
+  specialised_.emplace(key, result);
+  return result;
 }
 
 std::string Executable::Serialize() const {
@@ -376,7 +443,19 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::ExecuteNow(const Executable& exe
 absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
   if (deleted_)
     return absl::FailedPreconditionError("PJRT_LoadedExecutable_Execute: the executable was deleted");
-  const Executable& exe = *executable_;
+  std::shared_ptr<const Executable> chosen = executable_;
+  if (chosen->dynamic_entry() && !req.args.empty()) {
+    // An entry point with dynamic argument types: compiled for these arguments' shapes (cached).
+    std::vector<BufferShape> shapes;
+    for (const BufferRef& b : req.args[0]) {
+      if (!b) return absl::InvalidArgumentError("a null argument");
+      shapes.push_back(b->shape());
+    }
+    auto s = chosen->Specialise(shapes);
+    if (!s.ok()) return s.status();
+    chosen = *std::move(s);
+  }
+  const Executable& exe = *chosen;
   std::vector<Device*> devices = devices_;
   if (req.execute_device) {
     if (devices_.size() != 1 && !exe.options().compile_portable_executable)
@@ -446,7 +525,7 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
       if (donate[i]) req.args[d][i]->MarkDonated();
       else req.args[d][i]->Hold();
 
-  auto self = executable_;
+  auto self = chosen;
   auto args = std::make_shared<std::vector<std::vector<BufferRef>>>(std::make_move_iterator(req.args.begin()),
                                                                    std::make_move_iterator(req.args.end()));
   auto outs = result.outputs;

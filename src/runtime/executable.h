@@ -3,7 +3,9 @@
 // cost, fingerprint). A LoadedExecutable binds it to a client's devices and runs it.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,8 +56,17 @@ class Executable {
   // to the pool costs more than the program).
   bool runs_inline() const { return runs_inline_; }
   const cpu::Executable& program() const { return *program_; }
+  // An entry point with dynamic argument types (tensor<?x4xf32>): arg_shapes() and
+  // result_shapes() have -1 for the unknown sizes, and there is no program until Specialise
+  // compiles one for the shapes of actual arguments (refining every dynamic shape from them).
+  bool dynamic_entry() const { return dynamic_entry_; }
+  absl::StatusOr<std::shared_ptr<const Executable>> Specialise(const std::vector<BufferShape>& args) const;
 
  private:
+  static absl::StatusOr<std::shared_ptr<Executable>> Build(std::string_view code, std::string_view format,
+                                                           CompileOptions options,
+                                                           const std::vector<BufferShape>* specialise);
+
   std::string format_, code_;
   CompileOptions options_;
   std::unique_ptr<ir::Module> module_;
@@ -67,6 +78,9 @@ class Executable {
   CostAnalysis cost_;
   int64_t code_size_ = 0;
   bool runs_inline_ = false;
+  bool dynamic_entry_ = false;
+  mutable std::mutex specialised_mu_;
+  mutable std::map<std::string, std::shared_ptr<const Executable>> specialised_;  // by argument shapes
 };
 
 // Per-device lists are stored inline for one device (the common case allocates nothing for them).

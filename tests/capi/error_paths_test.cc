@@ -482,3 +482,83 @@ func.func @main(%x: tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32> {
 
 }  // namespace
 }  // namespace capi
+
+namespace capi {
+namespace {
+
+// An entry point with dynamic argument types compiles; each execution specialises it for its
+// arguments' shapes. The executable reports -1 for the sizes it does not know, and arguments
+// that contradict a static dimension are refused by name.
+TEST_F(PluginTest, DynamicEntryPointsAreSpecialisedAtExecute) {
+  PJRT_LoadedExecutable* exe = Compile(R"(
+func.func @main(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x2xf32>) -> tensor<i32>
+  %f = stablehlo.convert %n : (tensor<i32>) -> tensor<f32>
+  %n1 = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>
+  %two = stablehlo.constant dense<2> : tensor<1xi32>
+  %shape = stablehlo.concatenate %n1, %two, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %b = stablehlo.dynamic_broadcast_in_dim %f, %shape, dims = [] : (tensor<f32>, tensor<2xi32>) -> tensor<?x2xf32>
+  %y = stablehlo.add %x, %b : tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
+})");
+  ASSERT_NE(exe, nullptr);
+  auto ge = Args<PJRT_LoadedExecutable_GetExecutable_Args>();
+  ge.loaded_executable = exe;
+  CAPI_OK(api->PJRT_LoadedExecutable_GetExecutable(&ge));
+  auto od = Args<PJRT_Executable_OutputDimensions_Args>();
+  od.executable = ge.executable;
+  CAPI_OK(api->PJRT_Executable_OutputDimensions(&od));
+  ASSERT_EQ(od.num_outputs, 1u);
+  ASSERT_EQ(od.dim_sizes[0], 2u);
+  EXPECT_EQ(od.dims[0], -1);
+  EXPECT_EQ(od.dims[1], 2);
+  auto ms = Args<PJRT_Executable_GetCompiledMemoryStats_Args>();
+  ms.executable = ge.executable;
+  CAPI_OK(api->PJRT_Executable_GetCompiledMemoryStats(&ms));
+  auto ed = Args<PJRT_Executable_Destroy_Args>();
+  ed.executable = ge.executable;
+  CAPI_OK(api->PJRT_Executable_Destroy(&ed));
+
+  // Three rows: x + 3; two rows: x + 2; three rows again (the cached specialisation).
+  for (int rows : {3, 2, 3}) {
+    std::vector<float> x(static_cast<size_t>(rows * 2));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+    PJRT_Buffer* in = Upload(x, {rows, 2});
+    auto outs = Execute(exe, {{in}}, 1);
+    std::vector<float> want(x.size());
+    for (size_t i = 0; i < x.size(); ++i) want[i] = x[i] + static_cast<float>(rows);
+    EXPECT_EQ(Download(outs[0][0]), want) << rows << " rows";
+    auto dims = Args<PJRT_Buffer_Dimensions_Args>();
+    dims.buffer = outs[0][0];
+    CAPI_OK(api->PJRT_Buffer_Dimensions(&dims));
+    ASSERT_EQ(dims.num_dims, 2u);
+    EXPECT_EQ(dims.dims[0], rows);
+    Destroy(outs[0][0]);
+    Destroy(in);
+  }
+
+  // A 2x3 argument contradicts the static dimension 2.
+  PJRT_Buffer* bad = Upload({0, 1, 2, 3, 4, 5}, {2, 3});
+  auto ea = Args<PJRT_LoadedExecutable_Execute_Args>();
+  auto eo = Args<PJRT_ExecuteOptions>();
+  PJRT_Buffer* arg_list[1] = {bad};
+  PJRT_Buffer* const* arg_lists[1] = {arg_list};
+  PJRT_Buffer* out_list[1] = {nullptr};
+  PJRT_Buffer** out_lists[1] = {out_list};
+  ea.executable = exe;
+  ea.options = &eo;
+  ea.argument_lists = arg_lists;
+  ea.num_devices = 1;
+  ea.num_args = 1;
+  ea.output_lists = out_lists;
+  PJRT_Error* e = api->PJRT_LoadedExecutable_Execute(&ea);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_INVALID_ARGUMENT);
+  std::string m = Message(e);
+  EXPECT_TRUE(Contains(m, "argument #0 is tensor<2x3xf32>, @main expects tensor<-1x2xf32>")) << m;
+  Destroy(bad);
+  Destroy(exe);
+}
+
+}  // namespace
+}  // namespace capi

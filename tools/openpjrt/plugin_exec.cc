@@ -65,9 +65,11 @@ absl::StatusOr<std::vector<client::HostArray>> EntryInputs(const Signature& sig,
   for (size_t i = 0; i < sig.args.size(); ++i) {
     const ir::Type& t = sig.args[i];
     const std::string tname = ir::PrintType(t);
-    if (!t.IsTensor() || !t.HasStaticShape())
+    auto it = files.find(static_cast<int>(i));
+    if (!t.IsTensor() || (!t.HasStaticShape() && it == files.end()))
       return absl::InvalidArgumentError(StrCat("argument #", i, " has type ", tname,
-                                               "; only statically shaped tensors can be supplied"));
+                                               t.IsTensor() ? "; a dynamic shape needs --input NAME=FILE.npy"
+                                                            : "; only tensors can be supplied"));
     client::HostArray a;
     a.type = PjrtType(t);
     a.dims.assign(t.shape().begin(), t.shape().end());
@@ -75,11 +77,13 @@ absl::StatusOr<std::vector<client::HostArray>> EntryInputs(const Signature& sig,
       return absl::UnimplementedError(StrCat("argument #", i, ": no PJRT type for ", tname));
     int64_t count = 1;
     for (int64_t d : a.dims) count *= d;
-    auto it = files.find(static_cast<int>(i));
     if (it != files.end()) {
       auto f = client::ReadNpy(it->second);
       if (!f.ok()) return f.status();
-      if (f->type != a.type || f->dims != a.dims)
+      // Dynamic dimensions (?) take the file's sizes; the plugin specialises the program for them.
+      bool fits = f->type == a.type && f->dims.size() == a.dims.size();
+      for (size_t d = 0; fits && d < a.dims.size(); ++d) fits = a.dims[d] == ir::kDynamic || a.dims[d] == f->dims[d];
+      if (!fits)
         return absl::InvalidArgumentError(StrCat(it->second, " holds ", client::ElementName(f->type), " of shape [",
                                                  Dims(f->dims), "]; argument #", i, " is ", tname));
       out.push_back(std::move(*f));

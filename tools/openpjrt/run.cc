@@ -104,9 +104,17 @@ bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string
   if (!exe.ok()) return *why = relocate(std::string(exe.status().message())), false;
   auto sig = EntrySignature(m, entry);
   if (!sig.ok()) return *why = std::string(sig.status().message()), false;
-  // Token arguments (JAX's ordered effects) get fresh token buffers; others need --input.
+  // Token arguments (JAX's ordered effects) get fresh token buffers; others need --input, and a
+  // dynamic one says so (the plugin compiles @main for the shape of the array given).
   size_t tokens = 0;
-  for (ir::Type t : sig->args) tokens += t.IsToken() ? 1 : 0;
+  for (size_t i = 0; i < sig->args.size(); ++i) {
+    const ir::Type t = sig->args[i];
+    tokens += t.IsToken() ? 1 : 0;
+    if (t.IsTensor() && !t.HasStaticShape() && !input_files.count(static_cast<int>(i)))
+      return *why = StrCat("argument #", i, " has the dynamic type ", t.ToString(),
+                           ": give it with --input NAME=FILE.npy (@", sig->name, " is compiled for its shape)"),
+             false;
+  }
   const bool only_tokens = input_files.empty() && tokens == sig->args.size();
   if (input_files.empty() && !only_tokens)
     return *why = StrCat("@", sig->name, " takes ", sig->args.size(),
@@ -152,7 +160,12 @@ bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string
     for (int d = 0; d < n; ++d)
       for (size_t i = 0; i < host[d].size() && i < sig->results.size(); ++i) {
         std::string label = n > 1 ? StrCat("device ", d, " result #", i) : StrCat("result #", i);
-        std::printf("  %s = %s\n", label.c_str(), FormatHost(*m.ctx, sig->results[i], host[d][i]).c_str());
+        ir::Type t = sig->results[i];
+        if (t.IsTensor() && !t.HasStaticShape()) {  // a specialised dynamic result: the buffer's shape
+          const std::vector<int64_t> dims = (*outs)[d][i].dims();
+          t = m.ctx->Tensor(dims, t.element_type());
+        }
+        std::printf("  %s = %s\n", label.c_str(), FormatHost(*m.ctx, t, host[d][i]).c_str());
       }
   return true;
 }

@@ -81,7 +81,7 @@ func.func @main() {
 
 // -----
 
-// expect-fail: the entry point needs static argument types
+// expect-fail: argument #0 has the dynamic type tensor<?xf32>
 func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
   return %a : tensor<?xf32>
 }
