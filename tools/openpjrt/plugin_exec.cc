@@ -75,8 +75,6 @@ absl::StatusOr<std::vector<client::HostArray>> EntryInputs(const Signature& sig,
     a.dims.assign(t.shape().begin(), t.shape().end());
     if (a.type == PJRT_Buffer_Type_INVALID)
       return absl::UnimplementedError(StrCat("argument #", i, ": no PJRT type for ", tname));
-    int64_t count = 1;
-    for (int64_t d : a.dims) count *= d;
     if (it != files.end()) {
       auto f = client::ReadNpy(it->second);
       if (!f.ok()) return f.status();
@@ -92,6 +90,8 @@ absl::StatusOr<std::vector<client::HostArray>> EntryInputs(const Signature& sig,
     if (!random_rest)
       return absl::InvalidArgumentError(StrCat("@", sig.name, " argument #", i, " (", tname,
                                                ") has no --input NAME=FILE.npy"));
+    int64_t count = 1;  // static here: a dynamic argument without a file was refused above
+    for (int64_t d : a.dims) count *= d;
     const int64_t bytes = client::ElementBytes(a.type);
     a.data.resize(count * bytes);
     // Values that are valid for every type: small integers (as floats for float types).
