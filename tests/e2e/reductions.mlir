@@ -209,3 +209,21 @@ func.func @reduce_f16_init_applied_once() {
   check.expect_eq_const %r, dense<96.0> : tensor<1xf16>
   func.return
 }
+
+// -----
+
+// Column reductions of f32 (the vectorized row-fold path, 20 columns > one vector): NaN
+// propagates, -0 < +0 for maximum/minimum, inf + -inf is NaN, -0 + -0 is -0.
+func.func @main() {
+  %x = stablehlo.constant dense<[[-5.5, -2.5, 0.5, 1.0, -4.5, -0.0, 1.5, 4.5, -3.5, -0.5, 2.5, -0.0, -2.5, 0.5, 3.5, -4.5, -1.5, 0xFF800000, 4.5, -3.5], [1.5, 4.5, -3.5, 0x7FC00000, 2.5, 0.0, -2.5, 0.5, 3.5, -4.5, -1.5, -0.0, 4.5, -3.5, -0.5, 2.5, -5.5, 5.0, 0.5, 3.5], [-2.5, 0.5, 3.5, 2.0, -1.5, -0.0, 4.5, -3.5, -0.5, 2.5, -5.5, -0.0, 0.5, 3.5, -4.5, -1.5, 1.5, 0x7F800000, -3.5, -0.5]]> : tensor<3x20xf32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %pinf = stablehlo.constant dense<0x7F800000> : tensor<f32>
+  %nz = stablehlo.constant dense<-0.0> : tensor<f32>
+  %mx = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [0] : (tensor<3x20xf32>, tensor<f32>) -> tensor<20xf32>
+  %mn = stablehlo.reduce(%x init: %pinf) applies stablehlo.minimum across dimensions = [0] : (tensor<3x20xf32>, tensor<f32>) -> tensor<20xf32>
+  %sm = stablehlo.reduce(%x init: %nz) applies stablehlo.add across dimensions = [0] : (tensor<3x20xf32>, tensor<f32>) -> tensor<20xf32>
+  check.expect_almost_eq_const %mx, dense<[1.5, 4.5, 3.5, 0x7FC00000, 2.5, 0.0, 4.5, 4.5, 3.5, 2.5, 2.5, -0.0, 4.5, 3.5, 3.5, 2.5, 1.5, 0x7F800000, 4.5, 3.5]>, tolerance = 0.0 : tensor<20xf32>
+  check.expect_almost_eq_const %mn, dense<[-5.5, -2.5, -3.5, 0x7FC00000, -4.5, -0.0, -2.5, -3.5, -3.5, -4.5, -5.5, -0.0, -2.5, -3.5, -4.5, -4.5, -5.5, 0xFF800000, -3.5, -3.5]>, tolerance = 0.0 : tensor<20xf32>
+  check.expect_almost_eq_const %sm, dense<[-6.5, 2.5, 0.5, 0x7FC00000, -3.5, 0.0, 3.5, 1.5, -0.5, -2.5, -4.5, -0.0, 2.5, 0.5, -1.5, -3.5, -5.5, 0x7FC00000, 1.5, -0.5]>, tolerance = 0.0 : tensor<20xf32>
+  func.return
+}
