@@ -172,8 +172,12 @@ PYBIND11_MODULE(_openpjrt, m) {
       })
       .def_property_readonly("device", [](const PyBuffer& b) { return b.buffer->device_id(); })
       .def("block_until_ready", [](const PyBuffer& b) {
-        py::gil_scoped_release release;
         Future f = b.buffer->Ready();
+        if (f.valid() && f.IsReady()) {  // the common case for small programs: no GIL round trip
+          Throw(f.Await());
+          return;
+        }
+        py::gil_scoped_release release;
         Throw(f.Await());
       })
       .def("is_ready", [](const PyBuffer& b) { return b.buffer->Ready().IsReady(); })
