@@ -647,20 +647,8 @@ absl::StatusOr<std::vector<std::vector<Buffer>>> Executable::Execute(
   absl::InlinedVector<PJRT_Buffer*, 16> out(n * stride, nullptr);
   absl::InlinedVector<PJRT_Buffer**, 4> out_ptrs(n);
   for (size_t d = 0; d < n; ++d) out_ptrs[d] = out.data() + d * stride;
-  OPJ_ARGS(PJRT_ExecuteOptions, eo);
-  eo.non_donatable_input_indices = options.non_donatable_input_indices.data();
-  eo.num_non_donatable_input_indices = options.non_donatable_input_indices.size();
-  OPJ_ARGS(PJRT_LoadedExecutable_Execute_Args, a);
-  a.executable = exe_;
-  a.options = &eo;
-  a.argument_lists = in_ptrs.data();
-  a.num_devices = n;
-  a.num_args = num_args;
-  a.output_lists = out_ptrs.data();
-  if (options.execute_device) a.execute_device = options.execute_device->handle;
   absl::InlinedVector<PJRT_Event*, 4> events(n, nullptr);
-  if (done) a.device_complete_events = events.data();
-  OPJ_RETURN_IF_ERROR(OPJ_CALL(*client_->plugin, LoadedExecutable_Execute, a));
+  OPJ_RETURN_IF_ERROR(Launch(n, num_args, in_ptrs.data(), out_ptrs.data(), options, done ? events.data() : nullptr));
   if (done) {
     done->clear();
     for (PJRT_Event* e : events) done->emplace_back(e ? Future(client_, e) : Future());
@@ -671,6 +659,43 @@ absl::StatusOr<std::vector<std::vector<Buffer>>> Executable::Execute(
     for (size_t i = 0; i < num_outputs_; ++i) result[d].emplace_back(client_, out[d * stride + i]);
   }
   return result;
+}
+
+absl::StatusOr<std::vector<Buffer>> Executable::ExecuteOne(std::span<const Buffer* const> args,
+                                                           const ExecuteOptions& options, Future* done) const {
+  absl::InlinedVector<PJRT_Buffer*, 16> in(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i] || !args[i]->valid()) return absl::InvalidArgumentError(StrCat("argument #", i, " is null"));
+    in[i] = args[i]->handle();
+  }
+  absl::InlinedVector<PJRT_Buffer*, 16> out(num_outputs_ + 1, nullptr);  // + 1: never an empty list
+  PJRT_Buffer* const* in_ptr = in.data();
+  PJRT_Buffer** out_ptr = out.data();
+  PJRT_Event* event = nullptr;
+  OPJ_RETURN_IF_ERROR(Launch(1, args.size(), &in_ptr, &out_ptr, options, done ? &event : nullptr));
+  if (done) *done = event ? Future(client_, event) : Future();
+  std::vector<Buffer> result;
+  result.reserve(num_outputs_);
+  for (size_t i = 0; i < num_outputs_; ++i) result.emplace_back(client_, out[i]);
+  return result;
+}
+
+absl::Status Executable::Launch(size_t n, size_t num_args, PJRT_Buffer* const* const* in_ptrs,
+                                PJRT_Buffer** const* out_ptrs, const ExecuteOptions& options,
+                                PJRT_Event** events) const {
+  OPJ_ARGS(PJRT_ExecuteOptions, eo);
+  eo.non_donatable_input_indices = options.non_donatable_input_indices.data();
+  eo.num_non_donatable_input_indices = options.non_donatable_input_indices.size();
+  OPJ_ARGS(PJRT_LoadedExecutable_Execute_Args, a);
+  a.executable = exe_;
+  a.options = &eo;
+  a.argument_lists = in_ptrs;
+  a.num_devices = n;
+  a.num_args = num_args;
+  a.output_lists = out_ptrs;
+  if (options.execute_device) a.execute_device = options.execute_device->handle;
+  a.device_complete_events = events;
+  return OPJ_CALL(*client_->plugin, LoadedExecutable_Execute, a);
 }
 
 }  // namespace openpjrt::client

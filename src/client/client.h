@@ -178,8 +178,17 @@ class Executable {
   absl::StatusOr<std::vector<std::vector<Buffer>>> Execute(
       const std::vector<std::vector<const Buffer*>>& args, const ExecuteOptions& options = {},
       std::vector<Future>* done = nullptr) const;
+  // The single-device form (the common call; no nested lists): args for the one device,
+  // returns its outputs.
+  absl::StatusOr<std::vector<Buffer>> ExecuteOne(std::span<const Buffer* const> args,
+                                                 const ExecuteOptions& options = {}, Future* done = nullptr) const;
 
  private:
+  // The PJRT call for n devices: in_ptrs[d] lists num_args handles; out receives n lists of
+  // num_outputs_ + 1 handles (out_ptrs[d]); events, when not null, one event per device.
+  absl::Status Launch(size_t n, size_t num_args, PJRT_Buffer* const* const* in_ptrs, PJRT_Buffer** const* out_ptrs,
+                      const ExecuteOptions& options, PJRT_Event** events) const;
+
   std::shared_ptr<ClientState> client_;
   PJRT_LoadedExecutable* exe_ = nullptr;
   std::string name_;

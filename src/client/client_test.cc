@@ -83,6 +83,21 @@ TEST_F(ClientTest, CompileUploadExecuteDownload) {
   bool called = false;
   r.Ready().OnReady([&](absl::Status s) { called = s.ok(); });
   EXPECT_TRUE(called);
+
+  // The single-device form: the same answer, a completion future, and null arguments refused.
+  const Buffer* args[] = {&*ba, &*bx, &*by};
+  Future done;
+  auto one = exe->ExecuteOne(args, {}, &done);
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_TRUE(done.valid());
+  EXPECT_TRUE(done.Await().ok());
+  EXPECT_EQ(Floats((*one)[0]), (std::vector<float>{12, 24, 36, 48}));
+  const Buffer* with_null[] = {&*ba, nullptr, &*by};
+  auto bad = exe->ExecuteOne(with_null);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("argument #1 is null"), std::string::npos) << bad.status();
 }
 
 TEST_F(ClientTest, TwoReplicasAndPortableExecution) {

@@ -225,14 +225,12 @@ PYBIND11_MODULE(_openpjrt, m) {
       .def("call", [](const PyExecutable& e, py::args args) -> py::object {
         absl::InlinedVector<const Buffer*, 8> in;
         for (py::handle a : args) in.push_back(py::cast<const PyBuffer&>(a).buffer.get());
-        std::vector<std::vector<const Buffer*>> lists(1, std::vector<const Buffer*>(in.begin(), in.end()));
-        absl::StatusOr<std::vector<std::vector<Buffer>>> out = absl::UnknownError("");
+        absl::StatusOr<std::vector<Buffer>> out = absl::UnknownError("");
         {
           py::gil_scoped_release release;
-          out = e.exe->Execute(lists);
+          out = e.exe->ExecuteOne(in);
         }
-        std::vector<std::vector<Buffer>> result = Take(std::move(out));
-        std::vector<Buffer>& outs = result[0];
+        std::vector<Buffer> outs = Take(std::move(out));
         if (outs.size() == 1) return py::cast(PyBuffer{std::make_shared<Buffer>(std::move(outs[0]))});
         py::tuple t(outs.size());
         for (size_t i = 0; i < outs.size(); ++i) t[i] = py::cast(PyBuffer{std::make_shared<Buffer>(std::move(outs[i]))});

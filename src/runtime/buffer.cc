@@ -5,7 +5,7 @@
 
 namespace openpjrt::runtime {
 
-Buffer::Buffer(Memory* memory, BufferShape shape, EventRef ready)
+Buffer::Buffer(Key, Memory* memory, BufferShape shape, EventRef ready)
     : memory_(memory), shape_(std::move(shape)), ready_(std::move(ready)),
       stats_(memory->device()->stats_ptr()) {}
 
@@ -15,11 +15,11 @@ Buffer::~Buffer() {
 }
 
 std::shared_ptr<Buffer> Buffer::CreatePending(Memory* memory, BufferShape shape) {
-  return std::shared_ptr<Buffer>(new Buffer(memory, std::move(shape), Event::Create()));
+  return std::make_shared<Buffer>(Key(), memory, std::move(shape), Event::Create());
 }
 
 std::shared_ptr<Buffer> Buffer::CreateReady(Memory* memory, BufferShape shape, cpu::Array array) {
-  std::shared_ptr<Buffer> b(new Buffer(memory, std::move(shape), Event::Ready()));
+  auto b = std::make_shared<Buffer>(Key(), memory, std::move(shape), Event::Ready());
   b->array_ = std::move(array);  // not shared yet: no lock needed
   if (!b->shape_.token) {
     b->stats_->Add(b->array_.ByteSize());

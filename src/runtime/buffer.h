@@ -62,8 +62,15 @@ class Buffer {
   absl::Status DecreaseExternalRefs();
   int external_refs() const;
 
+  // Only the Create* functions can make the key (so buffers are always shared), while the
+  // constructor stays public for std::make_shared (one allocation for buffer and count).
+  class Key {
+    friend class Buffer;
+    Key() = default;
+  };
+  Buffer(Key, Memory* memory, BufferShape shape, EventRef ready);
+
  private:
-  Buffer(Memory* memory, BufferShape shape, EventRef ready);
   void ReleaseLocked();
 
   Memory* memory_;

@@ -102,9 +102,9 @@ int BenchMain(int argc, char** argv) {
   }
   for (const client::Buffer& b : args) arg_ptrs.push_back(&b);
   auto run_once = [&]() -> absl::Status {
-    auto outs = exe->Execute({arg_ptrs});
+    auto outs = exe->ExecuteOne(arg_ptrs);
     if (!outs.ok()) return outs.status();
-    for (const client::Buffer& b : (*outs)[0])
+    for (const client::Buffer& b : *outs)
       if (absl::Status s = b.Ready().Await(); !s.ok()) return s;
     return absl::OkStatus();
   };
