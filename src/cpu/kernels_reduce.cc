@@ -17,7 +17,11 @@ using namespace ops;
 // out[k] op= x[k] for f32 rows (column reductions fold one input row into the row of
 // accumulators), compiled for AVX-512, AVX2 and the baseline and chosen at run time. Each element
 // sees the same scalar operation as the generic loop, so results do not change.
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)  // see CMakeLists.txt
 #define OPJ_ROW_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
+#else
+#define OPJ_ROW_CLONES
+#endif
 OPJ_ROW_CLONES void FoldRowAddF32(float* __restrict out, const float* __restrict x, int64_t n) {
   for (int64_t k = 0; k < n; ++k) out[k] = ApplyBinary<BinaryOp::kAdd, Traits<ElemKind::kF32>>(out[k], x[k]);
 }
