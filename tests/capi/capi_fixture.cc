@@ -157,12 +157,21 @@ std::vector<float> PluginTest::Download(PJRT_Buffer* b) {
 
 std::vector<std::vector<PJRT_Buffer*>> PluginTest::Execute(
     PJRT_LoadedExecutable* exe, std::vector<std::vector<PJRT_Buffer*>> args, size_t num_outputs) {
-  std::vector<std::vector<PJRT_Buffer*>> outs(args.size(), std::vector<PJRT_Buffer*>(num_outputs));
+  std::vector<std::vector<PJRT_Buffer*>> outs;
+  PJRT_Error* e = TryExecute(exe, std::move(args), num_outputs, &outs);
+  EXPECT_EQ(e, nullptr) << Message(e);
+  return outs;
+}
+
+PJRT_Error* PluginTest::TryExecute(PJRT_LoadedExecutable* exe, std::vector<std::vector<PJRT_Buffer*>> args,
+                                   size_t num_outputs, std::vector<std::vector<PJRT_Buffer*>>* outs) {
+  // One spare slot per device keeps every output list non-null.
+  outs->assign(args.size(), std::vector<PJRT_Buffer*>(num_outputs + 1, nullptr));
   std::vector<PJRT_Buffer* const*> arg_ptrs;
   std::vector<PJRT_Buffer**> out_ptrs;
   for (size_t d = 0; d < args.size(); ++d) {
     arg_ptrs.push_back(args[d].data());
-    out_ptrs.push_back(outs[d].data());
+    out_ptrs.push_back((*outs)[d].data());
   }
   auto a = Args<PJRT_LoadedExecutable_Execute_Args>();
   auto o = Args<PJRT_ExecuteOptions>();
@@ -173,8 +182,8 @@ std::vector<std::vector<PJRT_Buffer*>> PluginTest::Execute(
   a.num_args = args.empty() ? 0 : args[0].size();
   a.output_lists = out_ptrs.data();
   PJRT_Error* e = api->PJRT_LoadedExecutable_Execute(&a);
-  EXPECT_EQ(e, nullptr) << Message(e);
-  return outs;
+  for (auto& list : *outs) list.resize(num_outputs);
+  return e;
 }
 
 PJRT_Error* PluginTest::Await(PJRT_Event* ev) {

@@ -51,6 +51,9 @@ class PluginTest : public ::testing::Test {
   std::vector<std::vector<PJRT_Buffer*>> Execute(PJRT_LoadedExecutable* exe,
                                                  std::vector<std::vector<PJRT_Buffer*>> args,
                                                  size_t num_outputs);
+  // The raw call: the error (or null); outputs, when it succeeds, in *outs.
+  PJRT_Error* TryExecute(PJRT_LoadedExecutable* exe, std::vector<std::vector<PJRT_Buffer*>> args,
+                         size_t num_outputs, std::vector<std::vector<PJRT_Buffer*>>* outs);
   PJRT_Device* Device(int i, PJRT_Client* client = nullptr);
   void Destroy(PJRT_Buffer* b);
   void Destroy(PJRT_Event* e);

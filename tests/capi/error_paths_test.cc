@@ -458,19 +458,8 @@ func.func @main(%x: tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32> {
   CAPI_OK(api->PJRT_Buffer_IsDeleted(&isd));
   EXPECT_TRUE(isd.is_deleted);
   // Executing with the donated buffer again is refused by name.
-  auto ea = Args<PJRT_LoadedExecutable_Execute_Args>();
-  auto eo = Args<PJRT_ExecuteOptions>();
-  PJRT_Buffer* arg_list[1] = {x};
-  PJRT_Buffer* const* arg_lists[1] = {arg_list};
-  PJRT_Buffer* out_list[1] = {nullptr};
-  PJRT_Buffer** out_lists[1] = {out_list};
-  ea.executable = twice;
-  ea.options = &eo;
-  ea.argument_lists = arg_lists;
-  ea.num_devices = 1;
-  ea.num_args = 1;
-  ea.output_lists = out_lists;
-  e = api->PJRT_LoadedExecutable_Execute(&ea);
+  std::vector<std::vector<PJRT_Buffer*>> none;
+  e = TryExecute(twice, {{x}}, 1, &none);
   ASSERT_NE(e, nullptr);
   m = Message(e);
   EXPECT_TRUE(Contains(m, "was deleted or donated")) << m;
@@ -539,19 +528,8 @@ func.func @main(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
 
   // A 2x3 argument contradicts the static dimension 2.
   PJRT_Buffer* bad = Upload({0, 1, 2, 3, 4, 5}, {2, 3});
-  auto ea = Args<PJRT_LoadedExecutable_Execute_Args>();
-  auto eo = Args<PJRT_ExecuteOptions>();
-  PJRT_Buffer* arg_list[1] = {bad};
-  PJRT_Buffer* const* arg_lists[1] = {arg_list};
-  PJRT_Buffer* out_list[1] = {nullptr};
-  PJRT_Buffer** out_lists[1] = {out_list};
-  ea.executable = exe;
-  ea.options = &eo;
-  ea.argument_lists = arg_lists;
-  ea.num_devices = 1;
-  ea.num_args = 1;
-  ea.output_lists = out_lists;
-  PJRT_Error* e = api->PJRT_LoadedExecutable_Execute(&ea);
+  std::vector<std::vector<PJRT_Buffer*>> none;
+  PJRT_Error* e = TryExecute(exe, {{bad}}, 1, &none);
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_INVALID_ARGUMENT);
   std::string m = Message(e);
