@@ -235,10 +235,12 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Build(std::string_view c
   exe->options_ = std::move(options);
 
   Accumulate(*exe->module_->op, &exe->cost_);
-  // Handing a run to the pool costs 20-50 us on a 2-core VM (a thread wake-up); programs whose
-  // work is of that order (2 MFLOP is ~20 us of GEMM, 512 KiB ~35 us of memory traffic) run on
-  // the thread that makes them runnable instead.
-  exe->runs_inline_ = !exe->dynamic_entry_ && exe->cost_.flops < 2e6 && exe->cost_.bytes_accessed < (1 << 19) &&
+  // Handing a run to the pool costs a thread wake-up (20-50 us on a 2-core VM) at the start and
+  // another for the waiting caller at the end, and the caller polling meanwhile takes a core from
+  // the workers. Loop-free programs of up to ~1-2 ms of work (250 MFLOP of GEMM, 32 MiB of memory
+  // traffic) therefore run on the thread that makes them runnable, which also takes its share of
+  // their intra-op pieces; longer ones go to the pool, where the handoff costs a few percent.
+  exe->runs_inline_ = !exe->dynamic_entry_ && exe->cost_.flops < 2.5e8 && exe->cost_.bytes_accessed < (32 << 20) &&
                       !HasLoops(*exe->module_->op);
   exe->optimized_text_ = ir::PrintModule(*exe->module_);
   uint64_t h = Fnv1a(kCompilerVersion);

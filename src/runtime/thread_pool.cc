@@ -25,18 +25,43 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::Schedule(std::function<void()> task) {
+  int64_t queued;
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(task));
-    queued_.fetch_add(1, std::memory_order_release);
+    queued = queued_.fetch_add(1, std::memory_order_release) + 1;
   }
-  cv_.notify_one();
+  // A polling worker takes the task without a wake-up; wake a sleeper only for tasks that the
+  // pollers cannot all take.
+  if (queued > spinners_.load(std::memory_order_acquire)) cv_.notify_one();
 }
 
 void ThreadPool::Work() {
   for (;;) {
     std::function<void()> task;
-    SpinUntil([&] { return queued_.load(std::memory_order_acquire) > 0 || stopping_flag_.load(); });
+    // At most one idle worker polls: on a machine with as many cores as workers, a second
+    // poller would take a core from the threads doing the work (the caller of an inline run
+    // and its helpers).
+    int expected = 0;
+    if (spinners_.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+      const bool seen =
+          SpinUntil([&] { return queued_.load(std::memory_order_acquire) > 0 || stopping_flag_.load(); });
+      bool took = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        spinners_.store(0, std::memory_order_release);
+        if (seen && !queue_.empty()) {
+          task = std::move(queue_.front());
+          queue_.pop_front();
+          queued_.fetch_sub(1, std::memory_order_relaxed);
+          took = true;
+        }
+      }
+      if (took) {
+        task();
+        continue;
+      }
+    }
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });

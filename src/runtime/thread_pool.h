@@ -33,6 +33,7 @@ class ThreadPool {
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   std::atomic<int64_t> queued_{0};  // queue_.size(), readable without the lock (for polling)
+  std::atomic<int> spinners_{0};    // idle workers polling queued_ (at most one)
   bool stopping_ = false;
   std::atomic<bool> stopping_flag_{false};
   std::vector<std::thread> workers_;
