@@ -4,8 +4,11 @@
 //
 // Blocking: C is cut into pieces (one per task); inside a piece, B is packed kKc x kNc at a time
 // into slivers 32 columns wide, A kMc x kKc at a time into slivers 12 rows tall, and the kernel
-// computes a 12 x 32 tile of C from one sliver of each in 24 zmm accumulators. A sliver of B
-// (32 KiB) stays in L1 while the slivers of A (144 KiB a block) come from L2.
+// computes a 12 x 32 tile of C from one sliver of each in 24 zmm accumulators. A sliver of A
+// (12 KiB, the broadcast operand) stays in L1 while the slivers of B stream from the packed
+// block in L2 (1 MiB; half of this machine's L2), which the hardware prefetcher follows well:
+// 2048^2 at one thread went from ~125 to ~143 GFLOP/s when the two loops were swapped (B's
+// 32 KiB sliver had been sharing a 48 KiB L1 with the A stream).
 #include "src/cpu/sgemm.h"
 
 #if defined(__x86_64__)
@@ -25,7 +28,7 @@ namespace openpjrt::cpu {
 namespace {
 
 constexpr int64_t kMr = 12, kNr = 32;
-constexpr int64_t kKc = 256, kMc = 144, kNc = 2048;
+constexpr int64_t kKc = 256, kMc = 144, kNc = 1024;
 
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
@@ -163,10 +166,10 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
         const int64_t mc = std::min(kMc, m - ic);
         if (a.row_off) PackAIndexed(a.p, a.row_off + ic, a.col_off + pc, mc, kc, ap);
         else PackA(a.p + ic * a.rs + pc * a.cs, a.rs, a.cs, mc, kc, ap);
-        for (int64_t jr = 0; jr < nc; jr += kNr) {
-          const int64_t nr = std::min(kNr, nc - jr);
-          for (int64_t ir = 0; ir < mc; ir += kMr) {
-            const int64_t mr = std::min(kMr, mc - ir);
+        for (int64_t ir = 0; ir < mc; ir += kMr) {
+          const int64_t mr = std::min(kMr, mc - ir);
+          for (int64_t jr = 0; jr < nc; jr += kNr) {
+            const int64_t nr = std::min(kNr, nc - jr);
             float* ct = c + (ic + ir) * ldc + jc + jr;
             if (mr == kMr && nr == kNr) {
               Kernel(kc, ap + ir * kc, bp + jr * kc, ct, ldc, accumulate);
