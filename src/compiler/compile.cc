@@ -122,6 +122,27 @@ bool BinaryOf(OpCode c, BinaryOp* out, bool* broadcasting) {
   }
 }
 
+// True when every operand of `op` has as many elements as its result (no scalar operand that
+// the kernel repeats): the condition for its raw loop to join a fused run.
+bool Lowerer::OperandsFillResult(const Operation& op) {
+  const Type r = op.result(0)->type;
+  if (!r.IsTensor() || !r.HasStaticShape()) return false;
+  for (const Value* v : op.operands)
+    if (!v->type.IsTensor() || !v->type.HasStaticShape() || v->type.NumElements() != r.NumElements())
+      return false;
+  return true;
+}
+
+// select (and chlo.broadcast_select, whose operands are broadcast first) as a fused-run member.
+void Lowerer::MakeFusibleSelect(const Operation& op, Step& s) {
+  const ElemKind k = ToArrayType(op, op.result(0)->type).elem;
+  const bool chlo = op.code == OpCode::kChloBroadcastSelect;
+  if (!chlo && !OperandsFillResult(op)) return;
+  s.raw_op = cpu::RawSelect(ir::ByteSize(k));
+  s.raw_in_bytes[0] = ir::ByteSize(ElemKind::kI1);
+  s.raw_in_bytes[1] = s.raw_in_bytes[2] = ir::ByteSize(k);
+}
+
 void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
   if (!quant_as_expressed_ && !QuantTransparent(op.code)) {
     bool quant = false;
@@ -141,7 +162,7 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     KernelFn fn = Check(op, cpu::SelectUnary(u, kind_of(op.operands[0]), kind_of(op.result(0))));
     Step& s = AddStep(op, env, prog, fn, Operands(op, env));
     s.raw_unary = cpu::RawUnary(u, kind_of(op.operands[0]), kind_of(op.result(0)));
-    s.raw_in_bytes = ir::ByteSize(kind_of(op.operands[0]));
+    s.raw_in_bytes[0] = ir::ByteSize(kind_of(op.operands[0]));
     return;
   }
   if (BinaryOf(c, &b, &broadcasting)) {
@@ -151,7 +172,7 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     KernelFn fn = Check(op, cpu::SelectBinary(b, kind_of(op.operands[0]), kind_of(op.result(0))));
     Step& s = AddStep(op, env, prog, fn, in);
     s.raw_binary = cpu::RawBinary(b, kind_of(op.operands[0]), kind_of(op.result(0)));
-    s.raw_in_bytes = ir::ByteSize(kind_of(op.operands[0]));
+    s.raw_in_bytes[0] = s.raw_in_bytes[1] = ir::ByteSize(kind_of(op.operands[0]));
     return;
   }
   switch (c) {
@@ -162,12 +183,17 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
       std::vector<int> in = c == OpCode::kCompare
           ? Operands(op, env)
           : std::vector<int>{BroadcastOperand(op, env, prog, 0), BroadcastOperand(op, env, prog, 1)};
-      AddStep(op, env, prog, Check(op, cpu::SelectCompare(k, *p)), in).params = p;
+      Step& s = AddStep(op, env, prog, Check(op, cpu::SelectCompare(k, *p)), in);
+      s.params = p;
+      s.raw_op = cpu::RawCompare(k, *p);
+      s.raw_in_bytes[0] = s.raw_in_bytes[1] = ir::ByteSize(k);
       return;
     }
-    case OpCode::kSelect:
-      AddStep(op, env, prog, cpu::SelectKernel(), Operands(op, env));
+    case OpCode::kSelect: {
+      Step& s = AddStep(op, env, prog, cpu::SelectKernel(), Operands(op, env));
+      MakeFusibleSelect(op, s);
       return;
+    }
     case OpCode::kUniformQuantize: {
       Type in = op.operands[0]->type, out = op.result(0)->type;
       int slot = Use(op, env, op.operands[0]);
@@ -181,17 +207,26 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     case OpCode::kChloBroadcastSelect: {
       std::vector<int> in;
       for (size_t i = 0; i < 3; ++i) in.push_back(BroadcastOperand(op, env, prog, i));
-      AddStep(op, env, prog, cpu::SelectKernel(), in);
+      Step& s = AddStep(op, env, prog, cpu::SelectKernel(), in);
+      MakeFusibleSelect(op, s);
       return;
     }
-    case OpCode::kClamp:
-      AddStep(op, env, prog, Check(op, cpu::SelectClamp(kind_of(op.result(0)))), Operands(op, env));
+    case OpCode::kClamp: {
+      const ElemKind k = kind_of(op.result(0));
+      Step& s = AddStep(op, env, prog, Check(op, cpu::SelectClamp(k)), Operands(op, env));
+      if (OperandsFillResult(op)) {
+        s.raw_op = cpu::RawClamp(k);
+        s.raw_in_bytes[0] = s.raw_in_bytes[1] = s.raw_in_bytes[2] = ir::ByteSize(k);
+      }
       return;
-    case OpCode::kConvert:
-      AddStep(op, env, prog,
-              Check(op, cpu::SelectConvert(kind_of(op.operands[0]), kind_of(op.result(0)))),
-              Operands(op, env));
+    }
+    case OpCode::kConvert: {
+      const ElemKind from = kind_of(op.operands[0]), to = kind_of(op.result(0));
+      Step& s = AddStep(op, env, prog, Check(op, cpu::SelectConvert(from, to)), Operands(op, env));
+      s.raw_op = cpu::RawConvert(from, to);
+      s.raw_in_bytes[0] = ir::ByteSize(from);
       return;
+    }
     case OpCode::kBitcastConvert:
       AddStep(op, env, prog,
               Check(op, cpu::SelectBitcastConvert(kind_of(op.operands[0]), kind_of(op.result(0)))),

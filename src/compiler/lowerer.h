@@ -400,6 +400,8 @@ class Lowerer {
   }
 
   void LowerOp(const Operation& op, Env& env, Program& prog, int depth);
+  static bool OperandsFillResult(const Operation& op);
+  void MakeFusibleSelect(const Operation& op, Step& s);
 
   // stablehlo.custom_call: check targets, annotations that pass values through, shape
   // assertions, LAPACK, ApproxTopK and FFI handlers (lower_calls.cc).

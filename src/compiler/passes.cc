@@ -1,6 +1,8 @@
 // The program passes of passes.h.
 #include "src/compiler/passes.h"
 
+#include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -12,12 +14,122 @@ namespace openpjrt::compiler {
 using cpu::Program;
 using cpu::Step;
 
+namespace {
+
+bool Fusible(const Step& s) {
+  return (s.raw_unary || s.raw_binary || s.raw_op) && s.regions.empty() && s.out.size() == 1 &&
+         s.out_types.size() == 1;
+}
+
+// Cheap steps that may move freely: constants and repeating broadcasts (fused runs read them
+// without the step when they are all that reads them).
+bool Movable(const Step& s) {
+  return s.fn == cpu::SplatConstantKernel() || s.fn == cpu::ConstantKernel() || s.broadcast_period > 0;
+}
+
+// Reorders the steps of one program so that elementwise steps of one element count that do not
+// depend on the steps between them become adjacent, ready for FuseElementwise: a forward pass's
+// bias add and activation, a backward pass's masks, the parameter updates of a training step.
+// Data dependencies are kept, and every other step (kernels with effects among them) keeps its
+// order relative to the others. Results do not change: each step computes what it did.
+void ClusterElementwise(Program& prog) {
+  const size_t n = prog.steps.size();
+  if (n < 3) return;
+  std::unordered_map<int, size_t> producer;
+  for (size_t i = 0; i < n; ++i)
+    for (int o : prog.steps[i].out)
+      if (!producer.emplace(o, i).second) return;  // a slot defined twice: keep the order
+  std::vector<std::vector<size_t>> users(n);
+  std::vector<int> waiting(n, 0);
+  size_t last_fixed = SIZE_MAX;
+  for (size_t i = 0; i < n; ++i) {
+    const Step& s = prog.steps[i];
+    std::vector<int> uses = s.in;
+    for (const auto& r : s.regions) CollectUses(*r, &uses);
+    std::unordered_set<size_t> deps;
+    for (int u : uses) {
+      auto p = producer.find(u);
+      if (p != producer.end() && p->second < i) deps.insert(p->second);
+      else if (p != producer.end()) return;  // read before defined: keep the order
+    }
+    if (!Fusible(s) && !Movable(s)) {
+      if (last_fixed != SIZE_MAX) deps.insert(last_fixed);
+      last_fixed = i;
+    }
+    for (size_t d : deps) users[d].push_back(i);
+    waiting[i] = static_cast<int>(deps.size());
+  }
+  std::set<size_t> ready_movable, ready_any;
+  std::map<int64_t, std::set<size_t>> ready_fusible;  // by element count
+  auto size_of = [&](size_t i) { return prog.steps[i].out_types[0].NumElements(); };
+  auto make_ready = [&](size_t i) {
+    const Step& s = prog.steps[i];
+    if (Movable(s)) ready_movable.insert(i);
+    else ready_any.insert(i);
+    if (Fusible(s)) ready_fusible[size_of(i)].insert(i);
+  };
+  for (size_t i = 0; i < n; ++i)
+    if (waiting[i] == 0) make_ready(i);
+  std::vector<size_t> order;
+  int64_t run = -1;                // element count of the run being built; -1: none
+  std::unordered_set<int> run_slots;  // the values that run defines
+  // A ready step of the run's size that reads one of its values extends it; unrelated steps of
+  // the same size wait for their turn, so that a run that feeds a reduction stays a run of its
+  // own (FuseReductions absorbs single-output runs).
+  auto extends_run = [&](size_t i) {
+    for (int u : prog.steps[i].in)
+      if (run_slots.count(u)) return true;
+    return false;
+  };
+  while (order.size() < n) {
+    size_t pick = SIZE_MAX;
+    auto same = ready_fusible.find(run);
+    if (run >= 0 && same != ready_fusible.end())
+      for (size_t i : same->second)
+        if (extends_run(i)) {
+          pick = i;
+          break;
+        }
+    if (!ready_movable.empty()) {
+      pick = *ready_movable.begin();
+      ready_movable.erase(ready_movable.begin());
+    } else if (pick != SIZE_MAX) {
+      ready_any.erase(pick);
+    } else if (!ready_any.empty()) {
+      pick = *ready_any.begin();
+      ready_any.erase(ready_any.begin());
+    } else {
+      return;  // unreachable for a well-formed program; keep the order
+    }
+    const Step& s = prog.steps[pick];
+    if (Fusible(s)) {
+      if (size_of(pick) != run || !extends_run(pick)) run_slots.clear();
+      run = size_of(pick);
+      ready_fusible[run].erase(pick);
+      run_slots.insert(s.out[0]);
+    } else if (!Movable(s)) {
+      run = -1;
+      run_slots.clear();
+    }
+    order.push_back(pick);
+    for (size_t u : users[pick])
+      if (--waiting[u] == 0) make_ready(u);
+  }
+  std::vector<Step> steps;
+  steps.reserve(n);
+  for (size_t i : order) steps.push_back(std::move(prog.steps[i]));
+  prog.steps = std::move(steps);
+}
+
+}  // namespace
+
 // Fuses each run of two or more consecutive elementwise steps of one element count into a
 // FusedElementwiseKernel step: values only the run reads stay in cache-sized block buffers,
 // the rest keep their slots. Results are bit-identical (the same loops run, block by block).
 void FuseElementwise(Program& prog) {
   for (Step& s : prog.steps)
     for (auto& r : s.regions) FuseElementwise(*r);
+  ClusterElementwise(prog);
   // The last step index that reads each slot (nested regions included; results read last).
   std::unordered_map<int, size_t> last_use;
   for (size_t i = 0; i < prog.steps.size(); ++i) {
@@ -33,10 +145,7 @@ void FuseElementwise(Program& prog) {
     if (s.fn == cpu::SplatConstantKernel()) splat_of[s.out[0]] = &s.Params<cpu::SplatConstantParams>();
     if (s.broadcast_period > 0) repeat_of[s.out[0]] = {s.in[0], s.broadcast_period};
   }
-  auto fusible = [](const Step& s) {
-    return (s.raw_unary || s.raw_binary) && s.regions.empty() && s.out.size() == 1 &&
-           s.out_types.size() == 1;
-  };
+  auto fusible = Fusible;
   std::vector<Step> out;
   for (size_t i = 0; i < prog.steps.size();) {
     size_t end = i;
@@ -85,8 +194,13 @@ void FuseElementwise(Program& prog) {
       cpu::FusedParams::Op op;
       op.unary = s.raw_unary;
       op.binary = s.raw_binary;
+      if (s.raw_op) {
+        op.general = s.raw_op;
+        op.params = s.params;
+      }
       op.in0 = value_of.at(s.in[0]);
-      if (s.raw_binary) op.in1 = value_of.at(s.in[1]);
+      if (s.in.size() > 1) op.in1 = value_of.at(s.in[1]);
+      if (s.in.size() > 2) op.in2 = value_of.at(s.in[2]);
       op.elem_bytes = ir::ByteSize(s.out_types[0].elem);
       const int slot = s.out[0];
       auto lu = last_use.find(slot);
@@ -100,9 +214,9 @@ void FuseElementwise(Program& prog) {
     }
     // Input element sizes come from the steps that read them.
     for (size_t k = i; k < end; ++k)
-      for (int slot : prog.steps[k].in) {
-        const int v = value_of.at(slot);
-        if (v < num_inputs) p->input_bytes[v] = prog.steps[k].raw_in_bytes;
+      for (size_t j = 0; j < prog.steps[k].in.size(); ++j) {
+        const int v = value_of.at(prog.steps[k].in[j]);
+        if (v < num_inputs) p->input_bytes[v] = prog.steps[k].raw_in_bytes[j];
       }
     // Repeating broadcasts are read from their operand (the broadcast may then go).
     for (size_t v = 0; v < fused.in.size(); ++v)

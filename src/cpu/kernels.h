@@ -41,7 +41,9 @@ struct FusedParams {
   struct Op {
     RawUnaryFn unary = nullptr;
     RawBinaryFn binary = nullptr;
-    int in0 = 0, in1 = 0;
+    RawOpFn general = nullptr;            // with the step's parameters, up to three operands
+    std::shared_ptr<const void> params;  // for general
+    int in0 = 0, in1 = 0, in2 = 0;
     int output = -1;      // index into step.out, or -1 when only the run uses it
     int elem_bytes = 0;   // of its result
   };
@@ -63,6 +65,12 @@ struct CompareParams {
 };
 absl::StatusOr<KernelFn> SelectCompare(ElemKind k, const CompareParams& p);
 KernelFn SelectKernel();     // select(pred, on_true, on_false); pred may be a scalar
+// Raw loops (for fusion) whose operands all have the result's element count; null when the
+// kinds are not supported. RawCompare's loop reads its CompareParams from the params argument.
+RawOpFn RawCompare(ElemKind k, const CompareParams& p);
+RawOpFn RawSelect(int64_t elem_bytes);
+RawOpFn RawClamp(ElemKind k);
+RawOpFn RawConvert(ElemKind from, ElemKind to);
 absl::StatusOr<KernelFn> SelectClamp(ElemKind k);  // min/max may be scalars
 absl::StatusOr<KernelFn> SelectConvert(ElemKind from, ElemKind to);
 absl::StatusOr<KernelFn> SelectBitcastConvert(ElemKind from, ElemKind to);

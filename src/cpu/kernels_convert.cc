@@ -10,6 +10,14 @@
 namespace openpjrt::cpu {
 namespace {
 
+// The raw loops below (which fused runs call block by block) get AVX-512 / Haswell / baseline
+// clones in optimised builds, like the elementwise loops (see CMakeLists.txt).
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+#define OPJ_VECTOR_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
+#else
+#define OPJ_VECTOR_CLONES
+#endif
+
 // ---- compare
 
 // A key that orders floats totally: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN.
@@ -27,54 +35,87 @@ int64_t TotalOrderKey(C v) {
   }
 }
 
+// Every direction gets its own loop, so that the common kinds vectorise.
 template <ElemKind K>
-void CompareKernel(const Step& s, ExecState& st) {
+OPJ_VECTOR_CLONES void CompareRaw(const void* params, const void* const* in, void* out, int64_t n) {
   using T = Traits<K>;
-  const CompareParams& p = s.Params<CompareParams>();
-  const Array& a = st.slots[s.in[0]].array;
-  const Array& b = st.slots[s.in[1]].array;
-  Array r = Array::Allocate(s.out_types[0]);
-  const auto* x = a.as<typename T::S>();
-  const auto* y = b.as<typename T::S>();
-  uint8_t* z = r.mutable_as<uint8_t>();
-  const int64_t n = r.NumElements();
-  for (int64_t i = 0; i < n; ++i) {
-    auto u = T::Load(x[i]);
-    auto v = T::Load(y[i]);
-    bool res = false;
-    if constexpr (T::kCat == Cat::kComplex) {
-      res = p.dir == CompareParams::kEq ? u == v : u != v;
-    } else {
-      if constexpr (T::kCat == Cat::kFloat) {
-        if (p.total_order) {
-          int64_t ku = TotalOrderKey(u), kv = TotalOrderKey(v);
-          switch (p.dir) {
-            case CompareParams::kEq: res = ku == kv; break;
-            case CompareParams::kNe: res = ku != kv; break;
-            case CompareParams::kGe: res = ku >= kv; break;
-            case CompareParams::kGt: res = ku > kv; break;
-            case CompareParams::kLe: res = ku <= kv; break;
-            case CompareParams::kLt: res = ku < kv; break;
-          }
-          z[i] = res;
-          continue;
-        }
-      }
-      switch (p.dir) {
-        case CompareParams::kEq: res = u == v; break;
-        case CompareParams::kNe: res = u != v; break;
-        case CompareParams::kGe: res = u >= v; break;
-        case CompareParams::kGt: res = u > v; break;
-        case CompareParams::kLe: res = u <= v; break;
-        case CompareParams::kLt: res = u < v; break;
-      }
+  const CompareParams& p = *static_cast<const CompareParams*>(params);
+  const auto* x = static_cast<const typename T::S*>(in[0]);
+  const auto* y = static_cast<const typename T::S*>(in[1]);
+  uint8_t* z = static_cast<uint8_t*>(out);
+  auto loop = [&](auto key, auto rel) {
+    for (int64_t i = 0; i < n; ++i) z[i] = rel(key(T::Load(x[i])), key(T::Load(y[i])));
+  };
+  auto by_dir = [&](auto key) {
+    switch (p.dir) {
+      case CompareParams::kEq: return loop(key, [](auto u, auto v) { return u == v; });
+      case CompareParams::kNe: return loop(key, [](auto u, auto v) { return u != v; });
+      case CompareParams::kGe: return loop(key, [](auto u, auto v) { return u >= v; });
+      case CompareParams::kGt: return loop(key, [](auto u, auto v) { return u > v; });
+      case CompareParams::kLe: return loop(key, [](auto u, auto v) { return u <= v; });
+      case CompareParams::kLt: return loop(key, [](auto u, auto v) { return u < v; });
     }
-    z[i] = res;
+  };
+  auto same = [](auto v) { return v; };
+  if constexpr (T::kCat == Cat::kComplex) {
+    if (p.dir == CompareParams::kEq) loop(same, [](auto u, auto v) { return u == v; });
+    else loop(same, [](auto u, auto v) { return u != v; });
+  } else if constexpr (T::kCat == Cat::kFloat) {
+    if (p.total_order) by_dir([](auto v) { return TotalOrderKey(v); });
+    else by_dir(same);
+  } else {
+    by_dir(same);
   }
+}
+
+// A kernel over whole arrays from a raw loop whose operands all have the result's size.
+template <RawOpFn F>
+void RawOpKernel(const Step& s, ExecState& st) {
+  const void* in[3] = {};
+  for (size_t i = 0; i < s.in.size() && i < 3; ++i) in[i] = st.slots[s.in[i]].array.data();
+  Array r = Array::Allocate(s.out_types[0]);
+  F(s.params.get(), in, r.mutable_data(), r.NumElements());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
 // ---- select (element-size generic)
+
+// select over elements of one size, as unsigned integers of that size (any kind moves as bits).
+// Branch-free (a mask from the predicate), so that the loop vectorises and a random mask costs
+// no mispredictions.
+template <typename U>
+OPJ_VECTOR_CLONES void SelectRaw(const void*, const void* const* in, void* out, int64_t n) {
+  const uint8_t* p = static_cast<const uint8_t*>(in[0]);
+  const U* t = static_cast<const U*>(in[1]);
+  const U* f = static_cast<const U*>(in[2]);
+  U* y = static_cast<U*>(out);
+  for (int64_t i = 0; i < n; ++i) {
+    const U m = static_cast<U>(-static_cast<U>(p[i] != 0));
+    y[i] = static_cast<U>((t[i] & m) | (f[i] & static_cast<U>(~m)));
+  }
+}
+// 16-byte elements (c128) as two 8-byte halves.
+OPJ_VECTOR_CLONES void SelectRaw16(const void*, const void* const* in, void* out, int64_t n) {
+  const uint8_t* p = static_cast<const uint8_t*>(in[0]);
+  const uint64_t* t = static_cast<const uint64_t*>(in[1]);
+  const uint64_t* f = static_cast<const uint64_t*>(in[2]);
+  uint64_t* y = static_cast<uint64_t*>(out);
+  for (int64_t i = 0; i < 2 * n; ++i) {
+    const uint64_t m = -static_cast<uint64_t>(p[i / 2] != 0);
+    y[i] = (t[i] & m) | (f[i] & ~m);
+  }
+}
+
+RawOpFn SelectRawFor(int64_t elem_bytes) {
+  switch (elem_bytes) {
+    case 1: return &SelectRaw<uint8_t>;
+    case 2: return &SelectRaw<uint16_t>;
+    case 4: return &SelectRaw<uint32_t>;
+    case 8: return &SelectRaw<uint64_t>;
+    case 16: return &SelectRaw16;
+    default: return nullptr;
+  }
+}
 
 void SelectKernelImpl(const Step& s, ExecState& st) {
   const Array& p = st.slots[s.in[0]].array;
@@ -86,6 +127,9 @@ void SelectKernelImpl(const Step& s, ExecState& st) {
   const bool scalar = p.NumElements() == 1 && n != 1;
   if (scalar) {
     std::memcpy(r.mutable_data(), (pp[0] ? t : f).data(), n * es);
+  } else if (RawOpFn raw = SelectRawFor(es)) {
+    const void* in[3] = {pp, t.data(), f.data()};
+    raw(nullptr, in, r.mutable_data(), n);
   } else {
     uint8_t* out = r.mutable_data();
     for (int64_t i = 0; i < n; ++i)
@@ -97,9 +141,37 @@ void SelectKernelImpl(const Step& s, ExecState& st) {
 // ---- clamp: min(max(x, lo), hi) with the maximum/minimum semantics of each kind
 
 template <ElemKind K>
-void ClampKernel(const Step& s, ExecState& st) {
+typename Traits<K>::C ClampOne(typename Traits<K>::C a, typename Traits<K>::C l, typename Traits<K>::C h) {
   using T = Traits<K>;
   using C = typename T::C;
+  if constexpr (T::kCat == Cat::kFloat) {
+    if (std::isnan(a) || std::isnan(l) || std::isnan(h)) return std::numeric_limits<C>::quiet_NaN();
+    C m = a < l ? l : a;
+    return m > h ? h : m;
+  } else if constexpr (T::kCat == Cat::kComplex) {
+    auto less = [](C u, C v) { return u.real() < v.real() || (u.real() == v.real() && u.imag() < v.imag()); };
+    C m = less(a, l) ? l : a;
+    return less(h, m) ? h : m;
+  } else {
+    C m = a < l ? l : a;
+    return m > h ? h : m;
+  }
+}
+
+// Operands in clamp's order: min, operand, max, all of the result's size.
+template <ElemKind K>
+OPJ_VECTOR_CLONES void ClampRaw(const void*, const void* const* in, void* out, int64_t n) {
+  using T = Traits<K>;
+  const auto* pl = static_cast<const typename T::S*>(in[0]);
+  const auto* px = static_cast<const typename T::S*>(in[1]);
+  const auto* ph = static_cast<const typename T::S*>(in[2]);
+  auto* y = static_cast<typename T::S*>(out);
+  for (int64_t i = 0; i < n; ++i) y[i] = T::Store(ClampOne<K>(T::Load(px[i]), T::Load(pl[i]), T::Load(ph[i])));
+}
+
+template <ElemKind K>
+void ClampKernel(const Step& s, ExecState& st) {
+  using T = Traits<K>;
   const Array& lo = st.slots[s.in[0]].array;
   const Array& x = st.slots[s.in[1]].array;
   const Array& hi = st.slots[s.in[2]].array;
@@ -110,26 +182,8 @@ void ClampKernel(const Step& s, ExecState& st) {
   const auto* px = x.as<typename T::S>();
   const auto* ph = hi.as<typename T::S>();
   auto* out = r.mutable_as<typename T::S>();
-  for (int64_t i = 0; i < n; ++i) {
-    C a = T::Load(px[i]), l = T::Load(pl[slo ? 0 : i]), h = T::Load(ph[shi ? 0 : i]);
-    C m;
-    if constexpr (T::kCat == Cat::kFloat) {
-      if (std::isnan(a) || std::isnan(l) || std::isnan(h)) {
-        m = std::numeric_limits<C>::quiet_NaN();
-      } else {
-        m = a < l ? l : a;
-        m = m > h ? h : m;
-      }
-    } else if constexpr (T::kCat == Cat::kComplex) {
-      auto less = [](C u, C v) { return u.real() < v.real() || (u.real() == v.real() && u.imag() < v.imag()); };
-      m = less(a, l) ? l : a;
-      m = less(h, m) ? h : m;
-    } else {
-      m = a < l ? l : a;
-      m = m > h ? h : m;
-    }
-    out[i] = T::Store(m);
-  }
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = T::Store(ClampOne<K>(T::Load(px[i]), T::Load(pl[slo ? 0 : i]), T::Load(ph[shi ? 0 : i])));
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
@@ -231,19 +285,29 @@ typename Traits<K>::S FromWide(const Wide& w) {
   }
 }
 
+// Kinds whose C++ conversions give convert's results: f32/f64 from each other or from a
+// machine integer (one rounding to nearest, as through Wide), and integers from integers
+// (two's-complement wrap-around).
+constexpr bool MachineInt(ElemKind k) {
+  return k == ElemKind::kI8 || k == ElemKind::kI16 || k == ElemKind::kI32 || k == ElemKind::kI64 ||
+         k == ElemKind::kU8 || k == ElemKind::kU16 || k == ElemKind::kU32 || k == ElemKind::kU64;
+}
+constexpr bool MachineFloat(ElemKind k) { return k == ElemKind::kF32 || k == ElemKind::kF64; }
+constexpr bool PlainCast(ElemKind from, ElemKind to) {
+  return (MachineFloat(to) && (MachineFloat(from) || MachineInt(from))) || (MachineInt(from) && MachineInt(to));
+}
+
 template <ElemKind From, ElemKind To>
-void ConvertKernel(const Step& s, ExecState& st) {
-  const Array& a = st.slots[s.in[0]].array;
-  Array r = Array::Allocate(s.out_types[0]);
-  const auto* x = a.as<typename Traits<From>::S>();
-  auto* y = r.mutable_as<typename Traits<To>::S>();
-  const int64_t n = a.NumElements();
+OPJ_VECTOR_CLONES void ConvertRaw(const void*, const void* const* in, void* out, int64_t n) {
+  const auto* x = static_cast<const typename Traits<From>::S*>(in[0]);
+  auto* y = static_cast<typename Traits<To>::S*>(out);
   if constexpr (From == To) {
-    std::memcpy(y, x, r.ByteSize());
+    std::memcpy(y, x, static_cast<size_t>(n) * sizeof(*x));
+  } else if constexpr (PlainCast(From, To)) {
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<typename Traits<To>::S>(x[i]);
   } else {
     for (int64_t i = 0; i < n; ++i) y[i] = FromWide<To>(ToWide<From>(x[i]));
   }
-  st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
 // ---- bitcast_convert: the same bits under another type (little-endian element groups)
@@ -341,7 +405,7 @@ absl::StatusOr<KernelFn> SelectCompare(ElemKind k, const CompareParams& p) {
     if constexpr (Traits<K>::kCat == Cat::kComplex) {
       if (p.dir != CompareParams::kEq && p.dir != CompareParams::kNe) return;
     }
-    fn = &CompareKernel<K>;
+    fn = &RawOpKernel<&CompareRaw<K>>;
   });
   if (!fn)
     return absl::InvalidArgumentError(
@@ -350,6 +414,31 @@ absl::StatusOr<KernelFn> SelectCompare(ElemKind k, const CompareParams& p) {
 }
 
 KernelFn SelectKernel() { return &SelectKernelImpl; }
+
+RawOpFn RawCompare(ElemKind k, const CompareParams& p) {
+  RawOpFn fn = nullptr;
+  DispatchKind(k, [&]<ElemKind K>() {
+    if constexpr (Traits<K>::kCat == Cat::kComplex) {
+      if (p.dir != CompareParams::kEq && p.dir != CompareParams::kNe) return;
+    }
+    fn = &CompareRaw<K>;
+  });
+  return fn;
+}
+
+RawOpFn RawSelect(int64_t elem_bytes) { return SelectRawFor(elem_bytes); }
+
+RawOpFn RawClamp(ElemKind k) {
+  RawOpFn fn = nullptr;
+  DispatchKind(k, [&]<ElemKind K>() { fn = &ClampRaw<K>; });
+  return fn;
+}
+
+RawOpFn RawConvert(ElemKind from, ElemKind to) {
+  RawOpFn fn = nullptr;
+  DispatchKind(from, [&]<ElemKind F>() { DispatchKind(to, [&]<ElemKind T>() { fn = &ConvertRaw<F, T>; }); });
+  return fn;
+}
 
 absl::StatusOr<KernelFn> SelectClamp(ElemKind k) {
   KernelFn fn = nullptr;
@@ -361,7 +450,7 @@ absl::StatusOr<KernelFn> SelectClamp(ElemKind k) {
 absl::StatusOr<KernelFn> SelectConvert(ElemKind from, ElemKind to) {
   KernelFn fn = nullptr;
   DispatchKind(from, [&]<ElemKind F>() {
-    DispatchKind(to, [&]<ElemKind T>() { fn = &ConvertKernel<F, T>; });
+    DispatchKind(to, [&]<ElemKind T>() { fn = &RawOpKernel<&ConvertRaw<F, T>>; });
   });
   if (!fn)
     return absl::UnimplementedError(StrCat("convert from ", ir::ElemKindName(from), " to ",

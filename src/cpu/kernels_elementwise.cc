@@ -202,8 +202,14 @@ void FusedBlockEval::Run(int64_t start, int64_t count) {
   for (size_t k = 0; k < p_.ops.size(); ++k) {
     const FusedParams::Op& op = p_.ops[k];
     uint8_t* out = At(static_cast<int>(num_inputs + k), start);
-    if (op.unary) op.unary(At(op.in0, start), out, count);
-    else op.binary(At(op.in0, start), At(op.in1, start), out, count);
+    if (op.unary) {
+      op.unary(At(op.in0, start), out, count);
+    } else if (op.binary) {
+      op.binary(At(op.in0, start), At(op.in1, start), out, count);
+    } else {
+      const void* in[3] = {At(op.in0, start), At(op.in1, start), At(op.in2, start)};
+      op.general(op.params.get(), in, out, count);
+    }
   }
 }
 

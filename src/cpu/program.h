@@ -55,6 +55,9 @@ using KernelFn = void (*)(const Step& step, ExecState& state);
 // the compiler fuse runs of such steps into one block-by-block kernel.
 using RawUnaryFn = void (*)(const void* x, void* y, int64_t n);
 using RawBinaryFn = void (*)(const void* x, const void* y, void* z, int64_t n);
+// The same for elementwise steps with parameters (the step's params) or three operands: compare,
+// select, clamp, convert. in[k] points at operand k.
+using RawOpFn = void (*)(const void* params, const void* const* in, void* out, int64_t n);
 
 struct Step {
   KernelFn fn = nullptr;
@@ -67,7 +70,8 @@ struct Step {
   std::vector<int> release;       // slots whose last use is this step
   RawUnaryFn raw_unary = nullptr;    // set on fusible unary elementwise steps
   RawBinaryFn raw_binary = nullptr;  // set on fusible binary elementwise steps
-  int raw_in_bytes = 0;              // bytes per input element of such a step
+  RawOpFn raw_op = nullptr;          // set on other fusible elementwise steps
+  int raw_in_bytes[3] = {0, 0, 0};   // bytes per element of each operand of such a step
   // A broadcast_in_dim whose operand fills the result's trailing dimensions (a scalar, a bias
   // row): the result repeats the operand's elements every `broadcast_period` elements. Fused runs
   // read the operand itself. 0: any other step.

@@ -92,6 +92,51 @@ func.func @main(%x: tensor<4x8xf32>, %row: tensor<8xf32>, %col: tensor<4xf32>) -
   EXPECT_EQ((*out)[0].array.as<float>()[3 * 8 + 5], (1.0f + 5.0f) * 30.0f);
 }
 
+// Elementwise steps that other steps separate in the program are moved next to the run they
+// extend (compare, select and convert are run members too), and the results are those of each
+// op: relu(x + b) as f64, with two unrelated products in between.
+TEST(FusionTest, ClustersElementwiseStepsAcrossUnrelatedSteps) {
+  auto m = ir::ParseModule(R"(
+func.func @main(%x: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> (tensor<8x8xf64>, tensor<8x8xf32>) {
+  %pre = stablehlo.add %x, %b : tensor<8x8xf32>
+  %p1 = stablehlo.dot_general %x, %b, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<8x8xf32>
+  %gt = stablehlo.compare GT, %pre, %zero, FLOAT : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xi1>
+  %p2 = stablehlo.dot_general %p1, %b, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = stablehlo.select %gt, %pre, %zero : tensor<8x8xi1>, tensor<8x8xf32>
+  %c = stablehlo.convert %r : (tensor<8x8xf32>) -> tensor<8x8xf64>
+  return %c, %p2 : tensor<8x8xf64>, tensor<8x8xf32>
+})");
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_TRUE(ir::VerifyModule(**m).ok());
+  auto exe = compiler::Compile(**m);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  std::vector<std::string> names;
+  for (const cpu::Step& st : (*exe)->program->steps) names.push_back(st.name);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "fusion(stablehlo.add, stablehlo.compare, stablehlo.select, stablehlo.convert)",
+                       "stablehlo.dot_general", "stablehlo.dot_general"}));
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {8, 8}});
+  cpu::Array b = cpu::Array::Allocate({ir::ElemKind::kF32, {8, 8}});
+  for (int i = 0; i < 64; ++i) {
+    x.mutable_as<float>()[i] = static_cast<float>(i % 7) - 3.0f;
+    b.mutable_as<float>()[i] = (i % 3 == 0) ? 0.5f : -0.25f;
+  }
+  auto out = (*exe)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(b)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int i = 0; i < 64; ++i) {
+    const float pre = x.as<float>()[i] + b.as<float>()[i];
+    EXPECT_EQ((*out)[0].array.as<double>()[i], pre > 0 ? static_cast<double>(pre) : 0.0) << i;
+  }
+  double p2_00 = 0;  // (x b) b at [0][0]
+  for (int k = 0; k < 8; ++k) {
+    double p1 = 0;
+    for (int j = 0; j < 8; ++j) p1 += double{x.as<float>()[j]} * b.as<float>()[j * 8 + k];
+    p2_00 += p1 * b.as<float>()[k * 8];
+  }
+  EXPECT_NEAR((*out)[1].array.as<float>()[0], p2_00, 1e-4);
+}
+
 // A reduction absorbs the fused run that computes its input, and gives the same bits as the
 // unfused program (where the run's result is also returned, so it must be stored).
 TEST(FusionTest, ReductionsAbsorbTheirProducerRun) {

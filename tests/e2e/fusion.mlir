@@ -68,3 +68,74 @@ func.func @row_broadcast_in_a_run() {
   check.expect_almost_eq_const %sum, dense<2.49625125e10>, tolerance = 1.0e6 : tensor<f32>
   func.return
 }
+
+// -----
+
+// compare, select, clamp and convert join fused runs (their loops read operands block by block
+// like the arithmetic ops), also when an unrelated step sits between them in the program: the
+// compiler moves elementwise steps next to the run they extend. NaN, infinities and signed zeros
+// go through every one of them.
+func.func @compare_select_clamp_convert_in_a_run() {
+  %x = stablehlo.constant dense<[1.5, -2.5, 0x7F800000, 0x7FC00000, -0.0, 0.0, 0xFF800000, 3.0]> : tensor<8xf32>
+  %y = stablehlo.constant dense<[1.5, 2.0, 1.0, 1.0, 0.0, -0.0, 0.0, 0x7FC00000]> : tensor<8xf32>
+  %two = stablehlo.constant dense<2.0> : tensor<8xf32>
+  %s = stablehlo.add %x, %two : tensor<8xf32>
+  %gt = stablehlo.compare GT, %s, %y, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+  %a = stablehlo.iota dim = 0 : tensor<3x4xf32>
+  %b = stablehlo.iota dim = 1 : tensor<4x2xf32>
+  %m = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+  %ge_total = stablehlo.compare GE, %x, %y, TOTALORDER : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+  %sel = stablehlo.select %gt, %s, %y : tensor<8xi1>, tensor<8xf32>
+  %lo = stablehlo.constant dense<-1.0> : tensor<8xf32>
+  %hi = stablehlo.constant dense<2.5> : tensor<8xf32>
+  %cl = stablehlo.clamp %lo, %sel, %hi : tensor<8xf32>
+  %i = stablehlo.convert %cl : (tensor<8xf32>) -> tensor<8xi32>
+  %d = stablehlo.convert %cl : (tensor<8xf32>) -> tensor<8xf64>
+  %z = stablehlo.select %gt, %y, %x : tensor<8xi1>, tensor<8xf32>
+  %zbits = stablehlo.bitcast_convert %z : (tensor<8xf32>) -> tensor<8xi32>
+  check.expect_eq_const %gt, dense<[true, false, true, false, true, true, false, false]> : tensor<8xi1>
+  // Total order: -inf < ... < -0 < +0 < ... < +inf < +NaN.
+  check.expect_eq_const %ge_total, dense<[true, false, true, true, false, true, false, false]> : tensor<8xi1>
+  check.expect_almost_eq_const %cl, dense<[2.5, 2.0, 2.5, 1.0, 2.0, 2.0, 0.0, 0x7FC00000]> : tensor<8xf32>
+  check.expect_eq_const %i, dense<[2, 2, 2, 1, 2, 2, 0, 0]> : tensor<8xi32>
+  check.expect_almost_eq_const %d, dense<[2.5, 2.0, 2.5, 1.0, 2.0, 2.0, 0.0, 0x7FF8000000000000]> : tensor<8xf64>
+  // [1.5, -2.5, 1.0, NaN, +0, -0, -inf, 3.0]
+  check.expect_eq_const %zbits, dense<[1069547520, -1071644672, 1065353216, 2143289344, 0, -2147483648, -8388608, 1077936128]> : tensor<8xi32>
+  check.expect_eq_const %m, dense<[[0.0, 0.0], [0.0, 4.0], [0.0, 8.0]]> : tensor<3x2xf32>
+  func.return
+}
+
+// -----
+
+// select over every element size (1, 2, 8 and 16 bytes) inside a run, and a select with a scalar
+// predicate (which repeats one operand, so it stays outside the run) between run members.
+func.func @select_element_sizes_in_runs() {
+  %i = stablehlo.iota dim = 0 : tensor<6xi8>
+  %three = stablehlo.constant dense<3> : tensor<6xi8>
+  %p = stablehlo.compare LT, %i, %three, SIGNED : (tensor<6xi8>, tensor<6xi8>) -> tensor<6xi1>
+  %neg = stablehlo.negate %i : tensor<6xi8>
+  %s8 = stablehlo.select %p, %i, %neg : tensor<6xi1>, tensor<6xi8>
+  check.expect_eq_const %s8, dense<[0, 1, 2, -3, -4, -5]> : tensor<6xi8>
+  %h = stablehlo.convert %i : (tensor<6xi8>) -> tensor<6xf16>
+  %hn = stablehlo.negate %h : tensor<6xf16>
+  %s16 = stablehlo.select %p, %hn, %h : tensor<6xi1>, tensor<6xf16>
+  check.expect_eq_const %s16, dense<[-0.0, -1.0, -2.0, 3.0, 4.0, 5.0]> : tensor<6xf16>
+  %f = stablehlo.convert %i : (tensor<6xi8>) -> tensor<6xf64>
+  %fh = stablehlo.multiply %f, %f : tensor<6xf64>
+  %s64 = stablehlo.select %p, %fh, %f : tensor<6xi1>, tensor<6xf64>
+  check.expect_eq_const %s64, dense<[0.0, 1.0, 4.0, 3.0, 4.0, 5.0]> : tensor<6xf64>
+  %c = stablehlo.complex %f, %fh : tensor<6xcomplex<f64>>
+  %cc = stablehlo.negate %c : tensor<6xcomplex<f64>>
+  %s128 = stablehlo.select %p, %c, %cc : tensor<6xi1>, tensor<6xcomplex<f64>>
+  %re = stablehlo.real %s128 : (tensor<6xcomplex<f64>>) -> tensor<6xf64>
+  %im = stablehlo.imag %s128 : (tensor<6xcomplex<f64>>) -> tensor<6xf64>
+  check.expect_eq_const %re, dense<[0.0, 1.0, 2.0, -3.0, -4.0, -5.0]> : tensor<6xf64>
+  check.expect_eq_const %im, dense<[0.0, 1.0, 4.0, -9.0, -16.0, -25.0]> : tensor<6xf64>
+  %t = stablehlo.constant dense<true> : tensor<i1>
+  %one = stablehlo.constant dense<1> : tensor<6xi8>
+  %a = stablehlo.add %i, %one : tensor<6xi8>
+  %st = stablehlo.select %t, %a, %i : tensor<i1>, tensor<6xi8>
+  %b = stablehlo.multiply %st, %three : tensor<6xi8>
+  check.expect_eq_const %b, dense<[3, 6, 9, 12, 15, 18]> : tensor<6xi8>
+  func.return
+}
