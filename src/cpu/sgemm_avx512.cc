@@ -114,12 +114,25 @@ OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_
   }
 }
 
-// c[12 x 32] (row stride ldc) = or += the product of one packed sliver of A and one of B; the
-// half kernel computes only the first 16 columns (for narrow edges). Each element sees the same
-// operations in the same order in both.
-template <bool kHalf = false>
-OPJ_AVX512 inline void Kernel(int64_t kc, const float* __restrict ap, const float* __restrict bp,
-                              float* __restrict c, int64_t ldc, bool accumulate) {
+// The rows of one sliver of A: packed (row i of step p at ap[p * kMr + i]) or read in place
+// (row i of step p at rows[i][coff[p]], the indexed operand of a convolution), so the kernel
+// broadcasts either without a copy.
+struct PackedRows {
+  const float* __restrict ap;
+  const float* At(int64_t p, int i) const { return ap + p * kMr + i; }
+};
+struct IndexedRows {
+  const float* rows[kMr];
+  const int64_t* __restrict coff;
+  const float* At(int64_t p, int i) const { return rows[i] + coff[p]; }
+};
+
+// c[12 x 32] (row stride ldc) = or += the product of one sliver of A and one packed sliver of B;
+// the half kernel computes only the first 16 columns (for narrow edges). Each element sees the
+// same operations in the same order in every variant.
+template <bool kHalf = false, typename Rows = PackedRows>
+OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, float* __restrict c,
+                              int64_t ldc, bool accumulate) {
   __m512 acc[kMr][2];
 #pragma GCC unroll 12
   for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
@@ -128,11 +141,10 @@ OPJ_AVX512 inline void Kernel(int64_t kc, const float* __restrict ap, const floa
     const __m512 b1 = kHalf ? b0 : _mm512_load_ps(bp + 16);
 #pragma GCC unroll 12
     for (int i = 0; i < kMr; ++i) {
-      const __m512 av = _mm512_set1_ps(ap[i]);
+      const __m512 av = _mm512_set1_ps(*a.At(p, i));
       acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
       if (!kHalf) acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
     }
-    ap += kMr;
     bp += kNr;
   }
 #pragma GCC unroll 12
@@ -146,6 +158,19 @@ OPJ_AVX512 inline void Kernel(int64_t kc, const float* __restrict ap, const floa
       if (!kHalf) _mm512_storeu_ps(row + 16, acc[i][1]);
     }
   }
+}
+
+// One mr x nr tile of C (at most 12 x 32). A partial tile goes through a full-size buffer (same
+// arithmetic, same order).
+template <typename Rows>
+OPJ_AVX512 inline void Tile(int64_t kc, int64_t mr, int64_t nr, Rows a, const float* bp, float* c,
+                            int64_t ldc, bool accumulate, float* edge) {
+  if (mr == kMr && nr == kNr) return Kernel(kc, a, bp, c, ldc, accumulate);
+  if (nr <= 16) Kernel<true>(kc, a, bp, edge, kNr, false);
+  else Kernel(kc, a, bp, edge, kNr, false);
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < nr; ++j)
+      c[i * ldc + j] = accumulate ? c[i * ldc + j] + edge[i * kNr + j] : edge[i * kNr + j];
 }
 
 // One piece of C: rows [0, m) x columns [0, n) with its own packing.
@@ -164,23 +189,26 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
       PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, kc, nc, bp);
       for (int64_t ic = 0; ic < m; ic += kMc) {
         const int64_t mc = std::min(kMc, m - ic);
-        if (a.row_off) PackAIndexed(a.p, a.row_off + ic, a.col_off + pc, mc, kc, ap);
-        else PackA(a.p + ic * a.rs + pc * a.cs, a.rs, a.cs, mc, kc, ap);
+        // An indexed A is read in place by whole slivers (a convolution's input rows: packing
+        // them cost a quarter of the time for 64 output features) and packed only for the
+        // last, partial sliver.
+        if (!a.row_off) PackA(a.p + ic * a.rs + pc * a.cs, a.rs, a.cs, mc, kc, ap);
+        else if (mc % kMr != 0)
+          PackAIndexed(a.p, a.row_off + ic + mc / kMr * kMr, a.col_off + pc, mc % kMr, kc, ap + mc / kMr * kMr * kc);
         for (int64_t ir = 0; ir < mc; ir += kMr) {
           const int64_t mr = std::min(kMr, mc - ir);
+          IndexedRows direct;
+          const bool in_place = a.row_off && mr == kMr;
+          if (in_place) {
+            for (int i = 0; i < kMr; ++i) direct.rows[i] = a.p + a.row_off[ic + ir + i];
+            direct.coff = a.col_off + pc;
+          }
+          const PackedRows packed{ap + ir * kc};
           for (int64_t jr = 0; jr < nc; jr += kNr) {
             const int64_t nr = std::min(kNr, nc - jr);
             float* ct = c + (ic + ir) * ldc + jc + jr;
-            if (mr == kMr && nr == kNr) {
-              Kernel(kc, ap + ir * kc, bp + jr * kc, ct, ldc, accumulate);
-              continue;
-            }
-            // A partial tile goes through a full-size buffer (same arithmetic, same order).
-            if (nr <= 16) Kernel<true>(kc, ap + ir * kc, bp + jr * kc, edge, kNr, false);
-            else Kernel(kc, ap + ir * kc, bp + jr * kc, edge, kNr, false);
-            for (int64_t i = 0; i < mr; ++i)
-              for (int64_t j = 0; j < nr; ++j)
-                ct[i * ldc + j] = accumulate ? ct[i * ldc + j] + edge[i * kNr + j] : edge[i * kNr + j];
+            if (in_place) Tile(kc, mr, nr, direct, bp + jr * kc, ct, ldc, accumulate, edge);
+            else Tile(kc, mr, nr, packed, bp + jr * kc, ct, ldc, accumulate, edge);
           }
         }
       }
