@@ -68,29 +68,34 @@ TEST(FastSgemm, MatchesAReferenceForEdgeShapesAndLayouts) {
 // may overlap in memory.
 TEST(FastSgemm, IndexedLeftOperandEqualsThePlainOne) {
   if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
-  const int64_t m = 150, n = 45, k = 300;
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  std::vector<float> base(4096), b(static_cast<size_t>(k * n));
-  for (float& v : base) v = dist(rng);
-  for (float& v : b) v = dist(rng);
-  // Row i starts at 7 * i (overlapping rows), column j is at (j % 30) + 40 * (j / 30).
-  std::vector<int64_t> row_off(m), col_off(k);
-  for (int64_t i = 0; i < m; ++i) row_off[i] = 7 * i;
-  for (int64_t j = 0; j < k; ++j) col_off[j] = j % 30 + 40 * (j / 30);
-  std::vector<float> plain(static_cast<size_t>(m * k));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < k; ++j) plain[i * k + j] = base[row_off[i] + col_off[j]];
-  SgemmParallelFor pf = [](int64_t count, const std::function<void(int64_t)>& fn) {
-    for (int64_t i = 0; i < count; ++i) fn(i);
-  };
-  std::vector<float> want(static_cast<size_t>(m * n)), got(want.size());
-  FastSgemm(m, n, k, {plain.data(), k, 1}, {b.data(), n, 1}, want.data(), n, 1, pf);
-  for (int pieces : {1, 3, 8}) {
-    std::fill(got.begin(), got.end(), 0.0f);
-    FastSgemm(m, n, k, {base.data(), 0, 0, row_off.data(), col_off.data()}, {b.data(), n, 1}, got.data(), n,
-              pieces, pf);
-    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "pieces " << pieces << " at " << i;
+  // m leaves a partial sliver of rows (packed), n a 13- or 28-column edge (half and full edge
+  // kernels reading the rows in place), k two depth blocks.
+  for (const int64_t n : {45, 60}) {
+    const int64_t m = 150, k = 300;
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    std::vector<float> base(4096), b(static_cast<size_t>(k * n));
+    for (float& v : base) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    // Row i starts at 7 * i (overlapping rows), column j is at (j % 30) + 40 * (j / 30).
+    std::vector<int64_t> row_off(m), col_off(k);
+    for (int64_t i = 0; i < m; ++i) row_off[i] = 7 * i;
+    for (int64_t j = 0; j < k; ++j) col_off[j] = j % 30 + 40 * (j / 30);
+    std::vector<float> plain(static_cast<size_t>(m * k));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < k; ++j) plain[i * k + j] = base[row_off[i] + col_off[j]];
+    SgemmParallelFor pf = [](int64_t count, const std::function<void(int64_t)>& fn) {
+      for (int64_t i = 0; i < count; ++i) fn(i);
+    };
+    std::vector<float> want(static_cast<size_t>(m * n)), got(want.size());
+    FastSgemm(m, n, k, {plain.data(), k, 1}, {b.data(), n, 1}, want.data(), n, 1, pf);
+    for (int pieces : {1, 3, 8}) {
+      std::fill(got.begin(), got.end(), 0.0f);
+      FastSgemm(m, n, k, {base.data(), 0, 0, row_off.data(), col_off.data()}, {b.data(), n, 1},
+                got.data(), n, pieces, pf);
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(got[i], want[i]) << "pieces " << pieces << " at " << i;
+    }
   }
 }
 
