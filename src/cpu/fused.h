@@ -28,8 +28,12 @@ absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecS
 // into outs (absolute positions), the others into block buffers that Value() returns.
 class FusedBlockEval {
  public:
-  FusedBlockEval(const FusedParams& p, const FusedInputs& in, std::vector<Array>* outs);
+  // stream: results are computed into block buffers and written to the outputs with
+  // non-temporal stores (for outputs far larger than the caches: no read of each destination
+  // line before it is overwritten). Call Finish() before the outputs are read.
+  FusedBlockEval(const FusedParams& p, const FusedInputs& in, std::vector<Array>* outs, bool stream = false);
   void Run(int64_t start, int64_t count);
+  void Finish();
   const uint8_t* Value(size_t op) const { return blocks_[op].get(); }
 
  private:
@@ -38,6 +42,7 @@ class FusedBlockEval {
   const FusedParams& p_;
   const FusedInputs& in_;
   std::vector<Array>* outs_;
+  bool stream_;
   std::vector<std::unique_ptr<uint8_t[]>> blocks_, gathered_;
 };
 
