@@ -137,6 +137,36 @@ func.func @main(%x: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> (tensor<8x8xf64>, t
   EXPECT_NEAR((*out)[1].array.as<float>()[0], p2_00, 1e-4);
 }
 
+// Fused outputs of 16 MiB and more are written with non-temporal stores; the values are the
+// same, to the last (odd) element, and for an output that the run reads again too.
+TEST(FusionTest, LargeOutputsStreamedToMemoryKeepTheirValues) {
+  constexpr int64_t n = (int64_t{4} << 20) + 3;
+  auto m = ir::ParseModule(R"(
+func.func @main(%x: tensor<4194307xf32>) -> (tensor<4194307xf32>, tensor<4194307xf32>) {
+  %two = stablehlo.constant dense<2.0> : tensor<4194307xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<4194307xf32>
+  %a = stablehlo.multiply %x, %two : tensor<4194307xf32>
+  %y = stablehlo.add %a, %one : tensor<4194307xf32>
+  %z = stablehlo.multiply %y, %y : tensor<4194307xf32>
+  return %y, %z : tensor<4194307xf32>, tensor<4194307xf32>
+})");
+  ASSERT_TRUE(m.ok()) << m.status();
+  auto exe = compiler::Compile(**m);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  ASSERT_EQ((*exe)->program->steps.size(), 1u);
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {n}});
+  for (int64_t i = 0; i < n; ++i) x.mutable_as<float>()[i] = static_cast<float>(i % 1000) * 0.25f;
+  auto out = (*exe)->Run({cpu::RtValue::Of(x)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const float* y = (*out)[0].array.as<float>();
+  const float* z = (*out)[1].array.as<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    const float want = x.as<float>()[i] * 2.0f + 1.0f;
+    ASSERT_EQ(y[i], want) << i;
+    ASSERT_EQ(z[i], want * want) << i;
+  }
+}
+
 // A reduction absorbs the fused run that computes its input, and gives the same bits as the
 // unfused program (where the run's result is also returned, so it must be stored).
 TEST(FusionTest, ReductionsAbsorbTheirProducerRun) {
