@@ -2,6 +2,7 @@
 // ApproxTopK, FFI handlers), host transfers and collectives: the Lowerer methods of lowerer.h
 // that are not ops of their own.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "src/compiler/lowerer.h"
@@ -70,6 +71,8 @@ void Lowerer::LowerCustomCall(const Operation& op, Env& env, Program& prog, int 
     LowerLapack(op, env, prog, target);
   } else if (target == "ApproxTopK") {
     LowerApproxTopK(op, env, prog, depth);
+  } else if (target == "ducc_fft" || target == "dynamic_ducc_fft") {
+    LowerDuccFft(op, env, prog, target);
   } else if (const cpu::FfiHandler* h = cpu::FindFfiHandler(target)) {
     LowerFfiCall(op, env, prog, target, h);
   } else {
@@ -117,6 +120,160 @@ std::vector<int64_t> Lowerer::ConstantInts(const Operation& op, size_t i, const 
          StrCat("operand #", i, " (", what, ") must be an integer constant"));
   if (v.size() == 1 && n != 1) v.assign(static_cast<size_t>(n), v[0]);
   return v;
+}
+
+namespace {
+
+// A read-only view of a FlatBuffers table (the wire format of jaxlib's FFT descriptors):
+// bounds-checked little-endian reads; a field past the vtable or with offset 0 is absent.
+class FlatTable {
+ public:
+  FlatTable(const uint8_t* data, size_t size) : data_(data), size_(size) {
+    uint32_t root = 0;
+    int32_t back = 0;
+    uint16_t vt_size = 0;
+    if (!Read(0, &root) || !Read(root, &back)) return;
+    const int64_t vtable = static_cast<int64_t>(root) - back;
+    if (vtable < 0 || !Read(static_cast<size_t>(vtable), &vt_size)) return;
+    table_ = root;
+    vtable_ = static_cast<size_t>(vtable);
+    vt_size_ = vt_size;
+    ok_ = true;
+  }
+  bool ok() const { return ok_; }
+
+  // Position of field i, or 0 when absent.
+  size_t Field(int i) const {
+    uint16_t off = 0;
+    if (!ok_ || 4 + 2 * static_cast<size_t>(i) + 2 > vt_size_ || !Read(vtable_ + 4 + 2 * i, &off)) return 0;
+    return off == 0 ? 0 : table_ + off;
+  }
+  template <typename T>
+  bool Scalar(int i, T fallback, T* out) const {
+    const size_t pos = Field(i);
+    if (pos == 0) {
+      *out = fallback;
+      return true;
+    }
+    return Read(pos, out);
+  }
+  template <typename T>
+  bool Vector(int i, std::vector<int64_t>* out) const {
+    out->clear();
+    const size_t pos = Field(i);
+    uint32_t rel = 0, len = 0;
+    if (pos == 0) return true;
+    if (!Read(pos, &rel) || !Read(pos + rel, &len)) return false;
+    for (uint32_t k = 0; k < len; ++k) {
+      T v{};
+      if (!Read(pos + rel + 4 + static_cast<size_t>(k) * sizeof(T), &v)) return false;
+      out->push_back(static_cast<int64_t>(v));
+    }
+    return true;
+  }
+
+ private:
+  template <typename T>
+  bool Read(size_t pos, T* out) const {
+    if (pos > size_ || size_ - pos < sizeof(T)) return false;
+    std::memcpy(out, data_ + pos, sizeof(T));
+    return true;
+  }
+  const uint8_t* data_;
+  size_t size_;
+  size_t table_ = 0, vtable_ = 0, vt_size_ = 0;
+  bool ok_ = false;
+};
+
+}  // namespace
+
+// jaxlib's CPU FFT custom calls of 2022-2024 exports, before jax.numpy.fft lowered to
+// stablehlo.fft: @ducc_fft(descriptor, x) with a DuccFftDescriptor (dtype, fft_type, shape,
+// strides_in, strides_out, axes, forward, scale) and @dynamic_ducc_fft(descriptor, x, shape,
+// strides_in, strides_out, scale) with a DynamicDuccFftDescriptor (ndims, dtype, fft_type, axes,
+// forward). JAX transforms the trailing axes of a row-major array with the standard scales, which
+// is stablehlo.fft; anything else is UNIMPLEMENTED with what differs.
+void Lowerer::LowerDuccFft(const Operation& op, Env& env, Program& prog, const std::string& target) {
+  const bool dynamic = target == "dynamic_ducc_fft";
+  if (op.operands.size() < 2 || op.num_results() != 1 || (dynamic && op.operands.size() < 5))
+    Fail(op, absl::StatusCode::kInvalidArgument,
+         StrCat("@", target, " takes a descriptor and the operand", dynamic ? " (then shape, strides and scale)" : "",
+                " and returns one result; got ", op.operands.size(), " operands and ", op.num_results(), " results"));
+  const Operation* def = op.operands[0]->def;
+  Attribute bytes = def && def->name() == "stablehlo.constant" ? def->attr("value") : Attribute();
+  if (!bytes || bytes.kind() != AttrKind::kDenseElements || bytes->splat || !bytes->data ||
+      op.operands[0]->type.element_type().elem() != ElemKind::kU8)
+    Fail(op, absl::StatusCode::kUnimplemented, StrCat("@", target, ": operand #0 (the descriptor) must be a ui8 constant"));
+  const std::vector<uint8_t> data(bytes->data->begin(), bytes->data->end());
+  FlatTable t(data.data(), data.size());
+  // Field numbers of the two descriptor tables.
+  const int kDtype = dynamic ? 1 : 0, kType = dynamic ? 2 : 1, kAxes = dynamic ? 3 : 5, kForward = dynamic ? 4 : 6;
+  int8_t dtype = 0, type = 0;
+  uint8_t forward = 0;
+  double scale = 1.0;
+  std::vector<int64_t> axes, shape, strides_in, strides_out;
+  bool ok = t.ok() && t.Scalar<int8_t>(kDtype, 0, &dtype) && t.Scalar<int8_t>(kType, 0, &type) &&
+            t.Vector<uint32_t>(kAxes, &axes) && t.Scalar<uint8_t>(kForward, 0, &forward);
+  if (ok && !dynamic)
+    ok = t.Vector<uint64_t>(2, &shape) && t.Vector<uint64_t>(3, &strides_in) && t.Vector<uint64_t>(4, &strides_out) &&
+         t.Scalar<double>(7, 1.0, &scale);
+  if (!ok)
+    Fail(op, absl::StatusCode::kInvalidArgument,
+         StrCat("@", target, ": the descriptor (", data.size(), " bytes) is not a valid ",
+                dynamic ? "DynamicDuccFftDescriptor" : "DuccFftDescriptor", " flatbuffer"));
+  const Type in = op.operands[1]->type, out = op.result(0)->type;
+  if (!in.IsTensor() || !out.IsTensor() || !in.HasStaticShape() || !out.HasStaticShape())
+    Fail(op, absl::StatusCode::kUnimplemented, StrCat("@", target, " on dynamically shaped operands"));
+  const int64_t rank = in.rank();
+  if (type < 0 || type > 2 || dtype < 0 || dtype > 1)
+    Fail(op, absl::StatusCode::kInvalidArgument,
+         StrCat("@", target, ": descriptor fft_type ", int{type}, " / dtype ", int{dtype}, " out of range"));
+  if (axes.empty() || static_cast<int64_t>(axes.size()) > rank)
+    Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, ": descriptor has ", axes.size(), " axes for rank ", rank));
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] != rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i))
+      Fail(op, absl::StatusCode::kUnimplemented,
+           StrCat("@", target, ": axes must be the trailing ", axes.size(), " dimensions in order (axis #", i, " is ",
+                  axes[i], ")"));
+  // C2C forward / backward, C2R (inverse, real result), R2C (forward, real operand).
+  const ElemKind complex_kind = (type == 2 ? out : in).element_type().elem();
+  if ((dtype == 0) != (complex_kind == ElemKind::kC64))
+    Fail(op, absl::StatusCode::kInvalidArgument,
+         StrCat("@", target, ": descriptor dtype ", dtype == 0 ? "COMPLEX64" : "COMPLEX128", " for a transform of ",
+                (type == 2 ? out : in).ToString()));
+  auto p = std::make_shared<cpu::FftParams>();
+  p->type = type == 0 ? (forward ? cpu::FftParams::kFft : cpu::FftParams::kIfft)
+            : type == 1 ? cpu::FftParams::kIrfft : cpu::FftParams::kRfft;
+  if ((type == 1 && forward) || (type == 2 && !forward))
+    Fail(op, absl::StatusCode::kUnimplemented,
+         StrCat("@", target, ": a ", type == 1 ? "C2R" : "R2C", " transform in the ", forward ? "forward" : "backward",
+                " direction"));
+  const Type& real = type == 1 ? out : in;  // the side whose trailing sizes are the lengths
+  double n = 1;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    p->lengths.push_back(real.shape()[axes[i]]);
+    n *= static_cast<double>(p->lengths.back());
+  }
+  if (!dynamic) {
+    // The descriptor describes the row-major operand (the real result for C2R).
+    const Type& described = type == 1 ? out : in;
+    std::vector<int64_t> dims(described.shape().begin(), described.shape().end());
+    auto row_major_strides = [](const Type& t) {
+      std::vector<int64_t> st(static_cast<size_t>(t.rank()), 1);
+      for (int64_t d = t.rank() - 2; d >= 0; --d) st[d] = st[d + 1] * t.shape()[d + 1];
+      return st;
+    };
+    const bool row_major = shape == dims && strides_in == row_major_strides(in) && strides_out == row_major_strides(out);
+    const double want_scale = forward ? 1.0 : 1.0 / n;
+    if (!row_major)
+      Fail(op, absl::StatusCode::kUnimplemented,
+           StrCat("@", target, ": the descriptor's shape and strides do not describe row-major ", described.ToString(),
+                  " (operand ", in.ToString(), ", result ", out.ToString(), ")"));
+    if (std::abs(scale - want_scale) > 1e-12 * std::abs(want_scale))
+      Fail(op, absl::StatusCode::kUnimplemented,
+           StrCat("@", target, ": scale ", scale, " (only 1 forward and 1/N backward are supported)"));
+  }
+  AddStep(op, env, prog, cpu::FftKernel(), {Use(op, env, op.operands[1])}).params = p;
 }
 
 void Lowerer::LowerApproxTopK(const Operation& op, Env& env, Program& prog, int depth) {

@@ -426,6 +426,7 @@ class Lowerer {
   // comparator function (called_computations) and the first result-size elements kept. The N
   // init operands only pad the approximate algorithm's partial windows.
   void LowerApproxTopK(const Operation& op, Env& env, Program& prog, int depth);
+  void LowerDuccFft(const Operation& op, Env& env, Program& prog, const std::string& target);
 
   // JAX's CPU linear algebra: custom calls lapack_<t><routine>[_ffi] (t = s, d, c, z) and the
   // legacy blas_<t>trsm. The _ffi forms take their options from mhlo.backend_config; the legacy

@@ -168,3 +168,47 @@ func.func @main() {
   %t, %z, %wr, %wi, %sdim, %info = stablehlo.custom_call @lapack_sgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 83 : ui8}} : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i32>, tensor<i32>)
   func.return
 }
+
+// -----
+
+// ducc_fft over a leading axis (JAX only transforms trailing axes, which is stablehlo.fft).
+// expect-fail: @ducc_fft: axes must be the trailing 1 dimensions in order (axis #0 is 0)
+func.func @main() {
+  %c = stablehlo.constant dense<(1.0, 0.0)> : tensor<3x4xcomplex<f32>>
+  %d = stablehlo.constant dense<"0x1800000014002000040005001000140018001C00060008001400000000000100000000000000F03F14000000280000003C0000004C0000000000000002000000030000000000000004000000000000000000000002000000040000000000000001000000000000000000000002000000040000000000000001000000000000000100000000000000"> : tensor<136xui8>
+  %f = stablehlo.custom_call @ducc_fft(%d, %c) {api_version = 2 : i32} : (tensor<136xui8>, tensor<3x4xcomplex<f32>>) -> tensor<3x4xcomplex<f32>>
+  func.return
+}
+
+// -----
+
+// A backward C2C transform must scale by 1/N.
+// expect-fail: @ducc_fft: scale 1 (only 1 forward and 1/N backward are supported)
+func.func @main() {
+  %c = stablehlo.constant dense<(1.0, 0.0)> : tensor<3x4xcomplex<f32>>
+  %d = stablehlo.constant dense<"0x1800000014002000040005001000140018001C00060008001400000000000000000000000000F03F14000000280000003C0000004C0000000000000002000000030000000000000004000000000000000000000002000000040000000000000001000000000000000000000002000000040000000000000001000000000000000100000001000000"> : tensor<136xui8>
+  %f = stablehlo.custom_call @ducc_fft(%d, %c) {api_version = 2 : i32} : (tensor<136xui8>, tensor<3x4xcomplex<f32>>) -> tensor<3x4xcomplex<f32>>
+  func.return
+}
+
+// -----
+
+// A truncated descriptor.
+// expect-fail: @ducc_fft: the descriptor (6 bytes) is not a valid DuccFftDescriptor flatbuffer
+func.func @main() {
+  %c = stablehlo.constant dense<(1.0, 0.0)> : tensor<3x4xcomplex<f32>>
+  %d = stablehlo.constant dense<[24, 0, 0, 0, 20, 0]> : tensor<6xui8>
+  %f = stablehlo.custom_call @ducc_fft(%d, %c) {api_version = 2 : i32} : (tensor<6xui8>, tensor<3x4xcomplex<f32>>) -> tensor<3x4xcomplex<f32>>
+  func.return
+}
+
+// -----
+
+// The descriptor says COMPLEX64, the operand is complex<f64>.
+// expect-fail: @ducc_fft: descriptor dtype COMPLEX64 for a transform of tensor<3x4xcomplex<f64>>
+func.func @main() {
+  %c = stablehlo.constant dense<(1.0, 0.0)> : tensor<3x4xcomplex<f64>>
+  %d = stablehlo.constant dense<"0x1800000014002000000000001000140018001C00040008001400000001000000000000000000F03F14000000280000003C0000004C0000000000000002000000030000000000000004000000000000000000000002000000040000000000000001000000000000000000000002000000040000000000000001000000000000000100000001000000"> : tensor<136xui8>
+  %f = stablehlo.custom_call @ducc_fft(%d, %c) {api_version = 2 : i32} : (tensor<136xui8>, tensor<3x4xcomplex<f64>>) -> tensor<3x4xcomplex<f64>>
+  func.return
+}
