@@ -72,113 +72,65 @@ class Device:
         return f"Device(id={self.id}, kind={self.kind!r})"
 
 
-class Array:
-    """An array on a device. ``np.asarray(a)`` copies it to the host."""
+# Arrays and executables are the extension's classes (so that a call and its result never run
+# Python code); the numpy-facing methods are added here.
+Array = _openpjrt.Array
+Array.__doc__ = """An array on a device: ``shape``, ``element_type``, ``dtype``, ``device`` (id),
+``ndim``, ``size``, ``block_until_ready()``, ``is_ready()``, ``delete()``. ``np.asarray(a)``
+copies it to the host."""
 
-    __slots__ = ("_buffer", "_device", "__weakref__")
 
-    def __init__(self, buffer, device=None):
-        self._buffer = buffer
-        self._device = device  # the device id when known, else asked for once
+def _array_dtype(self):
+    return _dtype_of(self.element_type)
 
-    @property
-    def shape(self):
-        return tuple(self._buffer.shape)
 
-    @property
-    def element_type(self):
-        return self._buffer.element_type
+def _array_numpy(self):
+    data = self.to_bytes()
+    return _np.frombuffer(data, dtype=self.dtype).reshape(self.shape).copy()
 
-    @property
-    def dtype(self):
-        return _dtype_of(self.element_type)
 
-    @property
-    def device(self):
-        if self._device is None:
-            self._device = self._buffer.device
-        return self._device
+def _array_array(self, dtype=None, copy=None):
+    a = self.numpy()
+    return a if dtype is None else a.astype(dtype)
 
-    @property
-    def ndim(self):
-        return len(self.shape)
 
-    @property
-    def size(self):
-        return int(_np.prod(self.shape, dtype=_np.int64))
-
-    def block_until_ready(self):
-        self._buffer.block_until_ready()
-        return self
-
-    def is_ready(self):
-        return self._buffer.is_ready()
-
-    def numpy(self):
-        data = self._buffer.to_bytes()
-        return _np.frombuffer(data, dtype=self.dtype).reshape(self.shape).copy()
-
-    def __array__(self, dtype=None, copy=None):
-        a = self.numpy()
-        return a if dtype is None else a.astype(dtype)
-
+def _array_dlpack(self, stream=None, **kwargs):
     # DLPack on the CPU, through a host copy (numpy implements the protocol).
-    def __dlpack__(self, stream=None, **kwargs):
-        return self.numpy().__dlpack__()
-
-    def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU, device 0
-
-    def delete(self):
-        self._buffer.delete()
-
-    def __repr__(self):
-        try:
-            body = _np.array2string(self.numpy(), separator=", ")
-        except Error as e:  # a failed computation: show why
-            body = f"<error {e.code}>"
-        return f"Array({body}, element_type={self.element_type}, device={self.device})"
+    return self.numpy().__dlpack__()
 
 
-class Executable:
-    """A compiled program. Call it with numpy arrays or Arrays (single device), or use
-    ``execute`` with one argument list per device."""
+def _array_repr(self):
+    try:
+        body = _np.array2string(self.numpy(), separator=", ")
+    except Error as e:  # a failed computation: show why
+        body = f"<error {e.code}>"
+    return f"Array({body}, element_type={self.element_type}, device={self.device})"
 
-    def __init__(self, client, exe):
-        self._client = client
-        self._exe = exe
 
-    @property
-    def name(self):
-        return self._exe.name
+Array.dtype = property(_array_dtype)
+Array.numpy = _array_numpy
+Array.__array__ = _array_array
+Array.__dlpack__ = _array_dlpack
+Array.__dlpack_device__ = lambda self: (1, 0)  # kDLCPU, device 0
+Array.__repr__ = _array_repr
 
-    @property
-    def num_outputs(self):
-        return self._exe.num_outputs
+Executable = _openpjrt.Executable
+Executable.__doc__ = """A compiled program (``name``, ``num_outputs``, ``num_devices``). Call it with
+numpy arrays or Arrays (single device): one result comes back as an Array, several as a tuple;
+or use ``execute`` with one argument list per device."""
 
-    @property
-    def num_devices(self):
-        return self._exe.num_devices
 
-    def execute(self, args_per_device, non_donatable=(), execute_device=None):
-        """Runs with ``args_per_device[d]`` on device ``d``; returns a list per device."""
-        bufs = []
-        for d, args in enumerate(args_per_device):
-            device = execute_device if execute_device is not None else d
-            bufs.append([self._client._as_buffer(a, device) for a in args])
-        out = self._exe.execute(bufs, list(non_donatable),
-                                -1 if execute_device is None else int(execute_device))
-        return [[Array(b) for b in dev] for dev in out]
+def _executable_execute(self, args_per_device, non_donatable=(), execute_device=None):
+    """Runs with ``args_per_device[d]`` on device ``d``; returns a list of Arrays per device."""
+    bufs = []
+    for d, args in enumerate(args_per_device):
+        device = execute_device if execute_device is not None else d
+        bufs.append([self._client._as_buffer(a, device) for a in args])
+    return self._execute(bufs, list(non_donatable), -1 if execute_device is None else int(execute_device))
 
-    def __call__(self, *args):
-        # The common single-device call, with as little Python in the way as possible: Arrays
-        # known to live on device 0 pass straight through, one output comes back bare.
-        as_buffer = self._client._as_buffer
-        out = self._exe.call(*[a._buffer if type(a) is Array and a._device == 0 else as_buffer(a, 0)
-                               for a in args])
-        if type(out) is tuple:
-            return tuple(Array(b) for b in out)
-        return Array(out)
+
+Executable._execute = Executable.execute
+Executable.execute = _executable_execute
 
 
 def default_plugin():
@@ -220,7 +172,10 @@ class Client:
         """Compiles StableHLO: MLIR text (str) or a portable artifact (bytes)."""
         if isinstance(program, str):
             program = program.encode()
-        return Executable(self, self._client.compile(bytes(program), num_replicas, num_partitions, portable))
+        exe = self._client.compile(bytes(program), num_replicas, num_partitions, portable)
+        exe._client = self
+        exe._set_converter(self._to_device0)
+        return exe
 
     def device_put(self, x, device=None, element_type=None):
         """Copies a numpy array (or anything np.asarray takes) to ``device`` (an id or Device)."""
@@ -232,14 +187,17 @@ class Client:
         if et is None:
             raise Error("INVALID_ARGUMENT", f"numpy dtype {a.dtype} has no PJRT element type")
         raw = a.reshape(-1).view(_np.uint8) if a.size else _np.zeros(0, _np.uint8)
-        return Array(self._client.upload(raw, et, list(a.shape), dev))
+        return self._client.upload(raw, et, list(a.shape), dev)
 
     def _as_buffer(self, x, device):
         if isinstance(x, Array):
             if x.device == device:
-                return x._buffer
+                return x
             x = x.numpy()
-        return self.device_put(x, device)._buffer
+        return self.device_put(x, device)
+
+    def _to_device0(self, x):
+        return self._as_buffer(x, 0)
 
 
 def client(plugin=None, **options):

@@ -1,5 +1,7 @@
 // _openpjrt: the pybind11 layer of the Python package, a thin binding of the C++ client library
-// (src/client). The pure-Python package python/openpjrt builds the user-facing API on it.
+// (src/client). The pure-Python package python/openpjrt builds the user-facing API on it and
+// adds the numpy-facing methods to the Array and Executable classes defined here (so that a
+// call, its result and block_until_ready never pass through Python code).
 // Blocking calls (compile, execute, transfers, waits) release the GIL.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -67,7 +69,25 @@ struct PyBuffer {
 struct PyExecutable {
   std::shared_ptr<Executable> exe;
   std::shared_ptr<Client> client;
+  py::object to_device0;  // the package's conversion of anything else to an Array on device 0
 };
+
+// The Array behind a Python object when it is exactly an Array, found without pybind11's
+// per-call type registry lookup (a hash of the type name; a quarter of a tiny call's binding
+// cost).
+const PyBuffer* AsArray(py::handle h) {
+  static const py::detail::type_info* info = py::detail::get_type_info(typeid(PyBuffer));
+  if (!info || Py_TYPE(h.ptr()) != info->type) return nullptr;
+  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
+  return static_cast<const PyBuffer*>(inst->get_value_and_holder(info).value_ptr());
+}
+
+py::object WrapOutputs(std::vector<Buffer> outs) {
+  if (outs.size() == 1) return py::cast(PyBuffer{std::make_shared<Buffer>(std::move(outs[0]))});
+  py::tuple t(outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) t[i] = py::cast(PyBuffer{std::make_shared<Buffer>(std::move(outs[i]))});
+  return t;
+}
 
 Options ToOptions(const py::dict& d) {
   Options o;
@@ -164,21 +184,36 @@ PYBIND11_MODULE(_openpjrt, m) {
         return PyBuffer{std::make_shared<Buffer>(Take(std::move(b)))};
       });
 
-  py::class_<PyBuffer>(m, "Buffer")
+  // An array on a device (the package's openpjrt.Array).
+  py::class_<PyBuffer>(m, "Array")
       .def_property_readonly("element_type", [](const PyBuffer& b) { return ElementName(b.buffer->element_type()); })
       .def_property_readonly("shape", [](const PyBuffer& b) {
-        std::vector<int64_t> d = b.buffer->dims();
-        return py::tuple(py::cast(d));
+        const std::vector<int64_t> d = b.buffer->dims();
+        py::tuple t(d.size());
+        for (size_t i = 0; i < d.size(); ++i) t[i] = d[i];
+        return t;
+      })
+      .def_property_readonly("ndim", [](const PyBuffer& b) { return b.buffer->dims().size(); })
+      .def_property_readonly("size", [](const PyBuffer& b) {
+        int64_t n = 1;
+        for (int64_t d : b.buffer->dims()) n *= d;
+        return n;
       })
       .def_property_readonly("device", [](const PyBuffer& b) { return b.buffer->device_id(); })
-      .def("block_until_ready", [](const PyBuffer& b) {
-        Future f = b.buffer->Ready();
+      .def_property_readonly("_buffer", [](py::object self) { return self; })  // older package code
+      .def("block_until_ready", [](py::object self) {
+        const PyBuffer* b = AsArray(self);
+        if (!b) b = &self.cast<const PyBuffer&>();
+        Future f = b->buffer->Ready();
         if (f.valid() && f.IsReady()) {  // the common case for small programs: no GIL round trip
           Throw(f.Await());
-          return;
+          return self;
         }
-        py::gil_scoped_release release;
-        Throw(f.Await());
+        {
+          py::gil_scoped_release release;
+          Throw(f.Await());
+        }
+        return self;
       })
       .def("is_ready", [](const PyBuffer& b) { return b.buffer->Ready().IsReady(); })
       .def("to_bytes", [](const PyBuffer& b) {
@@ -192,7 +227,7 @@ PYBIND11_MODULE(_openpjrt, m) {
       })
       .def("delete", [](const PyBuffer& b) { Throw(b.buffer->Delete()); });
 
-  py::class_<PyExecutable>(m, "Executable")
+  py::class_<PyExecutable>(m, "Executable", py::dynamic_attr())
       .def_property_readonly("name", [](const PyExecutable& e) { return e.exe->name(); })
       .def_property_readonly("num_outputs", [](const PyExecutable& e) { return e.exe->num_outputs(); })
       .def_property_readonly("num_devices", [](const PyExecutable& e) { return e.exe->num_devices(); })
@@ -220,20 +255,27 @@ PYBIND11_MODULE(_openpjrt, m) {
         }
         return devices;
       }, py::arg("args"), py::arg("non_donatable") = std::vector<int64_t>{}, py::arg("execute_device") = -1)
-      // The single-device call with buffers already on device 0: no nested lists on the way in or
-      // out (one output comes back bare, several as a tuple).
-      .def("call", [](const PyExecutable& e, py::args args) -> py::object {
+      // exe(*args): the single-device call. Arrays on device 0 pass straight through; anything
+      // else goes through the package's conversion (numpy arrays, Arrays on other devices). One
+      // output comes back bare, several as a tuple.
+      .def("__call__", [](const PyExecutable& e, py::args args) -> py::object {
         absl::InlinedVector<const Buffer*, 8> in;
-        for (py::handle a : args) in.push_back(py::cast<const PyBuffer&>(a).buffer.get());
+        absl::InlinedVector<py::object, 4> converted;  // kept alive until the call returns
+        for (py::handle a : args) {
+          if (const PyBuffer* b = AsArray(a); b && b->buffer->device_id() == 0) {
+            in.push_back(b->buffer.get());
+            continue;
+          }
+          if (!e.to_device0) Throw(absl::InvalidArgumentError("arguments must be openpjrt Arrays on device 0"));
+          converted.push_back(e.to_device0(a));
+          in.push_back(converted.back().cast<const PyBuffer&>().buffer.get());
+        }
         absl::StatusOr<std::vector<Buffer>> out = absl::UnknownError("");
         {
           py::gil_scoped_release release;
           out = e.exe->ExecuteOne(in);
         }
-        std::vector<Buffer> outs = Take(std::move(out));
-        if (outs.size() == 1) return py::cast(PyBuffer{std::make_shared<Buffer>(std::move(outs[0]))});
-        py::tuple t(outs.size());
-        for (size_t i = 0; i < outs.size(); ++i) t[i] = py::cast(PyBuffer{std::make_shared<Buffer>(std::move(outs[i]))});
-        return t;
-      });
+        return WrapOutputs(Take(std::move(out)));
+      })
+      .def("_set_converter", [](PyExecutable& e, py::object f) { e.to_device0 = std::move(f); });
 }
