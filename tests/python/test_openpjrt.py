@@ -54,6 +54,15 @@ def test_call_returns_arrays_and_tuples(c):
     np.testing.assert_array_equal(np.from_dlpack(s2), [2, 4, 6, 8])
     assert s2.__dlpack_device__() == (1, 0)
     np.testing.assert_array_equal(np.asarray(s2, dtype=np.int32), [2, 4, 6, 8])
+    assert s2.size == 4 and s2.element_type == "f32" and repr(s2).startswith("Array([2., 4., 6., 8.]")
+    # An Array on another device is copied to device 0 for the call; numpy arrays are uploaded.
+    on1 = c.device_put(np.float32([1, 1, 1, 1]), device=1)
+    s3, _ = exe(on1, np.full(4, 0.5, np.float32))
+    assert s3.device == 0
+    np.testing.assert_array_equal(np.asarray(s3), [1.5, 1.5, 1.5, 1.5])
+    with pytest.raises(openpjrt.Error) as e:
+        exe(s)  # one argument short
+    assert e.value.code == "INVALID_ARGUMENT"
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
