@@ -167,6 +167,7 @@ auto ApplyUnary(typename T::C x) {
     else if constexpr (Op == UnaryOp::kAtanh) return std::atanh(x);
     else if constexpr (Op == UnaryOp::kCosh) return std::cosh(x);
     else if constexpr (Op == UnaryOp::kSinh) return std::sinh(x);
+    else if constexpr (Op == UnaryOp::kErf && std::is_same_v<C, float>) return fast::Erf(x);
     else if constexpr (Op == UnaryOp::kErf) return std::erf(x);
     else if constexpr (Op == UnaryOp::kErfc) return std::erfc(x);
     else if constexpr (Op == UnaryOp::kErfInv) return static_cast<C>(ErfInv(x));
