@@ -140,10 +140,14 @@ void FuseElementwise(Program& prog) {
   for (int r : prog.results) last_use[r] = SIZE_MAX;
   // Splat constants and repeating broadcasts defined in this program, by slot.
   std::unordered_map<int, const cpu::SplatConstantParams*> splat_of;
-  std::unordered_map<int, std::pair<int, int64_t>> repeat_of;  // broadcast result -> (operand slot, period)
+  struct Repeat {
+    int slot = -1;  // the broadcast's operand
+    int64_t period = 0, inner = 1;
+  };
+  std::unordered_map<int, Repeat> repeat_of;  // by broadcast result
   for (const Step& s : prog.steps) {
     if (s.fn == cpu::SplatConstantKernel()) splat_of[s.out[0]] = &s.Params<cpu::SplatConstantParams>();
-    if (s.broadcast_period > 0) repeat_of[s.out[0]] = {s.in[0], s.broadcast_period};
+    if (s.broadcast_period > 0) repeat_of[s.out[0]] = {s.in[0], s.broadcast_period, s.broadcast_inner};
   }
   auto fusible = Fusible;
   std::vector<Step> out;
@@ -180,7 +184,8 @@ void FuseElementwise(Program& prog) {
     p->input_bytes.assign(fused.in.size(), 0);
     p->input_splat.assign(fused.in.size(), {});
     p->input_period.assign(fused.in.size(), 0);
-    std::vector<std::pair<int, int64_t>> repeat(fused.in.size(), {-1, 0});
+    p->input_inner.assign(fused.in.size(), 1);
+    std::vector<Repeat> repeat(fused.in.size());
     for (size_t v = 0; v < fused.in.size(); ++v) {
       auto c = splat_of.find(fused.in[v]);
       if (c != splat_of.end()) p->input_splat[v] = c->second->element;
@@ -220,9 +225,10 @@ void FuseElementwise(Program& prog) {
       }
     // Repeating broadcasts are read from their operand (the broadcast may then go).
     for (size_t v = 0; v < fused.in.size(); ++v)
-      if (repeat[v].first >= 0) {
-        fused.in[v] = repeat[v].first;
-        p->input_period[v] = repeat[v].second;
+      if (repeat[v].slot >= 0) {
+        fused.in[v] = repeat[v].slot;
+        p->input_period[v] = repeat[v].period;
+        p->input_inner[v] = repeat[v].inner;
       }
     fused.name += ")";
     fused.params = p;

@@ -14,11 +14,13 @@ namespace openpjrt::cpu {
 inline constexpr int64_t kFusedBlock = 1024;  // elements evaluated at a time
 
 // The run's inputs, read from slots step.in[0, num_inputs): arrays of the run's size, splat
-// constants and broadcast scalars (a block of the repeated element), repeating broadcasts.
+// constants and broadcast scalars (a block of the repeated element), absorbed broadcasts (element
+// e of the run reads element (e / inner) % period).
 struct FusedInputs {
   std::vector<const uint8_t*> ptr;
   std::vector<std::unique_ptr<uint8_t[]>> splat;  // non-null: ptr points at this block
   std::vector<int64_t> period;                    // > 1: ptr is a repeating input of this size
+  std::vector<int64_t> inner;                     // each of its elements repeated this many times
 };
 absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecState& st,
                                 size_t num_inputs, FusedInputs* in);

@@ -55,6 +55,9 @@ struct FusedParams {
   // Inputs that stand for their broadcast (a broadcast_in_dim the run absorbed): element e of
   // the run reads element e % period of the input. 0: an ordinary input.
   std::vector<int64_t> input_period;
+  // With input_period: element e reads element (e / inner) % period (a broadcast over leading
+  // and trailing dimensions). 1 when the input repeats only as a whole.
+  std::vector<int64_t> input_inner;
   int64_t num_elements = 0;
 };
 KernelFn FusedElementwiseKernel();

@@ -143,8 +143,10 @@ absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecS
   in->splat.clear();
   in->splat.resize(num_inputs);
   in->period.assign(num_inputs, 0);
+  in->inner.assign(num_inputs, 1);
   for (size_t i = 0; i < num_inputs; ++i) {
     const int64_t per = p.input_period.empty() ? 0 : p.input_period[i];
+    const int64_t inner = p.input_inner.empty() ? 1 : p.input_inner[i];
     const uint8_t* element = p.input_splat[i].data();
     size_t es = p.input_splat[i].size();
     if (per > 0) {
@@ -155,7 +157,10 @@ absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecS
         return absl::InternalError("fused elementwise broadcast input of the wrong size");
       element = v.array.data();
       if (per > 1) {
+        if (inner < 1 || n % inner != 0 || n / inner % per != 0)
+          return absl::InternalError("fused elementwise broadcast input that does not tile the run");
         in->period[i] = per;
+        in->inner[i] = inner;
         in->ptr[i] = element;
         continue;
       }
@@ -199,6 +204,24 @@ uint8_t* FusedBlockEval::At(int value, int64_t start) {
 
 namespace {
 
+// len copies of one element of es bytes.
+void FillElement(uint8_t* dst, const uint8_t* element, int64_t es, int64_t len) {
+  auto fill = [&](auto tag) {
+    using U = decltype(tag);
+    U v;
+    std::memcpy(&v, element, sizeof(U));
+    for (int64_t k = 0; k < len; ++k) std::memcpy(dst + k * sizeof(U), &v, sizeof(U));
+  };
+  switch (es) {
+    case 1: std::memset(dst, *element, static_cast<size_t>(len)); return;
+    case 2: return fill(uint16_t{});
+    case 4: return fill(uint32_t{});
+    case 8: return fill(uint64_t{});
+    default:
+      for (int64_t k = 0; k < len; ++k) std::memcpy(dst + k * es, element, static_cast<size_t>(es));
+  }
+}
+
 // memcpy with non-temporal stores for the 16-byte-aligned middle (SSE2, so every x86-64 has it).
 void StreamCopy(uint8_t* dst, const uint8_t* src, size_t bytes) {
 #if defined(__x86_64__)
@@ -225,11 +248,19 @@ void FusedBlockEval::Run(int64_t start, int64_t count) {
   const size_t num_inputs = in_.ptr.size();
   for (size_t i = 0; i < num_inputs; ++i) {
     if (!gathered_[i]) continue;
-    const int64_t es = p_.input_bytes[i], per = in_.period[i];
+    const int64_t es = p_.input_bytes[i], per = in_.period[i], inner = in_.inner[i];
     uint8_t* dst = gathered_[i].get();
-    for (int64_t done = 0; done < count;) {  // runs of the input, wrapping at its end
-      const int64_t pos = (start + done) % per, len = std::min(per - pos, count - done);
-      std::memcpy(dst + done * es, in_.ptr[i] + pos * es, static_cast<size_t>(len * es));
+    if (inner == 1) {
+      for (int64_t done = 0; done < count;) {  // runs of the input, wrapping at its end
+        const int64_t pos = (start + done) % per, len = std::min(per - pos, count - done);
+        std::memcpy(dst + done * es, in_.ptr[i] + pos * es, static_cast<size_t>(len * es));
+        done += len;
+      }
+      continue;
+    }
+    for (int64_t done = 0; done < count;) {  // each element repeated `inner` times
+      const int64_t e = start + done, len = std::min(inner - e % inner, count - done);
+      FillElement(dst + done * es, in_.ptr[i] + (e / inner % per) * es, es, len);
       done += len;
     }
   }

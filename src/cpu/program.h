@@ -72,10 +72,12 @@ struct Step {
   RawBinaryFn raw_binary = nullptr;  // set on fusible binary elementwise steps
   RawOpFn raw_op = nullptr;          // set on other fusible elementwise steps
   int raw_in_bytes[3] = {0, 0, 0};   // bytes per element of each operand of such a step
-  // A broadcast_in_dim whose operand fills the result's trailing dimensions (a scalar, a bias
-  // row): the result repeats the operand's elements every `broadcast_period` elements. Fused runs
-  // read the operand itself. 0: any other step.
+  // A broadcast_in_dim whose operand fills consecutive dimensions of the result in order (a
+  // scalar, a bias row, per-row statistics): result element e is operand element
+  // (e / broadcast_inner) % broadcast_period, where broadcast_period is the operand's size.
+  // Fused runs read the operand itself. broadcast_period 0: any other step.
   int64_t broadcast_period = 0;
+  int64_t broadcast_inner = 1;
 
   template <typename P>
   const P& Params() const { return *static_cast<const P*>(params.get()); }

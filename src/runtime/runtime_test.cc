@@ -62,34 +62,48 @@ func.func @main(%x: tensor<1000xf32>, %s: tensor<f32>) -> tensor<1000xf32> {
   EXPECT_EQ((*out)[0].array.as<float>()[999], 500.5f);
 }
 
-// A bias row broadcast over the trailing dimension is absorbed too (read with wrap-around); a
-// broadcast over the leading dimension is not.
-TEST(FusionTest, AbsorbsTrailingBroadcastsOnly) {
+// Broadcasts whose operand fills consecutive dimensions of the result are absorbed wherever
+// those dimensions sit (trailing: a bias row; leading: per-row statistics; in the middle); one
+// over non-consecutive dimensions is materialised.
+TEST(FusionTest, AbsorbsBroadcastsOverConsecutiveDimensions) {
   auto m = ir::ParseModule(R"(
-func.func @main(%x: tensor<4x8xf32>, %row: tensor<8xf32>, %col: tensor<4xf32>) -> tensor<4x8xf32> {
-  %r = stablehlo.broadcast_in_dim %row, dims = [1] : (tensor<8xf32>) -> tensor<4x8xf32>
-  %c = stablehlo.broadcast_in_dim %col, dims = [0] : (tensor<4xf32>) -> tensor<4x8xf32>
-  %y = stablehlo.add %x, %r : tensor<4x8xf32>
-  %z = stablehlo.multiply %y, %c : tensor<4x8xf32>
-  return %z : tensor<4x8xf32>
+func.func @main(%x: tensor<2x3x4xf32>, %row: tensor<4xf32>, %col: tensor<2xf32>, %mid: tensor<3xf32>, %gap: tensor<2x4xf32>) -> tensor<2x3x4xf32> {
+  %r = stablehlo.broadcast_in_dim %row, dims = [2] : (tensor<4xf32>) -> tensor<2x3x4xf32>
+  %c = stablehlo.broadcast_in_dim %col, dims = [0] : (tensor<2xf32>) -> tensor<2x3x4xf32>
+  %m = stablehlo.broadcast_in_dim %mid, dims = [1] : (tensor<3xf32>) -> tensor<2x3x4xf32>
+  %g = stablehlo.broadcast_in_dim %gap, dims = [0, 2] : (tensor<2x4xf32>) -> tensor<2x3x4xf32>
+  %y = stablehlo.add %x, %r : tensor<2x3x4xf32>
+  %z = stablehlo.multiply %y, %c : tensor<2x3x4xf32>
+  %w = stablehlo.add %z, %m : tensor<2x3x4xf32>
+  %v = stablehlo.subtract %w, %g : tensor<2x3x4xf32>
+  return %v : tensor<2x3x4xf32>
 })");
   ASSERT_TRUE(m.ok()) << m.status();
   ASSERT_TRUE(ir::VerifyModule(**m).ok());
   auto exe = compiler::Compile(**m);
   ASSERT_TRUE(exe.ok()) << exe.status();
-  const auto& steps = (*exe)->program->steps;
-  ASSERT_EQ(steps.size(), 2u);
-  EXPECT_EQ(steps[0].name, "stablehlo.broadcast_in_dim");
-  EXPECT_EQ(steps[1].name, "fusion(stablehlo.add, stablehlo.multiply)");
-  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {4, 8}});
-  cpu::Array row = cpu::Array::Allocate({ir::ElemKind::kF32, {8}});
-  cpu::Array col = cpu::Array::Allocate({ir::ElemKind::kF32, {4}});
-  for (int i = 0; i < 32; ++i) x.mutable_as<float>()[i] = 1.0f;
-  for (int j = 0; j < 8; ++j) row.mutable_as<float>()[j] = static_cast<float>(j);
-  for (int i = 0; i < 4; ++i) col.mutable_as<float>()[i] = static_cast<float>(10 * i);
-  auto out = (*exe)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(row), cpu::RtValue::Of(col)});
+  std::vector<std::string> names;
+  for (const cpu::Step& st : (*exe)->program->steps) names.push_back(st.name);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "stablehlo.broadcast_in_dim",
+                       "fusion(stablehlo.add, stablehlo.multiply, stablehlo.add, stablehlo.subtract)"}));
+  auto vec = [](std::vector<int64_t> dims, float scale) {
+    cpu::Array a = cpu::Array::Allocate({ir::ElemKind::kF32, cpu::Dims(dims.begin(), dims.end())});
+    for (int64_t i = 0; i < a.NumElements(); ++i) a.mutable_as<float>()[i] = scale * static_cast<float>(i + 1);
+    return a;
+  };
+  cpu::Array x = vec({2, 3, 4}, 1.0f), row = vec({4}, 10.0f), col = vec({2}, 100.0f), mid = vec({3}, 0.5f),
+             gap = vec({2, 4}, 0.25f);
+  auto out = (*exe)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(row), cpu::RtValue::Of(col), cpu::RtValue::Of(mid),
+                          cpu::RtValue::Of(gap)});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ((*out)[0].array.as<float>()[3 * 8 + 5], (1.0f + 5.0f) * 30.0f);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 4; ++k) {
+        const float want = (x.as<float>()[i * 12 + j * 4 + k] + row.as<float>()[k]) * col.as<float>()[i] +
+                           mid.as<float>()[j] - gap.as<float>()[i * 4 + k];
+        EXPECT_EQ((*out)[0].array.as<float>()[i * 12 + j * 4 + k], want) << i << "," << j << "," << k;
+      }
 }
 
 // Elementwise steps that other steps separate in the program are moved next to the run they

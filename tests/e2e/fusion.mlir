@@ -41,8 +41,8 @@ func.func @scalar_broadcast_also_read_outside() {
 // -----
 
 // A bias row broadcast over the rows of a matrix (dims = the trailing dimensions) is read from the
-// row itself, wrapping every 5 elements; a broadcast over the leading dimension is not repeating
-// and stays materialised. Both feed the same fused run.
+// row itself, wrapping every 5 elements; a broadcast over the leading dimension is read from its
+// operand too, each element repeated 5 times. Both feed the same fused run.
 func.func @row_broadcast_in_a_run() {
   %m = stablehlo.iota dim = 0 : tensor<3x5xi32>
   %bias = stablehlo.iota dim = 0 : tensor<5xi32>
@@ -137,5 +137,32 @@ func.func @select_element_sizes_in_runs() {
   %st = stablehlo.select %t, %a, %i : tensor<i1>, tensor<6xi8>
   %b = stablehlo.multiply %st, %three : tensor<6xi8>
   check.expect_eq_const %b, dense<[3, 6, 9, 12, 15, 18]> : tensor<6xi8>
+  func.return
+}
+
+// -----
+
+// Per-row statistics broadcast over rows that do not divide the fused kernel's 1,024-element
+// blocks (777 elements a row): x - max(row), times a per-row scale, read from the [5] vectors
+// with each element repeated 777 times across block boundaries.
+func.func @per_row_broadcasts_across_blocks() {
+  %x = stablehlo.iota dim = 1 : tensor<5x777xf32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<5x777xf32>, tensor<f32>) -> tensor<5xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<5xf32>) -> tensor<5x777xf32>
+  %r = stablehlo.iota dim = 0 : tensor<5xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<5xf32>
+  %s = stablehlo.add %r, %one : tensor<5xf32>
+  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<5xf32>) -> tensor<5x777xf32>
+  %d = stablehlo.subtract %x, %mb : tensor<5x777xf32>
+  %y = stablehlo.multiply %d, %sb : tensor<5x777xf32>
+  %c0 = stablehlo.slice %y [0:5, 0:1] : (tensor<5x777xf32>) -> tensor<5x1xf32>
+  check.expect_eq_const %c0, dense<[[-776.0], [-1552.0], [-2328.0], [-3104.0], [-3880.0]]> : tensor<5x1xf32>
+  %c1 = stablehlo.slice %y [0:5, 246:248] : (tensor<5x777xf32>) -> tensor<5x2xf32>
+  check.expect_eq_const %c1, dense<[[-530.0, -529.0], [-1060.0, -1058.0], [-1590.0, -1587.0], [-2120.0, -2116.0], [-2650.0, -2645.0]]> : tensor<5x2xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%y init: %z) applies stablehlo.add across dimensions = [0, 1] : (tensor<5x777xf32>, tensor<f32>) -> tensor<f32>
+  // sum over rows r of (r + 1) * sum over j < 777 of (j - 776) = 15 * -301476
+  check.expect_eq_const %sum, dense<-4522140.0> : tensor<f32>
   func.return
 }
