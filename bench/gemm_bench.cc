@@ -23,7 +23,8 @@ int main() {
   const Shape shapes[] = {{64, 64, 64, "square"},         {256, 256, 256, "square"},
                           {1024, 1024, 1024, "square"},   {128, 512, 784, "MLP layer 1"},
                           {128, 10, 512, "MLP layer 3"},  {256, 64, 576, "conv 3x3x64 patches"},
-                          {784, 512, 128, "MLP weight gradient"}};
+                          {784, 512, 128, "MLP weight gradient"}, {128, 256, 256, "transformer 128 x d"},
+                          {128, 1024, 256, "transformer MLP up"},  {128, 256, 1024, "transformer MLP down"}};
   const cpu::SgemmParallelFor in_order = [](int64_t n, const std::function<void(int64_t)>& fn) {
     for (int64_t i = 0; i < n; ++i) fn(i);
   };

@@ -89,6 +89,7 @@ class Lowerer {
     FuseReductions(*exe->program);
     ComputeReleases(*exe->program);
     exe->num_slots = next_slot_;
+    if (cpu::StepProfile::Enabled()) exe->profile = std::make_shared<cpu::StepProfile>(*exe->program, exe->name);
     return exe;
   }
 

@@ -1,6 +1,11 @@
 // The executor loop: run each step, stop at the first error, release dead slots.
 #include "src/cpu/program.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <thread>
 
 #include "src/cpu/collectives.h"
@@ -14,15 +19,61 @@ void ExecState::Fail(const Step& step, absl::Status s) {
                                           step.loc.col, ": ", s.message()));
 }
 
-void RunProgram(const Program& program, ExecState& state) {
-  for (const Step& step : program.steps) {
+void RunProgram(const Program& program, ExecState& state, StepProfile* profile) {
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    const Step& step = program.steps[i];
     if (state.step_budget >= 0 && state.step_budget-- == 0) {
       state.Fail(step, absl::ResourceExhaustedError("the step budget of this execution is spent"));
       return;
     }
-    step.fn(step, state);
+    if (profile) {
+      const auto t0 = std::chrono::steady_clock::now();
+      step.fn(step, state);
+      profile->Add(i, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    } else {
+      step.fn(step, state);
+    }
     if (!state.ok()) return;
     for (int s : step.release) state.slots[s] = RtValue();
+  }
+}
+
+bool StepProfile::Enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("OPENPJRT_PROFILE");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  return on;
+}
+
+StepProfile::StepProfile(const Program& program, std::string name)
+    : name_(std::move(name)),
+      ns_(new std::atomic<int64_t>[program.steps.size()]),
+      calls_(new std::atomic<int64_t>[program.steps.size()]) {
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    steps_.push_back(StrCat(program.steps[i].name, " (line ", program.steps[i].loc.line, ")"));
+    ns_[i] = 0;
+    calls_[i] = 0;
+  }
+}
+
+StepProfile::~StepProfile() {
+  int64_t total = 0;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    total += ns_[i].load();
+    if (calls_[i].load() > 0) order.push_back(i);
+  }
+  if (order.empty()) return;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ns_[a].load() > ns_[b].load(); });
+  std::fprintf(stderr, "openpjrt profile of @%s: %.3f ms in %lld runs of %zu steps (OPENPJRT_PROFILE)\n", name_.c_str(),
+               static_cast<double>(total) / 1e6, static_cast<long long>(calls_[order[0]].load()), steps_.size());
+  std::fprintf(stderr, "  %6s %10s %12s  %s\n", "share", "per run", "step", "op");
+  for (size_t i : order) {
+    const double ms = static_cast<double>(ns_[i].load()) / 1e6;
+    const int64_t calls = calls_[i].load();
+    std::fprintf(stderr, "  %5.1f%% %8.1f us %12zu  %s\n", total ? 100.0 * static_cast<double>(ns_[i].load()) / total : 0.0,
+                 1e3 * ms / static_cast<double>(calls), i, steps_[i].c_str());
   }
 }
 
@@ -50,7 +101,7 @@ absl::Status Executable::RunWith(ExecState& state, std::span<RtValue> args,
   state.slots.resize(num_slots);
   for (size_t i = 0; i < args.size(); ++i) state.slots[program->args[i]] = std::move(args[i]);
   try {
-    RunProgram(*program, state);
+    RunProgram(*program, state, profile.get());
   } catch (const std::bad_alloc&) {
     state.status = absl::ResourceExhaustedError(StrCat("out of memory while running @", name));
   }

@@ -181,6 +181,30 @@ func.func @main(%x: tensor<4194307xf32>) -> (tensor<4194307xf32>, tensor<4194307
   }
 }
 
+// OPENPJRT_PROFILE's table: time per top-level step over the executable's runs, printed when the
+// profile goes away (here attached by hand instead of through the environment).
+TEST(StepProfileTest, PrintsEveryStepThatRan) {
+  auto m = ir::ParseModule(R"(
+func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %d = stablehlo.dot_general %x, %x, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %t = stablehlo.transpose %d, dims = [1, 0] : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %t : tensor<64x64xf32>
+})");
+  ASSERT_TRUE(m.ok()) << m.status();
+  auto exe = compiler::Compile(**m);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  (*exe)->profile = std::make_shared<cpu::StepProfile>(*(*exe)->program, "main");
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {64, 64}});
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE((*exe)->Run({cpu::RtValue::Of(x)}).ok());
+  testing::internal::CaptureStderr();
+  (*exe)->profile.reset();
+  const std::string table = testing::internal::GetCapturedStderr();
+  EXPECT_NE(table.find("openpjrt profile of @main"), std::string::npos) << table;
+  EXPECT_NE(table.find("in 2 runs of 2 steps"), std::string::npos) << table;
+  EXPECT_NE(table.find("stablehlo.dot_general (line 3)"), std::string::npos) << table;
+  EXPECT_NE(table.find("stablehlo.transpose (line 4)"), std::string::npos) << table;
+}
+
 // A reduction absorbs the fused run that computes its input, and gives the same bits as the
 // unfused program (where the run's result is also returned, so it must be stored).
 TEST(FusionTest, ReductionsAbsorbTheirProducerRun) {
