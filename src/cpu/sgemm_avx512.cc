@@ -29,6 +29,7 @@ namespace {
 
 constexpr int64_t kMr = 12, kNr = 32;
 constexpr int64_t kKc = 256, kMc = 144, kNc = 1024;
+constexpr int64_t kRowsInPlaceMaxN = 128;
 
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
@@ -103,6 +104,17 @@ OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_
         const float* src = b + p * rs + j0;
         for (int64_t j = 0; j < kNr; ++j) dst[p * kNr + j] = j < cols ? src[j] : 0.0f;
       }
+    } else if (cols == kNr && std::abs(cs) * (kNr - 1) < (int64_t{1} << 31) && std::abs(rs) < (int64_t{1} << 31)) {
+      // A transposed operand (attention's K^T): each packed row is 32 elements a column apart,
+      // gathered 16 at a time.
+      const __m512i idx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                             _mm512_set1_epi32(static_cast<int32_t>(cs)));
+      const float* col0 = b + j0 * cs;
+      const float* col16 = b + (j0 + 16) * cs;
+      for (int64_t p = 0; p < kc; ++p) {
+        _mm512_store_ps(dst + p * kNr, _mm512_i32gather_ps(idx, col0 + p * rs, 4));
+        _mm512_store_ps(dst + p * kNr + 16, _mm512_i32gather_ps(idx, col16 + p * rs, 4));
+      }
     } else {
       // Column-major-like B (a transposed operand): walk each column down.
       if (cols < kNr) std::memset(dst, 0, sizeof(float) * kNr * kc);
@@ -120,6 +132,10 @@ OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_
 struct PackedRows {
   const float* __restrict ap;
   const float* At(int64_t p, int i) const { return ap + p * kMr + i; }
+};
+struct StridedRows {  // rows with unit column stride: row i of step p at rows[i][p]
+  const float* rows[kMr];
+  const float* At(int64_t p, int i) const { return rows[i] + p; }
 };
 struct IndexedRows {
   const float* rows[kMr];
@@ -189,25 +205,37 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
       PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, kc, nc, bp);
       for (int64_t ic = 0; ic < m; ic += kMc) {
         const int64_t mc = std::min(kMc, m - ic);
-        // An indexed A is read in place by whole slivers (a convolution's input rows: packing
-        // them cost a quarter of the time for 64 output features) and packed only for the
-        // last, partial sliver.
-        if (!a.row_off) PackA(a.p + ic * a.rs + pc * a.cs, a.rs, a.cs, mc, kc, ap);
-        else if (mc % kMr != 0)
-          PackAIndexed(a.p, a.row_off + ic + mc / kMr * kMr, a.col_off + pc, mc % kMr, kc, ap + mc / kMr * kMr * kc);
+        // Whole slivers of A are read in place when packing would not pay: an indexed A (a
+        // convolution's input rows; packing them cost a quarter of the time for 64 output
+        // features), or rows with unit column stride feeding at most kRowsInPlaceMaxN columns
+        // (each packed sliver would serve only a few B slivers: attention's per-head products).
+        // Partial slivers are packed.
+        const bool rows_in_place = !a.row_off && a.cs == 1 && nc <= kRowsInPlaceMaxN;
+        const int64_t full = mc / kMr * kMr;
+        if (a.row_off) {
+          if (full < mc) PackAIndexed(a.p, a.row_off + ic + full, a.col_off + pc, mc - full, kc, ap + full * kc);
+        } else if (rows_in_place) {
+          if (full < mc) PackA(a.p + (ic + full) * a.rs + pc, a.rs, 1, mc - full, kc, ap + full * kc);
+        } else {
+          PackA(a.p + ic * a.rs + pc * a.cs, a.rs, a.cs, mc, kc, ap);
+        }
         for (int64_t ir = 0; ir < mc; ir += kMr) {
           const int64_t mr = std::min(kMr, mc - ir);
-          IndexedRows direct;
-          const bool in_place = a.row_off && mr == kMr;
-          if (in_place) {
-            for (int i = 0; i < kMr; ++i) direct.rows[i] = a.p + a.row_off[ic + ir + i];
-            direct.coff = a.col_off + pc;
+          IndexedRows indexed;
+          StridedRows strided;
+          const int mode = mr < kMr ? 0 : a.row_off ? 1 : rows_in_place ? 2 : 0;
+          if (mode == 1) {
+            for (int i = 0; i < kMr; ++i) indexed.rows[i] = a.p + a.row_off[ic + ir + i];
+            indexed.coff = a.col_off + pc;
+          } else if (mode == 2) {
+            for (int i = 0; i < kMr; ++i) strided.rows[i] = a.p + (ic + ir + i) * a.rs + pc;
           }
           const PackedRows packed{ap + ir * kc};
           for (int64_t jr = 0; jr < nc; jr += kNr) {
             const int64_t nr = std::min(kNr, nc - jr);
             float* ct = c + (ic + ir) * ldc + jc + jr;
-            if (in_place) Tile(kc, mr, nr, direct, bp + jr * kc, ct, ldc, accumulate, edge);
+            if (mode == 1) Tile(kc, mr, nr, indexed, bp + jr * kc, ct, ldc, accumulate, edge);
+            else if (mode == 2) Tile(kc, mr, nr, strided, bp + jr * kc, ct, ldc, accumulate, edge);
             else Tile(kc, mr, nr, packed, bp + jr * kc, ct, ldc, accumulate, edge);
           }
         }
