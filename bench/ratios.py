@@ -12,7 +12,8 @@ OpenBLAS, started with OPENBLAS_CORETYPE=SkylakeX (0.3.21 misdetects this CPU an
 to SSE3 kernels) and OPENBLAS_NUM_THREADS set to the thread count. When Debian's python3-torch is
 installed (`apt-get install python3-torch`, PyTorch 1.13 with oneDNN 2.6; only the benchmark uses
 it), PyTorch eager rows are added: matmul (torch.matmul, and oneDNN through mkldnn_linear),
-conv2d channels_last, the MLP forward pass and training step with autograd, and a tiny torch.add,
+conv2d channels_last, the MLP forward pass and training step with autograd, a transformer encoder
+block (attention, layer norm, exact GELU), and a tiny torch.add,
 with torch.set_num_threads at the thread count. numpy rows are always there (the conv baseline is
 numpy's padded window view + tensordot, the training baseline the same forward/backward written
 in numpy). The machine load is printed with each run.
@@ -238,6 +239,92 @@ def child(threads, quick):
                 return torch.nn.functional.conv2d(timg, tker, padding=1)
 
         rows.append(("  same", t_ours, "PyTorch channels_last", median_seconds(torch_conv, reps * 3)))
+
+    # 4d. A transformer encoder block (128 tokens, width 256, 4 heads, MLP 1024, exact GELU) as
+    # jax.numpy writes it: projections, per-head products with batch dimensions, softmax, layer
+    # norm, erf. PyTorch eager runs the same computation (no numpy baseline: numpy has no erf).
+    if torch is not None:
+        f = "xf32>"
+        block = c.compile(f"""func.func @main(%x: tensor<128x256{f}, %wq: tensor<256x256{f}, %wk: tensor<256x256{f}, %wv: tensor<256x256{f}, %wo: tensor<256x256{f}, %g: tensor<256{f}, %b: tensor<256{f}, %w1: tensor<256x1024{f}, %b1: tensor<1024{f}, %w2: tensor<1024x256{f}, %b2: tensor<256{f}) -> tensor<128x256{f} {{
+  %q0 = stablehlo.dot_general %x, %wq, contracting_dims = [1] x [0] : (tensor<128x256{f}, tensor<256x256{f}) -> tensor<128x256{f}
+  %k0 = stablehlo.dot_general %x, %wk, contracting_dims = [1] x [0] : (tensor<128x256{f}, tensor<256x256{f}) -> tensor<128x256{f}
+  %v0 = stablehlo.dot_general %x, %wv, contracting_dims = [1] x [0] : (tensor<128x256{f}, tensor<256x256{f}) -> tensor<128x256{f}
+  %q1 = stablehlo.reshape %q0 : (tensor<128x256{f}) -> tensor<128x4x64{f}
+  %k1 = stablehlo.reshape %k0 : (tensor<128x256{f}) -> tensor<128x4x64{f}
+  %v1 = stablehlo.reshape %v0 : (tensor<128x256{f}) -> tensor<128x4x64{f}
+  %s = stablehlo.dot_general %q1, %k1, batching_dims = [1] x [1], contracting_dims = [2] x [2] : (tensor<128x4x64{f}, tensor<128x4x64{f}) -> tensor<4x128x128{f}
+  %sc = stablehlo.constant dense<0.125> : tensor<4x128x128{f}
+  %s1 = stablehlo.multiply %s, %sc : tensor<4x128x128{f}
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %m = stablehlo.reduce(%s1 init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<4x128x128{f}, tensor<f32>) -> tensor<4x128{f}
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0, 1] : (tensor<4x128{f}) -> tensor<4x128x128{f}
+  %d = stablehlo.subtract %s1, %mb : tensor<4x128x128{f}
+  %e = stablehlo.exponential %d : tensor<4x128x128{f}
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %z = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<4x128x128{f}, tensor<f32>) -> tensor<4x128{f}
+  %zb = stablehlo.broadcast_in_dim %z, dims = [0, 1] : (tensor<4x128{f}) -> tensor<4x128x128{f}
+  %p = stablehlo.divide %e, %zb : tensor<4x128x128{f}
+  %o = stablehlo.dot_general %p, %v1, batching_dims = [0] x [1], contracting_dims = [2] x [0] : (tensor<4x128x128{f}, tensor<128x4x64{f}) -> tensor<4x128x64{f}
+  %ot = stablehlo.transpose %o, dims = [1, 0, 2] : (tensor<4x128x64{f}) -> tensor<128x4x64{f}
+  %o2 = stablehlo.reshape %ot : (tensor<128x4x64{f}) -> tensor<128x256{f}
+  %a = stablehlo.dot_general %o2, %wo, contracting_dims = [1] x [0] : (tensor<128x256{f}, tensor<256x256{f}) -> tensor<128x256{f}
+  %y = stablehlo.add %a, %x : tensor<128x256{f}
+  %sum = stablehlo.reduce(%y init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<128x256{f}, tensor<f32>) -> tensor<128{f}
+  %n = stablehlo.constant dense<256.0> : tensor<128{f}
+  %mean = stablehlo.divide %sum, %n : tensor<128{f}
+  %meanb = stablehlo.broadcast_in_dim %mean, dims = [0] : (tensor<128{f}) -> tensor<128x256{f}
+  %cy = stablehlo.subtract %y, %meanb : tensor<128x256{f}
+  %c2 = stablehlo.multiply %cy, %cy : tensor<128x256{f}
+  %vs = stablehlo.reduce(%c2 init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<128x256{f}, tensor<f32>) -> tensor<128{f}
+  %var = stablehlo.divide %vs, %n : tensor<128{f}
+  %eps = stablehlo.constant dense<1.0e-5> : tensor<128{f}
+  %ve = stablehlo.add %var, %eps : tensor<128{f}
+  %r = stablehlo.rsqrt %ve : tensor<128{f}
+  %rb = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<128{f}) -> tensor<128x256{f}
+  %gb = stablehlo.broadcast_in_dim %g, dims = [1] : (tensor<256{f}) -> tensor<128x256{f}
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<256{f}) -> tensor<128x256{f}
+  %ln0 = stablehlo.multiply %cy, %rb : tensor<128x256{f}
+  %ln1 = stablehlo.multiply %ln0, %gb : tensor<128x256{f}
+  %ln = stablehlo.add %ln1, %bb : tensor<128x256{f}
+  %h0 = stablehlo.dot_general %ln, %w1, contracting_dims = [1] x [0] : (tensor<128x256{f}, tensor<256x1024{f}) -> tensor<128x1024{f}
+  %b1b = stablehlo.broadcast_in_dim %b1, dims = [1] : (tensor<1024{f}) -> tensor<128x1024{f}
+  %h1 = stablehlo.add %h0, %b1b : tensor<128x1024{f}
+  %half = stablehlo.constant dense<0.5> : tensor<128x1024{f}
+  %one = stablehlo.constant dense<1.0> : tensor<128x1024{f}
+  %isq2 = stablehlo.constant dense<0.707106769> : tensor<128x1024{f}
+  %hs = stablehlo.multiply %h1, %isq2 : tensor<128x1024{f}
+  %erf = chlo.erf %hs : tensor<128x1024{f} -> tensor<128x1024{f}
+  %ep = stablehlo.add %erf, %one : tensor<128x1024{f}
+  %hh = stablehlo.multiply %h1, %half : tensor<128x1024{f}
+  %gelu = stablehlo.multiply %hh, %ep : tensor<128x1024{f}
+  %ff = stablehlo.dot_general %gelu, %w2, contracting_dims = [1] x [0] : (tensor<128x1024{f}, tensor<1024x256{f}) -> tensor<128x256{f}
+  %b2b = stablehlo.broadcast_in_dim %b2, dims = [1] : (tensor<256{f}) -> tensor<128x256{f}
+  %f1 = stablehlo.add %ff, %b2b : tensor<128x256{f}
+  %out = stablehlo.add %f1, %y : tensor<128x256{f}
+  return %out : tensor<128x256{f}
+}}""")
+        shapes = ((128, 256), (256, 256), (256, 256), (256, 256), (256, 256), (256,), (256,), (256, 1024), (1024,),
+                  (1024, 256), (256,))
+        bvals = [(rng.standard_normal(sh) * 0.05).astype(np.float32) for sh in shapes]
+        dvals = [c.device_put(v) for v in bvals]
+        t_ours = median_seconds(lambda: run(block, *dvals), reps * 5)
+        tx, twq, twk, twv, two, tg, tb, tw1, tb1, tw2, tb2 = (torch.from_numpy(v) for v in bvals)
+
+        def torch_block():
+            with torch.no_grad():
+                q = (tx @ twq).reshape(128, 4, 64).transpose(0, 1)
+                k = (tx @ twk).reshape(128, 4, 64).transpose(0, 1)
+                v = (tx @ twv).reshape(128, 4, 64).transpose(0, 1)
+                p = torch.softmax(q @ k.transpose(1, 2) * 0.125, dim=-1)
+                y = (p @ v).transpose(0, 1).reshape(128, 256) @ two + tx
+                ln = torch.nn.functional.layer_norm(y, (256,), tg, tb, 1e-5)
+                return torch.nn.functional.gelu(ln @ tw1 + tb1) @ tw2 + tb2 + y
+
+        want = torch_block().numpy()
+        got = np.asarray(block(*dvals))
+        assert np.allclose(got, want, rtol=1e-3, atol=1e-4), float(np.abs(got - want).max())
+        rows.append(("transformer block 128x256, 4 heads, GELU", t_ours, "PyTorch eager",
+                     median_seconds(torch_block, reps * 5)))
 
     # 5. Dispatch of a tiny program from Python.
     tiny = c.compile("func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
