@@ -1,4 +1,4 @@
-// Conversion tables and the half-precision conversions.
+// Conversion tables for the 8-bit and smaller float formats.
 #include "src/cpu/elem_traits.h"
 
 #include <array>
@@ -19,38 +19,6 @@ const float* DecodeTable8(ElemKind k) {
     return t;
   }();
   return (*tables)[static_cast<int>(k)].data();
-}
-
-float HalfToFloat(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1F, man = h & 0x3FF;
-  uint32_t u;
-  if (exp == 0x1F) {
-    u = sign | 0x7F800000 | (man << 13);
-  } else if (exp != 0) {
-    u = sign | ((exp + 112) << 23) | (man << 13);
-  } else if (man == 0) {
-    u = sign;
-  } else {
-    // Subnormal: value = man * 2^-24.
-    float f = std::ldexp(static_cast<float>(man), -24);
-    return sign ? -f : f;
-  }
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-uint16_t FloatToHalf(float f) {
-  return static_cast<uint16_t>(ir::EncodeFloat(ElemKind::kF16, f));
-}
-
-uint16_t FloatToBf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7FFFFFFF) > 0x7F800000) return static_cast<uint16_t>((u >> 16) | 0x40);  // quiet NaN
-  uint32_t rounding = 0x7FFF + ((u >> 16) & 1);
-  return static_cast<uint16_t>((u + rounding) >> 16);
 }
 
 }  // namespace openpjrt::cpu

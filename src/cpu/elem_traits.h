@@ -5,6 +5,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <bit>
 #include <cstring>
 #include <type_traits>
 
@@ -83,11 +84,46 @@ template <> struct Traits<ElemKind::kI4> : SubByteSigned<4> {};
 template <> struct Traits<ElemKind::kU2> : SubByteUnsigned<2> {};
 template <> struct Traits<ElemKind::kU4> : SubByteUnsigned<4> {};
 
-// Narrow floats: decode through a table for 8-bit and smaller formats; bf16 by shifting.
+// Narrow floats: decode through a table for 8-bit and smaller formats; f16 and bf16 with the
+// inline, branch-free conversions below (so that elementwise loops over them vectorise).
 const float* DecodeTable8(ElemKind k);  // 256 entries
-float HalfToFloat(uint16_t h);
-uint16_t FloatToHalf(float f);
-uint16_t FloatToBf16(float f);
+
+// Exact: every f16 is an f32. Exponent and mantissa move up 13 bits and the bias is adjusted;
+// infinities and NaNs (payload kept) get the f32 maximum exponent; subnormals are rebuilt by
+// subtracting 2^-14 from a float whose mantissa holds them.
+inline float HalfToFloat(uint16_t h) {
+  const uint32_t em = static_cast<uint32_t>(h & 0x7FFF) << 13;
+  const uint32_t exp = em & (0x7C00u << 13);
+  const uint32_t normal = em + (112u << 23);
+  const uint32_t special = normal + (112u << 23);  // exponent 31 -> 255
+  const uint32_t sub_bits = em + (113u << 23);     // 2^-14 * (1 + m / 1024)
+  const float sub = std::bit_cast<float>(sub_bits) - std::bit_cast<float>(113u << 23);
+  const uint32_t mag = exp == (0x7C00u << 13) ? special : exp == 0 ? std::bit_cast<uint32_t>(sub) : normal;
+  return std::bit_cast<float>(mag | (static_cast<uint32_t>(h & 0x8000) << 16));
+}
+
+// Round to nearest even; overflow gives infinity, NaN the quiet NaN 0x7E00 (sign kept), as
+// XLA's CPU backend converts. Subnormal results come from adding a float whose exponent places
+// the f16 subnormal unit at its last mantissa bit (the add rounds once, correctly).
+inline uint16_t FloatToHalf(float f) {
+  const uint32_t u = std::bit_cast<uint32_t>(f);
+  const uint32_t sign = (u >> 16) & 0x8000;
+  const uint32_t a = u & 0x7FFFFFFF;
+  const uint32_t inf_or_nan = a > 0x7F800000 ? 0x7E00u : 0x7C00u;
+  constexpr uint32_t kDenormMagic = ((127 - 15) + (23 - 10) + 1) << 23;
+  const uint32_t sub = std::bit_cast<uint32_t>(std::bit_cast<float>(a) + std::bit_cast<float>(kDenormMagic)) - kDenormMagic;
+  const uint32_t odd = (a >> 13) & 1;
+  const uint32_t normal = (a + (static_cast<uint32_t>(15 - 127) << 23) + 0xFFF + odd) >> 13;
+  const uint32_t mag = a >= ((127 + 16) << 23) ? inf_or_nan : a < (113u << 23) ? sub : normal;
+  return static_cast<uint16_t>(mag | sign);
+}
+
+// Round to nearest even; NaN stays NaN (quiet bit set, payload's top bits kept).
+inline uint16_t FloatToBf16(float f) {
+  const uint32_t u = std::bit_cast<uint32_t>(f);
+  const uint32_t rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16;
+  return static_cast<uint16_t>((u & 0x7FFFFFFF) > 0x7F800000 ? (u >> 16) | 0x40 : rounded);
+}
 
 template <ElemKind K>
 struct NarrowFloat {

@@ -4,19 +4,16 @@
 #include <limits>
 
 #include "src/cpu/elem_traits.h"
+#include "src/cpu/isa.h"
 #include "src/cpu/kernels.h"
 #include "src/support/str.h"
 
 namespace openpjrt::cpu {
 namespace {
 
-// The raw loops below (which fused runs call block by block) get AVX-512 / Haswell / baseline
-// clones in optimised builds, like the elementwise loops (see CMakeLists.txt).
-#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
-#define OPJ_VECTOR_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
-#else
-#define OPJ_VECTOR_CLONES
-#endif
+// The raw loops below (which fused runs call block by block) are compiled for AVX-512, AVX2 and
+// the baseline and picked for the CPU at run time, like the elementwise loops (isa.h).
+#define OPJ_VECTOR_CLONES [[gnu::always_inline]] inline
 
 // ---- compare
 
@@ -71,10 +68,11 @@ OPJ_VECTOR_CLONES void CompareRaw(const void* params, const void* const* in, voi
 // A kernel over whole arrays from a raw loop whose operands all have the result's size.
 template <RawOpFn F>
 void RawOpKernel(const Step& s, ExecState& st) {
+  static const RawOpFn fn = ForCpu<F>();
   const void* in[3] = {};
   for (size_t i = 0; i < s.in.size() && i < 3; ++i) in[i] = st.slots[s.in[i]].array.data();
   Array r = Array::Allocate(s.out_types[0]);
-  F(s.params.get(), in, r.mutable_data(), r.NumElements());
+  fn(s.params.get(), in, r.mutable_data(), r.NumElements());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
@@ -107,12 +105,15 @@ OPJ_VECTOR_CLONES void SelectRaw16(const void*, const void* const* in, void* out
 }
 
 RawOpFn SelectRawFor(int64_t elem_bytes) {
+  static const RawOpFn fns[5] = {ForCpu<&SelectRaw<uint8_t>>(), ForCpu<&SelectRaw<uint16_t>>(),
+                                 ForCpu<&SelectRaw<uint32_t>>(), ForCpu<&SelectRaw<uint64_t>>(),
+                                 ForCpu<&SelectRaw16>()};
   switch (elem_bytes) {
-    case 1: return &SelectRaw<uint8_t>;
-    case 2: return &SelectRaw<uint16_t>;
-    case 4: return &SelectRaw<uint32_t>;
-    case 8: return &SelectRaw<uint64_t>;
-    case 16: return &SelectRaw16;
+    case 1: return fns[0];
+    case 2: return fns[1];
+    case 4: return fns[2];
+    case 8: return fns[3];
+    case 16: return fns[4];
     default: return nullptr;
   }
 }
@@ -421,7 +422,7 @@ RawOpFn RawCompare(ElemKind k, const CompareParams& p) {
     if constexpr (Traits<K>::kCat == Cat::kComplex) {
       if (p.dir != CompareParams::kEq && p.dir != CompareParams::kNe) return;
     }
-    fn = &CompareRaw<K>;
+    fn = ForCpu<&CompareRaw<K>>();
   });
   return fn;
 }
@@ -430,13 +431,13 @@ RawOpFn RawSelect(int64_t elem_bytes) { return SelectRawFor(elem_bytes); }
 
 RawOpFn RawClamp(ElemKind k) {
   RawOpFn fn = nullptr;
-  DispatchKind(k, [&]<ElemKind K>() { fn = &ClampRaw<K>; });
+  DispatchKind(k, [&]<ElemKind K>() { fn = ForCpu<&ClampRaw<K>>(); });
   return fn;
 }
 
 RawOpFn RawConvert(ElemKind from, ElemKind to) {
   RawOpFn fn = nullptr;
-  DispatchKind(from, [&]<ElemKind F>() { DispatchKind(to, [&]<ElemKind T>() { fn = &ConvertRaw<F, T>; }); });
+  DispatchKind(from, [&]<ElemKind F>() { DispatchKind(to, [&]<ElemKind T>() { fn = ForCpu<&ConvertRaw<F, T>>(); }); });
   return fn;
 }
 

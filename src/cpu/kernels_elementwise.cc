@@ -10,6 +10,7 @@
 
 #include "src/cpu/elementwise_ops.h"
 #include "src/cpu/fused.h"
+#include "src/cpu/isa.h"
 #include "src/support/str.h"
 
 namespace openpjrt::cpu {
@@ -17,18 +18,11 @@ namespace {
 
 using namespace ops;
 
-// The raw loops are compiled for AVX-512, Haswell (AVX2 + FMA) and the baseline, picked at load
-// time (the plugin must run on any x86-64); CMake turns this on for optimised builds without
-// sanitizers. The file is built with -ffp-contract=off and fused multiply-adds are explicit, so
-// every clone rounds exactly like the baseline.
-#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
-#define OPJ_VECTOR_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
-#else
-#define OPJ_VECTOR_CLONES
-#endif
-
+// The raw loops are compiled for AVX-512, AVX2 and the baseline and picked for the CPU at run
+// time (isa.h; the plugin must run on any x86-64). The file is built with -ffp-contract=off and
+// fused multiply-adds are explicit, so every variant rounds exactly like the baseline.
 template <UnaryOp Op, ElemKind I, ElemKind O>
-OPJ_VECTOR_CLONES void UnaryRaw(const void* xv, void* yv, int64_t n) {
+[[gnu::always_inline]] inline void UnaryLoop(const void* xv, void* yv, int64_t n) {
   using TI = Traits<I>;
   using TO = Traits<O>;
   const auto* x = static_cast<const typename TI::S*>(xv);
@@ -38,10 +32,16 @@ OPJ_VECTOR_CLONES void UnaryRaw(const void* xv, void* yv, int64_t n) {
 }
 
 template <UnaryOp Op, ElemKind I, ElemKind O>
+RawUnaryFn UnaryRaw() {
+  static const RawUnaryFn fn = ForCpu<&UnaryLoop<Op, I, O>>();
+  return fn;
+}
+
+template <UnaryOp Op, ElemKind I, ElemKind O>
 void UnaryKernel(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
   Array r = Array::Allocate(s.out_types[0]);
-  UnaryRaw<Op, I, O>(a.data(), r.mutable_data(), a.NumElements());
+  UnaryRaw<Op, I, O>()(a.data(), r.mutable_data(), a.NumElements());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
@@ -56,14 +56,14 @@ UnaryFns PickUnary(ElemKind in, ElemKind out) {
   DispatchKind(in, [&]<ElemKind I>() {
     if constexpr (Supported<Traits<I>>(Op)) {
       constexpr ElemKind O = UnaryOut(Op, I);
-      if (out == O) fns = {&UnaryKernel<Op, I, O>, &UnaryRaw<Op, I, O>};
+      if (out == O) fns = {&UnaryKernel<Op, I, O>, UnaryRaw<Op, I, O>()};
     }
   });
   return fns;
 }
 
 template <BinaryOp Op, ElemKind I, ElemKind O>
-OPJ_VECTOR_CLONES void BinaryRaw(const void* xv, const void* yv, void* zv, int64_t n) {
+[[gnu::always_inline]] inline void BinaryLoop(const void* xv, const void* yv, void* zv, int64_t n) {
   using TI = Traits<I>;
   using TO = Traits<O>;
   const auto* x = static_cast<const typename TI::S*>(xv);
@@ -74,11 +74,17 @@ OPJ_VECTOR_CLONES void BinaryRaw(const void* xv, const void* yv, void* zv, int64
 }
 
 template <BinaryOp Op, ElemKind I, ElemKind O>
+RawBinaryFn BinaryRaw() {
+  static const RawBinaryFn fn = ForCpu<&BinaryLoop<Op, I, O>>();
+  return fn;
+}
+
+template <BinaryOp Op, ElemKind I, ElemKind O>
 void BinaryKernel(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
   const Array& b = st.slots[s.in[1]].array;
   Array r = Array::Allocate(s.out_types[0]);
-  BinaryRaw<Op, I, O>(a.data(), b.data(), r.mutable_data(), r.NumElements());
+  BinaryRaw<Op, I, O>()(a.data(), b.data(), r.mutable_data(), r.NumElements());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
@@ -94,13 +100,13 @@ BinaryFns PickBinary(ElemKind in, ElemKind out) {
     if constexpr (Supported<Traits<I>>(Op)) {
       if constexpr (Op == BinaryOp::kComplex) {
         if constexpr (I == ElemKind::kF32) {
-          if (out == ElemKind::kC64) fns = {&BinaryKernel<Op, I, ElemKind::kC64>, &BinaryRaw<Op, I, ElemKind::kC64>};
+          if (out == ElemKind::kC64) fns = {&BinaryKernel<Op, I, ElemKind::kC64>, BinaryRaw<Op, I, ElemKind::kC64>()};
         } else if constexpr (I == ElemKind::kF64) {
           if (out == ElemKind::kC128)
-            fns = {&BinaryKernel<Op, I, ElemKind::kC128>, &BinaryRaw<Op, I, ElemKind::kC128>};
+            fns = {&BinaryKernel<Op, I, ElemKind::kC128>, BinaryRaw<Op, I, ElemKind::kC128>()};
         }
       } else {
-        if (out == I) fns = {&BinaryKernel<Op, I, I>, &BinaryRaw<Op, I, I>};
+        if (out == I) fns = {&BinaryKernel<Op, I, I>, BinaryRaw<Op, I, I>()};
       }
     }
   });

@@ -6,6 +6,7 @@
 
 #include "src/cpu/elementwise_ops.h"
 #include "src/cpu/fused.h"
+#include "src/cpu/isa.h"
 #include "src/cpu/strided.h"
 #include "src/support/str.h"
 
@@ -17,21 +18,23 @@ using namespace ops;
 // out[k] op= x[k] for f32 rows (column reductions fold one input row into the row of
 // accumulators), compiled for AVX-512, AVX2 and the baseline and chosen at run time. Each element
 // sees the same scalar operation as the generic loop, so results do not change.
-#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)  // see CMakeLists.txt
-#define OPJ_ROW_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
-#else
-#define OPJ_ROW_CLONES
-#endif
-OPJ_ROW_CLONES void FoldRowAddF32(float* __restrict out, const float* __restrict x, int64_t n) {
+[[gnu::always_inline]] inline void FoldRowAddBody(float* __restrict out, const float* __restrict x, int64_t n) {
   for (int64_t k = 0; k < n; ++k) out[k] = ApplyBinary<BinaryOp::kAdd, Traits<ElemKind::kF32>>(out[k], x[k]);
 }
-OPJ_ROW_CLONES void FoldRowMaxF32(float* __restrict out, const float* __restrict x, int64_t n) {
+[[gnu::always_inline]] inline void FoldRowMaxBody(float* __restrict out, const float* __restrict x, int64_t n) {
   for (int64_t k = 0; k < n; ++k) out[k] = ApplyBinary<BinaryOp::kMax, Traits<ElemKind::kF32>>(out[k], x[k]);
 }
-OPJ_ROW_CLONES void FoldRowMinF32(float* __restrict out, const float* __restrict x, int64_t n) {
+[[gnu::always_inline]] inline void FoldRowMinBody(float* __restrict out, const float* __restrict x, int64_t n) {
   for (int64_t k = 0; k < n; ++k) out[k] = ApplyBinary<BinaryOp::kMin, Traits<ElemKind::kF32>>(out[k], x[k]);
 }
-#undef OPJ_ROW_CLONES
+using FoldRowFn = void (*)(float*, const float*, int64_t);
+template <BinaryOp Op>
+FoldRowFn FoldRowF32() {
+  static const FoldRowFn fn = Op == BinaryOp::kAdd   ? ForCpu<&FoldRowAddBody>()
+                              : Op == BinaryOp::kMax ? ForCpu<&FoldRowMaxBody>()
+                                                     : ForCpu<&FoldRowMinBody>();
+  return fn;
+}
 
 // For each input element (row-major), the linear index of the output element it reduces into.
 struct ReduceMap {
@@ -190,9 +193,7 @@ void ReduceBlocks(const Blocks& bl, int64_t total, typename T::C* acc, ExecState
             const auto* x = src.Get(row + c0, len);
             if constexpr (std::is_same_v<T, Traits<ElemKind::kF32>> &&
                           (Op == BinaryOp::kAdd || Op == BinaryOp::kMax || Op == BinaryOp::kMin)) {
-              if constexpr (Op == BinaryOp::kAdd) FoldRowAddF32(out + c0, x, len);
-              else if constexpr (Op == BinaryOp::kMax) FoldRowMaxF32(out + c0, x, len);
-              else FoldRowMinF32(out + c0, x, len);
+              FoldRowF32<Op>()(out + c0, x, len);
               continue;
             }
             for (int64_t k = 0; k < len; ++k)

@@ -1,0 +1,65 @@
+// Hand-dispatched instruction-set variants of the elementwise, convert and reduction loops.
+//
+// Each loop body is written once as an always-inlined function; ForCpu<&Body>() returns a
+// pointer to a copy of it compiled for the best level this CPU supports: AVX-512 (F, BW, VL,
+// DQ) with FMA, AVX2 with FMA and F16C, or the x86-64 baseline. GCC's target_clones was used
+// before, but its "arch=" clones are chosen by CPU model (an AVX2 AMD or a newer Intel part never
+// got the Haswell copy) and its plain "avx512f" copy cannot vectorise 16-bit conversions (bf16,
+// f16). Results are the same bits at every level: fused multiply-adds are written out and
+// correctly rounded everywhere, and nothing else depends on the vector width.
+//
+// Optimised builds without sanitizers define OPENPJRT_VECTOR_CLONES (src/cpu/CMakeLists.txt);
+// other builds run the baseline copy only.
+#pragma once
+
+#include <cstdint>
+
+namespace openpjrt::cpu {
+
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+#define OPJ_TARGET_512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c,bmi,bmi2")))
+#define OPJ_TARGET_256 __attribute__((target("avx2,fma,f16c,bmi,bmi2")))
+
+// 2: AVX-512 level, 1: AVX2 level, 0: baseline.
+inline int IsaLevel() {
+  static const int level = [] {
+    __builtin_cpu_init();
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                      __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi") &&
+                      __builtin_cpu_supports("bmi2");
+    const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+    return avx512 ? 2 : avx2 ? 1 : 0;
+  }();
+  return level;
+}
+#else
+#define OPJ_TARGET_512
+#define OPJ_TARGET_256
+inline int IsaLevel() { return 0; }
+#endif
+
+namespace isa_internal {
+template <auto Body, typename... A>
+OPJ_TARGET_512 void At512(A... a) { Body(a...); }
+template <auto Body, typename... A>
+OPJ_TARGET_256 void At256(A... a) { Body(a...); }
+template <auto Body, typename... A>
+void AtBase(A... a) { Body(a...); }
+template <auto Body, typename... A>
+auto Pick(void (*)(A...)) -> void (*)(A...) {
+  switch (IsaLevel()) {
+    case 2: return &At512<Body, A...>;
+    case 1: return &At256<Body, A...>;
+    default: return &AtBase<Body, A...>;
+  }
+}
+}  // namespace isa_internal
+
+// Body (a pointer to an always-inlined function returning void) compiled for this CPU.
+template <auto Body>
+auto ForCpu() {
+  return isa_internal::Pick<Body>(Body);
+}
+
+}  // namespace openpjrt::cpu
