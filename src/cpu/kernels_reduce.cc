@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "src/cpu/elementwise_ops.h"
 #include "src/cpu/fused.h"
@@ -128,11 +129,37 @@ struct FusedSource {
 // Folds n >= 1 consecutive elements from `offset` with Op, in 16 independent lanes (the order of
 // a reduction is the implementation's choice; this one vectorizes and is the same on every run
 // and for every source: the elements arrive in chunks whose sizes are multiples of the lanes).
+// FoldRun's order over one contiguous f32 row held in memory, as a loop the per-CPU copies keep
+// in registers (the generic loop spilled its 16 lanes to the stack every step).
+template <BinaryOp Op>
+[[gnu::always_inline]] inline void FoldRowLanesBody(const float* __restrict x, int64_t n, float* __restrict result) {
+  using T = Traits<ElemKind::kF32>;
+  constexpr int kLanes = 16;
+  float lane[kLanes];
+  for (int j = 0; j < kLanes; ++j) lane[j] = x[j];
+  int64_t i = kLanes;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) lane[j] = ApplyBinary<Op, T>(lane[j], x[i + j]);
+  for (int j = 0; i < n; ++i, ++j) lane[j] = ApplyBinary<Op, T>(lane[j], x[i]);
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) lane[j] = ApplyBinary<Op, T>(lane[j], lane[j + w]);
+  *result = lane[0];
+}
+
 template <BinaryOp Op, typename T, typename Src>
 typename T::C FoldRun(Src& src, int64_t offset, int64_t n) {
   using C = typename T::C;
   using S = typename T::S;
   constexpr int kLanes = 16;
+  if constexpr (std::is_same_v<Src, ArraySource<float>> && std::is_same_v<T, Traits<ElemKind::kF32>> &&
+                (Op == BinaryOp::kAdd || Op == BinaryOp::kMax || Op == BinaryOp::kMin)) {
+    if (n >= 2 * kLanes) {
+      static const auto fold = ForCpu<&FoldRowLanesBody<Op>>();
+      float r;
+      fold(src.Get(offset, n), n, &r);
+      return r;
+    }
+  }
   if (n < 2 * kLanes) {
     const S* x = src.Get(offset, n);
     C v = T::Load(x[0]);
