@@ -13,7 +13,7 @@ namespace {
 
 // The raw loops below (which fused runs call block by block) are compiled for AVX-512, AVX2 and
 // the baseline and picked for the CPU at run time, like the elementwise loops (isa.h).
-#define OPJ_VECTOR_CLONES [[gnu::always_inline]] inline
+#define OPJ_LOOP_BODY [[gnu::always_inline]] inline
 
 // ---- compare
 
@@ -34,7 +34,7 @@ int64_t TotalOrderKey(C v) {
 
 // Every direction gets its own loop, so that the common kinds vectorise.
 template <ElemKind K>
-OPJ_VECTOR_CLONES void CompareRaw(const void* params, const void* const* in, void* out, int64_t n) {
+OPJ_LOOP_BODY void CompareRaw(const void* params, const void* const* in, void* out, int64_t n) {
   using T = Traits<K>;
   const CompareParams& p = *static_cast<const CompareParams*>(params);
   const auto* x = static_cast<const typename T::S*>(in[0]);
@@ -82,7 +82,7 @@ void RawOpKernel(const Step& s, ExecState& st) {
 // Branch-free (a mask from the predicate), so that the loop vectorises and a random mask costs
 // no mispredictions.
 template <typename U>
-OPJ_VECTOR_CLONES void SelectRaw(const void*, const void* const* in, void* out, int64_t n) {
+OPJ_LOOP_BODY void SelectRaw(const void*, const void* const* in, void* out, int64_t n) {
   const uint8_t* p = static_cast<const uint8_t*>(in[0]);
   const U* t = static_cast<const U*>(in[1]);
   const U* f = static_cast<const U*>(in[2]);
@@ -93,7 +93,7 @@ OPJ_VECTOR_CLONES void SelectRaw(const void*, const void* const* in, void* out, 
   }
 }
 // 16-byte elements (c128) as two 8-byte halves.
-OPJ_VECTOR_CLONES void SelectRaw16(const void*, const void* const* in, void* out, int64_t n) {
+OPJ_LOOP_BODY void SelectRaw16(const void*, const void* const* in, void* out, int64_t n) {
   const uint8_t* p = static_cast<const uint8_t*>(in[0]);
   const uint64_t* t = static_cast<const uint64_t*>(in[1]);
   const uint64_t* f = static_cast<const uint64_t*>(in[2]);
@@ -161,7 +161,7 @@ typename Traits<K>::C ClampOne(typename Traits<K>::C a, typename Traits<K>::C l,
 
 // Operands in clamp's order: min, operand, max, all of the result's size.
 template <ElemKind K>
-OPJ_VECTOR_CLONES void ClampRaw(const void*, const void* const* in, void* out, int64_t n) {
+OPJ_LOOP_BODY void ClampRaw(const void*, const void* const* in, void* out, int64_t n) {
   using T = Traits<K>;
   const auto* pl = static_cast<const typename T::S*>(in[0]);
   const auto* px = static_cast<const typename T::S*>(in[1]);
@@ -299,7 +299,7 @@ constexpr bool PlainCast(ElemKind from, ElemKind to) {
 }
 
 template <ElemKind From, ElemKind To>
-OPJ_VECTOR_CLONES void ConvertRaw(const void*, const void* const* in, void* out, int64_t n) {
+OPJ_LOOP_BODY void ConvertRaw(const void*, const void* const* in, void* out, int64_t n) {
   const auto* x = static_cast<const typename Traits<From>::S*>(in[0]);
   auto* y = static_cast<typename Traits<To>::S*>(out);
   if constexpr (From == To) {
