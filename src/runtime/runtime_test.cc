@@ -13,6 +13,20 @@
 namespace openpjrt::runtime {
 namespace {
 
+// Parses, verifies and compiles one module of MLIR text.
+absl::StatusOr<std::shared_ptr<cpu::Executable>> CompileText(const std::string& text) {
+  auto m = ir::ParseModule(text);
+  if (!m.ok()) return m.status();
+  if (absl::Status s = ir::VerifyModule(**m); !s.ok()) return s;
+  return compiler::Compile(**m);
+}
+
+std::vector<std::string> StepNames(const cpu::Executable& exe) {
+  std::vector<std::string> names;
+  for (const cpu::Step& st : exe.program->steps) names.push_back(st.name);
+  return names;
+}
+
 TEST(EventTest, CallbacksRunOnceWhetherRegisteredBeforeOrAfter) {
   auto e = Event::Create();
   int before = 0, after = 0;
@@ -39,7 +53,7 @@ TEST(EventTest, WhenAllReadyReportsTheFirstError) {
 // The elementwise fusion reads a broadcast scalar argument directly: the broadcast_in_dim step is
 // gone from the program, one fused step remains, and it computes x * s + 1.
 TEST(FusionTest, AbsorbsBroadcastsOfScalars) {
-  auto m = ir::ParseModule(R"(
+  auto exe = CompileText(R"(
 func.func @main(%x: tensor<1000xf32>, %s: tensor<f32>) -> tensor<1000xf32> {
   %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<1000xf32>
   %one = stablehlo.constant dense<1.0> : tensor<1000xf32>
@@ -47,9 +61,6 @@ func.func @main(%x: tensor<1000xf32>, %s: tensor<f32>) -> tensor<1000xf32> {
   %z = stablehlo.add %y, %one : tensor<1000xf32>
   return %z : tensor<1000xf32>
 })");
-  ASSERT_TRUE(m.ok()) << m.status();
-  ASSERT_TRUE(ir::VerifyModule(**m).ok());
-  auto exe = compiler::Compile(**m);
   ASSERT_TRUE(exe.ok()) << exe.status();
   ASSERT_EQ((*exe)->program->steps.size(), 1u);
   EXPECT_EQ((*exe)->program->steps[0].name, "fusion(stablehlo.multiply, stablehlo.add)");
@@ -66,7 +77,7 @@ func.func @main(%x: tensor<1000xf32>, %s: tensor<f32>) -> tensor<1000xf32> {
 // those dimensions sit (trailing: a bias row; leading: per-row statistics; in the middle); one
 // over non-consecutive dimensions is materialised.
 TEST(FusionTest, AbsorbsBroadcastsOverConsecutiveDimensions) {
-  auto m = ir::ParseModule(R"(
+  auto exe = CompileText(R"(
 func.func @main(%x: tensor<2x3x4xf32>, %row: tensor<4xf32>, %col: tensor<2xf32>, %mid: tensor<3xf32>, %gap: tensor<2x4xf32>) -> tensor<2x3x4xf32> {
   %r = stablehlo.broadcast_in_dim %row, dims = [2] : (tensor<4xf32>) -> tensor<2x3x4xf32>
   %c = stablehlo.broadcast_in_dim %col, dims = [0] : (tensor<2xf32>) -> tensor<2x3x4xf32>
@@ -78,13 +89,8 @@ func.func @main(%x: tensor<2x3x4xf32>, %row: tensor<4xf32>, %col: tensor<2xf32>,
   %v = stablehlo.subtract %w, %g : tensor<2x3x4xf32>
   return %v : tensor<2x3x4xf32>
 })");
-  ASSERT_TRUE(m.ok()) << m.status();
-  ASSERT_TRUE(ir::VerifyModule(**m).ok());
-  auto exe = compiler::Compile(**m);
   ASSERT_TRUE(exe.ok()) << exe.status();
-  std::vector<std::string> names;
-  for (const cpu::Step& st : (*exe)->program->steps) names.push_back(st.name);
-  EXPECT_EQ(names, (std::vector<std::string>{
+  EXPECT_EQ(StepNames(**exe), (std::vector<std::string>{
                        "stablehlo.broadcast_in_dim",
                        "fusion(stablehlo.add, stablehlo.multiply, stablehlo.add, stablehlo.subtract)"}));
   auto vec = [](std::vector<int64_t> dims, float scale) {
@@ -110,7 +116,7 @@ func.func @main(%x: tensor<2x3x4xf32>, %row: tensor<4xf32>, %col: tensor<2xf32>,
 // extend (compare, select and convert are run members too), and the results are those of each
 // op: relu(x + b) as f64, with two unrelated products in between.
 TEST(FusionTest, ClustersElementwiseStepsAcrossUnrelatedSteps) {
-  auto m = ir::ParseModule(R"(
+  auto exe = CompileText(R"(
 func.func @main(%x: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> (tensor<8x8xf64>, tensor<8x8xf32>) {
   %pre = stablehlo.add %x, %b : tensor<8x8xf32>
   %p1 = stablehlo.dot_general %x, %b, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
@@ -121,13 +127,8 @@ func.func @main(%x: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> (tensor<8x8xf64>, t
   %c = stablehlo.convert %r : (tensor<8x8xf32>) -> tensor<8x8xf64>
   return %c, %p2 : tensor<8x8xf64>, tensor<8x8xf32>
 })");
-  ASSERT_TRUE(m.ok()) << m.status();
-  ASSERT_TRUE(ir::VerifyModule(**m).ok());
-  auto exe = compiler::Compile(**m);
   ASSERT_TRUE(exe.ok()) << exe.status();
-  std::vector<std::string> names;
-  for (const cpu::Step& st : (*exe)->program->steps) names.push_back(st.name);
-  EXPECT_EQ(names, (std::vector<std::string>{
+  EXPECT_EQ(StepNames(**exe), (std::vector<std::string>{
                        "fusion(stablehlo.add, stablehlo.compare, stablehlo.select, stablehlo.convert)",
                        "stablehlo.dot_general", "stablehlo.dot_general"}));
   cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {8, 8}});
@@ -155,7 +156,7 @@ func.func @main(%x: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> (tensor<8x8xf64>, t
 // same, to the last (odd) element, and for an output that the run reads again too.
 TEST(FusionTest, LargeOutputsStreamedToMemoryKeepTheirValues) {
   constexpr int64_t n = (int64_t{4} << 20) + 3;
-  auto m = ir::ParseModule(R"(
+  auto exe = CompileText(R"(
 func.func @main(%x: tensor<4194307xf32>) -> (tensor<4194307xf32>, tensor<4194307xf32>) {
   %two = stablehlo.constant dense<2.0> : tensor<4194307xf32>
   %one = stablehlo.constant dense<1.0> : tensor<4194307xf32>
@@ -164,8 +165,6 @@ func.func @main(%x: tensor<4194307xf32>) -> (tensor<4194307xf32>, tensor<4194307
   %z = stablehlo.multiply %y, %y : tensor<4194307xf32>
   return %y, %z : tensor<4194307xf32>, tensor<4194307xf32>
 })");
-  ASSERT_TRUE(m.ok()) << m.status();
-  auto exe = compiler::Compile(**m);
   ASSERT_TRUE(exe.ok()) << exe.status();
   ASSERT_EQ((*exe)->program->steps.size(), 1u);
   cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {n}});
@@ -184,14 +183,12 @@ func.func @main(%x: tensor<4194307xf32>) -> (tensor<4194307xf32>, tensor<4194307
 // OPENPJRT_PROFILE's table: time per top-level step over the executable's runs, printed when the
 // profile goes away (here attached by hand instead of through the environment).
 TEST(StepProfileTest, PrintsEveryStepThatRan) {
-  auto m = ir::ParseModule(R"(
+  auto exe = CompileText(R"(
 func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %d = stablehlo.dot_general %x, %x, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
   %t = stablehlo.transpose %d, dims = [1, 0] : (tensor<64x64xf32>) -> tensor<64x64xf32>
   return %t : tensor<64x64xf32>
 })");
-  ASSERT_TRUE(m.ok()) << m.status();
-  auto exe = compiler::Compile(**m);
   ASSERT_TRUE(exe.ok()) << exe.status();
   (*exe)->profile = std::make_shared<cpu::StepProfile>(*(*exe)->program, "main");
   cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {64, 64}});
@@ -231,14 +228,10 @@ func.func @main(%x: tensor<300x1000xf32>, %b: tensor<1000xf32>) -> (tensor<300xf
   for (int j = 0; j < 1000; ++j) b.mutable_as<float>()[j] = static_cast<float>(j % 13) * 0.01f;
   std::vector<std::vector<cpu::RtValue>> results;
   for (const std::string& text : {std::string(kFused), unfused}) {
-    auto m = ir::ParseModule(text);
-    ASSERT_TRUE(m.ok()) << m.status();
-    ASSERT_TRUE(ir::VerifyModule(**m).ok());
-    auto exe = compiler::Compile(**m);
+    auto exe = CompileText(text);
     ASSERT_TRUE(exe.ok()) << exe.status();
     if (results.empty()) {  // the fused program: one step per reduction, nothing else
-      std::vector<std::string> names;
-      for (const cpu::Step& st : (*exe)->program->steps) names.push_back(st.name);
+      const std::vector<std::string> names = StepNames(**exe);
       const std::string fused = "fusion(stablehlo.subtract, stablehlo.multiply, stablehlo.reduce)";
       EXPECT_EQ(names, (std::vector<std::string>{"stablehlo.constant", fused, fused}));
     } else {
