@@ -31,6 +31,7 @@ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENPJRT_S
 ninja -C build-tsan -j"$jobs" openpjrt capi_tests pjrt_c_api_cpu_plugin
 TSAN_OPTIONS=halt_on_error=1 PJRT_PLUGIN=build-tsan/lib/pjrt_c_api_cpu_plugin.so build-tsan/bin/capi_tests
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/collectives.mlir
+TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/run_parallel.mlir
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --replicas 4 examples/mlp_train_step.mlir
 
 echo "== fuzzers (libFuzzer, ASan + UBSan): the parser, parse + compile + execute, portable artifacts"

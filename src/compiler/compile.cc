@@ -842,6 +842,12 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     case OpCode::kCrossReplicaSum:
       LowerCollective(op, env, prog, depth);
       return;
+    case OpCode::kInterpreterRunParallel:
+      LowerRunParallel(op, env, prog, depth);
+      return;
+    case OpCode::kInterpreterPrint:
+      AddStep(op, env, prog, cpu::PrintKernel(), Operands(op, env));
+      return;
     case OpCode::kSend:
     case OpCode::kRecv:
       LowerHostTransfer(op, env, prog);

@@ -690,4 +690,45 @@ void Lowerer::LowerCollective(const Operation& op, Env& env, Program& prog, int 
   s.regions = std::move(regions);
 }
 
+void Lowerer::LowerRunParallel(const Operation& op, Env& env, Program& prog, int depth) {
+  if (op.attr("infeed"))
+    Unimplemented(op, "infeed (the interpreter's infeed queues for run_parallel)");
+  // The verifier checked the grid and the types; each distinct function becomes one region that
+  // every process running it shares (a process's slots are its own at run time).
+  Attribute grid = op.attr("programs");
+  auto p = std::make_shared<cpu::RunParallelParams>();
+  p->num_replicas = static_cast<int>(grid->elements.size());
+  p->num_partitions = static_cast<int>(grid->elements[0]->elements.size());
+  constexpr int kMaxProcesses = 256;  // one thread each
+  if (static_cast<int64_t>(p->num_replicas) * p->num_partitions > kMaxProcesses)
+    Fail(op, absl::StatusCode::kInvalidArgument,
+         StrCat("runs ", p->num_replicas, " x ", p->num_partitions, " processes; at most ", kMaxProcesses,
+                " are supported"));
+  std::vector<std::shared_ptr<Program>> regions;
+  std::unordered_map<std::string, int> index;
+  for (const Attribute& row : grid->elements)
+    for (const Attribute& sym : row->elements) {
+      const std::string& name = sym->symbols[0];
+      auto [it, added] = index.emplace(name, static_cast<int>(regions.size()));
+      if (added) {
+        const Operation* f = m_.LookupFunction(name);
+        const ir::Block* body = f && !f->regions.empty() ? f->regions[0]->front() : nullptr;
+        if (!body) Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", name, " has no body"));
+        auto sub = std::make_shared<Program>();
+        Env inner;  // functions are isolated from above
+        for (const auto& a : body->args) {
+          const int slot = NewSlot();
+          inner.slots[a.get()] = slot;
+          sub->args.push_back(slot);
+        }
+        sub->results = LowerBlock(*body, inner, *sub, depth + 1);
+        regions.push_back(std::move(sub));
+      }
+      p->program_of.push_back(it->second);
+    }
+  Step& s = AddStep(op, env, prog, cpu::RunParallelKernel(), Operands(op, env));
+  s.params = p;
+  s.regions = std::move(regions);
+}
+
 }  // namespace openpjrt::compiler::internal

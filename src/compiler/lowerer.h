@@ -437,6 +437,8 @@ class Lowerer {
   void LowerHostTransfer(const Operation& op, Env& env, Program& prog);
 
   void LowerCollective(const Operation& op, Env& env, Program& prog, int depth);
+  // interpreter.run_parallel (lower_calls.cc).
+  void LowerRunParallel(const Operation& op, Env& env, Program& prog, int depth);
 
   ElemKind kind_of_result_at(const Operation& op, size_t i) {
     return ToArrayType(op, op.result(i)->type).elem;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include "src/cpu/strided.h"
 #include "src/support/str.h"
@@ -14,6 +15,7 @@ CollectiveHub::CollectiveHub(int num_replicas, int num_partitions)
       deposits_(static_cast<size_t>(num_replicas * num_partitions)) {}
 
 bool CollectiveHub::Barrier(std::unique_lock<std::mutex>& lock) {
+  if (left_ > 0) mismatched_ = aborted_ = true, cv_.notify_all();
   if (aborted_) return false;
   const uint64_t gen = generation_;
   if (++arrived_ == num_devices()) {
@@ -41,6 +43,18 @@ void CollectiveHub::Abort() {
   std::lock_guard<std::mutex> lock(mu_);
   aborted_ = true;
   cv_.notify_all();
+}
+
+void CollectiveHub::Leave() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++left_;
+  // Whoever waits now waits for an instance that will never come.
+  if (arrived_ > 0) mismatched_ = aborted_ = true, cv_.notify_all();
+}
+
+bool CollectiveHub::mismatched() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return mismatched_;
 }
 
 namespace {
@@ -305,15 +319,82 @@ void Collective(const Step& s, ExecState& st) {
     }
   });
   if (!exchanged) {
-    if (st.ok()) st.Fail(s, absl::AbortedError("another device of this execution failed"));
+    if (st.ok())
+      st.Fail(s, hub->mismatched()
+                     ? absl::InvalidArgumentError(
+                           "another device of this execution finished without reaching this collective "
+                           "(every device must run the same collectives in the same order)")
+                     : absl::AbortedError("another device of this execution failed"));
     return;
   }
   if (!ok) return;
   for (size_t i = 0; i < s.out.size(); ++i) st.slots[s.out[i]] = std::move(results[i]);
 }
 
+void RunParallel(const Step& s, ExecState& st) {
+  const auto& p = *static_cast<const RunParallelParams*>(s.params.get());
+  const int n = p.num_replicas * p.num_partitions;
+  CollectiveHub hub(p.num_replicas, p.num_partitions);
+  std::vector<ExecState> procs(static_cast<size_t>(n));
+  std::vector<std::vector<CheckFailure>> checks(static_cast<size_t>(n));
+  size_t next_in = 0;
+  for (int d = 0; d < n; ++d) {
+    const Program& prog = *s.regions[p.program_of[d]];
+    ExecState& e = procs[d];
+    e.slots.resize(st.slots.size());  // the regions number their slots within the executable's
+    e.replica_id = static_cast<uint32_t>(d / p.num_partitions);
+    e.partition_id = static_cast<uint32_t>(d % p.num_partitions);
+    e.hub = &hub;
+    e.ffi_user_data = st.ffi_user_data;
+    e.step_budget = st.step_budget;
+    e.check_failures = &checks[d];
+    for (int a : prog.args) e.slots[a] = st.slots[s.in[next_in++]];
+  }
+  auto run = [&](int d) {
+    RunProgram(*s.regions[p.program_of[d]], procs[d]);
+    if (procs[d].ok()) {
+      hub.Leave();
+    } else {
+      hub.Abort();
+    }
+  };
+  if (n == 1) {
+    run(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (int d = 0; d < n; ++d) threads.emplace_back(run, d);
+    for (std::thread& t : threads) t.join();
+  }
+  auto where = [&](int d) {
+    return StrCat("process (replica ", d / p.num_partitions, ", partition ", d % p.num_partitions, "): ");
+  };
+  for (int d = 0; d < n; ++d) {
+    st.checks_run += procs[d].checks_run;
+    if (st.check_failures)
+      for (CheckFailure& f : checks[d]) {
+        f.message = StrCat(where(d), f.message);
+        st.check_failures->push_back(std::move(f));
+      }
+  }
+  // The root cause, not the processes aborted because of it.
+  int failed = -1;
+  for (int d = 0; d < n; ++d)
+    if (!procs[d].ok() && (failed < 0 || (procs[failed].status.code() == absl::StatusCode::kAborted &&
+                                          procs[d].status.code() != absl::StatusCode::kAborted)))
+      failed = d;
+  if (failed >= 0) {
+    const absl::Status& e = procs[failed].status;
+    st.Fail(s, absl::Status(e.code(), StrCat(where(failed), e.message())));
+    return;
+  }
+  size_t next_out = 0;
+  for (int d = 0; d < n; ++d)
+    for (int r : s.regions[p.program_of[d]]->results) st.slots[s.out[next_out++]] = procs[d].slots[r];
+}
+
 }  // namespace
 
 KernelFn CollectiveKernel() { return &Collective; }
+KernelFn RunParallelKernel() { return &RunParallel; }
 
 }  // namespace openpjrt::cpu

@@ -28,16 +28,23 @@ class CollectiveHub {
                 const std::function<void(const std::vector<std::vector<RtValue>>&)>& read);
   // Wakes every waiting instance with a failure; later exchanges fail at once.
   void Abort();
+  // Called by an instance that finished its program: an exchange it never joined can no longer
+  // complete, so instances waiting in one (or arriving later) fail instead of waiting forever.
+  void Leave();
+  // True once an exchange failed because an instance had left (the programs' collectives differ).
+  bool mismatched() const;
 
  private:
   bool Barrier(std::unique_lock<std::mutex>& lock);
 
   const int num_replicas_, num_partitions_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   int arrived_ = 0;
+  int left_ = 0;
   uint64_t generation_ = 0;
   bool aborted_ = false;
+  bool mismatched_ = false;
   std::vector<std::vector<RtValue>> deposits_;
 };
 
@@ -59,5 +66,14 @@ struct CollectiveParams {
   KernelFn fast = nullptr;  // elementwise kernel for it (all operands of one kind)
 };
 KernelFn CollectiveKernel();  // regions[0]: the reduction, when not fast
+
+// interpreter.run_parallel: a num_replicas x num_partitions grid of processes, each running one of
+// the step's regions (program_of[process]) on its own thread with its own replica and partition
+// ids and collectives among them. Inputs and results are the processes' in process order.
+struct RunParallelParams {
+  int num_replicas = 1, num_partitions = 1;
+  std::vector<int> program_of;  // per process (replica-major): an index into step.regions
+};
+KernelFn RunParallelKernel();
 
 }  // namespace openpjrt::cpu

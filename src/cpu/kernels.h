@@ -181,6 +181,7 @@ struct CheckParams {
   Array expected;  // for the *_const forms
 };
 KernelFn CheckKernel();
+KernelFn PrintKernel();  // interpreter.print: the operand to stdout, then passed on
 // custom_call @shape_assertion(pred, ints...): fails the execution with error_message, its {i}
 // replaced by integer operand i + 1, when pred is false (jax.export's shape checks).
 struct ShapeAssertionParams { std::string message; };

@@ -2,6 +2,7 @@
 // expect_eq (exact; IEEE == for floats), expect_almost_eq (|a - b| <= tolerance, NaNs and
 // same-signed infinities equal), expect_close (ULP distance within [min, max]).
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "src/cpu/elem_traits.h"
@@ -180,9 +181,22 @@ void ShapeAssertion(const Step& s, ExecState& st) {
   st.Fail(s, absl::InvalidArgumentError(out));
 }
 
+// interpreter.print: writes the operand to stdout as `dense<...> : tensor<...>` and passes it on.
+void Print(const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  ir::Context ctx;
+  ir::Type t = ctx.Tensor(a.dims(), ctx.Element(a.elem()));
+  auto data = std::make_shared<std::vector<uint8_t>>(a.data(), a.data() + a.ByteSize());
+  const std::string text = ir::PrintAttribute(ir::Attribute::Dense(t, data, false));
+  std::fprintf(stdout, "%s\n", text.c_str());
+  std::fflush(stdout);
+  st.slots[s.out[0]] = st.slots[s.in[0]];
+}
+
 }  // namespace
 
 KernelFn CheckKernel() { return &Check; }
+KernelFn PrintKernel() { return &Print; }
 KernelFn ShapeAssertionKernel() { return &ShapeAssertion; }
 
 }  // namespace openpjrt::cpu

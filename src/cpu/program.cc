@@ -159,7 +159,11 @@ absl::StatusOr<std::vector<std::vector<RtValue>>> Executable::RunReplicated(
     states[d].check_failures = &device_checks[d];
     threads.emplace_back([&, d] {
       results[d] = RunOn(states[d], std::move(args[d]));
-      if (!results[d].ok()) hub.Abort();
+      if (results[d].ok()) {
+        hub.Leave();
+      } else {
+        hub.Abort();
+      }
     });
   }
   for (auto& t : threads) t.join();

@@ -936,6 +936,57 @@ void Verifier::VerifyOpRules(const Operation& op) {
           Fail(op, StrCat("result #", i, " must be ", TypeStr(ft.results()[i])));
       break;
     }
+    case OpCode::kInterpreterRunParallel: {
+      // programs[replica][partition] names the function each process runs; operands and
+      // results are the processes' inputs and outputs in that (row-major) order.
+      Attribute grid = op.attr("programs");
+      if (!grid || grid.kind() != AttrKind::kArray || grid->elements.empty())
+        Fail(op, "requires 'programs', a non-empty array of arrays of function symbols");
+      size_t partitions = 0;
+      std::vector<std::pair<const Operation*, std::string>> procs;  // function, its grid place
+      for (size_t r = 0; r < grid->elements.size(); ++r) {
+        Attribute row = grid->elements[r];
+        if (row.kind() != AttrKind::kArray || row->elements.empty())
+          Fail(op, StrCat("programs[", r, "] must be a non-empty array of function symbols"));
+        if (r == 0) partitions = row->elements.size();
+        if (row->elements.size() != partitions)
+          Fail(op, StrCat("programs[", r, "] has ", row->elements.size(), " programs, programs[0] has ",
+                          partitions, " (every replica runs the same number of partitions)"));
+        for (size_t p = 0; p < row->elements.size(); ++p) {
+          Attribute sym = row->elements[p];
+          if (sym.kind() != AttrKind::kSymbolRef || sym->symbols.size() != 1)
+            Fail(op, StrCat("programs[", r, "][", p, "] must be a function symbol"));
+          const Operation* f = m_.LookupFunction(sym->symbols[0]);
+          if (!f) Fail(op, StrCat("programs[", r, "][", p, "] names undefined function '@", sym->symbols[0], "'"));
+          procs.emplace_back(f, StrCat("@", sym->symbols[0], " (programs[", r, "][", p, "])"));
+        }
+      }
+      size_t ins = 0, outs = 0;
+      for (const auto& [f, where] : procs) {
+        ins += FuncType(*f).inputs().size();
+        outs += FuncType(*f).results().size();
+      }
+      if (ins != op.operands.size())
+        Fail(op, StrCat("has ", op.operands.size(), " operands but the programs take ", ins));
+      if (outs != op.num_results())
+        Fail(op, StrCat("has ", op.num_results(), " results but the programs return ", outs));
+      size_t next_in = 0, next_out = 0;
+      for (const auto& [f, where] : procs) {
+        for (Type t : FuncType(*f).inputs()) {
+          if (!ShapeCompatible(op.operands[next_in]->type, t))
+            Fail(op, StrCat("operand #", next_in, " has type ", TypeStr(op.operands[next_in]->type), " but ",
+                            where, " takes ", TypeStr(t)));
+          ++next_in;
+        }
+        for (Type t : FuncType(*f).results()) {
+          if (!ShapeCompatible(op.result(next_out)->type, t))
+            Fail(op, StrCat("result #", next_out, " has type ", TypeStr(op.result(next_out)->type), " but ",
+                            where, " returns ", TypeStr(t)));
+          ++next_out;
+        }
+      }
+      break;
+    }
     case OpCode::kComposite: {
       Attribute d = op.attr("decomposition");
       if (!d || d.kind() != AttrKind::kSymbolRef || d->symbols.size() != 1)
