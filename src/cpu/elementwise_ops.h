@@ -15,6 +15,10 @@
 
 namespace openpjrt::cpu::ops {
 
+// Compute types with vectorisable exp, log, tanh and logistic (fast_math.h); erf is f32 only.
+template <typename C>
+inline constexpr bool kHasFastMath = std::is_same_v<C, float> || std::is_same_v<C, double>;
+
 template <typename T>
 struct IsComplexT : std::false_type {};
 template <typename T>
@@ -132,13 +136,13 @@ auto ApplyUnary(typename T::C x) {
     else if constexpr (Op == UnaryOp::kFloor) return std::floor(x);
     else if constexpr (Op == UnaryOp::kRoundAfz) return std::round(x);
     else if constexpr (Op == UnaryOp::kRoundEven) return std::nearbyint(x);
-    else if constexpr (Op == UnaryOp::kExp && std::is_same_v<C, float>) return fast::Exp(x);
+    else if constexpr (Op == UnaryOp::kExp && kHasFastMath<C>) return fast::Exp(x);
     else if constexpr (Op == UnaryOp::kExp) return std::exp(x);
     else if constexpr (Op == UnaryOp::kExpm1) return std::expm1(x);
-    else if constexpr (Op == UnaryOp::kLog && std::is_same_v<C, float>) return fast::Log(x);
+    else if constexpr (Op == UnaryOp::kLog && kHasFastMath<C>) return fast::Log(x);
     else if constexpr (Op == UnaryOp::kLog) return std::log(x);
     else if constexpr (Op == UnaryOp::kLog1p) return std::log1p(x);
-    else if constexpr (Op == UnaryOp::kLogistic && std::is_same_v<C, float>) return fast::Logistic(x);
+    else if constexpr (Op == UnaryOp::kLogistic && kHasFastMath<C>) return fast::Logistic(x);
     else if constexpr (Op == UnaryOp::kLogistic) {
       // Written so that neither branch overflows: for x < 0, e^x / (1 + e^x).
       if (x >= 0) return C(1) / (C(1) + std::exp(-x));
@@ -151,7 +155,7 @@ auto ApplyUnary(typename T::C x) {
     else if constexpr (Op == UnaryOp::kSin) return std::sin(x);
     else if constexpr (Op == UnaryOp::kCos) return std::cos(x);
     else if constexpr (Op == UnaryOp::kTan) return std::tan(x);
-    else if constexpr (Op == UnaryOp::kTanh && std::is_same_v<C, float>) return fast::Tanh(x);
+    else if constexpr (Op == UnaryOp::kTanh && kHasFastMath<C>) return fast::Tanh(x);
     else if constexpr (Op == UnaryOp::kTanh) return std::tanh(x);
     else if constexpr (Op == UnaryOp::kIsFinite) return static_cast<bool>(std::isfinite(x));
     else if constexpr (Op == UnaryOp::kIsInf) return static_cast<bool>(std::isinf(x));

@@ -11,7 +11,7 @@
 //   erf:  x P(x^2) below 1; 1 - e^(-x^2 + G(x - 2.5)) from 1 to 4 (see Erf)
 // Measured against long double over every 97th f32 (61st for log), the worst errors are:
 // exp 1 ULP, log 1 ULP, tanh 1 ULP, logistic 2 ULP (negative side); src/cpu/math_accuracy_test.cc
-// holds them to that.
+// holds them to that. f64 versions of exp, log, tanh and logistic follow the f32 ones.
 #pragma once
 
 #include <bit>
@@ -128,6 +128,103 @@ inline float Log(float x) {
   r = x == 0.0f ? -kInf : r;
   r = x < 0.0f ? __builtin_nanf("") : r;
   r = x == kInf ? kInf : r;
+  return x != x ? x : r;
+}
+
+// ---- f64: the same designs with double-precision fits (scripts/fit_math.py prints them and
+// their errors). Measured against long double in src/cpu/math_accuracy_test.cc.
+
+inline double MaxOf(double x, double lo) { return x < lo ? lo : x; }
+inline double MinOf(double x, double hi) { return x > hi ? hi : x; }
+[[gnu::always_inline]] inline double Fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
+template <size_t N>
+[[gnu::always_inline]] inline double Horner(double x, const double (&c)[N]) {
+  double p = c[0];
+#pragma GCC unroll 24
+  for (size_t i = 1; i < N; ++i) p = Fma(p, x, c[i]);
+  return p;
+}
+inline double Abs(double x) { return std::bit_cast<double>(std::bit_cast<uint64_t>(x) & 0x7FFFFFFFFFFFFFFFull); }
+inline double CopySign(double magnitude, double sign) {
+  return std::bit_cast<double>((std::bit_cast<uint64_t>(magnitude) & 0x7FFFFFFFFFFFFFFFull) |
+                               (std::bit_cast<uint64_t>(sign) & 0x8000000000000000ull));
+}
+
+// e^x = 2^n e^r, |r| <= ln2/2, e^r = 1 + (r + r^2 Q(r)) with Q of degree 10 (relative error
+// 4.9e-18). r = x - n ln2 is exact in its first fused multiply-add (x and n ln2_hi are
+// multiples of 2^-54 that differ by less than 0.35).
+inline double Exp(double x) {
+  constexpr double kLog2e = 1.4426950408889634;
+  constexpr double kLn2Hi = 0.6931471805599453;       // the double nearest ln 2
+  constexpr double kLn2Lo = 2.3190468138462996e-17;   // ln 2 - kLn2Hi
+  constexpr double kRound = 6755399441055744.0;       // 1.5 * 2^52: adding it rounds to an integer
+  // e^-746 rounds to 0 and e^710 overflows; NaN passes.
+  x = MinOf(MaxOf(x, -746.0), 710.0);
+  const double t = Fma(x, kLog2e, kRound);
+  const double n = t - kRound;
+  const double r = Fma(-n, kLn2Lo, Fma(-n, kLn2Hi, x));
+  const double q = Horner(r, {2.0914679376583935e-09, 2.510520637395701e-08, 2.7557273661348637e-07,
+                              2.7557255425746435e-06, 2.4801587325533363e-05, 0.00019841269874800493,
+                              0.0013888888888883752, 0.008333333333326141, 0.04166666666666667,
+                              0.1666666666666667, 0.5});
+  const double e = 1.0 + Fma(r * r, q, r);
+  // 2^n as two halves, so that overflow and subnormal results round once (n is in [-1077, 1025]).
+  const int64_t ni = static_cast<int64_t>(std::bit_cast<uint64_t>(t) - std::bit_cast<uint64_t>(kRound));
+  const int64_t n1 = ni >> 1;
+  const int64_t n2 = ni - n1;
+  const double s1 = std::bit_cast<double>(static_cast<uint64_t>(n1 + 1023) << 52);
+  const double s2 = std::bit_cast<double>(static_cast<uint64_t>(n2 + 1023) << 52);
+  return (e * s1) * s2;
+}
+
+// log x = k ln2 + log1p(f), m = 1 + f in [sqrt(1/2), sqrt(2)]; with s = f / (2 + f),
+// log1p(f) = f - (f^2/2 - s (f^2/2 + R(s^2))) where R(z) = z P(z) is 2 atanh(s)/s - 2
+// (P of degree 7, relative error 5.6e-17 over z <= 0.0295).
+inline double Log(double x) {
+  constexpr double kLn2Hi = 0.6931471805599453;
+  constexpr double kLn2Lo = 2.3190468138462996e-17;
+  const bool sub = x < 2.2250738585072014e-308;  // subnormals are scaled into the normal range
+  const double xs = sub ? x * 18014398509481984.0 : x;  // 2^54
+  const uint64_t bits = std::bit_cast<uint64_t>(xs);
+  int64_t k = static_cast<int64_t>((bits >> 52) & 0x7FF) - 1023 - (sub ? 54 : 0);
+  double m = std::bit_cast<double>((bits & 0xFFFFFFFFFFFFFull) | 0x3FF0000000000000ull);  // [1, 2)
+  const bool high = m > 1.4142135623730951;
+  m = high ? m * 0.5 : m;
+  k += high ? 1 : 0;
+  const double f = m - 1.0;  // exact
+  const double s = f / (2.0 + f);
+  const double z = s * s;
+  const double rz = z * Horner(z, {0.13086626147840102, 0.13268773138656886, 0.15386239702814658,
+                                   0.18181795640132906, 0.22222222391713917, 0.28571428570803614,
+                                   0.4000000000000088, 0.6666666666666666});
+  const double hfsq = 0.5 * f * f;
+  const double kd = static_cast<double>(k);
+  double r = Fma(kd, kLn2Hi, f - (hfsq - Fma(s, hfsq + rz, kd * kLn2Lo)));
+  constexpr double kInf = __builtin_inf();
+  r = x == 0.0 ? -kInf : r;
+  r = x < 0.0 ? __builtin_nan("") : r;
+  r = x == kInf ? kInf : r;
+  return x != x ? x : r;
+}
+
+// tanh(a) = a + a u P(u), u = a^2, below 0.55 (P of degree 10, relative error 5.6e-17);
+// 1 - 2 / (e^2a + 1) above (no cancellation worth an ULP there); 1 from 20 on.
+inline double Tanh(double x) {
+  const double a = MinOf(Abs(x), 20.0);
+  const double u = a * a;
+  const double p = Horner(u, {-2.060276537636634e-05, 8.511313685577672e-05, -0.0002346347410887237,
+                              0.0005889360520074057, -0.001455661830100716, 0.003592110378689024,
+                              -0.008863234397814355, 0.021869488493666944, -0.053968253967434016,
+                              0.13333333333332714, -0.3333333333333333});
+  const double small = Fma(a, u * p, a);
+  const double big = 1.0 - 2.0 / (Exp(2.0 * a) + 1.0);
+  return CopySign(a < 0.55 ? small : big, x);  // the sign of -0 and of NaN kept
+}
+
+inline double Logistic(double x) {
+  const double e = Exp(-Abs(x));
+  const double d = 1.0 + e;
+  const double r = (x >= 0.0 ? 1.0 : e) / d;
   return x != x ? x : r;
 }
 

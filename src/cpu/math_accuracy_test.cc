@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "src/cpu/kernels.h"
+#include "src/cpu/test_sweeps.h"
 
 namespace openpjrt::cpu {
 namespace {
@@ -109,14 +110,35 @@ TEST(MathAccuracy, WithinThreeUlpOfLongDoubleReference) {
 }
 
 // Every 997th f32 bit pattern of both signs through the f32 kernels that have their own
-// vectorized code (src/cpu/fast_math.h), each held to the bound its design measured.
+// vectorized code (src/cpu/fast_math.h), and 2,000 values in every f64 binade through the f64
+// ones, each held to the bound its design measured.
+struct Swept {
+  const char* name;
+  UnaryOp op;
+  long double (*ref)(long double);
+  double max_ulp;
+};
+
+template <typename T>
+void ExpectSweepWithin(const Swept& f, ElemKind kind, const std::vector<T>& xs) {
+  const int64_t n = static_cast<int64_t>(xs.size());
+  Array in = Array::Allocate({kind, {n}});
+  std::memcpy(in.mutable_data(), xs.data(), xs.size() * sizeof(T));
+  const Array out = RunUnary(f.op, in);
+  ASSERT_EQ(out.NumElements(), n) << f.name;
+  const T* y = out.as<T>();
+  double worst = 0;
+  T worst_at = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double u = Ulps<T>(y[i], f.ref(static_cast<long double>(xs[i])));
+    if (u > worst) worst = u, worst_at = xs[i];
+  }
+  std::printf("%-12s %s sweep of %lld values: worst %.0f ULP at %.17g\n", f.name, sizeof(T) == 4 ? "f32" : "f64",
+              static_cast<long long>(n), worst, static_cast<double>(worst_at));
+  EXPECT_LE(worst, f.max_ulp) << f.name << " at " << worst_at;
+}
+
 TEST(MathAccuracy, VectorizedF32FunctionsOverASweepOfAllFloats) {
-  struct Swept {
-    const char* name;
-    UnaryOp op;
-    long double (*ref)(long double);
-    double max_ulp;
-  };
   const Swept fns[] = {
       {"exponential", UnaryOp::kExp, [](long double v) { return expl(v); }, 1},
       {"log", UnaryOp::kLog, [](long double v) { return logl(v); }, 1},
@@ -124,33 +146,25 @@ TEST(MathAccuracy, VectorizedF32FunctionsOverASweepOfAllFloats) {
       {"erf", UnaryOp::kErf, [](long double v) { return erfl(v); }, 1},
       {"logistic", UnaryOp::kLogistic, [](long double v) { return 1.0L / (1.0L + expl(-v)); }, 2},
   };
-  std::vector<float> xs;
-  for (uint32_t b = 0; b < 0x7F800000u; b += 997) {
-    float v;
-    std::memcpy(&v, &b, 4);
-    xs.push_back(v);
-    xs.push_back(-v);
-  }
-  for (float special : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 88.72283f, 88.7229f, -103.97f, 1e-45f})
-    xs.push_back(special);
-  const int64_t n = static_cast<int64_t>(xs.size());
-  ArrayType t{ElemKind::kF32, {n}};
-  for (const Swept& f : fns) {
-    Array in = Array::Allocate(t);
-    std::memcpy(in.mutable_data(), xs.data(), xs.size() * 4);
-    const Array out = RunUnary(f.op, in);
-    ASSERT_EQ(out.NumElements(), n) << f.name;
-    const float* y = out.as<float>();
-    double worst = 0;
-    float worst_at = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      double u = Ulps<float>(y[i], f.ref(static_cast<long double>(xs[i])));
-      if (u > worst) worst = u, worst_at = xs[i];
-    }
-    std::printf("%-12s f32 sweep of %lld values: worst %.0f ULP at %.9g\n", f.name,
-                static_cast<long long>(n), worst, worst_at);
-    EXPECT_LE(worst, f.max_ulp) << f.name << " at " << worst_at;
-  }
+  const std::vector<float> xs = testing::F32Sweep(997, {88.72283f, 88.7229f, -103.97f, 1e-45f});
+  for (const Swept& f : fns) ExpectSweepWithin(f, ElemKind::kF32, xs);
+}
+
+TEST(MathAccuracy, VectorizedF64FunctionsOverEveryBinade) {
+  const Swept fns[] = {
+      {"exponential", UnaryOp::kExp, [](long double v) { return expl(v); }, 1},
+      {"log", UnaryOp::kLog, [](long double v) { return logl(v); }, 1},
+      {"tanh", UnaryOp::kTanh, [](long double v) { return tanhl(v); }, 1},
+      {"logistic", UnaryOp::kLogistic, [](long double v) { return 1.0L / (1.0L + expl(-v)); }, 2},
+  };
+  std::vector<double> xs = testing::F64Sweep(2000, {709.78, 709.7827128933841, 709.7827128933840,
+                                                    -745.1332191019412, -745.1332191019411, -708.4,
+                                                    0.55, 0.54999999999999993, 20.0, 1.0, 0.9999999999999999});
+  // Dense near the method boundaries and where results turn subnormal.
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> near(-0.6, 0.6), low(-745.2, -700.0), one(0.7, 1.5);
+  for (int i = 0; i < 200000; ++i) xs.push_back(near(rng)), xs.push_back(low(rng)), xs.push_back(one(rng));
+  for (const Swept& f : fns) ExpectSweepWithin(f, ElemKind::kF64, xs);
 }
 
 }  // namespace

@@ -180,6 +180,30 @@ func.func @math_functions() {
 
 // -----
 
+// The vectorised f64 exp, log, tanh and logistic (src/cpu/fast_math.h) where they overflow,
+// turn subnormal, change method or saturate; expected values from mpmath, rounded.
+func.func @f64_math_edges() {
+  %xe = stablehlo.constant dense<[709.78, 710.0, -745.2, -740.0, -0.0, 1.0e-300, 0.34657359027997264, -708.5]> : tensor<8xf64>
+  %e = stablehlo.exponential %xe : tensor<8xf64>
+  %e_want = stablehlo.constant dense<[1.7928227943945155e+308, 0x7FF0000000000000, 0.0, 4.2e-322, 1.0, 1.0, 1.414213562373095, 2.006132305331306e-308]> : tensor<8xf64>
+  check.expect_close %e, %e_want, max_ulp_difference = 1 : tensor<8xf64>, tensor<8xf64>
+  %xl = stablehlo.constant dense<[4.9406564584124654e-324, 2.2250738585072014e-308, 1.0000000000000002, 0.9999999999999999, 1.4142135623730951, 1.0e300, 1.7976931348623157e308, -0.0]> : tensor<8xf64>
+  %l = stablehlo.log %xl : tensor<8xf64>
+  %l_want = stablehlo.constant dense<[-744.4400719213812, -708.3964185322641, 2.2204460492503128e-16, -1.1102230246251565e-16, 0.3465735902799727, 690.7755278982137, 709.782712893384, 0xFFF0000000000000]> : tensor<8xf64>
+  check.expect_close %l, %l_want, max_ulp_difference = 1 : tensor<8xf64>, tensor<8xf64>
+  %xt = stablehlo.constant dense<[-0.0, 25.0, 0.55, 0.5499999999999999, 1.0e-300, -3.0, 19.0, 0x7FF8000000000000]> : tensor<8xf64>
+  %t = stablehlo.tanh %xt : tensor<8xf64>
+  %t_want = stablehlo.constant dense<[-0.0, 1.0, 0.5005202111902353, 0.5005202111902352, 1.0e-300, -0.9950547536867305, 0.9999999999999999, 0x7FF8000000000000]> : tensor<8xf64>
+  check.expect_close %t, %t_want, max_ulp_difference = 1 : tensor<8xf64>, tensor<8xf64>
+  %xg = stablehlo.constant dense<[-800.0, 800.0, -40.0, 0.0, -1.0e-20, 36.0]> : tensor<6xf64>
+  %g = stablehlo.logistic %xg : tensor<6xf64>
+  %g_want = stablehlo.constant dense<[0.0, 1.0, 4.248354255291589e-18, 0.5, 0.5, 0.9999999999999998]> : tensor<6xf64>
+  check.expect_close %g, %g_want, max_ulp_difference = 2 : tensor<6xf64>, tensor<6xf64>
+  func.return
+}
+
+// -----
+
 func.func @chlo_special_functions() {
   %x = stablehlo.constant dense<[0.5, 1.0, 2.5]> : tensor<3xf32>
   %erf = chlo.erf %x : tensor<3xf32> -> tensor<3xf32>

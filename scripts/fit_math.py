@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Prints the f64 polynomial fits of src/cpu/fast_math.h and their worst relative errors.
+
+Each fit interpolates the function at the Chebyshev nodes of its interval in 60-digit arithmetic
+(mpmath; Debian's python3-mpmath), rounds the coefficients to double and measures the rounded
+polynomial against the function at 4,000 points. Coefficients are listed highest degree first,
+as fast::Horner takes them.
+"""
+import mpmath as mp
+
+mp.mp.dps = 60
+
+
+def chebyshev_fit(g, a, b, degree):
+    n = degree + 1
+    nodes = [(a + b) / 2 + (b - a) / 2 * mp.cos(mp.pi * (k + mp.mpf(0.5)) / n) for k in range(n)]
+    system = mp.matrix([[x ** j for j in range(n)] for x in nodes])
+    coefficients = mp.lu_solve(system, mp.matrix([g(x) for x in nodes]))
+    return [mp.mpf(float(coefficients[j])) for j in range(n)][::-1]
+
+
+def horner(cs, x):
+    p = mp.mpf(0)
+    for c in cs:
+        p = p * x + c
+    return p
+
+
+def fit(name, g, a, b, degree):
+    a, b = mp.mpf(a), mp.mpf(b)
+    cs = chebyshev_fit(g, a, b, degree)
+    worst = max(abs(horner(cs, x) / g(x) - 1) for x in (a + (b - a) * mp.mpf(k) / 4000 for k in range(4001)))
+    print(f"{name}: degree {degree} on [{mp.nstr(a, 6)}, {mp.nstr(b, 6)}], worst relative error {mp.nstr(worst, 3)}")
+    print("  {" + ", ".join(repr(float(c)) for c in cs) + "}")
+
+
+def exp_q(r):  # e^r = 1 + r + r^2 Q(r)
+    return mp.mpf(0.5) if abs(r) < mp.mpf("1e-30") else (mp.exp(r) - 1 - r) / r ** 2
+
+
+def log_p(z):  # log1p(f) with s = f / (2 + f): 2 atanh(s) = 2 s + s z P(z), z = s^2
+    if z < mp.mpf("1e-40"):
+        return mp.mpf(2) / 3
+    s = mp.sqrt(z)
+    return (2 * mp.atanh(s) - 2 * s) / (s * z)
+
+
+def tanh_p(u):  # tanh(a) = a + a u P(u), u = a^2
+    if u < mp.mpf("1e-40"):
+        return mp.mpf(-1) / 3
+    a = mp.sqrt(u)
+    return (mp.tanh(a) - a) / (a * u)
+
+
+if __name__ == "__main__":
+    fit("f64 exp Q(r)", exp_q, -mp.log(2) / 2, mp.log(2) / 2, 10)
+    fit("f64 log P(z)", log_p, 0, ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2, 7)
+    fit("f64 tanh P(u)", tanh_p, 0, mp.mpf("0.55") ** 2, 10)
