@@ -228,4 +228,76 @@ inline double Logistic(double x) {
   return x != x ? x : r;
 }
 
+// ---- f32 functions evaluated in f64: the f64 value is far more accurate than an f32 ULP, so the
+// one rounding to f32 at the end gives the correctly rounded result but for rare near-ties
+// (within 1 ULP always). Used for f32 and for the 16-bit floats, which compute in f32.
+
+// expm1(x) = 2^n (1 + p) - 1 with p = e^r - 1 = r + r^2 Q(r) (Exp's reduction and Q), written
+// as one fused multiply-add; x near 0 keeps full relative accuracy (n = 0, result p).
+inline float Expm1(float xf) {
+  constexpr double kLog2e = 1.4426950408889634, kLn2Hi = 0.6931471805599453,
+                   kLn2Lo = 2.3190468138462996e-17, kRound = 6755399441055744.0;
+  // expm1 rounds to -1 below -104 (f32) and overflows above 89; NaN passes.
+  const double x = MinOf(MaxOf(static_cast<double>(xf), -104.0), 89.0);
+  const double t = Fma(x, kLog2e, kRound);
+  const double n = t - kRound;
+  const double r = Fma(-n, kLn2Lo, Fma(-n, kLn2Hi, x));
+  const double q = Horner(r, {2.755731922398589e-07, 2.7557319223985893e-06, 2.48015873015873e-05,
+                              0.0001984126984126984, 0.001388888888888889, 0.008333333333333333,
+                              0.041666666666666664, 0.16666666666666666, 0.5});  // 1/(k+2)!
+  const double p = Fma(r * r, q, r);
+  const int64_t ni = static_cast<int64_t>(std::bit_cast<uint64_t>(t) - std::bit_cast<uint64_t>(kRound));
+  const double scale = std::bit_cast<double>(static_cast<uint64_t>(ni + 1023) << 52);  // n in [-151, 129]
+  const float r32 = static_cast<float>(Fma(scale, p, scale - 1.0));
+  return xf == 0.0f ? xf : r32;  // -0 stays -0
+}
+
+// log1p(x) = log(1 + x) with 1 + x exact in f64 for |x| >= 2^-29; below, log1p(x) rounds to x.
+inline float Log1p(float xf) {
+  const float r = static_cast<float>(Log(1.0 + static_cast<double>(xf)));
+  return Abs(xf) < 1.8626451e-09f ? xf : r;  // 2^-29; keeps -0 (and passes NaN through Log)
+}
+
+// sin, cos and tan of |x| <= kTrigMax: x = n pi/2 + r with |r| <= pi/4, r exact in its first
+// fused multiply-add (x and n pi/2_hi are multiples of 2^-52 less than 1 apart) and within
+// 1e-25 after the second; then Taylor polynomials in r^2 (truncation below 1e-13). The loops
+// that use these send larger |x|, infinities and NaN to libm (kernels_elementwise.cc).
+inline constexpr float kTrigMax = 67108864.0f;  // 2^26
+
+struct Quadrant {
+  double s, c;  // sin r, cos r
+  uint64_t q;   // n mod 4
+};
+[[gnu::always_inline]] inline Quadrant Reduce(float xf) {
+  constexpr double k2OverPi = 0.6366197723675814, kPio2Hi = 1.5707963267948966,
+                   kPio2Lo = 6.123233995736766e-17, kRound = 6755399441055744.0;
+  const double x = static_cast<double>(Abs(xf) <= kTrigMax ? xf : 0.0f);
+  const double t = Fma(x, k2OverPi, kRound);
+  const double n = t - kRound;
+  const double r = Fma(-n, kPio2Lo, Fma(-n, kPio2Hi, x));
+  const double z = r * r;
+  const double s = Fma(r * z, Horner(z, {1.6059043836821613e-10, -2.505210838544172e-08, 2.7557319223985893e-06,
+                                         -0.0001984126984126984, 0.008333333333333333, -0.16666666666666666}), r);
+  const double c = Fma(z * z, Horner(z, {-1.1470745597729725e-11, 2.08767569878681e-09, -2.755731922398589e-07,
+                                         2.48015873015873e-05, -0.001388888888888889, 0.041666666666666664}),
+                       Fma(-0.5, z, 1.0));
+  return {s, c, (std::bit_cast<uint64_t>(t) - std::bit_cast<uint64_t>(kRound)) & 3};
+}
+inline float Sin(float xf) {
+  const Quadrant a = Reduce(xf);
+  const double v = (a.q & 1) ? a.c : a.s;
+  const float r = static_cast<float>((a.q & 2) ? -v : v);
+  return xf == 0.0f ? xf : r;  // -0 stays -0
+}
+inline float Cos(float xf) {
+  const Quadrant a = Reduce(xf);
+  const double v = (a.q & 1) ? a.s : a.c;
+  return static_cast<float>(((a.q + 1) & 2) ? -v : v);
+}
+inline float Tan(float xf) {
+  const Quadrant a = Reduce(xf);
+  const float r = static_cast<float>((a.q & 1) ? -a.c / a.s : a.s / a.c);
+  return xf == 0.0f ? xf : r;
+}
+
 }  // namespace openpjrt::cpu::fast

@@ -55,6 +55,11 @@ TEST(IsaVariants, GiveTheSameBitsAsTheBaseline) {
   ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Tanh>>("tanh", x);
   ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Logistic>>("logistic", x);
   ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Erf>>("erf", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Expm1>>("expm1", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Log1p>>("log1p", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Sin>>("sin", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Cos>>("cos", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Tan>>("tan", x);
   ExpectSameBitsAtEveryLevel<&HalfLoop>("f16 round trip", x);
   ExpectSameBitsAtEveryLevel<&Bf16Loop>("bf16 rounding", x);
   const std::vector<double> d = testing::F64Sweep(300, {709.78, 709.7827128933841, -745.1332191019412, 0.55, 20.0});

@@ -21,14 +21,40 @@ using namespace ops;
 // The raw loops are compiled for AVX-512, AVX2 and the baseline and picked for the CPU at run
 // time (isa.h; the plugin must run on any x86-64). The file is built with -ffp-contract=off and
 // fused multiply-adds are explicit, so every variant rounds exactly like the baseline.
+template <UnaryOp Op, typename C>
+inline constexpr bool kFastTrig =
+    std::is_same_v<C, float> && (Op == UnaryOp::kSin || Op == UnaryOp::kCos || Op == UnaryOp::kTan);
+
 template <UnaryOp Op, ElemKind I, ElemKind O>
 [[gnu::always_inline]] inline void UnaryLoop(const void* xv, void* yv, int64_t n) {
   using TI = Traits<I>;
   using TO = Traits<O>;
   const auto* x = static_cast<const typename TI::S*>(xv);
   auto* y = static_cast<typename TO::S*>(yv);
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = TO::Store(static_cast<typename TO::C>(ApplyUnary<Op, TI>(TI::Load(x[i]))));
+  if constexpr (kFastTrig<Op, typename TI::C>) {
+    // Blocks of the vectorised function, then libm for the rare |x| > 2^26, inf and NaN of the
+    // block (fast_math.h); through a local buffer, as y may be x.
+    constexpr int64_t kBlock = 512;
+    float v[kBlock];
+    for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+      const int64_t m = std::min(kBlock, n - i0);
+      for (int64_t j = 0; j < m; ++j) {
+        const float a = TI::Load(x[i0 + j]);
+        v[j] = Op == UnaryOp::kSin ? fast::Sin(a) : Op == UnaryOp::kCos ? fast::Cos(a) : fast::Tan(a);
+      }
+      int outside = 0;  // a vectorised test first: the fix-up loop is scalar
+      for (int64_t j = 0; j < m; ++j) outside |= !(fast::Abs(TI::Load(x[i0 + j])) <= fast::kTrigMax);
+      if (outside)
+        for (int64_t j = 0; j < m; ++j) {
+          const float a = TI::Load(x[i0 + j]);
+          if (!(fast::Abs(a) <= fast::kTrigMax)) v[j] = ApplyUnary<Op, TI>(a);
+        }
+      for (int64_t j = 0; j < m; ++j) y[i0 + j] = TO::Store(v[j]);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = TO::Store(static_cast<typename TO::C>(ApplyUnary<Op, TI>(TI::Load(x[i]))));
+  }
 }
 
 template <UnaryOp Op, ElemKind I, ElemKind O>

@@ -145,8 +145,14 @@ TEST(MathAccuracy, VectorizedF32FunctionsOverASweepOfAllFloats) {
       {"tanh", UnaryOp::kTanh, [](long double v) { return tanhl(v); }, 1},
       {"erf", UnaryOp::kErf, [](long double v) { return erfl(v); }, 1},
       {"logistic", UnaryOp::kLogistic, [](long double v) { return 1.0L / (1.0L + expl(-v)); }, 2},
+      {"expm1", UnaryOp::kExpm1, [](long double v) { return expm1l(v); }, 1},
+      {"log1p", UnaryOp::kLog1p, [](long double v) { return log1pl(v); }, 1},
+      {"sine", UnaryOp::kSin, [](long double v) { return sinl(v); }, 1},
+      {"cosine", UnaryOp::kCos, [](long double v) { return cosl(v); }, 1},
+      {"tan", UnaryOp::kTan, [](long double v) { return tanl(v); }, 1},
   };
-  const std::vector<float> xs = testing::F32Sweep(997, {88.72283f, 88.7229f, -103.97f, 1e-45f});
+  const std::vector<float> xs = testing::F32Sweep(997, {88.72283f, 88.7229f, -103.97f, 1e-45f, -1.0f,
+                                                         67108864.0f, 67108870.0f, 1.5707964f, 3.1415927f});
   for (const Swept& f : fns) ExpectSweepWithin(f, ElemKind::kF32, xs);
 }
 

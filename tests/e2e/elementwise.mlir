@@ -204,6 +204,39 @@ func.func @f64_math_edges() {
 
 // -----
 
+// f32 sin, cos, tan, expm1 and log1p (src/cpu/fast_math.h, evaluated in f64): |x| above 2^26,
+// infinities and NaN go to libm; -0, ties to the method boundaries, overflow. Expected values from
+// mpmath, rounded to f32; bf16 takes the same path through f32.
+func.func @f32_trig_expm1_log1p_edges() {
+  %x = stablehlo.constant dense<[-0.0, 1.0e-30, 0.7853982, 1.5707964, 3.1415927, 100.0, -12345.678, 67108864.0, 1.0e10, 3.0e38, 0x7F800000, 0x7FC00000]> : tensor<12xf32>
+  %s = stablehlo.sine %x : tensor<12xf32>
+  %s_want = stablehlo.constant dense<[-0.0, 1.0e-30, 0.70710677, 1.0, -8.742278e-08, -0.50636566, 0.7042699, 0.4207599, -0.48750603, 0.8749049, 0x7FC00000, 0x7FC00000]> : tensor<12xf32>
+  check.expect_close %s, %s_want, max_ulp_difference = 1 : tensor<12xf32>, tensor<12xf32>
+  %c = stablehlo.cosine %x : tensor<12xf32>
+  %c_want = stablehlo.constant dense<[1.0, 1.0, 0.70710677, -4.371139e-08, -1.0, 0.86231887, 0.7099323, -0.9071720, 0.8731197, -0.48429477, 0x7FC00000, 0x7FC00000]> : tensor<12xf32>
+  check.expect_close %c, %c_want, max_ulp_difference = 1 : tensor<12xf32>, tensor<12xf32>
+  %t = stablehlo.tan %x : tensor<12xf32>
+  %t_want = stablehlo.constant dense<[-0.0, 1.0e-30, 1.0, -22877332.0, 8.742278e-08, -0.58721393, 0.992024, -0.46381488, -0.5583496, -1.8065544, 0x7FC00000, 0x7FC00000]> : tensor<12xf32>
+  check.expect_close %t, %t_want, max_ulp_difference = 1 : tensor<12xf32>, tensor<12xf32>
+  %y = stablehlo.constant dense<[-0.0, 1.0e-30, -1.0e-8, 0.5, -0.75, -1.0, 10.0, 88.0, 89.0, -100.0, 0x7F800000, 0xFF800000]> : tensor<12xf32>
+  %e = stablehlo.exponential_minus_one %y : tensor<12xf32>
+  %e_want = stablehlo.constant dense<[-0.0, 1.0e-30, -1.0e-8, 0.6487213, -0.52763343, -0.63212055, 22025.465, 1.6516363e+38, 0x7F800000, -1.0, 0x7F800000, -1.0]> : tensor<12xf32>
+  check.expect_close %e, %e_want, max_ulp_difference = 1 : tensor<12xf32>, tensor<12xf32>
+  %z = stablehlo.constant dense<[-0.0, 1.0e-30, -1.0e-8, 0.5, -0.75, -0.99999994, 1.0e30, 3.0e38, 1.0e-5, -1.0, -2.0, 0x7F800000]> : tensor<12xf32>
+  %l = stablehlo.log_plus_one %z : tensor<12xf32>
+  %l_want = stablehlo.constant dense<[-0.0, 1.0e-30, -1.0e-8, 0.4054651, -1.3862944, -16.635532, 69.07755, 88.59685, 9.99995e-06, 0xFF800000, 0x7FC00000, 0x7F800000]> : tensor<12xf32>
+  check.expect_close %l, %l_want, max_ulp_difference = 1 : tensor<12xf32>, tensor<12xf32>
+  %xb = stablehlo.convert %x : (tensor<12xf32>) -> tensor<12xbf16>
+  %sb = stablehlo.sine %xb : tensor<12xbf16>
+  %xb32 = stablehlo.convert %xb : (tensor<12xbf16>) -> tensor<12xf32>
+  %sb32 = stablehlo.sine %xb32 : tensor<12xf32>
+  %sb_want = stablehlo.convert %sb32 : (tensor<12xf32>) -> tensor<12xbf16>
+  check.expect_close %sb, %sb_want, max_ulp_difference = 0 : tensor<12xbf16>, tensor<12xbf16>
+  func.return
+}
+
+// -----
+
 func.func @chlo_special_functions() {
   %x = stablehlo.constant dense<[0.5, 1.0, 2.5]> : tensor<3xf32>
   %erf = chlo.erf %x : tensor<3xf32> -> tensor<3xf32>
