@@ -503,7 +503,10 @@ void Future::OnReady(std::function<void(absl::Status)> fn) {
 
 // ------------------------------------------------------------------ buffers
 
-Buffer::Buffer(Buffer&& o) noexcept : client_(std::move(o.client_)), buffer_(o.buffer_) { o.buffer_ = nullptr; }
+Buffer::Buffer(Buffer&& o) noexcept
+    : client_(std::move(o.client_)), buffer_(o.buffer_), device_id_(o.device_id_.load(std::memory_order_relaxed)) {
+  o.buffer_ = nullptr;
+}
 
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
   if (this != &o) {
@@ -541,11 +544,15 @@ int64_t Buffer::num_elements() const {
 }
 
 int Buffer::device_id() const {
+  if (int cached = device_id_.load(std::memory_order_relaxed); cached != -2) return cached;
   OPJ_ARGS(PJRT_Buffer_Device_Args, a);
   a.buffer = buffer_;
   if (!OPJ_CALL(*client_->plugin, Buffer_Device, a).ok()) return -1;
   for (const Device& d : client_->devices)
-    if (d.handle == a.device) return d.id;
+    if (d.handle == a.device) {
+      device_id_.store(d.id, std::memory_order_relaxed);
+      return d.id;
+    }
   return -1;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <atomic>
 #include <memory>
 #include <span>
 #include <string>
@@ -147,6 +148,7 @@ class Buffer {
  private:
   std::shared_ptr<ClientState> client_;
   PJRT_Buffer* buffer_ = nullptr;
+  mutable std::atomic<int> device_id_{-2};  // cached by device_id(): a buffer never changes device
 };
 
 struct CompileOptions {

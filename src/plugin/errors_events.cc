@@ -59,7 +59,13 @@ PJRT_Error* CheckArgs(const void* args, size_t min_size, size_t full_size, const
   return nullptr;
 }
 
-PJRT_Event* WrapEvent(runtime::EventRef e) { return new PJRT_Event{std::move(e)}; }
+PJRT_Event* WrapEvent(runtime::EventRef e) {
+  // Every ready buffer and finished inline execution has the same complete event; its handle is
+  // shared too (no allocation per Execute or block_until_ready). Destroy skips it.
+  static PJRT_Event* const ready_ok = new PJRT_Event{runtime::Event::Ready(), true};
+  if (e == ready_ok->event) return ready_ok;
+  return new PJRT_Event{std::move(e)};
+}
 
 }  // namespace openpjrt::plugin
 
@@ -101,7 +107,7 @@ PJRT_Error* OPJ_Error_ForEachPayload(PJRT_Error_ForEachPayload_Args* args) {
 
 PJRT_Error* OPJ_Event_Destroy(PJRT_Event_Destroy_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Event_Destroy_Args, args);
-  delete args->event;
+  if (args->event && !args->event->shared) delete args->event;
   return nullptr;
 }
 

@@ -28,6 +28,7 @@ struct ErrorImpl : PJRT_Error {
 
 struct PJRT_Event {
   openpjrt::runtime::EventRef event;
+  bool shared = false;  // the one handle of the shared ready-OK event: Destroy leaves it alone
 };
 
 struct PJRT_DeviceDescription {
