@@ -16,6 +16,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -189,12 +190,22 @@ OPJ_AVX512 inline void Tile(int64_t kc, int64_t mr, int64_t nr, Rows a, const fl
       c[i * ldc + j] = accumulate ? c[i * ldc + j] + edge[i * kNr + j] : edge[i * kNr + j];
 }
 
-// One piece of C: rows [0, m) x columns [0, n) with its own packing.
-OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc) {
+int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+// Where the block of B for columns [jc, jc + kNc) and rows [pc, pc + kKc) sits in a whole packed
+// B (PackAllB): the column blocks one after the other, each with its row blocks in order.
+int64_t PackedBlockOffset(int64_t n, int64_t k, int64_t jc, int64_t pc) {
+  return jc * k + pc * RoundUp(std::min(kNc, n - jc), kNr);
+}
+
+// One piece of C: rows [0, m) x columns [0, n), packing B block by block itself, or reading it
+// from `packed_b` (all of B packed once for every piece by PackAllB).
+OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc,
+                      const float* packed_b = nullptr) {
   thread_local Scratch scratch;
   const int64_t nc_max = std::min(kNc, (n + kNr - 1) / kNr * kNr);
   const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
-  float* bp = scratch.Get(scratch.b, scratch.b_size, kKc * nc_max);
+  float* own_b = packed_b ? nullptr : scratch.Get(scratch.b, scratch.b_size, kKc * nc_max);
   float* ap = scratch.Get(scratch.a, scratch.a_size, kKc * mc_max);
   alignas(64) float edge[kMr * kNr];
   for (int64_t jc = 0; jc < n; jc += kNc) {
@@ -202,7 +213,8 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
     for (int64_t pc = 0; pc < k; pc += kKc) {
       const int64_t kc = std::min(kKc, k - pc);
       const bool accumulate = pc > 0;
-      PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, kc, nc, bp);
+      const float* bp = packed_b ? packed_b + PackedBlockOffset(n, k, jc, pc) : own_b;
+      if (!packed_b) PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, kc, nc, own_b);
       for (int64_t ic = 0; ic < m; ic += kMc) {
         const int64_t mc = std::min(kMc, m - ic);
         // Whole slivers of A are read in place when packing would not pay: an indexed A (a
@@ -261,11 +273,53 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     return;
   }
-  // Cut C into a grid of tm x tn parts (tm * tn = pieces, whole kernel tiles) that packs the
-  // least: every part packs its rows of A and its columns of B, so A is packed tn times and B tm
-  // times.
+  // A tall product with a small B (a convolution: 3136 x 64 x 576 for 56x56x64 3x3) is cut into
+  // many row pieces that the threads take as they go, all reading one B packed once: a thread on
+  // a faster core simply takes more pieces (on this VM one core often runs FMA-bound code at
+  // 50-70% of the other's speed while both are busy, and one equal piece per thread waited for
+  // the slow one), and no piece packs B again. B must be small (<= 256 KiB packed): each piece
+  // reads all of it, half from the other core's L2, so pieces are kept at least 256 rows tall
+  // (4 per thread): 256^3 matmul was 10-25% and 784x512x128 3% slower with shorter pieces.
   const int64_t row_tiles = (m + kMr - 1) / kMr, col_tiles = (n + kNr - 1) / kNr;
   const int64_t want = std::max(1, pieces);
+  const int64_t packed_size = k * col_tiles * kNr;
+  const int64_t shared_rows = RoundUp((m + 4 * want - 1) / (4 * want), kMr);
+  if (want > 1 && shared_rows >= 256 && packed_size <= (int64_t{1} << 16)) {
+    const int64_t rows = shared_rows;
+    const int64_t pm = (m + rows - 1) / rows;
+    thread_local Scratch shared;
+    float* packed = shared.Get(shared.b, shared.b_size, packed_size);
+    // The packing is cut into units of up to 4 slivers of one (kKc x kNc) block; every piece
+    // first helps with the units nobody has taken, then waits for the rest, so B is packed by
+    // all the threads at once without a second fork and join.
+    constexpr int64_t kUnitCols = 4 * kNr;
+    const int64_t kb = (k + kKc - 1) / kKc, nb = (n + kNc - 1) / kNc, per_block = kNc / kUnitCols;
+    const int64_t units = kb * nb * per_block;
+    std::atomic<int64_t> next_unit{0}, units_done{0};
+    auto pack = [&](int64_t unit) {
+      const int64_t block = unit / per_block, j0 = unit % per_block * kUnitCols;
+      const int64_t jc = block / kb * kNc, pc = block % kb * kKc;
+      const int64_t nc = std::min(kNc, n - jc);
+      if (j0 >= nc) return;
+      PackB(b.p + pc * b.rs + (jc + j0) * b.cs, b.rs, b.cs, std::min(kKc, k - pc), std::min(kUnitCols, nc - j0),
+            packed + PackedBlockOffset(n, k, jc, pc) + j0 * std::min(kKc, k - pc));
+    };
+    parallel_for(pm, [&](int64_t piece) {
+      for (int64_t u; (u = next_unit.fetch_add(1, std::memory_order_relaxed)) < units;) {
+        pack(u);
+        units_done.fetch_add(1, std::memory_order_release);
+      }
+      while (units_done.load(std::memory_order_acquire) < units) _mm_pause();
+      const int64_t m0 = piece * rows;
+      const SgemmOperand part = a.row_off ? SgemmOperand{a.p, a.rs, a.cs, a.row_off + m0, a.col_off}
+                                          : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
+      Piece(std::min(rows, m - m0), n, k, part, b, c + m0 * ldc, ldc, packed);
+    });
+    return;
+  }
+  // Otherwise cut C into a grid of tm x tn parts (tm * tn = pieces, whole kernel tiles) that
+  // packs the least: every part packs its rows of A and its columns of B, so A is packed tn times
+  // and B tm times.
   int64_t tm = 1, tn = 1;
   double best = -1;
   for (int64_t r = 1; r <= want; ++r) {

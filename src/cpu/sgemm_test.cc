@@ -3,6 +3,7 @@
 // whatever the number of pieces.
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -37,7 +38,7 @@ TEST(FastSgemm, MatchesAReferenceForEdgeShapesAndLayouts) {
       {1, 1, 1, false, false},     {12, 32, 256, false, false}, {13, 33, 257, false, false},
       {11, 31, 255, true, false},  {145, 70, 300, false, true}, {200, 2100, 20, true, true},
       {300, 40, 513, false, false}, {5, 700, 3, false, true},   {64, 64, 0, false, false},
-      {97, 129, 130, true, true},
+      {97, 129, 130, true, true},  {2100, 45, 300, false, true},  // tall: pieces share one packed B
   };
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -49,6 +50,7 @@ TEST(FastSgemm, MatchesAReferenceForEdgeShapesAndLayouts) {
     auto bt = [&](int64_t p, int64_t j) { return c.trans_b ? b[j * c.k + p] : b[p * c.n + j]; };
     const std::vector<float> one = Multiply(c, a, b, 1);
     const std::vector<float> many = Multiply(c, a, b, 7);
+    const std::vector<float> two = Multiply(c, a, b, 2);
     const int64_t ldc = c.n + 3;
     for (int64_t i = 0; i < c.m; ++i) {
       for (int64_t j = 0; j < c.n; ++j) {
@@ -57,8 +59,10 @@ TEST(FastSgemm, MatchesAReferenceForEdgeShapesAndLayouts) {
         const float got = one[i * ldc + j];
         ASSERT_NEAR(got, want, 1e-5 * (c.k + 1)) << c.m << "x" << c.n << "x" << c.k << " at " << i << "," << j;
         ASSERT_EQ(got, many[i * ldc + j]) << "pieces changed the result at " << i << "," << j;
+        ASSERT_EQ(got, two[i * ldc + j]) << "two pieces changed the result at " << i << "," << j;
       }
-      for (int64_t j = c.n; j < ldc; ++j) ASSERT_EQ(one[i * ldc + j], -7.0f) << "wrote past a row";
+      for (int64_t j = c.n; j < ldc; ++j)
+        ASSERT_TRUE(one[i * ldc + j] == -7.0f && two[i * ldc + j] == -7.0f) << "wrote past a row";
     }
   }
 }
@@ -70,11 +74,12 @@ TEST(FastSgemm, IndexedLeftOperandEqualsThePlainOne) {
   if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
   // m leaves a partial sliver of rows (packed), n a 13- or 28-column edge (half and full edge
   // kernels reading the rows in place), k two depth blocks.
-  for (const int64_t n : {45, 60}) {
-    const int64_t m = 150, k = 300;
+  // m = 2100 with 2 pieces takes the path where row pieces share one packed B.
+  for (const auto& [m, n] : {std::pair<int64_t, int64_t>{150, 45}, {150, 60}, {2100, 60}}) {
+    const int64_t k = 300;
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> dist(-1, 1);
-    std::vector<float> base(4096), b(static_cast<size_t>(k * n));
+    std::vector<float> base(static_cast<size_t>(7 * m + 500)), b(static_cast<size_t>(k * n));
     for (float& v : base) v = dist(rng);
     for (float& v : b) v = dist(rng);
     // Row i starts at 7 * i (overlapping rows), column j is at (j % 30) + 40 * (j / 30).
@@ -89,7 +94,7 @@ TEST(FastSgemm, IndexedLeftOperandEqualsThePlainOne) {
     };
     std::vector<float> want(static_cast<size_t>(m * n)), got(want.size());
     FastSgemm(m, n, k, {plain.data(), k, 1}, {b.data(), n, 1}, want.data(), n, 1, pf);
-    for (int pieces : {1, 3, 8}) {
+    for (int pieces : {1, 2, 3, 8}) {
       std::fill(got.begin(), got.end(), 0.0f);
       FastSgemm(m, n, k, {base.data(), 0, 0, row_off.data(), col_off.data()}, {b.data(), n, 1},
                 got.data(), n, pieces, pf);
