@@ -213,8 +213,24 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     }
     case OpCode::kClamp: {
       const ElemKind k = kind_of(op.result(0));
-      Step& s = AddStep(op, env, prog, Check(op, cpu::SelectClamp(k)), Operands(op, env));
-      if (OperandsFillResult(op)) {
+      std::vector<int> in = Operands(op, env);
+      const ArrayType rt = ToArrayType(op, op.result(0)->type);
+      // Scalar bounds (jnp.clip(x, 0, 6)) become broadcasts that fused runs read in place, so the
+      // clamp joins its neighbours' loop.
+      bool fill = true;
+      for (size_t i : {size_t{0}, size_t{2}}) {
+        const Type t = op.operands[i]->type;
+        if (t.HasStaticShape() && t.rank() == 0 && rt.NumElements() > 1) {
+          auto p = std::make_shared<cpu::BroadcastParams>();
+          in[i] = AddHelperStep(op, prog, cpu::BroadcastInDimKernel(), {in[i]}, rt, p);
+          prog.steps.back().broadcast_period = 1;
+          prog.steps.back().broadcast_inner = 1;
+        } else {
+          fill &= t == op.result(0)->type;
+        }
+      }
+      Step& s = AddStep(op, env, prog, Check(op, cpu::SelectClamp(k)), in);
+      if (fill && op.operands[1]->type == op.result(0)->type) {
         s.raw_op = cpu::RawClamp(k);
         s.raw_in_bytes[0] = s.raw_in_bytes[1] = s.raw_in_bytes[2] = ir::ByteSize(k);
       }

@@ -107,6 +107,39 @@ func.func @compare_select_clamp_convert_in_a_run() {
 
 // -----
 
+// clamp with scalar bounds (jnp.clip) reads them as broadcasts inside the run; a NaN operand or
+// bound gives NaN; 3,000 elements span several blocks of the fused loop.
+func.func @clamp_with_scalar_bounds_in_a_run() {
+  %x = stablehlo.constant dense<[-2.0, 0.5, 3.0, 0x7FC00000, 0xFF800000, 0x7F800000]> : tensor<6xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<6xf32>
+  %y = stablehlo.multiply %x, %one : tensor<6xf32>
+  %lo = stablehlo.constant dense<0.0> : tensor<f32>
+  %hi = stablehlo.constant dense<1.0> : tensor<f32>
+  %nan = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+  %c = stablehlo.clamp %lo, %y, %hi : (tensor<f32>, tensor<6xf32>, tensor<f32>) -> tensor<6xf32>
+  check.expect_almost_eq_const %c, dense<[0.0, 0.5, 1.0, 0x7FC00000, 0.0, 1.0]> : tensor<6xf32>
+  %cn = stablehlo.clamp %lo, %y, %nan : (tensor<f32>, tensor<6xf32>, tensor<f32>) -> tensor<6xf32>
+  check.expect_almost_eq_const %cn, dense<0x7FC00000> : tensor<6xf32>
+  %i = stablehlo.iota dim = 0 : tensor<3000xf32>
+  %one_big = stablehlo.constant dense<1.0> : tensor<3000xf32>
+  %j = stablehlo.add %i, %one_big : tensor<3000xf32>
+  %a = stablehlo.constant dense<101.0> : tensor<f32>
+  %b = stablehlo.constant dense<2001.0> : tensor<f32>
+  %ci = stablehlo.clamp %a, %j, %b : (tensor<f32>, tensor<3000xf32>, tensor<f32>) -> tensor<3000xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%ci init: %z) applies stablehlo.add across dimensions = [0] : (tensor<3000xf32>, tensor<f32>) -> tensor<f32>
+  // 101 * 101 + (102 + ... + 2000) + 2001 * 1000
+  check.expect_eq_const %sum, dense<4007050.0> : tensor<f32>
+  %k = stablehlo.constant dense<[5, -7, 300]> : tensor<3xi32>
+  %klo = stablehlo.constant dense<-3> : tensor<i32>
+  %khi = stablehlo.constant dense<100> : tensor<i32>
+  %kc = stablehlo.clamp %klo, %k, %khi : (tensor<i32>, tensor<3xi32>, tensor<i32>) -> tensor<3xi32>
+  check.expect_eq_const %kc, dense<[5, -3, 100]> : tensor<3xi32>
+  func.return
+}
+
+// -----
+
 // select over every element size (1, 2, 8 and 16 bytes) inside a run, and a select with a scalar
 // predicate (which repeats one operand, so it stays outside the run) between run members.
 func.func @select_element_sizes_in_runs() {
