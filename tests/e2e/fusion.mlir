@@ -140,6 +140,30 @@ func.func @clamp_with_scalar_bounds_in_a_run() {
 
 // -----
 
+// Lone ops of 4 Ki+ elements that read a splat constant or a repeating broadcast run as fused
+// kernels reading it in place: a softmax-style division by broadcast row sums, a scaling.
+func.func @lone_ops_read_broadcasts_in_place() {
+  %x = stablehlo.iota dim = 1 : tensor<8x1024xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<8x1024xf32>, tensor<f32>) -> tensor<8xf32>
+  %sb = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<8xf32>) -> tensor<8x1024xf32>
+  %p = stablehlo.divide %x, %sb : tensor<8x1024xf32>
+  %p_last = stablehlo.slice %p [3:4, 1023:1024] : (tensor<8x1024xf32>) -> tensor<1x1xf32>
+  check.expect_eq_const %p_last, dense<0.001953125> : tensor<1x1xf32>
+  %p_some = stablehlo.slice %p [7:8, 700:701] : (tensor<8x1024xf32>) -> tensor<1x1xf32>
+  check.expect_eq_const %p_some, dense<0.0013364491751417518> : tensor<1x1xf32>
+  %rows = stablehlo.reduce(%p init: %z) applies stablehlo.add across dimensions = [1] : (tensor<8x1024xf32>, tensor<f32>) -> tensor<8xf32>
+  check.expect_almost_eq_const %rows, dense<1.0> : tensor<8xf32>
+  %i = stablehlo.iota dim = 0 : tensor<4096xf32>
+  %eighth = stablehlo.constant dense<0.125> : tensor<4096xf32>
+  %q = stablehlo.multiply %i, %eighth : tensor<4096xf32>
+  %qs = stablehlo.reduce(%q init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4096xf32>, tensor<f32>) -> tensor<f32>
+  check.expect_eq_const %qs, dense<1048320.0> : tensor<f32>
+  func.return
+}
+
+// -----
+
 // select over every element size (1, 2, 8 and 16 bytes) inside a run, and a select with a scalar
 // predicate (which repeats one operand, so it stays outside the run) between run members.
 func.func @select_element_sizes_in_runs() {
