@@ -6,8 +6,10 @@
 #include <cstring>
 
 #include "src/compiler/lowerer.h"
+#include "src/compiler/refine.h"
 #include "src/cpu/collectives.h"
 #include "src/cpu/kernels_indexing.h"
+#include "src/cpu/kernels_rng.h"
 
 namespace openpjrt::compiler::internal {
 
@@ -70,7 +72,10 @@ void Lowerer::LowerCustomCall(const Operation& op, Env& env, Program& prog, int 
   } else if (target.starts_with("lapack_") || target.starts_with("blas_")) {
     LowerLapack(op, env, prog, target);
   } else if (target == "ApproxTopK") {
-    LowerApproxTopK(op, env, prog, depth);
+    LowerApproxTopK(op, env, prog, depth, op.operands.size());
+  } else if (target == "stablehlo.dynamic_top_k" || target == "stablehlo.dynamic_approx_top_k" ||
+             target == "stablehlo.dynamic_reduce_window" || target == "stablehlo.dynamic_rng_bit_generator") {
+    LowerDynamicCustomCall(op, env, prog, depth, target);
   } else if (target == "ducc_fft" || target == "dynamic_ducc_fft") {
     LowerDuccFft(op, env, prog, target);
   } else if (const cpu::FfiHandler* h = cpu::FindFfiHandler(target)) {
@@ -115,9 +120,11 @@ std::vector<int64_t> Lowerer::ConstantInts(const Operation& op, size_t i, const 
   std::vector<int64_t> v;
   const Operation* def = i < op.operands.size() ? op.operands[i]->def : nullptr;
   const int64_t n = i < op.operands.size() ? op.operands[i]->type.NumElements() : -1;
-  if (!def || def->name() != "stablehlo.constant" || !ir::GetI64List(def->attr("value"), &v) || n < 0)
+  const bool constant = def && def->name() == "stablehlo.constant" && ir::GetI64List(def->attr("value"), &v);
+  // Else sizes computed from constants (jax.export builds them with reshapes and concatenations).
+  if (n < 0 || (!constant && !EvaluateInts(m_, op.operands[i], &v)))
     Fail(op, absl::StatusCode::kUnimplemented,
-         StrCat("operand #", i, " (", what, ") must be an integer constant"));
+         StrCat("operand #", i, " (", what, ") must be an integer constant or computed from constants"));
   if (v.size() == 1 && n != 1) v.assign(static_cast<size_t>(n), v[0]);
   return v;
 }
@@ -276,23 +283,132 @@ void Lowerer::LowerDuccFft(const Operation& op, Env& env, Program& prog, const s
   AddStep(op, env, prog, cpu::FftKernel(), {Use(op, env, op.operands[1])}).params = p;
 }
 
-void Lowerer::LowerApproxTopK(const Operation& op, Env& env, Program& prog, int depth) {
+const Operation& Lowerer::CalledComputation(const Operation& op, const std::string& what) {
+  Attribute cc = op.attr("called_computations");
+  if (cc && cc.kind() == AttrKind::kArray && cc->elements.size() == 1) cc = cc->elements[0];
+  const Operation* f = cc && cc.kind() == AttrKind::kSymbolRef && cc->symbols.size() == 1
+                           ? m_.LookupFunction(cc->symbols[0]) : nullptr;
+  if (!f || f->regions.empty() || !f->regions[0]->front())
+    Fail(op, absl::StatusCode::kInvalidArgument, StrCat(what, " needs its function in called_computations"));
+  return *f;
+}
+
+std::shared_ptr<Program> Lowerer::LowerFunctionBody(const Operation& f, int depth) {
+  auto body = std::make_shared<Program>();
+  Env inner;  // functions are isolated from above
+  for (const auto& a : f.regions[0]->front()->args) {
+    const int slot = NewSlot();
+    inner.slots[a.get()] = slot;
+    body->args.push_back(slot);
+  }
+  body->results = LowerBlock(*f.regions[0]->front(), inner, *body, depth + 1);
+  return body;
+}
+
+void Lowerer::LowerDynamicCustomCall(const Operation& op, Env& env, Program& prog, int depth,
+                                     const std::string& target) {
+  const std::string name = "@" + target;
+  auto kind_of = [&](const Value* v) { return ToArrayType(op, v->type).elem; };
+  auto need = [&](bool ok, const std::string& what) {
+    if (!ok) Fail(op, absl::StatusCode::kInvalidArgument, StrCat(name, ": ", what));
+  };
+  for (size_t i = 0; i < op.num_results(); ++i)
+    if (!op.result(i)->type.HasStaticShape())
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat(name, ": result #", i, " has the dynamic type ", op.result(i)->type.ToString(),
+                  "; its size operands must be known when compiling (constants, or refined from the "
+                  "entry point's static argument types)"));
+  const size_t n = op.operands.size();
+  if (target == "stablehlo.dynamic_top_k") {
+    need(n == 2 && op.num_results() == 2, "takes (operand, k) and returns (values, indices)");
+    const ArrayType x = ToArrayType(op, op.operands[0]->type);
+    const std::vector<int64_t> k = ConstantInts(op, 1, "k");
+    need(x.rank() >= 1 && k.size() == 1, "needs an operand of rank >= 1 and a scalar k");
+    ArrayType want = x;
+    want.dims.back() = k[0];
+    for (size_t i = 0; i < 2; ++i)
+      need(ToArrayType(op, op.result(i)->type).dims == want.dims,
+           StrCat("result #", i, " must have the shape ", want.ToString(), " for k = ", k[0]));
+    need(k[0] >= 0 && k[0] <= x.dims.back(), StrCat("k = ", k[0], " is outside [0, ", x.dims.back(), "]"));
+    if (ir::IsComplex(x.elem) || kind_of(op.result(1)) != ElemKind::kI32)
+      Unimplemented(op, "top_k on complex operands or with non-i32 indices");
+    auto p = std::make_shared<cpu::TopKParams>();
+    p->k = k[0];
+    AddStep(op, env, prog, cpu::TopKKernel(), {Use(op, env, op.operands[0])}).params = p;
+  } else if (target == "stablehlo.dynamic_approx_top_k") {
+    need(n >= 3 && n % 2 == 1 && op.num_results() == (n - 1) / 2,
+         "takes N operands, N init values and k, and returns N results");
+    LowerApproxTopK(op, env, prog, depth, n - 1);
+  } else if (target == "stablehlo.dynamic_reduce_window") {
+    need(n >= 7 && (n - 5) % 2 == 0 && op.num_results() == (n - 5) / 2,
+         "takes N operands, N init values, window_dimensions, window_strides, base_dilations, "
+         "window_dilations and padding, and returns N results");
+    const size_t m = (n - 5) / 2;
+    const int64_t rank = op.operands[0]->type.rank();
+    auto p = std::make_shared<cpu::WindowParams>();
+    p->dims = ConstantInts(op, 2 * m, "window_dimensions");
+    p->strides = ConstantInts(op, 2 * m + 1, "window_strides");
+    p->base_dilations = ConstantInts(op, 2 * m + 2, "base_dilations");
+    p->window_dilations = ConstantInts(op, 2 * m + 3, "window_dilations");
+    const std::vector<int64_t> pad = ConstantInts(op, 2 * m + 4, "padding");
+    const size_t r = static_cast<size_t>(rank);
+    need(p->dims.size() == r && p->strides.size() == r && p->base_dilations.size() == r &&
+             p->window_dilations.size() == r && pad.size() == 2 * r,
+         StrCat("the window parameters must have ", rank, " entries (padding ", 2 * rank, ")"));
+    for (size_t d = 0; d < r; ++d) {
+      need(p->dims[d] >= 0 && p->strides[d] > 0 && p->base_dilations[d] > 0 && p->window_dilations[d] > 0,
+           StrCat("window dimension ", d, ": sizes must be >= 0 and strides and dilations > 0"));
+      p->pad_low.push_back(pad[2 * d]);
+      p->pad_high.push_back(pad[2 * d + 1]);
+    }
+    // The static result shape must be the one these parameters give.
+    const ArrayType x = ToArrayType(op, op.operands[0]->type);
+    for (size_t d = 0; d < r; ++d) {
+      const int64_t padded = (x.dims[d] == 0 ? 0 : (x.dims[d] - 1) * p->base_dilations[d] + 1) + pad[2 * d] + pad[2 * d + 1];
+      const int64_t win = p->dims[d] == 0 ? 0 : (p->dims[d] - 1) * p->window_dilations[d] + 1;
+      const int64_t want = padded < win ? 0 : (padded - win) / p->strides[d] + 1;
+      for (size_t i = 0; i < m; ++i)
+        need(op.result(i)->type.shape()[d] == want,
+             StrCat("result #", i, " dimension ", d, " must be ", want, " for these window parameters"));
+    }
+    const Operation& body = CalledComputation(op, name);
+    need(body.regions[0]->front()->args.size() == 2 * m, StrCat("the reducer must take ", 2 * m, " arguments"));
+    std::vector<ElemKind> want;
+    for (size_t i = 0; i < m; ++i) want.push_back(kind_of(op.result(i)));
+    for (size_t i = 0; i < m; ++i) want.push_back(kind_of(op.result(i)));
+    std::vector<int> in;
+    for (size_t i = 0; i < 2 * m; ++i)
+      in.push_back(ConvertTo(op, prog, Use(op, env, op.operands[i]), ToArrayType(op, op.operands[i]->type), want[i]));
+    auto region = LowerFunctionBody(body, depth);
+    Step& s = AddStep(op, env, prog, cpu::ReduceWindowKernel(), in);
+    s.params = p;
+    s.regions = {region};
+  } else {  // stablehlo.dynamic_rng_bit_generator
+    need(n == 2 && op.num_results() == 2, "takes (initial_state, output_shape) and returns (state, values)");
+    const std::vector<int64_t> shape = ConstantInts(op, 1, "output_shape");
+    need(ToArrayType(op, op.result(1)->type).dims == shape, "result #1 must have the shape output_shape gives");
+    auto p = std::make_shared<cpu::RngParams>();
+    Attribute alg = op.attr("rng_algorithm");
+    p->philox = !(alg && alg.kind() == AttrKind::kEnum && alg->str == "THREE_FRY");
+    const ArrayType state = ToArrayType(op, op.operands[0]->type);
+    need(state.ElementSize() * state.NumElements() % 8 == 0 && state.ByteSize() >= 8,
+         StrCat("the state must hold whole 64-bit words, got ", state.ToString()));
+    AddStep(op, env, prog, cpu::RngBitGeneratorKernel(), {Use(op, env, op.operands[0])}).params = p;
+  }
+}
+
+void Lowerer::LowerApproxTopK(const Operation& op, Env& env, Program& prog, int depth, size_t data) {
   const size_t n = op.num_results();
-  if (n == 0 || op.operands.size() != 2 * n)
+  if (n == 0 || data != 2 * n)
     Fail(op, absl::StatusCode::kInvalidArgument,
          StrCat("@ApproxTopK takes N operands and N init values and returns N results; got ",
-                op.operands.size(), " operands and ", n, " results"));
+                data, " operands and ", n, " results"));
   Attribute config = op.attr("mhlo.backend_config");
   if (!config || config.kind() != AttrKind::kDictionary) config = op.attr("backend_config");
   int64_t dim = -1;
   if (!config || config.kind() != AttrKind::kDictionary || !ir::GetInt(config.Field("reduction_dim"), &dim))
     Fail(op, absl::StatusCode::kInvalidArgument, "@ApproxTopK needs backend_config.reduction_dim");
-  Attribute cc = op.attr("called_computations");
-  if (cc && cc.kind() == AttrKind::kArray && cc->elements.size() == 1) cc = cc->elements[0];
-  const Operation* cmp = cc && cc.kind() == AttrKind::kSymbolRef && cc->symbols.size() == 1
-                             ? m_.LookupFunction(cc->symbols[0]) : nullptr;
-  if (!cmp || cmp->regions.empty() || !cmp->regions[0]->front())
-    Fail(op, absl::StatusCode::kInvalidArgument, "@ApproxTopK needs its comparator in called_computations");
+  const Operation* cmp = &CalledComputation(op, "@ApproxTopK (its comparator)");
   if (cmp->regions[0]->front()->args.size() != 2 * n)
     Fail(op, absl::StatusCode::kInvalidArgument,
          StrCat("@ApproxTopK's comparator @", ir::FuncName(*cmp), " must take ", 2 * n, " arguments"));
@@ -321,17 +437,7 @@ void Lowerer::LowerApproxTopK(const Operation& op, Env& env, Program& prog, int 
     sort.out_types.push_back(in);
     out_types.push_back(out);
   }
-  auto body = std::make_shared<Program>();
-  {
-    Env inner;  // functions are isolated from above
-    for (const auto& a : cmp->regions[0]->front()->args) {
-      int slot = NewSlot();
-      inner.slots[a.get()] = slot;
-      body->args.push_back(slot);
-    }
-    body->results = LowerBlock(*cmp->regions[0]->front(), inner, *body, depth + 1);
-  }
-  sort.regions.push_back(body);
+  sort.regions.push_back(LowerFunctionBody(*cmp, depth));
   const std::vector<int> sorted = sort.out;
   prog.steps.push_back(std::move(sort));
   for (size_t i = 0; i < n; ++i) {
@@ -712,17 +818,9 @@ void Lowerer::LowerRunParallel(const Operation& op, Env& env, Program& prog, int
       auto [it, added] = index.emplace(name, static_cast<int>(regions.size()));
       if (added) {
         const Operation* f = m_.LookupFunction(name);
-        const ir::Block* body = f && !f->regions.empty() ? f->regions[0]->front() : nullptr;
-        if (!body) Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", name, " has no body"));
-        auto sub = std::make_shared<Program>();
-        Env inner;  // functions are isolated from above
-        for (const auto& a : body->args) {
-          const int slot = NewSlot();
-          inner.slots[a.get()] = slot;
-          sub->args.push_back(slot);
-        }
-        sub->results = LowerBlock(*body, inner, *sub, depth + 1);
-        regions.push_back(std::move(sub));
+        if (!f || f->regions.empty() || !f->regions[0]->front())
+          Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", name, " has no body"));
+        regions.push_back(LowerFunctionBody(*f, depth));
       }
       p->program_of.push_back(it->second);
     }

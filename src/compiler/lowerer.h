@@ -426,7 +426,17 @@ class Lowerer {
   // exactly as XLA's CPU fallback does: the N operands are sorted along reduction_dim with the
   // comparator function (called_computations) and the first result-size elements kept. The N
   // init operands only pad the approximate algorithm's partial windows.
-  void LowerApproxTopK(const Operation& op, Env& env, Program& prog, int depth);
+  // `data` operands are the N inputs and N inits (stablehlo.dynamic_approx_top_k adds k after them).
+  void LowerApproxTopK(const Operation& op, Env& env, Program& prog, int depth, size_t data);
+  // The custom calls jax.export emits for symbolic sizes (stablehlo.dynamic_top_k,
+  // dynamic_approx_top_k, dynamic_reduce_window, dynamic_rng_bit_generator): once refinement or
+  // folding fixes their size operands they run as the static ops.
+  void LowerDynamicCustomCall(const Operation& op, Env& env, Program& prog, int depth, const std::string& target);
+  // The function named by called_computations (exactly one), or a failure naming `what`.
+  const Operation& CalledComputation(const Operation& op, const std::string& what);
+  // A function's body as a nested program with its own argument slots (functions are isolated
+  // from above): comparators and reducers of custom calls, run_parallel's processes.
+  std::shared_ptr<Program> LowerFunctionBody(const Operation& f, int depth);
   void LowerDuccFft(const Operation& op, Env& env, Program& prog, const std::string& target);
 
   // JAX's CPU linear algebra: custom calls lapack_<t><routine>[_ffi] (t = s, d, c, z) and the

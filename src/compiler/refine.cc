@@ -136,6 +136,17 @@ class Refiner {
     f.SetAttr("function_type", Attribute::TypeAttr(m_.ctx->Function(inputs, results)));
   }
 
+  // The value of a small integer tensor computed from constants by ops without regions (the
+  // folding refinement does), or null.
+  const Ints* Evaluate(const Value* v, int depth) {
+    if (const Ints* k = Known(v)) return k;
+    const Operation* def = v->def;
+    if (!def || depth > 64 || !def->regions.empty()) return nullptr;
+    for (const Value* o : def->operands) Evaluate(o, depth + 1);  // get_dimension_size needs types only
+    Fold(*def);
+    return Known(v);
+  }
+
  private:
   [[noreturn]] void Fail(const Operation& op, const std::string& msg) {
     throw RefineError(StrCat(m_.source_name, ":", op.loc.line, ":", op.loc.col, ": error: '", op.name(),
@@ -457,6 +468,9 @@ class Refiner {
         for (size_t i = 0; i < op.num_results(); ++i) SetResult(op, i, d);
         return;
       }
+      case OpCode::kCustomCall:
+        InferDynamicCustomCall(op);
+        return;
       default:
         break;
     }
@@ -507,9 +521,14 @@ class Refiner {
       if (v.empty()) v.assign(rank, dflt);
       return v;
     };
-    const Ints w = Attr(op, "window_dimensions"), s = list_or("window_strides", 1),
-               bd = list_or("base_dilations", 1), wd = list_or("window_dilations", 1);
-    const Ints pad = Attr(op, "padding");
+    InferWindowed(op, x, Attr(op, "window_dimensions"), list_or("window_strides", 1), list_or("base_dilations", 1),
+                  list_or("window_dilations", 1), Attr(op, "padding"));
+  }
+
+  // The results of a reduce_window over x with these (possibly missing) window parameters.
+  void InferWindowed(Operation& op, const Dims& x, const Ints& w, const Ints& s, const Ints& bd, const Ints& wd,
+                     const Ints& pad) {
+    const size_t rank = x.size();
     if (w.size() != rank || s.size() != rank || bd.size() != rank || wd.size() != rank) return;
     Dims d(rank, kDynamic);
     for (size_t i = 0; i < rank; ++i) {
@@ -520,6 +539,41 @@ class Refiner {
       d[i] = padded < win ? 0 : (padded - win) / s[i] + 1;
     }
     for (size_t i = 0; i < op.num_results(); ++i) SetResult(op, i, d);
+  }
+
+  // The custom calls jax.export emits for ops whose shape depends on a symbolic size
+  // (stablehlo's "dynamic" experiments): their sizes and window parameters are operands.
+  void InferDynamicCustomCall(Operation& op) {
+    Attribute t = op.attr("call_target_name");
+    const std::string target = t && t.kind() == AttrKind::kString ? t->str : "";
+    const size_t n = op.operands.size();
+    auto known = [&](size_t i) { return i < n ? Known(op.operands[i]) : nullptr; };
+    if (target == "stablehlo.dynamic_top_k" && n == 2) {
+      Dims d = DimsOf(op.operands[0]->type);
+      const Ints* k = known(1);
+      if (d.empty() || !k || k->size() != 1) return;
+      d.back() = (*k)[0];
+      for (size_t i = 0; i < op.num_results(); ++i) SetResult(op, i, d);
+    } else if (target == "stablehlo.dynamic_approx_top_k" && n >= 3 && n % 2 == 1) {
+      Attribute config = op.attr("mhlo.backend_config");
+      int64_t dim = -1;
+      Dims d = DimsOf(op.operands[0]->type);
+      const Ints* k = known(n - 1);
+      if (!config || !ir::GetInt(config.Field("reduction_dim"), &dim) || !k || k->size() != 1) return;
+      if (dim < 0) dim += static_cast<int64_t>(d.size());
+      if (dim < 0 || dim >= static_cast<int64_t>(d.size())) return;
+      d[dim] = (*k)[0];
+      for (size_t i = 0; i < op.num_results(); ++i) SetResult(op, i, d);
+    } else if (target == "stablehlo.dynamic_reduce_window" && n >= 7 && (n - 5) % 2 == 0) {
+      const size_t m = (n - 5) / 2;
+      const Ints* w[5];
+      for (size_t j = 0; j < 5; ++j)
+        if (!(w[j] = known(2 * m + j))) return;
+      InferWindowed(op, DimsOf(op.operands[0]->type), *w[0], *w[1], *w[2], *w[3], *w[4]);
+    } else if (target == "stablehlo.dynamic_rng_bit_generator" && n == 2 && op.num_results() == 2) {
+      SetResult(op, 0, DimsOf(op.operands[0]->type));
+      if (const Ints* shape = known(1)) SetResult(op, 1, *shape);
+    }
   }
 
   void InferDot(Operation& op) {
@@ -787,6 +841,15 @@ class Refiner {
 }  // namespace
 
 bool HasDynamicShapes(const ir::Module& module) { return OpHasDynamic(*module.op); }
+
+bool EvaluateInts(const ir::Module& module, const ir::Value* v, std::vector<int64_t>* out) {
+  // The refiner only reads the module here (folding changes no type or attribute).
+  Refiner r(const_cast<ir::Module&>(module));
+  const Ints* k = r.Evaluate(v, 0);
+  if (!k) return false;
+  *out = *k;
+  return true;
+}
 
 absl::Status RefineShapes(ir::Module& module, ir::Operation& entry) {
   try {

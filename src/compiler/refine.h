@@ -18,6 +18,9 @@
 // Dimensions that cannot be determined stay dynamic, and the compiler reports them.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "src/ir/ir.h"
 
@@ -29,5 +32,10 @@ bool HasDynamicShapes(const ir::Module& module);
 // Refines the functions reachable from `entry` (see above). Errors are INVALID_ARGUMENT with the
 // op's file:line:col: shapes that contradict each other, a failed shape assertion.
 absl::Status RefineShapes(ir::Module& module, ir::Operation& entry);
+
+// The row-major elements of `v` when it is a small integer tensor (up to 4,096 elements) that
+// constants determine through ops without regions (the folding above: converts, reshapes,
+// concatenations, arithmetic, get_dimension_size on static types, ...).
+bool EvaluateInts(const ir::Module& module, const ir::Value* v, std::vector<int64_t>* out);
 
 }  // namespace openpjrt::compiler

@@ -118,7 +118,7 @@ func.func @main() {
 
 // -----
 
-// expect-fail: @ApproxTopK needs its comparator in called_computations
+// expect-fail: @ApproxTopK (its comparator) needs its function in called_computations
 func.func @main() {
   %x = stablehlo.constant dense<[3.0, 1.0, 4.0]> : tensor<3xf32>
   %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
@@ -210,5 +210,68 @@ func.func @main() {
   %c = stablehlo.constant dense<(1.0, 0.0)> : tensor<3x4xcomplex<f64>>
   %d = stablehlo.constant dense<"0x1800000014002000000000001000140018001C00040008001400000001000000000000000000F03F14000000280000003C0000004C0000000000000002000000030000000000000004000000000000000000000002000000040000000000000001000000000000000000000002000000040000000000000001000000000000000100000001000000"> : tensor<136xui8>
   %f = stablehlo.custom_call @ducc_fft(%d, %c) {api_version = 2 : i32} : (tensor<136xui8>, tensor<3x4xcomplex<f64>>) -> tensor<3x4xcomplex<f64>>
+  func.return
+}
+
+// -----
+
+// A size operand nothing at compile time determines (a reduce has a region, so it is not folded).
+// expect-fail: operand #1 (k) must be an integer constant or computed from constants
+func.func @main() {
+  %x = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %ks = stablehlo.constant dense<[1, 1]> : tensor<2xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %k = stablehlo.reduce(%ks init: %z) applies stablehlo.add across dimensions = [0] : (tensor<2xi32>, tensor<i32>) -> tensor<i32>
+  %r:2 = stablehlo.custom_call @stablehlo.dynamic_top_k(%x, %k) : (tensor<3xf32>, tensor<i32>) -> (tensor<2xf32>, tensor<2xi32>)
+  func.return
+}
+
+// -----
+
+// expect-fail: result #0 must have the shape tensor<2xf32> for k = 2
+func.func @main() {
+  %x = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %k = stablehlo.constant dense<2> : tensor<i32>
+  %r:2 = stablehlo.custom_call @stablehlo.dynamic_top_k(%x, %k) : (tensor<3xf32>, tensor<i32>) -> (tensor<3xf32>, tensor<3xi32>)
+  func.return
+}
+
+// -----
+
+// expect-fail: result #0 dimension 0 must be 2 for these window parameters
+func.func @main() {
+  %x = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %w = stablehlo.constant dense<2> : tensor<1xi64>
+  %one = stablehlo.constant dense<1> : tensor<1xi64>
+  %p = stablehlo.constant dense<0> : tensor<1x2xi64>
+  %r = stablehlo.custom_call @stablehlo.dynamic_reduce_window(%x, %z, %w, %one, %one, %one, %p) {called_computations = [@sum]} : (tensor<3xf32>, tensor<f32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1x2xi64>) -> tensor<3xf32>
+  func.return
+}
+func.func private @sum(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %a, %b : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// expect-fail: @stablehlo.dynamic_reduce_window needs its function in called_computations
+func.func @main() {
+  %x = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %w = stablehlo.constant dense<2> : tensor<1xi64>
+  %one = stablehlo.constant dense<1> : tensor<1xi64>
+  %p = stablehlo.constant dense<0> : tensor<1x2xi64>
+  %r = stablehlo.custom_call @stablehlo.dynamic_reduce_window(%x, %z, %w, %one, %one, %one, %p) : (tensor<3xf32>, tensor<f32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1x2xi64>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: result #1 must have the shape output_shape gives
+func.func @main() {
+  %state = stablehlo.constant dense<[7, 12345]> : tensor<2xui64>
+  %shape = stablehlo.constant dense<[3, 2]> : tensor<2xi64>
+  %d:2 = stablehlo.custom_call @stablehlo.dynamic_rng_bit_generator(%state, %shape) {rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>} : (tensor<2xui64>, tensor<2xi64>) -> (tensor<2xui64>, tensor<2x3xui32>)
   func.return
 }
