@@ -447,6 +447,10 @@ class Lowerer {
   void LowerHostTransfer(const Operation& op, Env& env, Program& prog);
 
   void LowerCollective(const Operation& op, Env& env, Program& prog, int depth);
+  // dot_general, dot and chlo.ragged_dot (lower_products.cc).
+  void LowerProduct(const Operation& op, Env& env, Program& prog);
+  // convolution, reduce_window, select_and_scatter, batch norm (lower_products.cc).
+  void LowerWindowed(const Operation& op, Env& env, Program& prog, int depth);
   // interpreter.run_parallel (lower_calls.cc).
   void LowerRunParallel(const Operation& op, Env& env, Program& prog, int depth);
 
