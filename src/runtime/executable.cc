@@ -528,7 +528,7 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
       else req.args[d][i]->Hold();
 
   auto self = chosen;
-  auto args = std::make_shared<std::vector<std::vector<BufferRef>>>(std::make_move_iterator(req.args.begin()),
+  auto args = std::make_shared<std::vector<BufferList>>(std::make_move_iterator(req.args.begin()),
                                                                    std::make_move_iterator(req.args.end()));
   auto outs = result.outputs;
   auto done = result.device_done;

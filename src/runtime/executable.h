@@ -87,8 +87,11 @@ class Executable {
 template <typename T>
 using PerDevice = absl::InlinedVector<T, 1>;
 
+// One device's arguments or outputs (most programs have a few: no allocation for them).
+using BufferList = absl::InlinedVector<BufferRef, 4>;
+
 struct ExecuteRequest {
-  PerDevice<std::vector<BufferRef>> args;    // [num_devices][num_args]
+  PerDevice<BufferList> args;                // [num_devices][num_args]
   std::vector<int64_t> non_donatable;        // argument indices never donated
   Device* execute_device = nullptr;          // run one device's share (portable executables)
   // Per device, the host side of send/recv (the PJRT callbacks); empty when none were given.
@@ -98,7 +101,7 @@ struct ExecuteRequest {
 };
 
 struct ExecuteResult {
-  PerDevice<std::vector<BufferRef>> outputs;  // [num_devices][num_outputs]
+  PerDevice<BufferList> outputs;              // [num_devices][num_outputs]
   PerDevice<EventRef> device_done;            // per device
 };
 
