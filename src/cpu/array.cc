@@ -89,6 +89,7 @@ Array Array::Allocate(ArrayType type) {
   size_t bytes = static_cast<size_t>(type.ByteSize());
   Array a;
   a.type_ = std::move(type);
+  a.owned_ = true;
   if (kPooling && bytes >= kPooled) {
     const size_t step = bytes >= kLarge ? kStep : kSmallStep;
     const size_t size = (bytes + step - 1) / step * step;

@@ -77,10 +77,14 @@ class Array {
   template <typename T>
   T* mutable_as() const { return reinterpret_cast<T*>(mutable_data()); }
   bool valid() const { return data_ != nullptr; }
+  // True when this array is the only reference to storage our allocator gave (not wrapped host
+  // memory): a kernel whose input dies with it may write its result there.
+  bool Unique() const { return owned_ && data_.use_count() == 1; }
 
  private:
   ArrayType type_;
   std::shared_ptr<const uint8_t> data_;
+  bool owned_ = false;  // from Allocate (Wrap'ed storage belongs to someone else)
 };
 
 // What a slot of a running program holds.

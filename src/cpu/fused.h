@@ -33,7 +33,10 @@ class FusedBlockEval {
   // stream: results are computed into block buffers and written to the outputs with
   // non-temporal stores (for outputs far larger than the caches: no read of each destination
   // line before it is overwritten). Call Finish() before the outputs are read.
-  FusedBlockEval(const FusedParams& p, const FusedInputs& in, std::vector<Array>* outs, bool stream = false);
+  // deferred: outputs are written only after every op of the block has run, so an output may
+  // share storage with an input of the run (in-place reuse of an input that dies here).
+  FusedBlockEval(const FusedParams& p, const FusedInputs& in, std::vector<Array>* outs, bool stream = false,
+                 bool deferred = false);
   void Run(int64_t start, int64_t count);
   void Finish();
   const uint8_t* Value(size_t op) const { return blocks_[op].get(); }
@@ -44,7 +47,7 @@ class FusedBlockEval {
   const FusedParams& p_;
   const FusedInputs& in_;
   std::vector<Array>* outs_;
-  bool stream_;
+  bool stream_, deferred_;
   std::vector<std::unique_ptr<uint8_t[]>> blocks_, gathered_;
 };
 

@@ -140,14 +140,43 @@ BinaryFns PickBinary(ElemKind in, ElemKind out) {
 }
 
 // Block-by-block evaluation of a fused run (see FusedParams and fused.h).
+// Outputs smaller than this are always freshly allocated (small arrays come from malloc's
+// caches; the deferred writes would cost more than they save).
+constexpr int64_t kInPlaceMinBytes = int64_t{64} << 10;
+
 void FusedElementwise(const Step& s, ExecState& st) {
   const FusedParams& p = s.Params<FusedParams>();
   const int64_t n = p.num_elements;
   FusedInputs in;
   if (absl::Status status = PrepareFusedInputs(p, s, st, s.in.size(), &in); !status.ok())
     return st.Fail(s, std::move(status));
+  // An output may take the storage of a full-size input of its byte size that dies with this
+  // step and that nothing else references (a donated argument, a temporary): no allocation, and
+  // the lines just read are the ones written (a separate output costs a read of each line before
+  // it is written). The blocks then write their outputs after all their ops have run.
   std::vector<Array> outs;
-  for (const ArrayType& t : s.out_types) outs.push_back(Array::Allocate(t));
+  std::vector<bool> taken(s.in.size(), false);
+  bool in_place = false;
+  for (const ArrayType& t : s.out_types) {
+    int reuse = -1;
+    for (size_t i = 0; i < s.in.size() && reuse < 0 && t.ByteSize() >= kInPlaceMinBytes; ++i) {
+      const RtValue& v = st.slots[s.in[i]];
+      if (taken[i] || in.period[i] != 0 || in.splat[i] || v.kind != RtValue::Kind::kArray ||
+          v.array.ByteSize() != t.ByteSize() || !v.array.Unique() ||
+          std::find(s.release.begin(), s.release.end(), s.in[i]) == s.release.end() ||
+          std::count(s.in.begin(), s.in.end(), s.in[i]) != 1)
+        continue;
+      reuse = static_cast<int>(i);
+    }
+    if (reuse < 0) {
+      outs.push_back(Array::Allocate(t));
+      continue;
+    }
+    taken[reuse] = true;
+    in_place = true;
+    outs.push_back(st.slots[s.in[reuse]].array.Reshaped(t));  // in.ptr still points at it
+    st.slots[s.in[reuse]] = RtValue();
+  }
   // Pieces of 128 blocks (128 Ki elements) go to the intra-op threads, each with its own block
   // buffers; elements are independent, so any split gives the same result.
   constexpr int64_t kPiece = 128 * kFusedBlock;
@@ -157,7 +186,7 @@ void FusedElementwise(const Step& s, ExecState& st) {
   bool stream = false;
   for (const Array& o : outs) stream = stream || o.ByteSize() >= kStreamBytes;
   st.ParallelFor((n + kPiece - 1) / kPiece, [&](int64_t piece) {
-    FusedBlockEval eval(p, in, &outs, stream);
+    FusedBlockEval eval(p, in, &outs, stream, in_place);
     const int64_t end = std::min(n, (piece + 1) * kPiece);
     for (int64_t start = piece * kPiece; start < end; start += kFusedBlock)
       eval.Run(start, std::min(kFusedBlock, end - start));
@@ -212,10 +241,11 @@ absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecS
 }
 
 FusedBlockEval::FusedBlockEval(const FusedParams& p, const FusedInputs& in, std::vector<Array>* outs,
-                               bool stream)
-    : p_(p), in_(in), outs_(outs), stream_(stream), blocks_(p.ops.size()), gathered_(in.ptr.size()) {
+                               bool stream, bool deferred)
+    : p_(p), in_(in), outs_(outs), stream_(stream), deferred_(deferred), blocks_(p.ops.size()),
+      gathered_(in.ptr.size()) {
   for (size_t k = 0; k < p.ops.size(); ++k)
-    if (p.ops[k].output < 0 || stream_) blocks_[k].reset(new uint8_t[kFusedBlock * p.ops[k].elem_bytes]);
+    if (p.ops[k].output < 0 || stream_ || deferred_) blocks_[k].reset(new uint8_t[kFusedBlock * p.ops[k].elem_bytes]);
   // Repeating inputs are gathered into a block buffer of their own for each block.
   for (size_t i = 0; i < in.ptr.size(); ++i)
     if (in.period[i] > 1) gathered_[i].reset(new uint8_t[kFusedBlock * p.input_bytes[i]]);
@@ -230,7 +260,7 @@ uint8_t* FusedBlockEval::At(int value, int64_t start) {
     return const_cast<uint8_t*>(in_.ptr[value]) + (in_.splat[value] ? 0 : start * p_.input_bytes[value]);
   }
   const FusedParams::Op& op = p_.ops[value - num_inputs];
-  if (op.output >= 0 && !stream_) return (*outs_)[op.output].mutable_data() + start * op.elem_bytes;
+  if (op.output >= 0 && !stream_ && !deferred_) return (*outs_)[op.output].mutable_data() + start * op.elem_bytes;
   return blocks_[value - num_inputs].get();
 }
 
@@ -307,9 +337,18 @@ void FusedBlockEval::Run(int64_t start, int64_t count) {
       const void* in[3] = {At(op.in0, start), At(op.in1, start), At(op.in2, start)};
       op.general(op.params.get(), in, out, count);
     }
-    if (stream_ && op.output >= 0)
+    if (stream_ && !deferred_ && op.output >= 0)
       StreamCopy((*outs_)[op.output].mutable_data() + start * op.elem_bytes, out,
                  static_cast<size_t>(count * op.elem_bytes));
+  }
+  if (!deferred_) return;
+  for (size_t k = 0; k < p_.ops.size(); ++k) {
+    const FusedParams::Op& op = p_.ops[k];
+    if (op.output < 0) continue;
+    uint8_t* dst = (*outs_)[op.output].mutable_data() + start * op.elem_bytes;
+    const size_t bytes = static_cast<size_t>(count * op.elem_bytes);
+    if (stream_) StreamCopy(dst, blocks_[k].get(), bytes);
+    else std::memcpy(dst, blocks_[k].get(), bytes);
   }
 }
 
