@@ -15,7 +15,8 @@
 
 namespace openpjrt::cpu::ops {
 
-// Compute types with vectorisable exp, log, tanh and logistic (fast_math.h); erf is f32 only.
+// Compute types with vectorisable exp, expm1, log, log1p, tanh and logistic (fast_math.h); erf
+// and the trigonometric functions are f32 only.
 template <typename C>
 inline constexpr bool kHasFastMath = std::is_same_v<C, float> || std::is_same_v<C, double>;
 
@@ -138,11 +139,11 @@ auto ApplyUnary(typename T::C x) {
     else if constexpr (Op == UnaryOp::kRoundEven) return std::nearbyint(x);
     else if constexpr (Op == UnaryOp::kExp && kHasFastMath<C>) return fast::Exp(x);
     else if constexpr (Op == UnaryOp::kExp) return std::exp(x);
-    else if constexpr (Op == UnaryOp::kExpm1 && std::is_same_v<C, float>) return fast::Expm1(x);
+    else if constexpr (Op == UnaryOp::kExpm1 && kHasFastMath<C>) return fast::Expm1(x);
     else if constexpr (Op == UnaryOp::kExpm1) return std::expm1(x);
     else if constexpr (Op == UnaryOp::kLog && kHasFastMath<C>) return fast::Log(x);
     else if constexpr (Op == UnaryOp::kLog) return std::log(x);
-    else if constexpr (Op == UnaryOp::kLog1p && std::is_same_v<C, float>) return fast::Log1p(x);
+    else if constexpr (Op == UnaryOp::kLog1p && kHasFastMath<C>) return fast::Log1p(x);
     else if constexpr (Op == UnaryOp::kLog1p) return std::log1p(x);
     else if constexpr (Op == UnaryOp::kLogistic && kHasFastMath<C>) return fast::Logistic(x);
     else if constexpr (Op == UnaryOp::kLogistic) {

@@ -221,6 +221,44 @@ inline double Tanh(double x) {
   return CopySign(a < 0.55 ? small : big, x);  // the sign of -0 and of NaN kept
 }
 
+// expm1 = 2^n (1 + p) - 1 with p = e^r - 1 = r + r^2 Q(r) (Exp's reduction and Q), as one fused
+// multiply-add: n = 0 (|x| < ln2/2) gives p itself, so small x keep full relative accuracy.
+inline double Expm1(double x) {
+  constexpr double kLog2e = 1.4426950408889634, kLn2Hi = 0.6931471805599453,
+                   kLn2Lo = 2.3190468138462996e-17, kRound = 6755399441055744.0;
+  // expm1 rounds to -1 below -38 and overflows above 710; NaN passes.
+  const double xc = MinOf(MaxOf(x, -40.0), 710.0);
+  const double t = Fma(xc, kLog2e, kRound);
+  const double n = t - kRound;
+  const double r = Fma(-n, kLn2Lo, Fma(-n, kLn2Hi, xc));
+  const double q = Horner(r, {2.0914679376583935e-09, 2.510520637395701e-08, 2.7557273661348637e-07,
+                              2.7557255425746435e-06, 2.4801587325533363e-05, 0.00019841269874800493,
+                              0.0013888888888883752, 0.008333333333326141, 0.04166666666666667,
+                              0.1666666666666667, 0.5});
+  const double p = Fma(r * r, q, r);
+  // 2^n as two halves (n up to 1025 does not fit one exponent field).
+  const int64_t ni = static_cast<int64_t>(std::bit_cast<uint64_t>(t) - std::bit_cast<uint64_t>(kRound));
+  const int64_t n1 = ni >> 1;
+  const double s1 = std::bit_cast<double>(static_cast<uint64_t>(n1 + 1023) << 52);
+  const double s2 = std::bit_cast<double>(static_cast<uint64_t>(ni - n1 + 1023) << 52);
+  const double scale = s1 * s2;  // inf for n = 1024, where the other form is taken
+  // From n = 60 on the -1 is below half an ULP: e^x with one rounding, as Exp does.
+  const double r64 = ni < 60 ? Fma(scale, p, scale - 1.0) : ((1.0 + p) * s1) * s2;
+  return x == 0.0 ? x : r64;  // -0 stays -0
+}
+
+// log1p(x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded: the quotient is the first-order
+// correction for the rounding of u (exact numerator for u in [0.5, 2]); tiny |x| return x.
+inline double Log1p(double x) {
+  const double u = 1.0 + x;
+  const double c = (x - (u - 1.0)) / u;
+  double r = Log(u) + c;
+  constexpr double kInf = __builtin_inf();
+  r = u == kInf ? u : r;           // x = inf (or rounding to inf): no inf - inf in c
+  r = u == 0.0 ? Log(u) : r;       // x = -1: -inf
+  return Abs(x) < 1.1102230246251565e-16 ? x : r;  // 2^-53: log1p(x) rounds to x; keeps -0 and NaN
+}
+
 inline double Logistic(double x) {
   const double e = Exp(-Abs(x));
   const double d = 1.0 + e;

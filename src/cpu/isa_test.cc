@@ -67,6 +67,8 @@ TEST(IsaVariants, GiveTheSameBitsAsTheBaseline) {
   ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Log>>("f64 log", d);
   ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Tanh>>("f64 tanh", d);
   ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Logistic>>("f64 logistic", d);
+  ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Expm1>>("f64 expm1", d);
+  ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Log1p>>("f64 log1p", d);
   if (IsaLevel() == 0) GTEST_SKIP() << "only the baseline copy runs in this build or on this CPU";
 }
 

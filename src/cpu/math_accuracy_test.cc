@@ -162,6 +162,8 @@ TEST(MathAccuracy, VectorizedF64FunctionsOverEveryBinade) {
       {"log", UnaryOp::kLog, [](long double v) { return logl(v); }, 1},
       {"tanh", UnaryOp::kTanh, [](long double v) { return tanhl(v); }, 1},
       {"logistic", UnaryOp::kLogistic, [](long double v) { return 1.0L / (1.0L + expl(-v)); }, 2},
+      {"expm1", UnaryOp::kExpm1, [](long double v) { return expm1l(v); }, 2},
+      {"log1p", UnaryOp::kLog1p, [](long double v) { return log1pl(v); }, 2},
   };
   std::vector<double> xs = testing::F64Sweep(2000, {709.78, 709.7827128933841, 709.7827128933840,
                                                     -745.1332191019412, -745.1332191019411, -708.4,

@@ -180,7 +180,7 @@ func.func @math_functions() {
 
 // -----
 
-// The vectorised f64 exp, log, tanh and logistic (src/cpu/fast_math.h) where they overflow,
+// The vectorised f64 exp, log, tanh, logistic, expm1 and log1p (src/cpu/fast_math.h) where they overflow,
 // turn subnormal, change method or saturate; expected values from mpmath, rounded.
 func.func @f64_math_edges() {
   %xe = stablehlo.constant dense<[709.78, 710.0, -745.2, -740.0, -0.0, 1.0e-300, 0.34657359027997264, -708.5]> : tensor<8xf64>
@@ -199,6 +199,14 @@ func.func @f64_math_edges() {
   %g = stablehlo.logistic %xg : tensor<6xf64>
   %g_want = stablehlo.constant dense<[0.0, 1.0, 4.248354255291589e-18, 0.5, 0.5, 0.9999999999999998]> : tensor<6xf64>
   check.expect_close %g, %g_want, max_ulp_difference = 2 : tensor<6xf64>, tensor<6xf64>
+  %xm = stablehlo.constant dense<[709.78, -40.0, 1.0e-300, 0.3878353838281491, -0.5, 2.0, -0.0, 710.0]> : tensor<8xf64>
+  %m = stablehlo.exponential_minus_one %xm : tensor<8xf64>
+  %m_want = stablehlo.constant dense<[1.7928227943945155e+308, -1.0, 1.0e-300, 0.47378715511874825, -0.3934693402873666, 6.38905609893065, -0.0, 0x7FF0000000000000]> : tensor<8xf64>
+  check.expect_close %m, %m_want, max_ulp_difference = 2 : tensor<8xf64>, tensor<8xf64>
+  %xp = stablehlo.constant dense<[1.0e-300, 1.0e300, -0.5, 0.3878353838281491, -0.9999999999999999, 1.0e-10, -0.0, -1.0]> : tensor<8xf64>
+  %l1 = stablehlo.log_plus_one %xp : tensor<8xf64>
+  %l1_want = stablehlo.constant dense<[1.0e-300, 690.7755278982137, -0.6931471805599453, 0.32774525550368727, -36.7368005696771, 9.999999999500001e-11, -0.0, 0xFFF0000000000000]> : tensor<8xf64>
+  check.expect_close %l1, %l1_want, max_ulp_difference = 1 : tensor<8xf64>, tensor<8xf64>
   func.return
 }
 
