@@ -150,16 +150,18 @@ inline double CopySign(double magnitude, double sign) {
                                (std::bit_cast<uint64_t>(sign) & 0x8000000000000000ull));
 }
 
-// e^x = 2^n e^r, |r| <= ln2/2, e^r = 1 + (r + r^2 Q(r)) with Q of degree 10 (relative error
-// 4.9e-18). r = x - n ln2 is exact in its first fused multiply-add (x and n ln2_hi are
-// multiples of 2^-54 that differ by less than 0.35).
-inline double Exp(double x) {
+// x = n ln2 + r, |r| <= ln2/2, and e^r - 1 = r + r^2 Q(r) with Q of degree 10 (relative error
+// 4.9e-18). r is exact after the first fused multiply-add (x and n ln2_hi are multiples of 2^-54
+// that differ by less than 0.35). For |x| <= 746.
+struct ExpReduced {
+  double p;   // e^r - 1
+  int64_t n;
+};
+[[gnu::always_inline]] inline ExpReduced ReduceExp(double x) {
   constexpr double kLog2e = 1.4426950408889634;
   constexpr double kLn2Hi = 0.6931471805599453;       // the double nearest ln 2
   constexpr double kLn2Lo = 2.3190468138462996e-17;   // ln 2 - kLn2Hi
   constexpr double kRound = 6755399441055744.0;       // 1.5 * 2^52: adding it rounds to an integer
-  // e^-746 rounds to 0 and e^710 overflows; NaN passes.
-  x = MinOf(MaxOf(x, -746.0), 710.0);
   const double t = Fma(x, kLog2e, kRound);
   const double n = t - kRound;
   const double r = Fma(-n, kLn2Lo, Fma(-n, kLn2Hi, x));
@@ -167,14 +169,27 @@ inline double Exp(double x) {
                               2.7557255425746435e-06, 2.4801587325533363e-05, 0.00019841269874800493,
                               0.0013888888888883752, 0.008333333333326141, 0.04166666666666667,
                               0.1666666666666667, 0.5});
-  const double e = 1.0 + Fma(r * r, q, r);
-  // 2^n as two halves, so that overflow and subnormal results round once (n is in [-1077, 1025]).
-  const int64_t ni = static_cast<int64_t>(std::bit_cast<uint64_t>(t) - std::bit_cast<uint64_t>(kRound));
-  const int64_t n1 = ni >> 1;
-  const int64_t n2 = ni - n1;
-  const double s1 = std::bit_cast<double>(static_cast<uint64_t>(n1 + 1023) << 52);
-  const double s2 = std::bit_cast<double>(static_cast<uint64_t>(n2 + 1023) << 52);
-  return (e * s1) * s2;
+  // n sits in the low mantissa bits of t (a NaN x gives a NaN p and some n).
+  return {Fma(r * r, q, r), static_cast<int64_t>(std::bit_cast<uint64_t>(t) - std::bit_cast<uint64_t>(kRound))};
+}
+
+// 2^n as two factors 2^(n >> 1) and 2^(n - (n >> 1)), each a normal double for |n| <= 2044, so
+// that a result that overflows or falls into the subnormals rounds once.
+struct Pow2Halves {
+  double a, b;
+};
+[[gnu::always_inline]] inline Pow2Halves Pow2(int64_t n) {
+  const int64_t n1 = n >> 1;
+  return {std::bit_cast<double>(static_cast<uint64_t>(n1 + 1023) << 52),
+          std::bit_cast<double>(static_cast<uint64_t>(n - n1 + 1023) << 52)};
+}
+
+// e^x = 2^n (1 + p).
+inline double Exp(double x) {
+  // e^-746 rounds to 0 and e^710 overflows; NaN passes.
+  const ExpReduced e = ReduceExp(MinOf(MaxOf(x, -746.0), 710.0));
+  const Pow2Halves s = Pow2(e.n);
+  return ((1.0 + e.p) * s.a) * s.b;
 }
 
 // log x = k ln2 + log1p(f), m = 1 + f in [sqrt(1/2), sqrt(2)]; with s = f / (2 + f),
@@ -221,30 +236,16 @@ inline double Tanh(double x) {
   return CopySign(a < 0.55 ? small : big, x);  // the sign of -0 and of NaN kept
 }
 
-// expm1 = 2^n (1 + p) - 1 with p = e^r - 1 = r + r^2 Q(r) (Exp's reduction and Q), as one fused
-// multiply-add: n = 0 (|x| < ln2/2) gives p itself, so small x keep full relative accuracy.
+// expm1 = 2^n (1 + p) - 1 as one fused multiply-add: n = 0 (|x| < ln2/2) gives p itself, so
+// small x keep full relative accuracy; from n = 60 on the -1 is below half an ULP and e^x's form
+// (one rounding) is used.
 inline double Expm1(double x) {
-  constexpr double kLog2e = 1.4426950408889634, kLn2Hi = 0.6931471805599453,
-                   kLn2Lo = 2.3190468138462996e-17, kRound = 6755399441055744.0;
   // expm1 rounds to -1 below -38 and overflows above 710; NaN passes.
-  const double xc = MinOf(MaxOf(x, -40.0), 710.0);
-  const double t = Fma(xc, kLog2e, kRound);
-  const double n = t - kRound;
-  const double r = Fma(-n, kLn2Lo, Fma(-n, kLn2Hi, xc));
-  const double q = Horner(r, {2.0914679376583935e-09, 2.510520637395701e-08, 2.7557273661348637e-07,
-                              2.7557255425746435e-06, 2.4801587325533363e-05, 0.00019841269874800493,
-                              0.0013888888888883752, 0.008333333333326141, 0.04166666666666667,
-                              0.1666666666666667, 0.5});
-  const double p = Fma(r * r, q, r);
-  // 2^n as two halves (n up to 1025 does not fit one exponent field).
-  const int64_t ni = static_cast<int64_t>(std::bit_cast<uint64_t>(t) - std::bit_cast<uint64_t>(kRound));
-  const int64_t n1 = ni >> 1;
-  const double s1 = std::bit_cast<double>(static_cast<uint64_t>(n1 + 1023) << 52);
-  const double s2 = std::bit_cast<double>(static_cast<uint64_t>(ni - n1 + 1023) << 52);
-  const double scale = s1 * s2;  // inf for n = 1024, where the other form is taken
-  // From n = 60 on the -1 is below half an ULP: e^x with one rounding, as Exp does.
-  const double r64 = ni < 60 ? Fma(scale, p, scale - 1.0) : ((1.0 + p) * s1) * s2;
-  return x == 0.0 ? x : r64;  // -0 stays -0
+  const ExpReduced e = ReduceExp(MinOf(MaxOf(x, -40.0), 710.0));
+  const Pow2Halves s = Pow2(e.n);
+  const double scale = s.a * s.b;  // inf for n = 1024, where the other form is taken
+  const double r = e.n < 60 ? Fma(scale, e.p, scale - 1.0) : ((1.0 + e.p) * s.a) * s.b;
+  return x == 0.0 ? x : r;  // -0 stays -0
 }
 
 // log1p(x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded: the quotient is the first-order
@@ -270,25 +271,7 @@ inline double Logistic(double x) {
 // one rounding to f32 at the end gives the correctly rounded result but for rare near-ties
 // (within 1 ULP always). Used for f32 and for the 16-bit floats, which compute in f32.
 
-// expm1(x) = 2^n (1 + p) - 1 with p = e^r - 1 = r + r^2 Q(r) (Exp's reduction and Q), written
-// as one fused multiply-add; x near 0 keeps full relative accuracy (n = 0, result p).
-inline float Expm1(float xf) {
-  constexpr double kLog2e = 1.4426950408889634, kLn2Hi = 0.6931471805599453,
-                   kLn2Lo = 2.3190468138462996e-17, kRound = 6755399441055744.0;
-  // expm1 rounds to -1 below -104 (f32) and overflows above 89; NaN passes.
-  const double x = MinOf(MaxOf(static_cast<double>(xf), -104.0), 89.0);
-  const double t = Fma(x, kLog2e, kRound);
-  const double n = t - kRound;
-  const double r = Fma(-n, kLn2Lo, Fma(-n, kLn2Hi, x));
-  const double q = Horner(r, {2.755731922398589e-07, 2.7557319223985893e-06, 2.48015873015873e-05,
-                              0.0001984126984126984, 0.001388888888888889, 0.008333333333333333,
-                              0.041666666666666664, 0.16666666666666666, 0.5});  // 1/(k+2)!
-  const double p = Fma(r * r, q, r);
-  const int64_t ni = static_cast<int64_t>(std::bit_cast<uint64_t>(t) - std::bit_cast<uint64_t>(kRound));
-  const double scale = std::bit_cast<double>(static_cast<uint64_t>(ni + 1023) << 52);  // n in [-151, 129]
-  const float r32 = static_cast<float>(Fma(scale, p, scale - 1.0));
-  return xf == 0.0f ? xf : r32;  // -0 stays -0
-}
+inline float Expm1(float x) { return x == 0.0f ? x : static_cast<float>(Expm1(static_cast<double>(x))); }
 
 // log1p(x) = log(1 + x) with 1 + x exact in f64 for |x| >= 2^-29; below, log1p(x) rounds to x.
 inline float Log1p(float xf) {

@@ -104,11 +104,27 @@ void SetStatusError(const StatusError& e) {
   PyErr_SetObject(cls.ptr(), err.ptr());
 }
 
+// Runs the body of a plain C entry point (not wrapped by pybind11): our errors become Python
+// exceptions as pybind11's translator would make them; returns null with the error set.
+template <typename Body>
+PyObject* CEntryPoint(Body&& body) {
+  try {
+    return body();
+  } catch (const StatusError& err) {
+    SetStatusError(err);
+  } catch (py::error_already_set& err) {
+    err.restore();
+  } catch (const std::exception& err) {
+    PyErr_SetString(PyExc_RuntimeError, err.what());
+  }
+  return nullptr;
+}
+
 // Array.block_until_ready() as a plain C method (no pybind11 dispatch): waits for the array and
 // returns it, raising its error if it has one.
 PyObject* BlockUntilReady(PyObject* self, PyObject*) {
   static const py::detail::type_info* info = py::detail::get_type_info(typeid(PyBuffer));
-  try {
+  return CEntryPoint([&]() -> PyObject* {
     auto* inst = reinterpret_cast<py::detail::instance*>(self);
     const PyBuffer& b = *static_cast<const PyBuffer*>(inst->get_value_and_holder(info).value_ptr());
     Future f = b.buffer->Ready();
@@ -124,14 +140,7 @@ PyObject* BlockUntilReady(PyObject* self, PyObject*) {
     }
     Py_INCREF(self);
     return self;
-  } catch (const StatusError& err) {
-    SetStatusError(err);
-  } catch (py::error_already_set& err) {
-    err.restore();
-  } catch (const std::exception& err) {
-    PyErr_SetString(PyExc_RuntimeError, err.what());
-  }
-  return nullptr;
+  });
 }
 
 // exe(*args), the single-device call, as the type's tp_call: Python calls it directly, without
@@ -140,7 +149,7 @@ PyObject* BlockUntilReady(PyObject* self, PyObject*) {
 // arrays, Arrays on other devices). One output comes back bare, several as a tuple.
 PyObject* CallExecutable(PyObject* self, PyObject* args, PyObject* kwargs) {
   static const py::detail::type_info* info = py::detail::get_type_info(typeid(PyExecutable));
-  try {
+  return CEntryPoint([&]() -> PyObject* {
     if (kwargs && PyDict_Size(kwargs) > 0)
       Throw(absl::InvalidArgumentError("an Executable takes its arguments by position only"));
     auto* inst = reinterpret_cast<py::detail::instance*>(self);
@@ -166,14 +175,7 @@ PyObject* CallExecutable(PyObject* self, PyObject* args, PyObject* kwargs) {
       out = e.exe->ExecuteOne(in);
     }
     return WrapOutputs(Take(std::move(out))).release().ptr();
-  } catch (const StatusError& err) {
-    SetStatusError(err);
-  } catch (py::error_already_set& err) {
-    err.restore();
-  } catch (const std::exception& err) {
-    PyErr_SetString(PyExc_RuntimeError, err.what());
-  }
-  return nullptr;
+  });
 }
 
 Options ToOptions(const py::dict& d) {
