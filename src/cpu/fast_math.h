@@ -22,20 +22,23 @@ namespace openpjrt::cpu::fast {
 
 // Selects written as ternaries on values the vectorizer turns into blends. NaN compares false,
 // so Min/Max with a NaN x return x.
-inline float MaxOf(float x, float lo) { return x < lo ? lo : x; }
+template <typename T>
+inline T MaxOf(T x, T lo) { return x < lo ? lo : x; }
+template <typename T>
+inline T MinOf(T x, T hi) { return x > hi ? hi : x; }
 [[gnu::always_inline]] inline float Fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+[[gnu::always_inline]] inline double Fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
 
 // c[0] x^(N-1) + ... + c[N-1] by Horner's rule with fused multiply-adds.
 // Always inlined and unrolled: the elementwise loops that use it are vectorized per clone, and an
 // out-of-line copy would be built for the baseline (a libm fmaf call per term).
-template <size_t N>
-[[gnu::always_inline]] inline float Horner(float x, const float (&c)[N]) {
-  float p = c[0];
-#pragma GCC unroll 16
+template <typename T, size_t N>
+[[gnu::always_inline]] inline T Horner(T x, const T (&c)[N]) {
+  T p = c[0];
+#pragma GCC unroll 24
   for (size_t i = 1; i < N; ++i) p = Fma(p, x, c[i]);
   return p;
 }
-inline float MinOf(float x, float hi) { return x > hi ? hi : x; }
 
 inline float Exp(float x) {
   constexpr float kLog2e = 1.44269504088896341f;
@@ -134,16 +137,6 @@ inline float Log(float x) {
 // ---- f64: the same designs with double-precision fits (scripts/fit_math.py prints them and
 // their errors). Measured against long double in src/cpu/math_accuracy_test.cc.
 
-inline double MaxOf(double x, double lo) { return x < lo ? lo : x; }
-inline double MinOf(double x, double hi) { return x > hi ? hi : x; }
-[[gnu::always_inline]] inline double Fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
-template <size_t N>
-[[gnu::always_inline]] inline double Horner(double x, const double (&c)[N]) {
-  double p = c[0];
-#pragma GCC unroll 24
-  for (size_t i = 1; i < N; ++i) p = Fma(p, x, c[i]);
-  return p;
-}
 inline double Abs(double x) { return std::bit_cast<double>(std::bit_cast<uint64_t>(x) & 0x7FFFFFFFFFFFFFFFull); }
 inline double CopySign(double magnitude, double sign) {
   return std::bit_cast<double>((std::bit_cast<uint64_t>(magnitude) & 0x7FFFFFFFFFFFFFFFull) |
