@@ -148,6 +148,17 @@ func.func @main() -> tensor<f32> {
     with pytest.raises(openpjrt.Error) as e:
         np.asarray(out)
     assert e.value.code == "FAILED_PRECONDITION" and "check failed" in e.value.message
+    # The same error from block_until_ready (a plain C method), and keyword arguments refused by
+    # the call (the type's own call slot).
+    with pytest.raises(openpjrt.Error) as e:
+        bad().block_until_ready()
+    assert e.value.code == "FAILED_PRECONDITION" and "check failed" in e.value.message
+    with pytest.raises(openpjrt.Error) as e:
+        exe(x=np.ones(4, np.float32))
+    assert e.value.code == "INVALID_ARGUMENT" and "by position only" in e.value.message
+    with pytest.raises(openpjrt.Error) as e:
+        exe()
+    assert e.value.code == "INVALID_ARGUMENT" and "takes 2" in e.value.message
 
 
 def test_the_python_training_example_runs():

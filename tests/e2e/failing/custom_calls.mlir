@@ -275,3 +275,56 @@ func.func @main() {
   %d:2 = stablehlo.custom_call @stablehlo.dynamic_rng_bit_generator(%state, %shape) {rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>} : (tensor<2xui64>, tensor<2xi64>) -> (tensor<2xui64>, tensor<2x3xui32>)
   func.return
 }
+
+// -----
+
+// expect-fail: k = 4 is outside [0, 3]
+func.func @main() {
+  %x = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %k = stablehlo.constant dense<4> : tensor<i32>
+  %r:2 = stablehlo.custom_call @stablehlo.dynamic_top_k(%x, %k) : (tensor<3xf32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>)
+  func.return
+}
+
+// -----
+
+// expect-fail: the window parameters must have 1 entries (padding 2)
+func.func @main() {
+  %x = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %w = stablehlo.constant dense<[2, 1]> : tensor<2xi64>
+  %one = stablehlo.constant dense<1> : tensor<1xi64>
+  %p = stablehlo.constant dense<0> : tensor<1x2xi64>
+  %r = stablehlo.custom_call @stablehlo.dynamic_reduce_window(%x, %z, %w, %one, %one, %one, %p) {called_computations = [@sum]} : (tensor<3xf32>, tensor<f32>, tensor<2xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1x2xi64>) -> tensor<2xf32>
+  func.return
+}
+func.func private @sum(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %a, %b : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// expect-fail: the reducer must take 2 arguments
+func.func @main() {
+  %x = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %w = stablehlo.constant dense<2> : tensor<1xi64>
+  %one = stablehlo.constant dense<1> : tensor<1xi64>
+  %p = stablehlo.constant dense<0> : tensor<1x2xi64>
+  %r = stablehlo.custom_call @stablehlo.dynamic_reduce_window(%x, %z, %w, %one, %one, %one, %p) {called_computations = [@neg]} : (tensor<3xf32>, tensor<f32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1x2xi64>) -> tensor<2xf32>
+  func.return
+}
+func.func private @neg(%a: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.negate %a : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// expect-fail: @stablehlo.dynamic_top_k: takes (operand, k) and returns (values, indices)
+func.func @main() {
+  %x = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %r = stablehlo.custom_call @stablehlo.dynamic_top_k(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  func.return
+}
