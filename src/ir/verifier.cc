@@ -39,6 +39,12 @@ Type Verifier::TensorResult(const Operation& op, size_t i) const {
   return t;
 }
 
+void Verifier::CheckSameElem(const Operation& op, Type a, Type b, const char* what) const {
+  if (a.element_type() != b.element_type())
+    Fail(op, StrCat(what, ": element types ", TypeStr(a.element_type()), " and ", TypeStr(b.element_type()),
+                    " differ"));
+}
+
 void Verifier::CheckElem(const Operation& op, Type tensor, unsigned cats, const char* what) const {
   Type et = tensor.element_type();
   unsigned cat;
