@@ -100,14 +100,6 @@ inline float Erf(float x) {
   return CopySign(a < 1.0f ? small : big, x);  // the sign of -0 and of NaN kept
 }
 
-inline float Logistic(float x) {
-  // e = e^-|x| never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) below.
-  const float e = Exp(-Abs(x));
-  const float d = 1.0f + e;
-  const float r = (x >= 0.0f ? 1.0f : e) / d;
-  return x != x ? x : r;
-}
-
 inline float Log(float x) {
   constexpr float kLn2Hi = 0.693359375f;
   constexpr float kLn2Lo = -2.12194440e-4f;
@@ -256,10 +248,12 @@ inline double Log1p(double x) {
   return Abs(x) < 1.1102230246251565e-16 ? x : r;  // 2^-53: log1p(x) rounds to x; keeps -0 and NaN
 }
 
-inline double Logistic(double x) {
-  const double e = Exp(-Abs(x));
-  const double d = 1.0 + e;
-  const double r = (x >= 0.0 ? 1.0 : e) / d;
+// f32 and f64: e = e^-|x| never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) below.
+template <typename T>
+inline T Logistic(T x) {
+  const T e = Exp(-Abs(x));
+  const T d = T(1) + e;
+  const T r = (x >= T(0) ? T(1) : e) / d;
   return x != x ? x : r;
 }
 
