@@ -435,9 +435,23 @@ std::unique_ptr<Operation> Parser::ParseTopLevel() {
   size_t meta = std::string_view::npos;
   if (src.rfind("{-#") != std::string_view::npos) {
     // The text may also sit inside a string or comment: find the last real block by lexing.
+    // Only a block outside every bracket counts; one nested in a dialect body is that body's text.
     Lexer scan(src, opts_.first_line);
-    for (Token t = scan.Next(); t.kind != Tok::kEof && t.kind != Tok::kError; t = scan.Next())
-      if (t.kind == Tok::kFileMetadataBegin) meta = t.offset;
+    int depth = 0;
+    for (Token t = scan.Next(); t.kind != Tok::kEof && t.kind != Tok::kError; t = scan.Next()) {
+      switch (t.kind) {
+        case Tok::kFileMetadataBegin:
+          if (depth == 0) meta = t.offset;
+          else ++depth;
+          break;
+        case Tok::kLBrace: case Tok::kLParen: case Tok::kLSquare: case Tok::kLess: ++depth; break;
+        case Tok::kRBrace: case Tok::kRParen: case Tok::kRSquare: case Tok::kGreater:
+        case Tok::kFileMetadataEnd:
+          if (depth > 0) --depth;
+          break;
+        default: break;
+      }
+    }
   }
   if (meta != std::string_view::npos) {
     Lexer saved = lex_;

@@ -530,31 +530,36 @@ Attribute Parser::ParseAttribute() {
   }
 }
 
-// Captures the text of `<...>` (balanced over <>, (), [], {} and strings) after `start`, which is
-// the '<' token already consumed.
+// Captures the text of `<...>` after `start`, the '<' token already consumed. Brackets (<>, (),
+// [], {}) must nest properly, as MLIR's dialect-body scanner demands; `{-#` and `#-}` inside count
+// as braces, so a body never hides an unbalanced file-metadata marker that would change how the
+// printed module reads back.
 Attribute Parser::ParseOpaqueBody(const Token& start) {
-  int depth = 1;
-  while (depth > 0) {
+  std::string open = "<";
+  while (!open.empty()) {
     Token t = lex_.Next();
+    char closer = 0;
     switch (t.kind) {
       case Tok::kEof:
       case Tok::kError:
         Error(start, "unterminated '<' in dialect attribute or type");
-      case Tok::kLess:
-      case Tok::kLParen:
-      case Tok::kLSquare:
+      case Tok::kLess: open.push_back('<'); break;
+      case Tok::kLParen: open.push_back('('); break;
+      case Tok::kLSquare: open.push_back('['); break;
       case Tok::kLBrace:
-        ++depth;
-        break;
-      case Tok::kGreater:
-      case Tok::kRParen:
-      case Tok::kRSquare:
+      case Tok::kFileMetadataBegin: open.push_back('{'); break;
+      case Tok::kGreater: closer = '<'; break;
+      case Tok::kRParen: closer = '('; break;
+      case Tok::kRSquare: closer = '['; break;
       case Tok::kRBrace:
-        --depth;
-        break;
-      default:
-        break;
+      case Tok::kFileMetadataEnd: closer = '{'; break;
+      default: break;
     }
+    if (closer == 0) continue;
+    if (open.back() != closer)
+      Error(t, StrCat("unbalanced '", t.text.substr(t.text.size() - 1), "' in dialect attribute or type (open '",
+                      std::string(1, open.back()), "')"));
+    open.pop_back();
   }
   return Attribute::Opaque(std::string(lex_.src().substr(start.offset, lex_.pos() - start.offset)));
 }

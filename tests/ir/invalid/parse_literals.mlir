@@ -380,3 +380,18 @@ func.func @f() {
 }
 // expect-error@+1: malformed resource blob
 {-# dialect_resources: { builtin: { x: "zz" } } #-}
+
+// -----
+
+// Brackets in a dialect body nest as MLIR's scanner requires; '{-#' counts as a brace.
+// expect-error@+1: unbalanced '>' in dialect attribute or type (open '{')
+func.func @f(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@me{-#sh, [{"x"}]>}) {
+  return
+}
+
+// -----
+
+// expect-error@+1: unbalanced ')' in dialect attribute or type (open '[')
+func.func @f(%a: tensor<8xf32> {test.a = #test.body<[)>}) {
+  return
+}
