@@ -52,7 +52,22 @@ def tanh_p(u):  # tanh(a) = a + a u P(u), u = a^2
     return (mp.tanh(a) - a) / (a * u)
 
 
+def erfinv_ratio(x):  # erf_inv(x) / x, with its limit at 0
+    return mp.sqrt(mp.pi) / 2 if x == 0 else mp.erfinv(x) / x
+
+
+def erfinv_w(v):  # in v = w - 2.5, w = -log(1 - x^2)
+    return erfinv_ratio(mp.sqrt(-mp.expm1(-(v + mp.mpf(2.5)))))
+
+
+def erfinv_s(v):  # in v = sqrt(w) - 3
+    return erfinv_ratio(mp.sqrt(-mp.expm1(-(v + 3) ** 2)))
+
+
 if __name__ == "__main__":
     fit("f64 exp Q(r)", exp_q, -mp.log(2) / 2, mp.log(2) / 2, 10)
     fit("f64 log P(z)", log_p, 0, ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2, 7)
     fit("f64 tanh P(u)", tanh_p, 0, mp.mpf("0.55") ** 2, 10)
+    # f32 erf_inv, evaluated in f64: w < 5 and 5 <= w <= 16 (1 - |x| >= 2^-24 gives w < 15.95).
+    fit("f32 erf_inv P(w - 2.5)", erfinv_w, -2.5, 2.5, 11)
+    fit("f32 erf_inv P(sqrt(w) - 3)", erfinv_s, mp.sqrt(5) - 3, 1, 11)

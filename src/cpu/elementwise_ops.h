@@ -177,6 +177,7 @@ auto ApplyUnary(typename T::C x) {
     else if constexpr (Op == UnaryOp::kErf && std::is_same_v<C, float>) return fast::Erf(x);
     else if constexpr (Op == UnaryOp::kErf) return std::erf(x);
     else if constexpr (Op == UnaryOp::kErfc) return std::erfc(x);
+    else if constexpr (Op == UnaryOp::kErfInv && std::is_same_v<C, float>) return fast::ErfInv(x);
     else if constexpr (Op == UnaryOp::kErfInv) return static_cast<C>(ErfInv(x));
     else if constexpr (Op == UnaryOp::kLgamma) return std::lgamma(x);
     else if constexpr (Op == UnaryOp::kDigamma) return static_cast<C>(Digamma(x));

@@ -60,6 +60,7 @@ TEST(IsaVariants, GiveTheSameBitsAsTheBaseline) {
   ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Sin>>("sin", x);
   ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Cos>>("cos", x);
   ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Tan>>("tan", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::ErfInv>>("erf_inv", x);
   ExpectSameBitsAtEveryLevel<&HalfLoop>("f16 round trip", x);
   ExpectSameBitsAtEveryLevel<&Bf16Loop>("bf16 rounding", x);
   const std::vector<double> d = testing::F64Sweep(300, {709.78, 709.7827128933841, -745.1332191019412, 0.55, 20.0});

@@ -175,5 +175,68 @@ TEST(MathAccuracy, VectorizedF64FunctionsOverEveryBinade) {
   for (const Swept& f : fns) ExpectSweepWithin(f, ElemKind::kF64, xs);
 }
 
+// erf_inv against a root of erf (or, from |x| > 1/2 on, of erfc at 1 - |x|) found by Newton's
+// method in long double from the kernel's own answer: the reference converges to the true root
+// wherever it starts near it. Inputs: every f64 binade of |x| up to 1/2 and every binade of
+// 1 - |x| down to 2^-53 (where erf(y) - x loses everything to cancellation), both signs; every
+// 997th f32 in [-1, 1].
+long double ErfInvRef(long double x, long double start) {
+  const long double a = fabsl(x), c = 1.0L - a, k = 2.0L / sqrtl(3.14159265358979323846264338327950288L);
+  long double t = fabsl(start);
+  for (int i = 0; i < 20; ++i) {
+    const long double step = (a <= 0.5L ? a - erfl(t) : erfcl(t) - c) / (k * expl(-t * t));
+    t += step;
+    if (fabsl(step) <= 1e-22L * t) break;
+  }
+  return copysignl(t, x);
+}
+
+template <typename T>
+void ExpectErfInvWithin(ElemKind kind, const std::vector<T>& xs, double max_ulp) {
+  const int64_t n = static_cast<int64_t>(xs.size());
+  Array in = Array::Allocate({kind, {n}});
+  std::memcpy(in.mutable_data(), xs.data(), xs.size() * sizeof(T));
+  const Array out = RunUnary(UnaryOp::kErfInv, in);
+  ASSERT_EQ(out.NumElements(), n);
+  const T* y = out.as<T>();
+  double worst = 0;
+  T worst_at = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const T x = xs[i];
+    double u;
+    if (std::isnan(x) || std::fabs(x) > 1) u = std::isnan(y[i]) ? 0 : 1e9;
+    else if (std::fabs(x) == 1) u = y[i] == std::copysign(T(INFINITY), x) ? 0 : 1e9;
+    else if (x == 0) u = y[i] == 0 && std::signbit(y[i]) == std::signbit(x) ? 0 : 1e9;
+    else u = Ulps<T>(y[i], ErfInvRef(x, std::isfinite(y[i]) ? y[i] : T(1)));
+    if (u > worst) worst = u, worst_at = x;
+  }
+  std::printf("erf_inv %s over %lld values: worst %.0f ULP at %.17g\n", sizeof(T) == 4 ? "f32" : "f64",
+              static_cast<long long>(n), worst, static_cast<double>(worst_at));
+  EXPECT_LE(worst, max_ulp) << "at " << worst_at;
+}
+
+TEST(MathAccuracy, ErfInvIncludingTheTailsNearOne) {
+  std::mt19937_64 rng(11);
+  std::vector<double> xs;
+  for (int e = -1074; e <= -1; ++e)  // |x| in [2^e, 2^(e+1)), capped at 1/2
+    for (int i = 0; i < 200; ++i) {
+      const double v = std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 12), -52), e);
+      xs.push_back(std::min(v, 0.5)), xs.push_back(-std::min(v, 0.5));
+    }
+  for (int e = -53; e <= -2; ++e)  // 1 - |x| in [2^e, 2^(e+1))
+    for (int i = 0; i < 200; ++i) {
+      const double c = std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 12), -52), e);
+      const double v = 1.0 - c;
+      xs.push_back(v), xs.push_back(-v);
+    }
+  for (double v : {0.0, -0.0, 1.0, -1.0, 0.9999999999999999, 1.0000000000000002, -2.0, double(NAN), double(INFINITY)})
+    xs.push_back(v);
+  ExpectErfInvWithin<double>(ElemKind::kF64, xs, 2);
+  std::vector<float> fs;
+  for (float v : testing::F32Sweep(997, {0.99999994f, -0.99999994f, 0.5f, 1.0f, -1.0f, 1.0000001f}))
+    if (!(std::fabs(v) > 1) || std::isnan(v) || fs.size() % 1000 == 0) fs.push_back(v);
+  ExpectErfInvWithin<float>(ElemKind::kF32, fs, 1);
+}
+
 }  // namespace
 }  // namespace openpjrt::cpu

@@ -40,14 +40,32 @@ double ErfInv(double x) {
     p = 2.83297682 + p * w;
     y = p * x;
   }
+  // Newton steps. Near +-1, erf(y) - x loses everything to cancellation (erf'(y) is e^-y^2 small:
+  // at x = 1 - 1e-15 one ULP of erf moved y by 2%), so from |x| > 1/2 on the steps solve
+  // erfc(|y|) = 1 - |x| instead: 1 - |x| is exact there, erfc keeps its relative accuracy, and an
+  // error of e in it moves y by about e / 2y.
   const double k = 2.0 / std::sqrt(M_PI);
-  for (int i = 0; i < 3; ++i) {
-    double err = std::erf(y) - x;
-    double d = k * std::exp(-y * y);
-    if (d == 0) break;
-    y -= err / d;
+  const double a = std::fabs(x);
+  if (a <= 0.5) {
+    for (int i = 0; i < 3; ++i) {
+      const double d = k * std::exp(-y * y);
+      y -= (std::erf(y) - x) / d;
+    }
+    return y;
   }
-  return y;
+  // The initial guess was fitted for f32 inputs (1 - |x| >= 2^-24) and is rougher closer to 1.
+  // The steps solve log erfc(y) = log(1 - |x|): erfc is log-concave, nearly e^-y^2, so Newton's
+  // method on the logarithm converges fast from either side (on erfc itself, a guess above the
+  // root is sent far below it and climbs back by about 1/2y per step).
+  const double c = 1.0 - a;
+  double t = std::fabs(y);
+  for (int i = 0; i < 12; ++i) {
+    const double e = std::erfc(t);
+    const double step = std::log1p((e - c) / c) * e / (k * std::exp(-t * t));
+    t += step;
+    if (!(std::fabs(step) > 1e-17 * t)) break;
+  }
+  return std::copysign(t, x);
 }
 
 double Digamma(double x) {

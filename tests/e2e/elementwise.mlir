@@ -245,6 +245,30 @@ func.func @f32_trig_expm1_log1p_edges() {
 
 // -----
 
+// erf_inv near +-1, where erf(y) - x cancels: f64 down to 1 - |x| = 1.1e-16 (the old Newton steps on
+// erf were 2% off at 1 - 1e-15), f32 (vectorised, evaluated in f64) up to the last f32 below 1;
+// references from mpmath, rounded once. +-1 give +-inf, |x| > 1 and NaN give NaN, -0 stays -0.
+func.func @erf_inv_tails() {
+  %d = stablehlo.constant dense<[0.5, 0.999, 0.999999, 0.9999999999, 0.999999999999999, -0.9999999999999999, 1e-300, -0.3, 0.75]> : tensor<9xf64>
+  %dy = chlo.erf_inv %d : tensor<9xf64> -> tensor<9xf64>
+  %dw = stablehlo.constant dense<[0.4769362762044699, 2.3267537655135246, 3.458910737275499, 4.572824958544925, 5.675915739744713, -5.8635847487551676, 8.86226925452758e-301, -0.2724627147267543, 0.8134198475976185]> : tensor<9xf64>
+  check.expect_close %dy, %dw, max_ulp_difference = 1 : tensor<9xf64>, tensor<9xf64>
+  %f = stablehlo.constant dense<[0.5, 0.99999994, -0.99999994, 0.999899983, 1e-30, -0.699999988, 0.25, 0.999998987]> : tensor<8xf32>
+  %fy = chlo.erf_inv %f : tensor<8xf32> -> tensor<8xf32>
+  %fw = stablehlo.constant dense<[0.476936281, 3.8325069, -3.8325069, 2.75103545, 8.86226914e-31, -0.732869089, 0.225312054, 3.45707464]> : tensor<8xf32>
+  check.expect_close %fy, %fw, max_ulp_difference = 1 : tensor<8xf32>, tensor<8xf32>
+  %e = stablehlo.constant dense<[1.0, -1.0, 1.5, -2.0, 0x7FC00000, -0.0, 0x7F800000]> : tensor<7xf32>
+  %ey = chlo.erf_inv %e : tensor<7xf32> -> tensor<7xf32>
+  check.expect_almost_eq_const %ey, dense<[0x7F800000, 0xFF800000, 0x7FC00000, 0x7FC00000, 0x7FC00000, -0.0, 0x7FC00000]>, tolerance = 0.0 : tensor<7xf32>
+  %ed = stablehlo.convert %e : (tensor<7xf32>) -> tensor<7xf64>
+  %edy = chlo.erf_inv %ed : tensor<7xf64> -> tensor<7xf64>
+  %edf = stablehlo.convert %edy : (tensor<7xf64>) -> tensor<7xf32>
+  check.expect_almost_eq_const %edf, dense<[0x7F800000, 0xFF800000, 0x7FC00000, 0x7FC00000, 0x7FC00000, -0.0, 0x7FC00000]>, tolerance = 0.0 : tensor<7xf32>
+  func.return
+}
+
+// -----
+
 func.func @chlo_special_functions() {
   %x = stablehlo.constant dense<[0.5, 1.0, 2.5]> : tensor<3xf32>
   %erf = chlo.erf %x : tensor<3xf32> -> tensor<3xf32>
