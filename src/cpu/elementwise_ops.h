@@ -263,15 +263,16 @@ auto ApplyBinary(typename T::C a, typename T::C b) {
     else if constexpr (Op == BinaryOp::kNextAfter) return std::nextafter(a, b);
     else if constexpr (Op == BinaryOp::kPolygamma) return static_cast<C>(Polygamma(a, b));
     else if constexpr (Op == BinaryOp::kZeta) return static_cast<C>(Zeta(a, b));
-    else if constexpr (Op == BinaryOp::kMax) {
-      if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
-      if (a == b) return std::signbit(a) ? b : a;  // max(-0, +0) = +0
-      return a > b ? a : b;
-    }
-    else if constexpr (Op == BinaryOp::kMin) {
-      if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
-      if (a == b) return std::signbit(a) ? a : b;  // min(-0, +0) = -0
-      return a < b ? a : b;
+    else if constexpr (Op == BinaryOp::kMax || Op == BinaryOp::kMin) {
+      // Branch-free, so that the loops vectorise (with branches the f64 copy stayed scalar: 20x
+      // slower than f32). Equal operands differ at most in the sign of zero: max(-0, +0) = +0 is
+      // the AND of their bits, min(-0, +0) = -0 the OR. Either operand NaN gives NaN.
+      using Bits = std::conditional_t<sizeof(C) == 8, uint64_t, uint32_t>;
+      const Bits ab = std::bit_cast<Bits>(a), bb = std::bit_cast<Bits>(b);
+      const C same = std::bit_cast<C>(Op == BinaryOp::kMax ? Bits(ab & bb) : Bits(ab | bb));
+      C r = (Op == BinaryOp::kMax ? a > b : a < b) ? a : b;
+      r = a == b ? same : r;
+      return (a != a || b != b) ? std::numeric_limits<C>::quiet_NaN() : r;
     }
     else if constexpr (Op == BinaryOp::kComplex) return std::complex<C>(a, b);
     else return a;

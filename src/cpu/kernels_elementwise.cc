@@ -95,8 +95,27 @@ template <BinaryOp Op, ElemKind I, ElemKind O>
   const auto* x = static_cast<const typename TI::S*>(xv);
   const auto* y = static_cast<const typename TI::S*>(yv);
   auto* z = static_cast<typename TO::S*>(zv);
-  for (int64_t i = 0; i < n; ++i)
-    z[i] = TO::Store(static_cast<typename TO::C>(ApplyBinary<Op, TI>(TI::Load(x[i]), TI::Load(y[i]))));
+  if constexpr (Op == BinaryOp::kPow && std::is_same_v<typename TI::C, float>) {
+    // Blocks of the vectorised power of finite operands (fast_math.h), then std::pow for the block's
+    // infinities and NaN; through a local buffer, as z may be x or y.
+    constexpr int64_t kBlock = 512;
+    float v[kBlock];
+    for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+      const int64_t m = std::min(kBlock, n - i0);
+      for (int64_t j = 0; j < m; ++j) v[j] = fast::Pow(TI::Load(x[i0 + j]), TI::Load(y[i0 + j]));
+      int special = 0;  // a vectorised test first: the fix-up loop is scalar
+      for (int64_t j = 0; j < m; ++j) special |= !fast::PowIsOrdinary(TI::Load(x[i0 + j]), TI::Load(y[i0 + j]));
+      if (special)
+        for (int64_t j = 0; j < m; ++j) {
+          const float a = TI::Load(x[i0 + j]), b = TI::Load(y[i0 + j]);
+          if (!fast::PowIsOrdinary(a, b)) v[j] = ApplyBinary<Op, TI>(a, b);
+        }
+      for (int64_t j = 0; j < m; ++j) z[i0 + j] = TO::Store(v[j]);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      z[i] = TO::Store(static_cast<typename TO::C>(ApplyBinary<Op, TI>(TI::Load(x[i]), TI::Load(y[i]))));
+  }
 }
 
 template <BinaryOp Op, ElemKind I, ElemKind O>

@@ -238,5 +238,54 @@ TEST(MathAccuracy, ErfInvIncludingTheTailsNearOne) {
   ExpectErfInvWithin<float>(ElemKind::kF32, fs, 1);
 }
 
+// f32 power: random bases of both signs over 2^-60..2^60 with exponents that keep most results in
+// range (and some out of it; integral ones for the negative bases), against powl; then every pair
+// of special operands (zeros, negatives with odd, even and non-integral exponents, exponents around
+// 2^23 and 2^24, infinities, NaN) against std::pow, bit for bit.
+TEST(MathAccuracy, F32PowerAgainstPowlAndStdPow) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> lg(-60, 60), ex(-3, 3);
+  std::vector<float> xs, ys;
+  for (int i = 0; i < 300000; ++i) {
+    const double l = lg(rng);
+    const bool negative = i % 3 == 0;
+    xs.push_back(static_cast<float>(negative ? -std::exp2(l) : std::exp2(l)));
+    const double y = i % 4 == 0 ? ex(rng) * 40 / std::max(1.0, std::fabs(l)) : ex(rng);
+    ys.push_back(static_cast<float>(negative ? std::nearbyint(y * 3) : y));
+  }
+  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, -2.0f, 0.5f, -0.5f, 3.0f, -3.0f, 1e-40f, -1e-40f,
+                            1e10f, -1e10f, 16777215.0f, -16777215.0f, 8388609.0f, 8388608.5f, -8388607.5f,
+                            INFINITY, -INFINITY, NAN, 0.25f, 1e-30f, -7.0f, 1.0f / 3, -1.5f};
+  const size_t ordinary = xs.size();
+  for (float a : specials)
+    for (float b : specials) xs.push_back(a), ys.push_back(b);
+  const int64_t n = static_cast<int64_t>(xs.size());
+  Array ax = Array::Allocate({ElemKind::kF32, {n}}), ay = Array::Allocate({ElemKind::kF32, {n}});
+  std::memcpy(ax.mutable_data(), xs.data(), n * 4);
+  std::memcpy(ay.mutable_data(), ys.data(), n * 4);
+  auto fn = SelectBinary(BinaryOp::kPow, ElemKind::kF32, ElemKind::kF32);
+  ASSERT_TRUE(fn.ok());
+  Step s;
+  s.fn = *fn;
+  s.in = {0, 1};
+  s.out = {2};
+  s.out_types = {ax.type()};
+  ExecState st;
+  st.slots.resize(3);
+  st.slots[0] = RtValue::Of(ax);
+  st.slots[1] = RtValue::Of(ay);
+  s.fn(s, st);
+  const float* z = st.slots[2].array.as<float>();
+  double worst = 0;
+  for (size_t i = 0; i < ordinary; ++i) worst = std::max(worst, Ulps<float>(z[i], powl(xs[i], ys[i])));
+  std::printf("f32 power over %zu random pairs: worst %.0f ULP\n", ordinary, worst);
+  EXPECT_LE(worst, 1);
+  for (size_t i = ordinary; i < xs.size(); ++i) {
+    const float want = std::pow(xs[i], ys[i]);
+    EXPECT_TRUE(std::memcmp(&z[i], &want, 4) == 0 || (std::isnan(z[i]) && std::isnan(want)))
+        << "pow(" << xs[i] << ", " << ys[i] << ") = " << z[i] << ", std::pow " << want;
+  }
+}
+
 }  // namespace
 }  // namespace openpjrt::cpu

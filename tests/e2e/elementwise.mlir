@@ -245,6 +245,23 @@ func.func @f32_trig_expm1_log1p_edges() {
 
 // -----
 
+// f32 power (vectorised in f64 for finite operands): zero bases of both signs, negative bases with
+// odd, even and non-integral exponents, exponents of 2^24 - 1, results that overflow or vanish,
+// y = 0; expected values from C's powf.
+func.func @power_f32_edges() {
+  %x = stablehlo.constant dense<[0.0, -0.0, -0.0, -0.0, -2.0, -2.0, -2.0, -8.0, 2.0, 0.25, -1.0, 1e-30, 3.0, -16777215.0, 0.5, 1.5, 0.0]> : tensor<17xf32>
+  %y = stablehlo.constant dense<[-1.0, 3.0, -3.0, 0.5, 3.0, -2.0, 0.5, 0.333333343, 0.5, -2.5, 1e+10, 2.0, 0.0, 3.0, 200.0, -300.0, 0.0]> : tensor<17xf32>
+  %z = stablehlo.power %x, %y : tensor<17xf32>
+  %w = stablehlo.constant dense<[0x7F800000, -0.0, 0xFF800000, 0.0, -8.0, 0.25, 0x7FC00000, 0x7FC00000, 1.41421354, 32.0, 1.0, 0.0, 1.0, -4.72236564e+21, 0.0, 0.0, 1.0]> : tensor<17xf32>
+  check.expect_close %z, %w, max_ulp_difference = 1 : tensor<17xf32>, tensor<17xf32>
+  %s = stablehlo.sign %z : tensor<17xf32>
+  %sw = stablehlo.constant dense<[1.0, -0.0, -1.0, 0.0, -1.0, 1.0, 0x7FC00000, 0x7FC00000, 1.0, 1.0, 1.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0]> : tensor<17xf32>
+  check.expect_close %s, %sw, max_ulp_difference = 0 : tensor<17xf32>, tensor<17xf32>
+  func.return
+}
+
+// -----
+
 // erf_inv near +-1, where erf(y) - x cancels: f64 down to 1 - |x| = 1.1e-16 (the old Newton steps on
 // erf were 2% off at 1 - 1e-15), f32 (vectorised, evaluated in f64) up to the last f32 below 1;
 // references from mpmath, rounded once. +-1 give +-inf, |x| > 1 and NaN give NaN, -0 stays -0.
