@@ -21,15 +21,15 @@ enum class Cat : uint8_t { kBool, kSigned, kUnsigned, kFloat, kComplex };
 template <ElemKind K>
 struct Traits;
 
-#define OPENPJRT_NATIVE(KIND, T, CAT)                   \
-  template <>                                           \
-  struct Traits<ElemKind::KIND> {                       \
-    using S = T;                                        \
-    using C = T;                                        \
-    static constexpr Cat kCat = CAT;                    \
-    static constexpr int kBits = sizeof(T) * 8;         \
-    static C Load(S s) { return s; }                    \
-    static S Store(C c) { return c; }                   \
+#define OPENPJRT_NATIVE(KIND, T, CAT)                         \
+  template <>                                                 \
+  struct Traits<ElemKind::KIND> {                             \
+    using S = T;                                              \
+    using C = T;                                              \
+    static constexpr Cat kCat = CAT;                          \
+    static constexpr int kBits = sizeof(T) * 8;               \
+    [[gnu::always_inline]] static C Load(S s) { return s; }   \
+    [[gnu::always_inline]] static S Store(C c) { return c; }  \
   };
 OPENPJRT_NATIVE(kI8, int8_t, Cat::kSigned)
 OPENPJRT_NATIVE(kI16, int16_t, Cat::kSigned)
@@ -52,8 +52,8 @@ struct Traits<ElemKind::kI1> {
   using C = bool;
   static constexpr Cat kCat = Cat::kBool;
   static constexpr int kBits = 1;
-  static C Load(S s) { return s != 0; }
-  static S Store(C c) { return c ? 1 : 0; }
+  [[gnu::always_inline]] static C Load(S s) { return s != 0; }
+  [[gnu::always_inline]] static S Store(C c) { return c ? 1 : 0; }
 };
 
 // Sub-byte integers: one per byte, sign-extended (signed) or masked (unsigned).
@@ -63,8 +63,8 @@ struct SubByteSigned {
   using C = int8_t;
   static constexpr Cat kCat = Cat::kSigned;
   static constexpr int kBits = Bits;
-  static C Load(S s) { return s; }
-  static S Store(C c) {
+  [[gnu::always_inline]] static C Load(S s) { return s; }
+  [[gnu::always_inline]] static S Store(C c) {
     uint8_t u = static_cast<uint8_t>(c) & ((1u << Bits) - 1);
     if (u & (1u << (Bits - 1))) u |= static_cast<uint8_t>(~((1u << Bits) - 1));
     return static_cast<S>(u);
@@ -76,8 +76,8 @@ struct SubByteUnsigned {
   using C = uint8_t;
   static constexpr Cat kCat = Cat::kUnsigned;
   static constexpr int kBits = Bits;
-  static C Load(S s) { return s; }
-  static S Store(C c) { return static_cast<S>(c & ((1u << Bits) - 1)); }
+  [[gnu::always_inline]] static C Load(S s) { return s; }
+  [[gnu::always_inline]] static S Store(C c) { return static_cast<S>(c & ((1u << Bits) - 1)); }
 };
 template <> struct Traits<ElemKind::kI2> : SubByteSigned<2> {};
 template <> struct Traits<ElemKind::kI4> : SubByteSigned<4> {};
@@ -91,7 +91,7 @@ const float* DecodeTable8(ElemKind k);  // 256 entries
 // Exact: every f16 is an f32. Exponent and mantissa move up 13 bits and the bias is adjusted;
 // infinities and NaNs (payload kept) get the f32 maximum exponent; subnormals are rebuilt by
 // subtracting 2^-14 from a float whose mantissa holds them.
-inline float HalfToFloat(uint16_t h) {
+[[gnu::always_inline]] inline float HalfToFloat(uint16_t h) {
   const uint32_t em = static_cast<uint32_t>(h & 0x7FFF) << 13;
   const uint32_t exp = em & (0x7C00u << 13);
   const uint32_t normal = em + (112u << 23);
@@ -105,7 +105,7 @@ inline float HalfToFloat(uint16_t h) {
 // Round to nearest even; overflow gives infinity, NaN the quiet NaN 0x7E00 (sign kept), as
 // XLA's CPU backend converts. Subnormal results come from adding a float whose exponent places
 // the f16 subnormal unit at its last mantissa bit (the add rounds once, correctly).
-inline uint16_t FloatToHalf(float f) {
+[[gnu::always_inline]] inline uint16_t FloatToHalf(float f) {
   const uint32_t u = std::bit_cast<uint32_t>(f);
   const uint32_t sign = (u >> 16) & 0x8000;
   const uint32_t a = u & 0x7FFFFFFF;
@@ -119,7 +119,7 @@ inline uint16_t FloatToHalf(float f) {
 }
 
 // Round to nearest even; NaN stays NaN (quiet bit set, payload's top bits kept).
-inline uint16_t FloatToBf16(float f) {
+[[gnu::always_inline]] inline uint16_t FloatToBf16(float f) {
   const uint32_t u = std::bit_cast<uint32_t>(f);
   const uint32_t rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16;
   return static_cast<uint16_t>((u & 0x7FFFFFFF) > 0x7F800000 ? (u >> 16) | 0x40 : rounded);
@@ -131,8 +131,8 @@ struct NarrowFloat {
   using C = float;
   static constexpr Cat kCat = Cat::kFloat;
   static constexpr int kBits = 8;
-  static C Load(S s) { return DecodeTable8(K)[s]; }
-  static S Store(C c) { return static_cast<S>(ir::EncodeFloat(K, c)); }
+  [[gnu::always_inline]] static C Load(S s) { return DecodeTable8(K)[s]; }
+  [[gnu::always_inline]] static S Store(C c) { return static_cast<S>(ir::EncodeFloat(K, c)); }
 };
 template <> struct Traits<ElemKind::kF4E2M1FN> : NarrowFloat<ElemKind::kF4E2M1FN> {};
 template <> struct Traits<ElemKind::kF6E2M3FN> : NarrowFloat<ElemKind::kF6E2M3FN> {};
@@ -152,8 +152,8 @@ struct Traits<ElemKind::kF16> {
   using C = float;
   static constexpr Cat kCat = Cat::kFloat;
   static constexpr int kBits = 16;
-  static C Load(S s) { return HalfToFloat(s); }
-  static S Store(C c) { return FloatToHalf(c); }
+  [[gnu::always_inline]] static C Load(S s) { return HalfToFloat(s); }
+  [[gnu::always_inline]] static S Store(C c) { return FloatToHalf(c); }
 };
 template <>
 struct Traits<ElemKind::kBF16> {
@@ -161,13 +161,13 @@ struct Traits<ElemKind::kBF16> {
   using C = float;
   static constexpr Cat kCat = Cat::kFloat;
   static constexpr int kBits = 16;
-  static C Load(S s) {
+  [[gnu::always_inline]] static C Load(S s) {
     uint32_t u = static_cast<uint32_t>(s) << 16;
     float f;
     std::memcpy(&f, &u, 4);
     return f;
   }
-  static S Store(C c) { return FloatToBf16(c); }
+  [[gnu::always_inline]] static S Store(C c) { return FloatToBf16(c); }
 };
 
 // Calls f.template operator()<K>() for the runtime kind `k`. Returns false for kinds with no

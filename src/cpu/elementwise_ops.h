@@ -92,7 +92,7 @@ constexpr ElemKind UnaryOut(UnaryOp op, ElemKind k) {
 }
 
 template <UnaryOp Op, typename T>
-auto ApplyUnary(typename T::C x) {
+[[gnu::always_inline]] inline auto ApplyUnary(typename T::C x) {
   using C = typename T::C;
   constexpr Cat cat = T::kCat;
   if constexpr (Op == UnaryOp::kCopy) {
@@ -232,7 +232,7 @@ constexpr bool Supported(BinaryOp op) {
 }
 
 template <BinaryOp Op, typename T>
-auto ApplyBinary(typename T::C a, typename T::C b) {
+[[gnu::always_inline]] inline auto ApplyBinary(typename T::C a, typename T::C b) {
   using C = typename T::C;
   constexpr Cat cat = T::kCat;
   if constexpr (cat == Cat::kBool) {

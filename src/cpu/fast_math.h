@@ -23,9 +23,9 @@ namespace openpjrt::cpu::fast {
 // Selects written as ternaries on values the vectorizer turns into blends. NaN compares false,
 // so Min/Max with a NaN x return x.
 template <typename T>
-inline T MaxOf(T x, T lo) { return x < lo ? lo : x; }
+[[gnu::always_inline]] inline T MaxOf(T x, T lo) { return x < lo ? lo : x; }
 template <typename T>
-inline T MinOf(T x, T hi) { return x > hi ? hi : x; }
+[[gnu::always_inline]] inline T MinOf(T x, T hi) { return x > hi ? hi : x; }
 [[gnu::always_inline]] inline float Fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 [[gnu::always_inline]] inline double Fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
 
@@ -58,7 +58,7 @@ struct ExpSplitF {
   return {1.0f + Fma(r * r, q, r), std::bit_cast<int32_t>(t) - std::bit_cast<int32_t>(kRound)};
 }
 
-inline float Exp(float x) {
+[[gnu::always_inline]] inline float Exp(float x) {
   // e^-104 rounds to 0 and e^89 overflows, so clamping there changes no result; NaN passes.
   x = MinOf(MaxOf(x, -104.0f), 89.0f);
   const auto [e, ni] = ExpSplit(x);
@@ -71,9 +71,9 @@ inline float Exp(float x) {
   return (e * s1) * s2;
 }
 
-inline float Abs(float x) { return std::bit_cast<float>(std::bit_cast<uint32_t>(x) & 0x7FFFFFFFu); }
+[[gnu::always_inline]] inline float Abs(float x) { return std::bit_cast<float>(std::bit_cast<uint32_t>(x) & 0x7FFFFFFFu); }
 
-inline float CopySign(float magnitude, float sign) {
+[[gnu::always_inline]] inline float CopySign(float magnitude, float sign) {
   return std::bit_cast<float>((std::bit_cast<uint32_t>(magnitude) & 0x7FFFFFFFu) |
                               (std::bit_cast<uint32_t>(sign) & 0x80000000u));
 }
@@ -83,7 +83,7 @@ inline float CopySign(float magnitude, float sign) {
 // relative error 6e-8 in f32): no division, whose latency bounded the whole loop (vdivps made
 // tanh over 16 Mi f32 take 19 ms on one thread). Only the final 1 + (...) rounds at the scale of the
 // result, so the error stays at 1 ULP.
-inline float Tanh(float x) {
+[[gnu::always_inline]] inline float Tanh(float x) {
   const float a = MinOf(Abs(x), 10.0f);  // tanh(10) rounds to 1
   const float u = a * a;
   const float p = Horner(u, {-0.000520352688825f, 0.00275911925888f, -0.00845087252781f, 0.021759409786f,
@@ -101,7 +101,7 @@ inline float Tanh(float x) {
 // erf(x) = 1 - e^(-x^2 + G(x - 2.5)) with G of degree 10 fitted to log(erfc(x)) + x^2 (absolute
 // error 1.9e-9); erf rounds to 1 from 4 on (erfc(4) = 1.5e-8 < 2^-25). x^2 enters the exponent
 // exactly (its rounding error recovered with a fused multiply-add).
-inline float Erf(float x) {
+[[gnu::always_inline]] inline float Erf(float x) {
   const float a = MinOf(Abs(x), 4.0f);
   const float u = a * a;
   // a + a (P(u) - 1): the leading 1 is exact, so only the small correction rounds.
@@ -117,7 +117,7 @@ inline float Erf(float x) {
   return CopySign(a < 1.0f ? small : big, x);  // the sign of -0 and of NaN kept
 }
 
-inline float Log(float x) {
+[[gnu::always_inline]] inline float Log(float x) {
   constexpr float kLn2Hi = 0.693359375f;
   constexpr float kLn2Lo = -2.12194440e-4f;
   // Subnormals are scaled into the normal range first.
@@ -146,8 +146,8 @@ inline float Log(float x) {
 // ---- f64: the same designs with double-precision fits (scripts/fit_math.py prints them and
 // their errors). Measured against long double in src/cpu/math_accuracy_test.cc.
 
-inline double Abs(double x) { return std::bit_cast<double>(std::bit_cast<uint64_t>(x) & 0x7FFFFFFFFFFFFFFFull); }
-inline double CopySign(double magnitude, double sign) {
+[[gnu::always_inline]] inline double Abs(double x) { return std::bit_cast<double>(std::bit_cast<uint64_t>(x) & 0x7FFFFFFFFFFFFFFFull); }
+[[gnu::always_inline]] inline double CopySign(double magnitude, double sign) {
   return std::bit_cast<double>((std::bit_cast<uint64_t>(magnitude) & 0x7FFFFFFFFFFFFFFFull) |
                                (std::bit_cast<uint64_t>(sign) & 0x8000000000000000ull));
 }
@@ -190,7 +190,7 @@ struct Pow2Halves {
 }
 
 // e^x = 2^n (1 + p).
-inline double Exp(double x) {
+[[gnu::always_inline]] inline double Exp(double x) {
   // e^-746 rounds to 0 and e^710 overflows; NaN passes.
   const ExpReduced e = ReduceExp(MinOf(MaxOf(x, -746.0), 710.0), kExpQ);
   const Pow2Halves s = Pow2(e.n);
@@ -200,7 +200,7 @@ inline double Exp(double x) {
 // log x = k ln2 + log1p(f), m = 1 + f in [sqrt(1/2), sqrt(2)]; with s = f / (2 + f),
 // log1p(f) = f - (f^2/2 - s (f^2/2 + R(s^2))) where R(z) = z P(z) is 2 atanh(s)/s - 2
 // (P of degree 7, relative error 5.6e-17 over z <= 0.0295).
-inline double Log(double x) {
+[[gnu::always_inline]] inline double Log(double x) {
   constexpr double kLn2Hi = 0.6931471805599453;
   constexpr double kLn2Lo = 2.3190468138462996e-17;
   const bool sub = x < 2.2250738585072014e-308;  // subnormals are scaled into the normal range
@@ -229,7 +229,7 @@ inline double Log(double x) {
 
 // tanh(a) = a + a u P(u), u = a^2, below 0.55 (P of degree 10, relative error 5.6e-17);
 // 1 - 2 / (e^2a + 1) above (no cancellation worth an ULP there); 1 from 20 on.
-inline double Tanh(double x) {
+[[gnu::always_inline]] inline double Tanh(double x) {
   const double a = MinOf(Abs(x), 20.0);
   const double u = a * a;
   const double p = Horner(u, {-2.060276537636634e-05, 8.511313685577672e-05, -0.0002346347410887237,
@@ -244,7 +244,7 @@ inline double Tanh(double x) {
 // expm1 = 2^n (1 + p) - 1 as one fused multiply-add: n = 0 (|x| < ln2/2) gives p itself, so
 // small x keep full relative accuracy; from n = 60 on the -1 is below half an ULP and e^x's form
 // (one rounding) is used.
-inline double Expm1(double x) {
+[[gnu::always_inline]] inline double Expm1(double x) {
   // expm1 rounds to -1 below -38 and overflows above 710; NaN passes.
   const ExpReduced e = ReduceExp(MinOf(MaxOf(x, -40.0), 710.0), kExpQ);
   const Pow2Halves s = Pow2(e.n);
@@ -255,7 +255,7 @@ inline double Expm1(double x) {
 
 // log1p(x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded: the quotient is the first-order
 // correction for the rounding of u (exact numerator for u in [0.5, 2]); tiny |x| return x.
-inline double Log1p(double x) {
+[[gnu::always_inline]] inline double Log1p(double x) {
   const double u = 1.0 + x;
   const double c = (x - (u - 1.0)) / u;
   double r = Log(u) + c;
@@ -267,7 +267,7 @@ inline double Log1p(double x) {
 
 // f32 and f64: e = e^-|x| never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) below.
 template <typename T>
-inline T Logistic(T x) {
+[[gnu::always_inline]] inline T Logistic(T x) {
   const T e = Exp(-Abs(x));
   const T d = T(1) + e;
   const T r = (x >= T(0) ? T(1) : e) / d;
@@ -280,7 +280,7 @@ inline T Logistic(T x) {
 
 // expm1 in f64 for an f32 x: n is in [-151, 129], so one power of two and one fused multiply-add
 // suffice, and Q to the 1/10! term is plenty (the f64 form above was 40% slower here).
-inline float Expm1(float xf) {
+[[gnu::always_inline]] inline float Expm1(float xf) {
   constexpr double kQ[] = {2.755731922398589e-07, 2.7557319223985893e-06, 2.48015873015873e-05,
                            0.0001984126984126984, 0.001388888888888889, 0.008333333333333333,
                            0.041666666666666664, 0.16666666666666666, 0.5};  // 1/(k+2)!
@@ -296,7 +296,7 @@ inline float Expm1(float xf) {
 // degree 11 with relative error under 8e-10 (scripts/fit_math.py). 1 - x^2 = (1 - x)(1 + x) has
 // only the product's rounding, which moves w by 2^-53 and P far less. +-1 gives +-inf; NaN and
 // |x| > 1 give NaN (the log of a negative number).
-inline float ErfInv(float xf) {
+[[gnu::always_inline]] inline float ErfInv(float xf) {
   const double x = xf;
   const double a = Abs(x);
   const double w = -Log((1.0 - a) * (1.0 + a));
@@ -322,7 +322,7 @@ inline float ErfInv(float xf) {
 // Zero bases and results far outside f32's range are selected, not computed: an f64 product that
 // turns subnormal takes a microcode assist of ~100 cycles (a seventh of the lanes zero made the
 // whole loop 20 times slower).
-inline float Pow(float x, float y) {
+[[gnu::always_inline]] inline float Pow(float x, float y) {
   const float ax = Abs(x);
   const double t = static_cast<double>(y) * Log(static_cast<double>(ax == 0.0f ? 1.0f : ax));
   float r = static_cast<float>(Exp(MinOf(MaxOf(t, -120.0), 120.0)));  // e^-120 and e^120 round to 0 and inf
@@ -337,10 +337,10 @@ inline float Pow(float x, float y) {
   return y == 0.0f ? 1.0f : r;
 }
 
-inline bool PowIsOrdinary(float x, float y) { return Abs(x) < __builtin_inff() && Abs(y) < __builtin_inff(); }
+[[gnu::always_inline]] inline bool PowIsOrdinary(float x, float y) { return Abs(x) < __builtin_inff() && Abs(y) < __builtin_inff(); }
 
 // log1p(x) = log(1 + x) with 1 + x exact in f64 for |x| >= 2^-29; below, log1p(x) rounds to x.
-inline float Log1p(float xf) {
+[[gnu::always_inline]] inline float Log1p(float xf) {
   const float r = static_cast<float>(Log(1.0 + static_cast<double>(xf)));
   return Abs(xf) < 1.8626451e-09f ? xf : r;  // 2^-29; keeps -0 (and passes NaN through Log)
 }
@@ -370,18 +370,18 @@ struct Quadrant {
                        Fma(-0.5, z, 1.0));
   return {s, c, (std::bit_cast<uint64_t>(t) - std::bit_cast<uint64_t>(kRound)) & 3};
 }
-inline float Sin(float xf) {
+[[gnu::always_inline]] inline float Sin(float xf) {
   const Quadrant a = Reduce(xf);
   const double v = (a.q & 1) ? a.c : a.s;
   const float r = static_cast<float>((a.q & 2) ? -v : v);
   return xf == 0.0f ? xf : r;  // -0 stays -0
 }
-inline float Cos(float xf) {
+[[gnu::always_inline]] inline float Cos(float xf) {
   const Quadrant a = Reduce(xf);
   const double v = (a.q & 1) ? a.s : a.c;
   return static_cast<float>(((a.q + 1) & 2) ? -v : v);
 }
-inline float Tan(float xf) {
+[[gnu::always_inline]] inline float Tan(float xf) {
   const Quadrant a = Reduce(xf);
   const float r = static_cast<float>((a.q & 1) ? -a.c / a.s : a.s / a.c);
   return xf == 0.0f ? xf : r;
