@@ -64,6 +64,27 @@ def erfinv_s(v):  # in v = sqrt(w) - 3
     return erfinv_ratio(mp.sqrt(-mp.expm1(-(v + 3) ** 2)))
 
 
+def sin_s(z):  # sin r = r + r^3 S(z), z = r^2
+    if z < mp.mpf("1e-40"):
+        return mp.mpf(-1) / 6
+    r = mp.sqrt(z)
+    return (mp.sin(r) - r) / (r * z)
+
+
+def cos_c(z):  # cos r = 1 - z/2 + z^2 C(z)
+    if z < mp.mpf("1e-40"):
+        return mp.mpf(1) / 24
+    r = mp.sqrt(z)
+    return (mp.cos(r) - 1 + z / 2) / (z * z)
+
+
+def atan_p(z):  # atan u = u + u^3 P(z), z = u^2
+    if z < mp.mpf("1e-40"):
+        return mp.mpf(-1) / 3
+    u = mp.sqrt(z)
+    return (mp.atan(u) - u) / (u * z)
+
+
 if __name__ == "__main__":
     fit("f64 exp Q(r)", exp_q, -mp.log(2) / 2, mp.log(2) / 2, 10)
     fit("f64 log P(z)", log_p, 0, ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2, 7)
@@ -71,3 +92,8 @@ if __name__ == "__main__":
     # f32 erf_inv, evaluated in f64: w < 5 and 5 <= w <= 16 (1 - |x| >= 2^-24 gives w < 15.95).
     fit("f32 erf_inv P(w - 2.5)", erfinv_w, -2.5, 2.5, 11)
     fit("f32 erf_inv P(sqrt(w) - 3)", erfinv_s, mp.sqrt(5) - 3, 1, 11)
+    # f64 sin and cos on |r| <= pi/4.
+    fit("f64 sin S(z)", sin_s, 0, (mp.pi / 4) ** 2, 6)
+    fit("f64 cos C(z)", cos_c, 0, (mp.pi / 4) ** 2, 6)
+    # f32 atan2 (and atan, asin, acos), evaluated in f64, on |u| <= tan(pi/8).
+    fit("f32 atan P(z)", atan_p, 0, mp.tan(mp.pi / 8) ** 2, 6)

@@ -345,6 +345,78 @@ template <typename T>
   return Abs(xf) < 1.8626451e-09f ? xf : r;  // 2^-29; keeps -0 (and passes NaN through Log)
 }
 
+// f32 sinh, cosh, asinh, acosh and atanh, evaluated in f64 with the vectorised f64 functions
+// above (each within a few f64 ULP) and rounded once: 1 ULP of f32 at worst. The forms avoid
+// cancellation: sinh a = (E + E / (E + 1)) / 2 with E = e^a - 1; asinh a = log1p(a + a^2 / (1 +
+// sqrt(1 + a^2))); acosh x = log1p(t + sqrt(t (x + 1))) with t = x - 1 exact; atanh a =
+// log1p(2a / (1 - a)) / 2. Signs of odd functions (and of zero) come from x; NaN passes, and
+// arguments outside a function's domain give NaN.
+[[gnu::always_inline]] inline float Sinh(float xf) {
+  const double a = MinOf(Abs(static_cast<double>(xf)), 100.0);  // sinh 100 overflows f32
+  const double e = Expm1(a);
+  return static_cast<float>(CopySign(0.5 * (e + e / (e + 1.0)), static_cast<double>(xf)));
+}
+[[gnu::always_inline]] inline float Cosh(float xf) {
+  const double e = Exp(MinOf(Abs(static_cast<double>(xf)), 100.0));
+  return static_cast<float>(0.5 * e + 0.5 / e);
+}
+[[gnu::always_inline]] inline float Asinh(float xf) {
+  const double a = Abs(static_cast<double>(xf));
+  const double a2 = a * a;  // at most 1.2e77: no overflow below inf
+  const double r = Log1p(a + a2 / (1.0 + __builtin_sqrt(1.0 + a2)));
+  return static_cast<float>(CopySign(a == __builtin_inf() ? a : r, static_cast<double>(xf)));
+}
+[[gnu::always_inline]] inline float Acosh(float xf) {
+  const double x = xf, t = x - 1.0;
+  const double r = Log1p(t + __builtin_sqrt(t * (x + 1.0)));
+  return static_cast<float>(x < 1.0 ? __builtin_nan("") : r);  // below -1 the product is positive again
+}
+[[gnu::always_inline]] inline float Atanh(float xf) {
+  const double a = Abs(static_cast<double>(xf));
+  return static_cast<float>(CopySign(0.5 * Log1p(2.0 * a / (1.0 - a)), static_cast<double>(xf)));
+}
+
+// atan2(y, x) in f64 for the f32 atan2, atan, asin and acos: t = min(|x|, |y|) / max(|x|, |y|) in
+// [0, 1], above tan(pi/8) u = (t - 1) / (t + 1) and pi/4 added (one division either way), then
+// atan u = u + u^3 P(u^2) (degree 6, relative error 6e-11: scripts/fit_math.py), unfolded by the
+// octant: pi/2 - a when |y| > |x|, pi - a when x < 0 (also for x = -0), the sign of y; C's
+// special cases (zeros, infinities) come out of the same steps, and NaN passes.
+[[gnu::always_inline]] inline double Atan2Core(double y, double x) {
+  constexpr double kPi = 3.141592653589793, kPio2 = 1.5707963267948966, kPio4 = 0.7853981633974483;
+  constexpr double kInf = __builtin_inf();
+  const double ax = Abs(x), ay = Abs(y);
+  const bool swap = ay > ax;
+  // Two zeros make t = 0 (atan2(+-0, +0) = +-0, atan2(+-0, -0) = +-pi), two infinities t = 1.
+  const bool both_inf = ax == kInf && ay == kInf;
+  const double num = both_inf ? 1.0 : swap ? ax : ay, den = both_inf ? 1.0 : swap ? ay : ax == 0.0 ? 1.0 : ax;
+  const bool big = num > 0.41421356237309503 * den;  // t > tan(pi/8)
+  const double u = (big ? num - den : num) / (big ? num + den : den);
+  const double z = u * u;
+  double a = Fma(u * z, Horner(z, {-0.04043224825887161, 0.07135325122330678, -0.09028983500350463,
+                                   0.11107495135714474, -0.14285612511387016, 0.1999999891728858,
+                                   -0.3333333333144073}), u);
+  a = big ? a + kPio4 : a;
+  a = swap ? kPio2 - a : a;
+  a = (std::bit_cast<uint64_t>(x) >> 63) ? kPi - a : a;
+  return CopySign(a, y);
+}
+[[gnu::always_inline]] inline float Atan2(float y, float x) {
+  return static_cast<float>(Atan2Core(static_cast<double>(y), static_cast<double>(x)));
+}
+[[gnu::always_inline]] inline float Atan(float xf) {  // atan2(x, 1); +-inf give +-pi/2
+  return static_cast<float>(Atan2Core(static_cast<double>(xf), 1.0));
+}
+// asin x = atan2(x, sqrt(1 - x^2)), acos x = atan2(sqrt(1 - x^2), x), with 1 - x^2 = (1 - x)(1 + x)
+// exact in f64; |x| > 1 gives NaN through the square root of a negative number.
+[[gnu::always_inline]] inline float Asin(float xf) {
+  const double x = xf;
+  return static_cast<float>(Atan2Core(x, __builtin_sqrt((1.0 - x) * (1.0 + x))));
+}
+[[gnu::always_inline]] inline float Acos(float xf) {
+  const double x = xf;
+  return static_cast<float>(Atan2Core(__builtin_sqrt((1.0 - x) * (1.0 + x)), x));
+}
+
 // sin, cos and tan of |x| <= kTrigMax: x = n pi/2 + r with |r| <= pi/4, r exact in its first
 // fused multiply-add (x and n pi/2_hi are multiples of 2^-52 less than 1 apart) and within
 // 1e-25 after the second; then Taylor polynomials in r^2 (truncation below 1e-13). The loops
@@ -386,5 +458,50 @@ struct Quadrant {
   const float r = static_cast<float>((a.q & 1) ? -a.c / a.s : a.s / a.c);
   return xf == 0.0f ? xf : r;
 }
+
+// f64 sin, cos and tan of |x| <= kTrigMax64: n = round(x 2/pi), r = x - n pi/2 with pi/2 in three
+// parts (159 bits): the first fused multiply-add is exact (x and n P1 are multiples of 2^-52, or
+// of 2^-53 below 1, less than 1 apart) and the other two round once each, so r is within about an
+// ULP even where x nearly meets a multiple of pi/2 (the remainder stays above 2^-60 there). Then
+// sin r = r + r^3 S(r^2), cos r = 1 - r^2/2 + r^4 C(r^2), degree 6 each (relative error 6e-17,
+// scripts/fit_math.py). Larger |x|, infinities and NaN go to libm (kernels_elementwise.cc).
+inline constexpr double kTrigMax64 = 1048576.0;  // 2^20
+
+[[gnu::always_inline]] inline Quadrant Reduce(double xd) {
+  constexpr double k2OverPi = 0.6366197723675814, kP1 = 1.5707963267948966, kP2 = 6.123233995736766e-17,
+                   kP3 = -1.4973849048591698e-33, kRound = 6755399441055744.0;
+  const double x = Abs(xd) <= kTrigMax64 ? xd : 0.0;
+  const double t = Fma(x, k2OverPi, kRound);
+  const double n = t - kRound;
+  const double r = Fma(-n, kP3, Fma(-n, kP2, Fma(-n, kP1, x)));
+  const double z = r * r;
+  const double s = Fma(r * z, Horner(z, {-7.586697117706918e-13, 1.6058531618986147e-10, -2.5052106232447578e-08,
+                                         2.7557319219339167e-06, -0.00019841269841265065, 0.008333333333333331,
+                                         -0.16666666666666666}), r);
+  const double c = Fma(z * z, Horner(z, {4.7458719020432915e-14, -1.1470460887609959e-11, 2.087675579108042e-09,
+                                         -2.7557319221402824e-07, 2.4801587301584645e-05, -0.0013888888888888887,
+                                         0.041666666666666664}),
+                       Fma(-0.5, z, 1.0));
+  return {s, c, (std::bit_cast<uint64_t>(t) - std::bit_cast<uint64_t>(kRound)) & 3};
+}
+[[gnu::always_inline]] inline double Sin(double x) {
+  const Quadrant a = Reduce(x);
+  const double v = (a.q & 1) ? a.c : a.s;
+  const double r = (a.q & 2) ? -v : v;
+  return x == 0.0 ? x : r;  // -0 stays -0
+}
+[[gnu::always_inline]] inline double Cos(double x) {
+  const Quadrant a = Reduce(x);
+  const double v = (a.q & 1) ? a.s : a.c;
+  return ((a.q + 1) & 2) ? -v : v;
+}
+[[gnu::always_inline]] inline double Tan(double x) {
+  const Quadrant a = Reduce(x);
+  const double r = (a.q & 1) ? -a.c / a.s : a.s / a.c;
+  return x == 0.0 ? x : r;
+}
+
+template <typename T>
+inline constexpr T kTrigLimit = sizeof(T) == 4 ? T(kTrigMax) : T(kTrigMax64);
 
 }  // namespace openpjrt::cpu::fast

@@ -61,6 +61,14 @@ TEST(IsaVariants, GiveTheSameBitsAsTheBaseline) {
   ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Cos>>("cos", x);
   ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Tan>>("tan", x);
   ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::ErfInv>>("erf_inv", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Sinh>>("sinh", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Cosh>>("cosh", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Asinh>>("asinh", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Acosh>>("acosh", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Atanh>>("atanh", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Atan>>("atan", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Asin>>("asin", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Acos>>("acos", x);
   ExpectSameBitsAtEveryLevel<&HalfLoop>("f16 round trip", x);
   ExpectSameBitsAtEveryLevel<&Bf16Loop>("bf16 rounding", x);
   const std::vector<double> d = testing::F64Sweep(300, {709.78, 709.7827128933841, -745.1332191019412, 0.55, 20.0});
@@ -70,6 +78,9 @@ TEST(IsaVariants, GiveTheSameBitsAsTheBaseline) {
   ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Logistic>>("f64 logistic", d);
   ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Expm1>>("f64 expm1", d);
   ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Log1p>>("f64 log1p", d);
+  ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Sin>>("f64 sin", d);
+  ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Cos>>("f64 cos", d);
+  ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Tan>>("f64 tan", d);
   if (IsaLevel() == 0) GTEST_SKIP() << "only the baseline copy runs in this build or on this CPU";
 }
 

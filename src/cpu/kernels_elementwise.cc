@@ -22,8 +22,8 @@ using namespace ops;
 // time (isa.h; the plugin must run on any x86-64). The file is built with -ffp-contract=off and
 // fused multiply-adds are explicit, so every variant rounds exactly like the baseline.
 template <UnaryOp Op, typename C>
-inline constexpr bool kFastTrig =
-    std::is_same_v<C, float> && (Op == UnaryOp::kSin || Op == UnaryOp::kCos || Op == UnaryOp::kTan);
+inline constexpr bool kFastTrig = (std::is_same_v<C, float> || std::is_same_v<C, double>) &&
+                                  (Op == UnaryOp::kSin || Op == UnaryOp::kCos || Op == UnaryOp::kTan);
 
 template <UnaryOp Op, ElemKind I, ElemKind O>
 [[gnu::always_inline]] inline void UnaryLoop(const void* xv, void* yv, int64_t n) {
@@ -32,22 +32,25 @@ template <UnaryOp Op, ElemKind I, ElemKind O>
   const auto* x = static_cast<const typename TI::S*>(xv);
   auto* y = static_cast<typename TO::S*>(yv);
   if constexpr (kFastTrig<Op, typename TI::C>) {
-    // Blocks of the vectorised function, then libm for the rare |x| > 2^26, inf and NaN of the
-    // block (fast_math.h); through a local buffer, as y may be x.
+    // Blocks of the vectorised function, then libm for the rare |x| beyond fast::kTrigLimit
+    // (2^26 for f32, 2^20 for f64), inf and NaN of the block (fast_math.h); through a local
+    // buffer, as y may be x.
+    using C = typename TI::C;
     constexpr int64_t kBlock = 512;
-    float v[kBlock];
+    constexpr C kLimit = fast::kTrigLimit<C>;
+    C v[kBlock];
     for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
       const int64_t m = std::min(kBlock, n - i0);
       for (int64_t j = 0; j < m; ++j) {
-        const float a = TI::Load(x[i0 + j]);
+        const C a = TI::Load(x[i0 + j]);
         v[j] = Op == UnaryOp::kSin ? fast::Sin(a) : Op == UnaryOp::kCos ? fast::Cos(a) : fast::Tan(a);
       }
       int outside = 0;  // a vectorised test first: the fix-up loop is scalar
-      for (int64_t j = 0; j < m; ++j) outside |= !(fast::Abs(TI::Load(x[i0 + j])) <= fast::kTrigMax);
+      for (int64_t j = 0; j < m; ++j) outside |= !(fast::Abs(TI::Load(x[i0 + j])) <= kLimit);
       if (outside)
         for (int64_t j = 0; j < m; ++j) {
-          const float a = TI::Load(x[i0 + j]);
-          if (!(fast::Abs(a) <= fast::kTrigMax)) v[j] = ApplyUnary<Op, TI>(a);
+          const C a = TI::Load(x[i0 + j]);
+          if (!(fast::Abs(a) <= kLimit)) v[j] = ApplyUnary<Op, TI>(a);
         }
       for (int64_t j = 0; j < m; ++j) y[i0 + j] = TO::Store(v[j]);
     }
@@ -98,6 +101,7 @@ template <BinaryOp Op, ElemKind I, ElemKind O>
   if constexpr (Op == BinaryOp::kPow && std::is_same_v<typename TI::C, float>) {
     // Blocks of the vectorised power of finite operands (fast_math.h), then std::pow for the block's
     // infinities and NaN; through a local buffer, as z may be x or y.
+
     constexpr int64_t kBlock = 512;
     float v[kBlock];
     for (int64_t i0 = 0; i0 < n; i0 += kBlock) {

@@ -150,6 +150,14 @@ TEST(MathAccuracy, VectorizedF32FunctionsOverASweepOfAllFloats) {
       {"sine", UnaryOp::kSin, [](long double v) { return sinl(v); }, 1},
       {"cosine", UnaryOp::kCos, [](long double v) { return cosl(v); }, 1},
       {"tan", UnaryOp::kTan, [](long double v) { return tanl(v); }, 1},
+      {"sinh", UnaryOp::kSinh, [](long double v) { return sinhl(v); }, 1},
+      {"cosh", UnaryOp::kCosh, [](long double v) { return coshl(v); }, 1},
+      {"asinh", UnaryOp::kAsinh, [](long double v) { return asinhl(v); }, 1},
+      {"acosh", UnaryOp::kAcosh, [](long double v) { return acoshl(v); }, 1},
+      {"atanh", UnaryOp::kAtanh, [](long double v) { return atanhl(v); }, 1},
+      {"atan", UnaryOp::kAtan, [](long double v) { return atanl(v); }, 1},
+      {"asin", UnaryOp::kAsin, [](long double v) { return asinl(v); }, 1},
+      {"acos", UnaryOp::kAcos, [](long double v) { return acosl(v); }, 1},
   };
   const std::vector<float> xs = testing::F32Sweep(997, {88.72283f, 88.7229f, -103.97f, 1e-45f, -1.0f,
                                                          67108864.0f, 67108870.0f, 1.5707964f, 3.1415927f});
@@ -164,6 +172,9 @@ TEST(MathAccuracy, VectorizedF64FunctionsOverEveryBinade) {
       {"logistic", UnaryOp::kLogistic, [](long double v) { return 1.0L / (1.0L + expl(-v)); }, 2},
       {"expm1", UnaryOp::kExpm1, [](long double v) { return expm1l(v); }, 2},
       {"log1p", UnaryOp::kLog1p, [](long double v) { return log1pl(v); }, 2},
+      {"sine", UnaryOp::kSin, [](long double v) { return sinl(v); }, 2},
+      {"cosine", UnaryOp::kCos, [](long double v) { return cosl(v); }, 2},
+      {"tan", UnaryOp::kTan, [](long double v) { return tanl(v); }, 3},
   };
   std::vector<double> xs = testing::F64Sweep(2000, {709.78, 709.7827128933841, 709.7827128933840,
                                                     -745.1332191019412, -745.1332191019411, -708.4,
@@ -172,7 +183,28 @@ TEST(MathAccuracy, VectorizedF64FunctionsOverEveryBinade) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> near(-0.6, 0.6), low(-745.2, -700.0), one(0.7, 1.5);
   for (int i = 0; i < 200000; ++i) xs.push_back(near(rng)), xs.push_back(low(rng)), xs.push_back(one(rng));
-  for (const Swept& f : fns) ExpectSweepWithin(f, ElemKind::kF64, xs);
+  // The doubles nearest multiples of pi/2 up to the f64 trig limit (2^20) and their neighbours,
+  // where the reduction cancels most: n = 1..2000 and 2000 random n up to 667,000.
+  std::uniform_int_distribution<int64_t> quarter(1, 667000);
+  for (int i = 0; i < 4000; ++i) {
+    const int64_t n = i < 2000 ? i + 1 : quarter(rng);
+    double v = static_cast<double>(n * 1.57079632679489661923132169163975144L);
+    for (int k = 0; k < 3; ++k) v = std::nextafter(v, 0.0);
+    for (int k = 0; k < 7; ++k, v = std::nextafter(v, 1e300)) xs.push_back(v), xs.push_back(-v);
+  }
+  for (double v : {1048576.0, 1048576.0000000002, 1048575.9999999999, 1e22, 6381956970095103.0 * 0x1p797})
+    xs.push_back(v), xs.push_back(-v);
+  for (const Swept& f : fns) {
+    if (f.op != UnaryOp::kSin && f.op != UnaryOp::kCos && f.op != UnaryOp::kTan) {
+      ExpectSweepWithin(f, ElemKind::kF64, xs);
+      continue;
+    }
+    // Beyond 2^20 the kernels call glibc, which is itself up to 8 ULP from cosl at 5.3e255.
+    std::vector<double> in_range;
+    for (double v : xs)
+      if (!(std::fabs(v) > 1048576.0)) in_range.push_back(v);
+    ExpectSweepWithin(f, ElemKind::kF64, in_range);
+  }
 }
 
 // erf_inv against a root of erf (or, from |x| > 1/2 on, of erfc at 1 - |x|) found by Newton's
@@ -238,11 +270,48 @@ TEST(MathAccuracy, ErfInvIncludingTheTailsNearOne) {
   ExpectErfInvWithin<float>(ElemKind::kF32, fs, 1);
 }
 
+// Runs the f32 kernel of a binary op over (xs, ys) pairs against a long double reference, which
+// follows C's rules for the special operands too: at most max_ulp apart (NaN for NaN, equal
+// infinities), and zeros of the same sign. `ordinary` pairs are counted for the report.
+void ExpectBinaryF32(BinaryOp op, const std::vector<float>& xs, const std::vector<float>& ys, size_t ordinary,
+                     long double (*ref)(long double, long double), double max_ulp) {
+  const int64_t n = static_cast<int64_t>(xs.size());
+  Array ax = Array::Allocate({ElemKind::kF32, {n}}), ay = Array::Allocate({ElemKind::kF32, {n}});
+  std::memcpy(ax.mutable_data(), xs.data(), n * 4);
+  std::memcpy(ay.mutable_data(), ys.data(), n * 4);
+  auto fn = SelectBinary(op, ElemKind::kF32, ElemKind::kF32);
+  ASSERT_TRUE(fn.ok());
+  Step s;
+  s.fn = *fn;
+  s.in = {0, 1};
+  s.out = {2};
+  s.out_types = {ax.type()};
+  ExecState st;
+  st.slots.resize(3);
+  st.slots[0] = RtValue::Of(ax);
+  st.slots[1] = RtValue::Of(ay);
+  s.fn(s, st);
+  const float* z = st.slots[2].array.as<float>();
+  double worst = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const long double r = ref(xs[i], ys[i]);
+    const double u = Ulps<float>(z[i], r);
+    worst = std::max(worst, u);
+    EXPECT_LE(u, max_ulp) << BinaryOpName(op) << "(" << xs[i] << ", " << ys[i] << ") = " << z[i] << ", want "
+                          << static_cast<double>(r);
+    if (r == 0) {
+      EXPECT_EQ(std::signbit(z[i]), std::signbit(r)) << BinaryOpName(op) << "(" << xs[i] << ", " << ys[i] << ")";
+    }
+  }
+  std::printf("f32 %s over %zu random pairs and %zu special ones: worst %.0f ULP\n", BinaryOpName(op), ordinary,
+              xs.size() - ordinary, worst);
+}
+
 // f32 power: random bases of both signs over 2^-60..2^60 with exponents that keep most results in
 // range (and some out of it; integral ones for the negative bases), against powl; then every pair
 // of special operands (zeros, negatives with odd, even and non-integral exponents, exponents around
-// 2^23 and 2^24, infinities, NaN) against std::pow, bit for bit.
-TEST(MathAccuracy, F32PowerAgainstPowlAndStdPow) {
+// 2^23 and 2^24, infinities, NaN).
+TEST(MathAccuracy, F32PowerAgainstPowl) {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> lg(-60, 60), ex(-3, 3);
   std::vector<float> xs, ys;
@@ -259,32 +328,27 @@ TEST(MathAccuracy, F32PowerAgainstPowlAndStdPow) {
   const size_t ordinary = xs.size();
   for (float a : specials)
     for (float b : specials) xs.push_back(a), ys.push_back(b);
-  const int64_t n = static_cast<int64_t>(xs.size());
-  Array ax = Array::Allocate({ElemKind::kF32, {n}}), ay = Array::Allocate({ElemKind::kF32, {n}});
-  std::memcpy(ax.mutable_data(), xs.data(), n * 4);
-  std::memcpy(ay.mutable_data(), ys.data(), n * 4);
-  auto fn = SelectBinary(BinaryOp::kPow, ElemKind::kF32, ElemKind::kF32);
-  ASSERT_TRUE(fn.ok());
-  Step s;
-  s.fn = *fn;
-  s.in = {0, 1};
-  s.out = {2};
-  s.out_types = {ax.type()};
-  ExecState st;
-  st.slots.resize(3);
-  st.slots[0] = RtValue::Of(ax);
-  st.slots[1] = RtValue::Of(ay);
-  s.fn(s, st);
-  const float* z = st.slots[2].array.as<float>();
-  double worst = 0;
-  for (size_t i = 0; i < ordinary; ++i) worst = std::max(worst, Ulps<float>(z[i], powl(xs[i], ys[i])));
-  std::printf("f32 power over %zu random pairs: worst %.0f ULP\n", ordinary, worst);
-  EXPECT_LE(worst, 1);
-  for (size_t i = ordinary; i < xs.size(); ++i) {
-    const float want = std::pow(xs[i], ys[i]);
-    EXPECT_TRUE(std::memcmp(&z[i], &want, 4) == 0 || (std::isnan(z[i]) && std::isnan(want)))
-        << "pow(" << xs[i] << ", " << ys[i] << ") = " << z[i] << ", std::pow " << want;
+  ExpectBinaryF32(BinaryOp::kPow, xs, ys, ordinary, [](long double a, long double b) { return powl(a, b); }, 1);
+}
+
+// f32 atan2: random pairs of both signs over 2^-60..2^60 (every octant, ratios from tiny to huge,
+// near-equal magnitudes for the pi/4 boundary), against atan2l; then every pair of zeros,
+// infinities, NaN and ordinary values (glibc's atan2f is 1 ULP off at (-3e38, -1): the reference
+// is atan2l).
+TEST(MathAccuracy, F32Atan2AgainstAtan2l) {
+  std::mt19937_64 rng(6);
+  std::uniform_real_distribution<double> lg(-60, 60), near(-0.01, 0.01);
+  std::vector<float> ys, xs;
+  for (int i = 0; i < 300000; ++i) {
+    const double l = lg(rng), m = i % 5 == 0 ? l + near(rng) : lg(rng);
+    ys.push_back(static_cast<float>((i & 1) ? -std::exp2(l) : std::exp2(l)));
+    xs.push_back(static_cast<float>((i & 2) ? -std::exp2(m) : std::exp2(m)));
   }
+  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3e38f, 0.41421357f};
+  const size_t ordinary = ys.size();
+  for (float a : specials)
+    for (float b : specials) ys.push_back(a), xs.push_back(b);
+  ExpectBinaryF32(BinaryOp::kAtan2, ys, xs, ordinary, [](long double a, long double b) { return atan2l(a, b); }, 1);
 }
 
 }  // namespace

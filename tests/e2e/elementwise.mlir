@@ -245,6 +245,63 @@ func.func @f32_trig_expm1_log1p_edges() {
 
 // -----
 
+// The f32 hyperbolic and inverse trigonometric functions (vectorised in f64): domain edges, zeros of
+// both signs, overflow, and acosh at -67109016 (where t (x + 1) is positive again); atan2 over C's
+// special pairs. Expected values from mpmath, rounded once to f32.
+func.func @hyperbolic_and_inverse_trig_f32() {
+  %x = stablehlo.constant dense<[0.5, -0.75, 1.0, -1.0, 1.5, 0.0, -0.0, 1e-30, 0.99999994, 3.00000001e+38, -67109016.0, 89.0, -90.0, 100.0]> : tensor<14xf32>
+  %sinh = chlo.sinh %x : tensor<14xf32> -> tensor<14xf32>
+  %sinh_want = stablehlo.constant dense<[0.521095276, -0.822316706, 1.17520118, -1.17520118, 2.12927938, 0.0, -0.0, 1e-30, 1.17520106, 0x7F800000, 0xFF800000, 2.24480639e+38, 0xFF800000, 0x7F800000]> : tensor<14xf32>
+  check.expect_close %sinh, %sinh_want, max_ulp_difference = 1 : tensor<14xf32>, tensor<14xf32>
+  %cosh = chlo.cosh %x : tensor<14xf32> -> tensor<14xf32>
+  %cosh_want = stablehlo.constant dense<[1.12762594, 1.29468334, 1.54308069, 1.54308069, 2.3524096, 1.0, 1.0, 1.0, 1.54308057, 0x7F800000, 0x7F800000, 2.24480639e+38, 0x7F800000, 0x7F800000]> : tensor<14xf32>
+  check.expect_close %cosh, %cosh_want, max_ulp_difference = 1 : tensor<14xf32>, tensor<14xf32>
+  %asinh = chlo.asinh %x : tensor<14xf32> -> tensor<14xf32>
+  %asinh_want = stablehlo.constant dense<[0.481211811, -0.693147182, 0.881373584, -0.881373584, 1.19476318, 0.0, -0.0, 1e-30, 0.881373525, 89.2899933, -18.7149754, 5.18181515, -5.19298792, 5.29834223]> : tensor<14xf32>
+  check.expect_close %asinh, %asinh_want, max_ulp_difference = 1 : tensor<14xf32>, tensor<14xf32>
+  %acosh = chlo.acosh %x : tensor<14xf32> -> tensor<14xf32>
+  %acosh_want = stablehlo.constant dense<[0x7FC00000, 0x7FC00000, 0.0, 0x7FC00000, 0.962423623, 0x7FC00000, 0x7FC00000, 0x7FC00000, 0x7FC00000, 89.2899933, 0x7FC00000, 5.1817522, 0x7FC00000, 5.29829216]> : tensor<14xf32>
+  check.expect_close %acosh, %acosh_want, max_ulp_difference = 1 : tensor<14xf32>, tensor<14xf32>
+  %atanh = chlo.atanh %x : tensor<14xf32> -> tensor<14xf32>
+  %atanh_want = stablehlo.constant dense<[0.549306154, -0.972955048, 0x7F800000, 0xFF800000, 0x7FC00000, 0.0, -0.0, 1e-30, 8.66434002, 0x7FC00000, 0x7FC00000, 0x7FC00000, 0x7FC00000, 0x7FC00000]> : tensor<14xf32>
+  check.expect_close %atanh, %atanh_want, max_ulp_difference = 1 : tensor<14xf32>, tensor<14xf32>
+  %atan = chlo.atan %x : tensor<14xf32> -> tensor<14xf32>
+  %atan_want = stablehlo.constant dense<[0.463647604, -0.643501103, 0.785398185, -0.785398185, 0.982793748, 0.0, -0.0, 1e-30, 0.785398126, 1.57079637, -1.57079637, 1.55956089, -1.55968571, 1.56079662]> : tensor<14xf32>
+  check.expect_close %atan, %atan_want, max_ulp_difference = 1 : tensor<14xf32>, tensor<14xf32>
+  %asin = chlo.asin %x : tensor<14xf32> -> tensor<14xf32>
+  %asin_want = stablehlo.constant dense<[0.52359879, -0.848062098, 1.57079637, -1.57079637, 0x7FC00000, 0.0, -0.0, 1e-30, 1.57045102, 0x7FC00000, 0x7FC00000, 0x7FC00000, 0x7FC00000, 0x7FC00000]> : tensor<14xf32>
+  check.expect_close %asin, %asin_want, max_ulp_difference = 1 : tensor<14xf32>, tensor<14xf32>
+  %acos = chlo.acos %x : tensor<14xf32> -> tensor<14xf32>
+  %acos_want = stablehlo.constant dense<[1.04719758, 2.41885829, 0.0, 3.14159274, 0x7FC00000, 1.57079637, 1.57079637, 1.57079637, 0.000345266977, 0x7FC00000, 0x7FC00000, 0x7FC00000, 0x7FC00000, 0x7FC00000]> : tensor<14xf32>
+  check.expect_close %acos, %acos_want, max_ulp_difference = 1 : tensor<14xf32>, tensor<14xf32>
+  %y = stablehlo.constant dense<[0.0, -0.0, 0.0, -0.0, 0x7F800000, 0x7F800000, 0xFF800000, 1.0, -3.00000001e+38, 1.0, -1.0, 5.0]> : tensor<12xf32>
+  %x2 = stablehlo.constant dense<[0.0, 0.0, -0.0, -0.0, 0x7F800000, 0xFF800000, 0xFF800000, 0x7F800000, -1.0, -0.0, -2.0, -5.0]> : tensor<12xf32>
+  %a2 = stablehlo.atan2 %y, %x2 : tensor<12xf32>
+  %a2_want = stablehlo.constant dense<[0.0, -0.0, 3.14159274, -3.14159274, 0.785398185, 2.3561945, -2.3561945, 0.0, -1.57079637, 1.57079637, -2.67794514, 2.3561945]> : tensor<12xf32>
+  check.expect_close %a2, %a2_want, max_ulp_difference = 0 : tensor<12xf32>, tensor<12xf32>
+  func.return
+}
+
+// -----
+
+// f64 sin, cos and tan (vectorised up to 2^20, libm beyond): multiples of pi/2, 2^20 on both sides,
+// 1e22; expected values from mpmath.
+func.func @trig_f64() {
+  %d = stablehlo.constant dense<[1.5707963267948966, 3.141592653589793, 100000.0, 1048575.9, 1048577.0, 1e+22, -710.0, 0.7853981633974483]> : tensor<8xf64>
+  %sin = stablehlo.sine %d : tensor<8xf64>
+  %sin_want = stablehlo.constant dense<[1.0, 1.2246467991473532e-16, 0.03574879797201651, 0.2346184343169496, 0.9727535843134413, -0.8522008497671888, -6.0288706691585265e-05, 0.7071067811865475]> : tensor<8xf64>
+  check.expect_close %sin, %sin_want, max_ulp_difference = 2 : tensor<8xf64>, tensor<8xf64>
+  %cos = stablehlo.cosine %d : tensor<8xf64>
+  %cos_want = stablehlo.constant dense<[6.123233995736766e-17, -1.0, -0.9993608074382124, 0.9720875424974148, 0.23184146351624124, 0.523214785395139, 0.999999998182636, 0.7071067811865476]> : tensor<8xf64>
+  check.expect_close %cos, %cos_want, max_ulp_difference = 2 : tensor<8xf64>, tensor<8xf64>
+  %tan = stablehlo.tan %d : tensor<8xf64>
+  %tan_want = stablehlo.constant dense<[1.633123935319537e+16, -1.2246467991473532e-16, -0.035771662952898776, 0.24135525254668463, 4.195770547511648, -1.6287782256068988, -6.0288706801151796e-05, 0.9999999999999999]> : tensor<8xf64>
+  check.expect_close %tan, %tan_want, max_ulp_difference = 3 : tensor<8xf64>, tensor<8xf64>
+  func.return
+}
+
+// -----
+
 // f32 power (vectorised in f64 for finite operands): zero bases of both signs, negative bases with
 // odd, even and non-integral exponents, exponents of 2^24 - 1, results that overflow or vanish,
 // y = 0; expected values from C's powf.
