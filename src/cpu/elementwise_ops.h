@@ -187,7 +187,9 @@ template <UnaryOp Op, typename T>
     else if constexpr (Op == UnaryOp::kErfc) return std::erfc(x);
     else if constexpr (Op == UnaryOp::kErfInv && std::is_same_v<C, float>) return fast::ErfInv(x);
     else if constexpr (Op == UnaryOp::kErfInv) return static_cast<C>(ErfInv(x));
+    else if constexpr (Op == UnaryOp::kLgamma && std::is_same_v<C, float>) return fast::Lgamma(x);
     else if constexpr (Op == UnaryOp::kLgamma) return std::lgamma(x);
+    else if constexpr (Op == UnaryOp::kDigamma && std::is_same_v<C, float>) return fast::Digamma(x);
     else if constexpr (Op == UnaryOp::kDigamma) return static_cast<C>(Digamma(x));
     else if constexpr (Op == UnaryOp::kBesselI1e) return static_cast<C>(BesselI1e(x));
     else if constexpr (Op == UnaryOp::kSquare) return x * x;

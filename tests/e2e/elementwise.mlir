@@ -302,6 +302,22 @@ func.func @trig_f64() {
 
 // -----
 
+// f32 lgamma and digamma (vectorised in f64): the exact zeros of lgamma at 1 and 2, the poles (0, -0,
+// negative integers: lgamma +inf, digamma NaN), reflection below 1/2, digamma next to its root,
+// overflow, tiny arguments of both signs. Expected values from mpmath.
+func.func @lgamma_digamma_f32() {
+  %x = stablehlo.constant dense<[1.0, 2.0, 0.0, -0.0, -1.0, -1313.0, -0.5, -2.5, 0.5, 1.46163213, 100.0, 3.00000001e+38, 1e-30, -1e-30]> : tensor<14xf32>
+  %lg = chlo.lgamma %x : tensor<14xf32> -> tensor<14xf32>
+  %lg_want = stablehlo.constant dense<[0.0, 0.0, 0x7F800000, 0x7F800000, 0x7F800000, 0x7F800000, 1.26551211, -0.0562437177, 0.572364926, -0.121486291, 359.134216, 0x7F800000, 69.0775528, 69.0775528]> : tensor<14xf32>
+  check.expect_close %lg, %lg_want, max_ulp_difference = 1 : tensor<14xf32>, tensor<14xf32>
+  %dg = chlo.digamma %x : tensor<14xf32> -> tensor<14xf32>
+  %dg_want = stablehlo.constant dense<[-0.577215672, 0.422784328, 0x7FC00000, 0x7FC00000, 0x7FC00000, 0x7FC00000, 0.0364899747, 1.10315669, -1.96351004, -1.20360522e-08, 4.60016203, 88.5968475, -1.00000002e+30, 1.00000002e+30]> : tensor<14xf32>
+  check.expect_close %dg, %dg_want, max_ulp_difference = 3 : tensor<14xf32>, tensor<14xf32>
+  func.return
+}
+
+// -----
+
 // f32 power (vectorised in f64 for finite operands): zero bases of both signs, negative bases with
 // odd, even and non-integral exponents, exponents of 2^24 - 1, results that overflow or vanish,
 // y = 0; expected values from C's powf.
