@@ -44,22 +44,27 @@ struct Fn {
   double lo, hi;
 };
 
+// Runs a kernel over `ins` (slots 0..n-1) into slot n, typed like the first input.
+Array RunKernel(KernelFn fn, const std::vector<Array>& ins) {
+  Step s;
+  s.fn = fn;
+  for (size_t i = 0; i < ins.size(); ++i) s.in.push_back(static_cast<int>(i));
+  s.out = {static_cast<int>(ins.size())};
+  s.out_types = {ins[0].type()};
+  ExecState st;
+  st.slots.resize(ins.size() + 1);
+  for (size_t i = 0; i < ins.size(); ++i) st.slots[i] = RtValue::Of(ins[i]);
+  s.fn(s, st);
+  return st.slots[ins.size()].array;
+}
+
 // Runs the elementwise kernel of `op` over `in` (same element kind in and out); empty when the
 // kernel is missing.
 Array RunUnary(UnaryOp op, const Array& in) {
   auto fn = SelectUnary(op, in.elem(), in.elem());
   EXPECT_TRUE(fn.ok()) << UnaryOpName(op);
   if (!fn.ok()) return Array();
-  Step s;
-  s.fn = *fn;
-  s.in = {0};
-  s.out = {1};
-  s.out_types = {in.type()};
-  ExecState st;
-  st.slots.resize(2);
-  st.slots[0] = RtValue::Of(in);
-  s.fn(s, st);
-  return st.slots[1].array;
+  return RunKernel(*fn, {in});
 }
 
 template <typename T>
@@ -304,17 +309,8 @@ void ExpectBinaryF32(BinaryOp op, const std::vector<float>& xs, const std::vecto
   std::memcpy(ay.mutable_data(), ys.data(), n * 4);
   auto fn = SelectBinary(op, ElemKind::kF32, ElemKind::kF32);
   ASSERT_TRUE(fn.ok());
-  Step s;
-  s.fn = *fn;
-  s.in = {0, 1};
-  s.out = {2};
-  s.out_types = {ax.type()};
-  ExecState st;
-  st.slots.resize(3);
-  st.slots[0] = RtValue::Of(ax);
-  st.slots[1] = RtValue::Of(ay);
-  s.fn(s, st);
-  const float* z = st.slots[2].array.as<float>();
+  const Array out = RunKernel(*fn, {ax, ay});
+  const float* z = out.as<float>();
   double worst = 0;
   for (size_t i = 0; i < xs.size(); ++i) {
     const long double r = ref(xs[i], ys[i]);
