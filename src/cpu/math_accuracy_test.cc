@@ -210,7 +210,7 @@ TEST(MathAccuracy, VectorizedF64FunctionsOverEveryBinade) {
   // Dense near the method boundaries and where results turn subnormal.
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> near(-0.6, 0.6), low(-745.2, -700.0), one(0.7, 1.5);
-  for (int i = 0; i < 200000; ++i) xs.push_back(near(rng)), xs.push_back(low(rng)), xs.push_back(one(rng));
+  for (int i = 0; i < 200000 / static_cast<int>(testing::kThinning); ++i) xs.push_back(near(rng)), xs.push_back(low(rng)), xs.push_back(one(rng));
   // The doubles nearest multiples of pi/2 up to the f64 trig limit (2^20) and their neighbours,
   // where the reduction cancels most: n = 1..2000 and 2000 random n up to 667,000.
   std::uniform_int_distribution<int64_t> quarter(1, 667000);
@@ -334,7 +334,7 @@ TEST(MathAccuracy, F32PowerAgainstPowl) {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> lg(-60, 60), ex(-3, 3);
   std::vector<float> xs, ys;
-  for (int i = 0; i < 300000; ++i) {
+  for (int i = 0; i < 300000 / static_cast<int>(testing::kThinning); ++i) {
     const double l = lg(rng);
     const bool negative = i % 3 == 0;
     xs.push_back(static_cast<float>(negative ? -std::exp2(l) : std::exp2(l)));
@@ -358,7 +358,7 @@ TEST(MathAccuracy, F32Atan2AgainstAtan2l) {
   std::mt19937_64 rng(6);
   std::uniform_real_distribution<double> lg(-60, 60), near(-0.01, 0.01);
   std::vector<float> ys, xs;
-  for (int i = 0; i < 300000; ++i) {
+  for (int i = 0; i < 300000 / static_cast<int>(testing::kThinning); ++i) {
     const double l = lg(rng), m = i % 5 == 0 ? l + near(rng) : lg(rng);
     ys.push_back(static_cast<float>((i & 1) ? -std::exp2(l) : std::exp2(l)));
     xs.push_back(static_cast<float>((i & 2) ? -std::exp2(m) : std::exp2(m)));
