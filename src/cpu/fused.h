@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -50,5 +51,13 @@ class FusedBlockEval {
   bool stream_, deferred_;
   std::vector<std::unique_ptr<uint8_t[]>> blocks_, gathered_;
 };
+
+// Elements e0 + r * ld + [0, cols) for r in [0, rows) of a product's row-major result are final.
+using ProductRegionFn = std::function<void(int64_t e0, int64_t rows, int64_t cols, int64_t ld)>;
+// The f32 dot_general (convolution) step `s` computed into `out` (allocated for its result) by
+// the fast kernel, with `done` told of each finished region on the thread that finished it;
+// false, having done nothing, when the step takes another path.
+bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done);
+bool ConvF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done);
 
 }  // namespace openpjrt::cpu

@@ -167,6 +167,20 @@ struct RaggedDotParams {
 };
 absl::StatusOr<KernelFn> SelectRaggedDot(ElemKind out);
 
+// An f32 dot_general or convolution whose result only an elementwise run reads, with the run as
+// its epilogue (bias, activation): each region of the product is finished by the run on the
+// thread that computed it, while it is in cache. in = the product's operands, then the run's
+// other inputs; out = the run's outputs. `product` and `epilogue` are the two original steps
+// (the run's input product_input is the product's result), which run one after the other when
+// the product does not take the fast kernel: the same results either way.
+struct FusedProductParams {
+  Step product, epilogue;
+  int product_input = 0;
+};
+KernelFn FusedProductKernel();
+// Whether `s` may be a FusedProductParams product (f32 dot_general or convolution steps).
+bool IsEpilogueProduct(const Step& s);
+
 // ---- control flow (kernels_control.cc)
 KernelFn WhileKernel();
 KernelFn IfKernel();

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "src/cpu/fused.h"
 #include "src/cpu/gemm.h"
 #include "src/cpu/kernels_indexing.h"
 #include "src/cpu/sgemm.h"
@@ -35,7 +36,7 @@ GemmFn<S> GemmFor() {
 // gives the same bits for any split, so results do not depend on the path or the thread count.
 void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat, Array& out, int64_t depth,
                          int64_t per_group, const std::vector<int64_t>& isp, const std::vector<int64_t>& ksp,
-                         const std::vector<int64_t>& osp, ExecState& st) {
+                         const std::vector<int64_t>& osp, ExecState& st, const ProductRegionFn* done) {
   const size_t ns = isp.size();
   const int64_t batch = out.dims()[p.out_batch], in_feat = x.dims()[p.in_feature];
   const int64_t k_in = depth / std::max<int64_t>(1, [&] {
@@ -142,8 +143,14 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
   for (int64_t g = 0; g < groups; ++g) {
     std::vector<int64_t> gcol(col_off);
     for (int64_t& o : gcol) o += g * k_in;
+    // With the output written in place, each finished region of group g's product is a region
+    // of the result.
+    const SgemmRegionDone region = [&](int64_t m0, int64_t rows, int64_t n0, int64_t cols) {
+      (*done)(m0 * out_feat + g * per_group + n0, rows, cols, out_feat);
+    };
     FastSgemm(rows_total, per_group, depth, {pp, 0, 0, row_off.data(), gcol.data()},
-              {kmat + g * depth * per_group, per_group, 1}, c + g * per_group, out_feat, pieces, parallel_for);
+              {kmat + g * depth * per_group, per_group, 1}, c + g * per_group, out_feat, pieces, parallel_for,
+              done && canonical ? &region : nullptr);
   }
   if (!canonical) {
     float* po = out.mutable_as<float>();
@@ -157,15 +164,24 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
       }
       for (int64_t f = 0; f < out_feat; ++f) po[o + f * os[p.out_feature]] = c[r * out_feat + f];
     }
+    if (done) (*done)(0, 1, out.NumElements(), out.NumElements());
   }
 }
 
+// The implicit GEMM's conditions.
+bool ImplicitApplies(const ConvParams& p) {
+  bool undilated = true;
+  for (int64_t d : p.lhs_dilation) undilated = undilated && d == 1;
+  return HaveFastSgemm() && undilated && !p.in_spatial.empty();
+}
+
+// The convolution of step s into `out` (allocated for its result); `done` (f32 only) hears of
+// finished regions of the result.
 template <typename S>
-void ConvolutionGemm(const Step& s, ExecState& st) {
+void ConvolutionInto(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done) {
   const ConvParams& p = s.Params<ConvParams>();
   const Array& x = st.slots[s.in[0]].array;
   const Array& w = st.slots[s.in[1]].array;
-  Array out = Array::Allocate(s.out_types[0]);
   const S* px = x.as<S>();
   const S* pw = w.as<S>();
   S* po = out.mutable_as<S>();
@@ -185,10 +201,7 @@ void ConvolutionGemm(const Step& s, ExecState& st) {
   }
   const int64_t depth = window * k_in;  // columns of the patch matrix
   const int64_t rows_total = batch * positions;
-  if (out.NumElements() == 0) {
-    st.slots[s.out[0]] = RtValue::Of(std::move(out));
-    return;
-  }
+  if (out.NumElements() == 0) return;
   // Kernel matrices, one per feature group: [window * k_in, per_group]. A kernel laid out
   // [spatial..., in, out] (HWIO, what JAX passes for NHWC) already is that matrix: read in place.
   bool hwio = groups == 1 && p.k_in == static_cast<int64_t>(ns) && p.k_out == static_cast<int64_t>(ns) + 1;
@@ -211,13 +224,7 @@ void ConvolutionGemm(const Step& s, ExecState& st) {
     } while (ns > 0 && NextIndex(ki, ksp));
   }
   if constexpr (std::is_same_v<S, float>) {
-    bool undilated = true;
-    for (size_t i = 0; i < ns; ++i) undilated = undilated && p.lhs_dilation[i] == 1;
-    if (HaveFastSgemm() && undilated && ns > 0) {
-      ConvolutionImplicit(p, x, kernel, out, depth, per_group, isp, ksp, osp, st);
-      st.slots[s.out[0]] = RtValue::Of(std::move(out));
-      return;
-    }
+    if (ImplicitApplies(p)) return ConvolutionImplicit(p, x, kernel, out, depth, per_group, isp, ksp, osp, st, done);
   }
   const GemmFn<S> gemm = GemmFor<S>();
   constexpr int64_t kPiece = 256;  // output positions per piece
@@ -278,10 +285,22 @@ void ConvolutionGemm(const Step& s, ExecState& st) {
       }
     }
   });
+}
+
+template <typename S>
+void ConvolutionGemm(const Step& s, ExecState& st) {
+  Array out = Array::Allocate(s.out_types[0]);
+  ConvolutionInto<S>(s, st, out, nullptr);
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 
 }  // namespace
+
+bool ConvF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done) {
+  if (s.fn != &ConvolutionGemm<float> || !ImplicitApplies(s.Params<ConvParams>())) return false;
+  ConvolutionInto<float>(s, st, out, done);
+  return true;
+}
 
 KernelFn ConvolutionGemmKernel(ElemKind k) {
   switch (k) {

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "src/cpu/elementwise_ops.h"
+#include "src/cpu/fused.h"
 #include "src/cpu/gemm.h"
+#include "src/cpu/kernels_indexing.h"
 #include "src/cpu/sgemm.h"
 #include "src/cpu/strided.h"
 #include "src/support/str.h"
@@ -71,10 +73,12 @@ int64_t Product(const Array& a, const std::vector<int64_t>& dims) {
 }
 
 template <ElemKind K>
-void DotGeneral(const Step& s, ExecState& st) {
-  using T = Traits<K>;
-  using C = typename T::C;
-  using S = typename T::S;
+void DotGeneral(const Step& s, ExecState& st);
+
+}  // namespace
+
+bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done) {
+  if (s.fn != &DotGeneral<ElemKind::kF32>) return false;
   const DotParams& p = s.Params<DotParams>();
   const Array& lhs = st.slots[s.in[0]].array;
   const Array& rhs = st.slots[s.in[1]].array;
@@ -82,29 +86,53 @@ void DotGeneral(const Step& s, ExecState& st) {
   std::vector<int64_t> rf = FreeDims(rhs.type().rank(), p.rhs_batch, p.rhs_contract);
   const int64_t B = Product(lhs, p.lhs_batch), M = Product(lhs, lf), Kc = Product(lhs, p.lhs_contract),
                 N = Product(rhs, rf);
+  int64_t lb_n, lb_s, m_n, m_s, lk_n, lk_s, rb_n, rb_s, rk_n, rk_s, n_n, n_s;
+  if (!HaveFastSgemm() || !MergeDims(lhs, p.lhs_batch, &lb_n, &lb_s) || !MergeDims(lhs, lf, &m_n, &m_s) ||
+      !MergeDims(lhs, p.lhs_contract, &lk_n, &lk_s) || !MergeDims(rhs, p.rhs_batch, &rb_n, &rb_s) ||
+      !MergeDims(rhs, p.rhs_contract, &rk_n, &rk_s) || !MergeDims(rhs, rf, &n_n, &n_s))
+    return false;
+  float* po = out.mutable_as<float>();
+  const float* pl = lhs.as<float>();
+  const float* pr = rhs.as<float>();
+  // Pieces are independent and every element is summed the same way whatever the cut, so
+  // deterministic mode needs nothing special. Small products stay on one thread.
+  // Two parts per thread balance the load when C is large; otherwise one each, which packs
+  // the operands fewer times.
+  const bool big = 2.0 * M * N * Kc >= 4e6;
+  const int pieces = !big ? 1 : M * N > 512 * 512 ? 2 * st.threads() : st.threads();
+  auto parallel_for = [&](int64_t n, const std::function<void(int64_t)>& fn) { st.ParallelFor(n, fn); };
+  for (int64_t bi = 0; bi < B; ++bi) {
+    // Regions of batch bi's C, as elements of the whole result.
+    const SgemmRegionDone region = [&](int64_t m0, int64_t rows, int64_t n0, int64_t cols) {
+      (*done)(bi * M * N + m0 * N + n0, rows, cols, N);
+    };
+    FastSgemm(M, N, Kc, {pl + bi * lb_s, m_s, lk_s}, {pr + bi * rb_s, rk_s, n_s}, po + bi * M * N, N, pieces,
+              parallel_for, done ? &region : nullptr);
+  }
+  return true;
+}
+
+namespace {
+
+template <ElemKind K>
+void DotGeneral(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  using S = typename T::S;
   if constexpr (K == ElemKind::kF32) {
-    int64_t lb_n, lb_s, m_n, m_s, lk_n, lk_s, rb_n, rb_s, rk_n, rk_s, n_n, n_s;
-    if (HaveFastSgemm() && MergeDims(lhs, p.lhs_batch, &lb_n, &lb_s) && MergeDims(lhs, lf, &m_n, &m_s) &&
-        MergeDims(lhs, p.lhs_contract, &lk_n, &lk_s) && MergeDims(rhs, p.rhs_batch, &rb_n, &rb_s) &&
-        MergeDims(rhs, p.rhs_contract, &rk_n, &rk_s) && MergeDims(rhs, rf, &n_n, &n_s)) {
-      Array r = Array::Allocate(s.out_types[0]);
-      float* out = r.mutable_as<float>();
-      const float* pl = lhs.as<float>();
-      const float* pr = rhs.as<float>();
-      // Pieces are independent and every element is summed the same way whatever the cut, so
-      // deterministic mode needs nothing special. Small products stay on one thread.
-      // Two parts per thread balance the load when C is large; otherwise one each, which packs
-      // the operands fewer times.
-      const bool big = 2.0 * M * N * Kc >= 4e6;
-      const int pieces = !big ? 1 : M * N > 512 * 512 ? 2 * st.threads() : st.threads();
-      auto parallel_for = [&](int64_t n, const std::function<void(int64_t)>& fn) { st.ParallelFor(n, fn); };
-      for (int64_t bi = 0; bi < B; ++bi)
-        FastSgemm(M, N, Kc, {pl + bi * lb_s, m_s, lk_s}, {pr + bi * rb_s, rk_s, n_s}, out + bi * M * N, N,
-                  pieces, parallel_for);
+    Array r = Array::Allocate(s.out_types[0]);
+    if (DotF32Fast(s, st, r, nullptr)) {
       st.slots[s.out[0]] = RtValue::Of(std::move(r));
       return;
     }
   }
+  const DotParams& p = s.Params<DotParams>();
+  const Array& lhs = st.slots[s.in[0]].array;
+  const Array& rhs = st.slots[s.in[1]].array;
+  std::vector<int64_t> lf = FreeDims(lhs.type().rank(), p.lhs_batch, p.lhs_contract);
+  std::vector<int64_t> rf = FreeDims(rhs.type().rank(), p.rhs_batch, p.rhs_contract);
+  const int64_t B = Product(lhs, p.lhs_batch), M = Product(lhs, lf), Kc = Product(lhs, p.lhs_contract),
+                N = Product(rhs, rf);
   std::vector<uint8_t> a = Arrange(lhs, p.lhs_batch, lf, p.lhs_contract);      // [B, M, K]
   std::vector<uint8_t> b = Arrange(rhs, p.rhs_batch, p.rhs_contract, rf);      // [B, K, N]
   const S* pa = reinterpret_cast<const S*>(a.data());
@@ -263,6 +291,10 @@ absl::StatusOr<KernelFn> SelectDotGeneral(ElemKind lhs, ElemKind rhs, ElemKind o
   DispatchKind(out, [&]<ElemKind K>() { fn = &DotGeneral<K>; });
   if (!fn) return absl::UnimplementedError(StrCat("dot_general on ", ir::ElemKindName(out)));
   return fn;
+}
+
+bool IsEpilogueProduct(const Step& s) {
+  return s.fn == &DotGeneral<ElemKind::kF32> || s.fn == ConvolutionGemmKernel(ElemKind::kF32);
 }
 
 }  // namespace openpjrt::cpu

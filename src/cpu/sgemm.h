@@ -26,9 +26,16 @@ using SgemmParallelFor = std::function<void(int64_t n, const std::function<void(
 // True when this build has the kernel and the CPU can run it.
 bool HaveFastSgemm();
 
+// Told that rows [m0, m0 + rows) x columns [n0, n0 + cols) of C are final, on the thread that
+// computed them (regions of one product may finish on several threads at once; they never
+// overlap). A product's epilogue (bias, activation) runs there while the region is in cache.
+using SgemmRegionDone = std::function<void(int64_t m0, int64_t rows, int64_t n0, int64_t cols)>;
+
 // C[m x n] (row stride ldc) = A[m x k] B[k x n], split into up to `pieces` independent parts run
-// through parallel_for. Only call when HaveFastSgemm().
+// through parallel_for; `done` (optional) hears of each part as it completes. Only call when
+// HaveFastSgemm().
 void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c,
-               int64_t ldc, int pieces, const SgemmParallelFor& parallel_for);
+               int64_t ldc, int pieces, const SgemmParallelFor& parallel_for,
+               const SgemmRegionDone* done = nullptr);
 
 }  // namespace openpjrt::cpu

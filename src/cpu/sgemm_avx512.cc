@@ -267,10 +267,11 @@ bool HaveFastSgemm() {
 }
 
 void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c,
-               int64_t ldc, int pieces, const SgemmParallelFor& parallel_for) {
+               int64_t ldc, int pieces, const SgemmParallelFor& parallel_for, const SgemmRegionDone* done) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    if (done) (*done)(0, m, 0, n);
     return;
   }
   // A tall product with a small B (a convolution: 3136 x 64 x 576 for 56x56x64 3x3) is cut into
@@ -314,6 +315,7 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
       const SgemmOperand part = a.row_off ? SgemmOperand{a.p, a.rs, a.cs, a.row_off + m0, a.col_off}
                                           : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
       Piece(std::min(rows, m - m0), n, k, part, b, c + m0 * ldc, ldc, packed);
+      if (done) (*done)(m0, std::min(rows, m - m0), 0, n);
     });
     return;
   }
@@ -337,6 +339,7 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
                                         : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
     Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, part, {b.p + n0 * b.cs, b.rs, b.cs},
           c + m0 * ldc + n0, ldc);
+    if (done) (*done)(m0, std::min(rows, m - m0), n0, std::min(cols, n - n0));
   };
   if (pm * pn == 1) {
     run(0);
@@ -349,7 +352,7 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
 
 bool HaveFastSgemm() { return false; }
 void FastSgemm(int64_t, int64_t, int64_t, SgemmOperand, SgemmOperand, float*, int64_t, int,
-               const SgemmParallelFor&) {}
+               const SgemmParallelFor&, const SgemmRegionDone*) {}
 
 #endif
 

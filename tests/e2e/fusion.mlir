@@ -223,3 +223,36 @@ func.func @per_row_broadcasts_across_blocks() {
   check.expect_eq_const %sum, dense<-4522140.0> : tensor<f32>
   func.return
 }
+
+// -----
+
+// A product whose result only an elementwise run reads takes the run as its epilogue (bias and
+// relu here), computed on each finished region of the product.
+func.func @dot_bias_relu_epilogue() {
+  %x = stablehlo.constant dense<[[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]]> : tensor<2x3xf32>
+  %w = stablehlo.constant dense<[[1.0, -1.0], [0.0, 2.0], [1.0, 0.5]]> : tensor<3x2xf32>
+  %b = stablehlo.constant dense<[-3.0, 0.25]> : tensor<2xf32>
+  %p = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<2xf32>) -> tensor<2x2xf32>
+  %s = stablehlo.add %p, %bb : tensor<2x2xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<2x2xf32>
+  %h = stablehlo.maximum %s, %z : tensor<2x2xf32>
+  check.expect_eq_const %h, dense<[[1.0, 4.75], [0.0, 3.25]]> : tensor<2x2xf32>
+  check.expect_eq_const %s, dense<[[1.0, 4.75], [-2.0, 3.25]]> : tensor<2x2xf32>
+  func.return
+}
+
+// -----
+
+func.func @convolution_bias_relu_epilogue() {
+  %x = stablehlo.constant dense<[[[[1.0], [2.0], [3.0]], [[4.0], [5.0], [6.0]], [[7.0], [8.0], [9.0]]]]> : tensor<1x3x3x1xf32>
+  %w = stablehlo.constant dense<[[[[1.0, 0.0]], [[0.0, 1.0]]], [[[0.0, 1.0]], [[-1.0, 0.0]]]]> : tensor<2x2x1x2xf32>
+  %b = stablehlo.constant dense<[5.0, -10.0]> : tensor<2xf32>
+  %p = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x3x3x1xf32>, tensor<2x2x1x2xf32>) -> tensor<1x2x2x2xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [3] : (tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  %s = stablehlo.add %p, %bb : tensor<1x2x2x2xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<1x2x2x2xf32>
+  %h = stablehlo.maximum %s, %z : tensor<1x2x2x2xf32>
+  check.expect_eq_const %h, dense<[[[[1.0, 0.0], [1.0, 0.0]], [[1.0, 2.0], [1.0, 4.0]]]]> : tensor<1x2x2x2xf32>
+  func.return
+}

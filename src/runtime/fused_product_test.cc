@@ -1,0 +1,223 @@
+// Products with an absorbed elementwise epilogue (FusedProductParams): each program is compiled as
+// written, where the product takes its epilogue, and again with the product's result returned as
+// well, which keeps the two steps apart; both run on the same arguments at 1 and 2 intra-op
+// threads and must give the same bits (the same loops run, only where and when differ).
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "src/compiler/compile.h"
+#include "src/ir/parser.h"
+#include "src/ir/verifier.h"
+#include "src/runtime/thread_pool.h"
+
+namespace openpjrt::runtime {
+namespace {
+
+absl::StatusOr<std::shared_ptr<cpu::Executable>> CompileText(const std::string& text) {
+  auto m = ir::ParseModule(text);
+  if (!m.ok()) return m.status();
+  if (absl::Status s = ir::VerifyModule(**m); !s.ok()) return s;
+  return compiler::Compile(**m);
+}
+
+// Values in [-1, 1] in steps of 1/8 (exact products and short sums), varied by `seed`.
+cpu::Array Filled(const cpu::ArrayType& t, int seed) {
+  cpu::Array a = cpu::Array::Allocate(t);
+  float* p = a.mutable_as<float>();
+  for (int64_t i = 0; i < a.NumElements(); ++i) p[i] = static_cast<float>((i * 37 + seed * 11) % 17 - 8) / 8.0f;
+  return a;
+}
+
+struct Case {
+  std::string params;                 // of @main
+  std::vector<cpu::ArrayType> args;   // their types (f32)
+  std::string body;                   // defines %p (the product) and the results
+  std::vector<std::string> results;   // names and types: "%out : tensor<...>"
+  std::string product_type;           // %p's type
+};
+
+std::string Program(const Case& c, bool return_product) {
+  std::string types, names;
+  for (const std::string& r : c.results) {
+    const size_t colon = r.find(" : ");
+    names += (names.empty() ? "" : ", ") + r.substr(0, colon);
+    types += (types.empty() ? "" : ", ") + r.substr(colon + 3);
+  }
+  if (return_product) {
+    names += ", %p";
+    types += ", " + c.product_type;
+  }
+  return "func.func @main(" + c.params + ") -> (" + types + ") {\n" + c.body + "\n  return " + names + " : " +
+         types + "\n}\n";
+}
+
+std::vector<cpu::RtValue> Run(const cpu::Executable& exe, const Case& c, int threads) {
+  std::vector<cpu::RtValue> args;
+  for (size_t i = 0; i < c.args.size(); ++i) args.push_back(cpu::RtValue::Of(Filled(c.args[i], static_cast<int>(i))));
+  ThreadPool pool(threads);
+  PoolParallel parallel(&pool, /*deterministic=*/false);
+  auto out = exe.Run(std::move(args), nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? *std::move(out) : std::vector<cpu::RtValue>{};
+}
+
+// `fused_step`: the name the merged step must have (the fusion must have happened).
+void ExpectSameAsUnfused(const Case& c, const std::string& fused_step) {
+  auto fused = CompileText(Program(c, false));
+  auto apart = CompileText(Program(c, true));
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  ASSERT_TRUE(apart.ok()) << apart.status();
+  bool found = false;
+  for (const cpu::Step& s : (*fused)->program->steps) found = found || s.name == fused_step;
+  std::string names;
+  for (const cpu::Step& s : (*fused)->program->steps) names += "\n  " + s.name;
+  ASSERT_TRUE(found) << "no step named " << fused_step << " among" << names;
+  for (const cpu::Step& s : (*apart)->program->steps) ASSERT_NE(s.name, fused_step);
+  const std::vector<cpu::RtValue> want = Run(**apart, c, 1);
+  for (int threads : {1, 2}) {
+    const std::vector<cpu::RtValue> got = Run(**fused, c, threads);
+    ASSERT_EQ(got.size() + 1, want.size());
+    for (size_t j = 0; j < got.size(); ++j) {
+      ASSERT_EQ(got[j].array.type(), want[j].array.type()) << "result " << j;
+      EXPECT_EQ(std::memcmp(got[j].array.data(), want[j].array.data(), static_cast<size_t>(got[j].array.ByteSize())), 0)
+          << "result " << j << " at " << threads << " threads";
+    }
+  }
+}
+
+constexpr char kBiasRelu[] = "stablehlo.dot_general + fusion(stablehlo.add, stablehlo.maximum)";
+
+// An MLP layer: at two threads C is cut into column pieces (each region a run of partial rows).
+TEST(FusedProductTest, DotBiasReluInColumnPieces) {
+  ExpectSameAsUnfused({"%x: tensor<128x784xf32>, %w: tensor<784x512xf32>, %b: tensor<512xf32>",
+                       {{ir::ElemKind::kF32, {128, 784}}, {ir::ElemKind::kF32, {784, 512}}, {ir::ElemKind::kF32, {512}}},
+                       R"(  %p = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<128x784xf32>, tensor<784x512xf32>) -> tensor<128x512xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<512xf32>) -> tensor<128x512xf32>
+  %s = stablehlo.add %p, %bb : tensor<128x512xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<128x512xf32>
+  %out = stablehlo.maximum %s, %z : tensor<128x512xf32>)",
+                       {"%out : tensor<128x512xf32>"}, "tensor<128x512xf32>"},
+                      kBiasRelu);
+}
+
+// A tall product with a small right operand: row pieces sharing one packed B.
+TEST(FusedProductTest, DotBiasReluInRowPieces) {
+  ExpectSameAsUnfused({"%x: tensor<4096x64xf32>, %w: tensor<64x64xf32>, %b: tensor<64xf32>",
+                       {{ir::ElemKind::kF32, {4096, 64}}, {ir::ElemKind::kF32, {64, 64}}, {ir::ElemKind::kF32, {64}}},
+                       R"(  %p = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<4096x64xf32>, tensor<64x64xf32>) -> tensor<4096x64xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<64xf32>) -> tensor<4096x64xf32>
+  %s = stablehlo.add %p, %bb : tensor<4096x64xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<4096x64xf32>
+  %out = stablehlo.maximum %s, %z : tensor<4096x64xf32>)",
+                       {"%out : tensor<4096x64xf32>"}, "tensor<4096x64xf32>"},
+                      kBiasRelu);
+}
+
+// Batched attention scores with scale and exp; the epilogue has two outputs of other types too
+// (a mask and a bf16 copy), and the pre-activation is a result as well.
+TEST(FusedProductTest, BatchedDotWithSeveralEpilogueOutputs) {
+  ExpectSameAsUnfused(
+      {"%q: tensor<4x128x64xf32>, %k: tensor<4x128x64xf32>",
+       {{ir::ElemKind::kF32, {4, 128, 64}}, {ir::ElemKind::kF32, {4, 128, 64}}},
+       R"(  %p = stablehlo.dot_general %q, %k, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<4x128x64xf32>, tensor<4x128x64xf32>) -> tensor<4x128x128xf32>
+  %c = stablehlo.constant dense<0.125> : tensor<4x128x128xf32>
+  %s = stablehlo.multiply %p, %c : tensor<4x128x128xf32>
+  %e = stablehlo.exponential %s : tensor<4x128x128xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<4x128x128xf32>
+  %m = stablehlo.compare GT, %p, %z : (tensor<4x128x128xf32>, tensor<4x128x128xf32>) -> tensor<4x128x128xi1>
+  %h = stablehlo.convert %e : (tensor<4x128x128xf32>) -> tensor<4x128x128xbf16>)",
+       {"%s : tensor<4x128x128xf32>", "%e : tensor<4x128x128xf32>", "%m : tensor<4x128x128xi1>",
+        "%h : tensor<4x128x128xbf16>"},
+       "tensor<4x128x128xf32>"},
+      "stablehlo.dot_general + fusion(stablehlo.multiply, stablehlo.exponential, stablehlo.convert, "
+      "stablehlo.compare)");
+}
+
+// Batch dimensions that do not merge into one stride: the product takes the general path and the
+// merged step runs the two steps one after the other.
+TEST(FusedProductTest, DotOnTheGeneralPathStillRunsItsEpilogue) {
+  ExpectSameAsUnfused({"%x: tensor<2x3x4x5xf32>, %y: tensor<2x4x5x6xf32>",
+                       {{ir::ElemKind::kF32, {2, 3, 4, 5}}, {ir::ElemKind::kF32, {2, 4, 5, 6}}},
+                       R"(  %p = stablehlo.dot_general %x, %y, batching_dims = [0, 2] x [0, 1], contracting_dims = [3] x [2] : (tensor<2x3x4x5xf32>, tensor<2x4x5x6xf32>) -> tensor<2x4x3x6xf32>
+  %out = stablehlo.tanh %p : tensor<2x4x3x6xf32>
+  %two = stablehlo.constant dense<2.0> : tensor<2x4x3x6xf32>
+  %out2 = stablehlo.multiply %out, %two : tensor<2x4x3x6xf32>)",
+                       {"%out2 : tensor<2x4x3x6xf32>"}, "tensor<2x4x3x6xf32>"},
+                      "stablehlo.dot_general + fusion(stablehlo.tanh, stablehlo.multiply)");
+}
+
+constexpr char kConvBiasRelu[] = "stablehlo.convolution + fusion(stablehlo.add, stablehlo.maximum)";
+
+// NHWC with features innermost: the product writes the result in place, region by region.
+TEST(FusedProductTest, ConvolutionBiasRelu) {
+  ExpectSameAsUnfused({"%x: tensor<2x28x28x32xf32>, %w: tensor<3x3x32x48xf32>, %b: tensor<48xf32>",
+                       {{ir::ElemKind::kF32, {2, 28, 28, 32}}, {ir::ElemKind::kF32, {3, 3, 32, 48}}, {ir::ElemKind::kF32, {48}}},
+                       R"(  %p = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x28x28x32xf32>, tensor<3x3x32x48xf32>) -> tensor<2x28x28x48xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [3] : (tensor<48xf32>) -> tensor<2x28x28x48xf32>
+  %s = stablehlo.add %p, %bb : tensor<2x28x28x48xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<2x28x28x48xf32>
+  %out = stablehlo.maximum %s, %z : tensor<2x28x28x48xf32>)",
+                       {"%out : tensor<2x28x28x48xf32>"}, "tensor<2x28x28x48xf32>"},
+                      kConvBiasRelu);
+}
+
+// Feature groups: each group's product finishes its own columns of the result.
+TEST(FusedProductTest, GroupedConvolutionBiasRelu) {
+  ExpectSameAsUnfused({"%x: tensor<1x20x20x32xf32>, %w: tensor<3x3x8x64xf32>, %b: tensor<64xf32>",
+                       {{ir::ElemKind::kF32, {1, 20, 20, 32}}, {ir::ElemKind::kF32, {3, 3, 8, 64}}, {ir::ElemKind::kF32, {64}}},
+                       R"(  %p = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 1], pad = [[1, 1], [0, 2]]} {batch_group_count = 1 : i64, feature_group_count = 4 : i64} : (tensor<1x20x20x32xf32>, tensor<3x3x8x64xf32>) -> tensor<1x10x20x64xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [3] : (tensor<64xf32>) -> tensor<1x10x20x64xf32>
+  %s = stablehlo.add %p, %bb : tensor<1x10x20x64xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<1x10x20x64xf32>
+  %out = stablehlo.maximum %s, %z : tensor<1x10x20x64xf32>)",
+                       {"%out : tensor<1x10x20x64xf32>"}, "tensor<1x10x20x64xf32>"},
+                      kConvBiasRelu);
+}
+
+// NCHW output: the product goes through a row-major buffer, and the epilogue runs once over the
+// whole result after the copy.
+TEST(FusedProductTest, ConvolutionWithFeaturesFirst) {
+  ExpectSameAsUnfused({"%x: tensor<2x16x12x12xf32>, %w: tensor<24x16x3x3xf32>, %b: tensor<24xf32>",
+                       {{ir::ElemKind::kF32, {2, 16, 12, 12}}, {ir::ElemKind::kF32, {24, 16, 3, 3}}, {ir::ElemKind::kF32, {24}}},
+                       R"(  %p = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x16x12x12xf32>, tensor<24x16x3x3xf32>) -> tensor<2x24x12x12xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<24xf32>) -> tensor<2x24x12x12xf32>
+  %s = stablehlo.add %p, %bb : tensor<2x24x12x12xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<2x24x12x12xf32>
+  %out = stablehlo.maximum %s, %z : tensor<2x24x12x12xf32>)",
+                       {"%out : tensor<2x24x12x12xf32>"}, "tensor<2x24x12x12xf32>"},
+                      kConvBiasRelu);
+}
+
+// Not absorbed: a run that reads another full-size array (here one defined after the product,
+// which the merged step would read before it exists), a product read by two steps, and an SGD
+// update (memory-bound: it streams the weights).
+TEST(FusedProductTest, KeepsStepsApartWhenTheRunCannotMove) {
+  auto exe = CompileText(R"(
+func.func @main(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64xf32>) {
+  %p = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %q = stablehlo.dot_general %x, %x, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %t = stablehlo.transpose %q, dims = [1, 0] : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  %s = stablehlo.add %p, %t : tensor<64x64xf32>
+  %e = stablehlo.exponential %s : tensor<64x64xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%q init: %z) applies stablehlo.add across dimensions = [1] : (tensor<64x64xf32>, tensor<f32>) -> tensor<64xf32>
+  return %e, %r : tensor<64x64xf32>, tensor<64xf32>
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  for (const cpu::Step& s : (*exe)->program->steps) EXPECT_EQ(s.name.find(" + fusion("), std::string::npos) << s.name;
+  auto update = CompileText(R"(
+func.func @main(%a: tensor<128x784xf32>, %g: tensor<128x512xf32>, %w: tensor<784x512xf32>) -> tensor<784x512xf32> {
+  %p = stablehlo.dot_general %a, %g, contracting_dims = [0] x [0] : (tensor<128x784xf32>, tensor<128x512xf32>) -> tensor<784x512xf32>
+  %lr = stablehlo.constant dense<0.05> : tensor<784x512xf32>
+  %s = stablehlo.multiply %p, %lr : tensor<784x512xf32>
+  %out = stablehlo.subtract %w, %s : tensor<784x512xf32>
+  return %out : tensor<784x512xf32>
+})");
+  ASSERT_TRUE(update.ok()) << update.status();
+  for (const cpu::Step& s : (*update)->program->steps) EXPECT_EQ(s.name.find(" + fusion("), std::string::npos) << s.name;
+}
+
+}  // namespace
+}  // namespace openpjrt::runtime
