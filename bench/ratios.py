@@ -5,8 +5,10 @@ intra_op_threads and OpenBLAS's thread count).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/ratios.py [--quick]
 
-Each figure is the median of repeated runs (inputs already on the device, results waited for),
-started 0.3 s after the previous measurement so that OpenBLAS's spinning threads are asleep.
+Each comparison alternates openpjrt and its baseline in three rounds (this VM's speed changes
+from second to second; both sides then see the same machine) and reports each side's median over
+the rounds, every round the median of repeated runs (inputs already on the device, results waited
+for), started 0.3 s after the previous measurement so that OpenBLAS's spinning threads are asleep.
 ratio = openpjrt time / baseline time: below 1 means openpjrt is faster. numpy's BLAS is
 OpenBLAS, started with OPENBLAS_CORETYPE=SkylakeX (0.3.21 misdetects this CPU and would fall back
 to SSE3 kernels) and OPENBLAS_NUM_THREADS set to the thread count. When Debian's python3-torch is
@@ -49,6 +51,22 @@ def child(threads, quick):
         times.sort()
         return times[len(times) // 2]
 
+    def add_pair(name, pair, base_name):
+        rows.append((name, pair[0], base_name, pair[1]))
+
+    def paired(ours, base, reps, rounds=3):
+        # This VM's speed changes from one second to the next (one core sometimes runs at 50-70%
+        # of the other's speed for a while): measure the two sides in alternating rounds so that
+        # both see the same machine, and take each side's median over all its rounds.
+        a, b = [], []
+        per = max(1, (reps + rounds - 1) // rounds)
+        for _ in range(rounds):
+            a.append(median_seconds(ours, per))
+            b.append(median_seconds(base, per))
+        a.sort()
+        b.sort()
+        return a[len(a) // 2], b[len(b) // 2]
+
     def run(exe, *arrays):
         out = exe(*arrays)
         for o in (out if isinstance(out, tuple) else (out,)):
@@ -72,11 +90,11 @@ def child(threads, quick):
   return %4 : tensor<{n}x{f32}>
 }}""")
     dx = c.device_put(x)
-    t_ours = median_seconds(lambda: run(chain, dx), reps)
-    t_np = median_seconds(lambda: np.tanh(0.5 * x + 0.1) * x + 1, reps)
-    dst = np.empty_like(x)
-    t_copy = median_seconds(lambda: np.copyto(dst, x), reps)
+    ours = lambda: run(chain, dx)
+    t_ours, t_np = paired(ours, lambda: np.tanh(0.5 * x + 0.1) * x + 1, reps)
     rows.append(("tanh(0.5x+0.1)*x+1, 16 Mi f32", t_ours, "numpy", t_np))
+    dst = np.empty_like(x)
+    t_ours, t_copy = paired(ours, lambda: np.copyto(dst, x), reps)
     rows.append(("  same", t_ours, "copy of the bytes", t_copy))
 
     # 1b. A reduction that absorbs its elementwise producers: sum((x - 0.5)^2).
@@ -88,8 +106,7 @@ def child(threads, quick):
   %r = stablehlo.reduce(%s init: %z) applies stablehlo.add across dimensions = [0] : (tensor<{n}x{f32}>, tensor<{f32}>) -> tensor<{f32}>
   return %r : tensor<{f32}>
 }}""")
-    t_ours = median_seconds(lambda: run(sq, dx), reps)
-    t_np = median_seconds(lambda: np.square(x - np.float32(0.5)).sum(), reps)
+    t_ours, t_np = paired(lambda: run(sq, dx), lambda: np.square(x - np.float32(0.5)).sum(), reps)
     rows.append(("sum((x-0.5)^2), 16 Mi f32 (fused reduction)", t_ours, "numpy", t_np))
 
     # 2. Row and column sums of 4096 x 4096 f32.
@@ -102,8 +119,7 @@ def child(threads, quick):
   %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [{dim}] : (tensor<{m}x{m}x{f32}>, tensor<{f32}>) -> tensor<{m}x{f32}>
   return %r : tensor<{m}x{f32}>
 }}""")
-        t_ours = median_seconds(lambda: run(red, da), reps)
-        t_np = median_seconds(lambda: a.sum(axis=dim), reps)
+        t_ours, t_np = paired(lambda: run(red, da), lambda: a.sum(axis=dim), reps)
         rows.append((f"{label}, 4096x4096 f32", t_ours, "numpy", t_np))
     t_read = median_seconds(lambda: np.add.reduce(a, axis=None), reps)
     rows.append(("  (read of the same 64 MiB)", t_read, "", None))
@@ -119,15 +135,15 @@ def child(threads, quick):
         dp, dq = c.device_put(p), c.device_put(q)
         # Enough repetitions that wake-ups after the pause do not decide the median.
         r = max(5, min(200, int(2e9 / k**3))) if not quick else 3
-        t_ours = median_seconds(lambda: run(mm, dp, dq), r)
-        t_np = median_seconds(lambda: p @ q, r)
+        ours = lambda: run(mm, dp, dq)
+        t_ours, t_np = paired(ours, lambda: p @ q, r)
         rows.append((f"matmul {k}x{k} f32 ({2 * k**3 / t_ours / 1e9:.0f} GFLOP/s)", t_ours, "numpy", t_np))
         if torch is not None:
             tp, tq = torch.from_numpy(p), torch.from_numpy(q)
-            rows.append(("  same", t_ours, "torch.matmul", median_seconds(lambda: tp @ tq, r)))
+            add_pair("  same", paired(ours, lambda: tp @ tq, r), "torch.matmul")
             mp, mqt = tp.to_mkldnn(), tq.t().contiguous().to_mkldnn()
-            rows.append(("  same", t_ours, "oneDNN (mkldnn_linear)",
-                         median_seconds(lambda: torch._C._nn.mkldnn_linear(mp, mqt), r)))
+            add_pair("  same", paired(ours, lambda: torch._C._nn.mkldnn_linear(mp, mqt), r),
+                     "oneDNN (mkldnn_linear)")
 
     # 4. MLP 784-512-512-10, batch 128, forward (numpy implementation as the baseline).
     rng = np.random.default_rng(2)
@@ -150,14 +166,14 @@ def child(threads, quick):
                     "%w2: tensor<512x512xf32>, %b2: tensor<512xf32>, %w3: tensor<512x10xf32>, %b3: tensor<10xf32>) "
                     "-> tensor<128x10xf32> {\n" + "\n".join(body) + "\n  return %s3 : tensor<128x10xf32>\n}")
     dev = [c.device_put(v) for v in (xb, w1, b1, w2, b2, w3, b3)]
-    t_ours = median_seconds(lambda: run(mlp, *dev), reps * 5)
+    ours = lambda: run(mlp, *dev)
 
     def np_mlp():
         h = np.maximum(xb @ w1 + b1, 0)
         h = np.maximum(h @ w2 + b2, 0)
         return h @ w3 + b3
 
-    t_np = median_seconds(np_mlp, reps * 5)
+    t_ours, t_np = paired(ours, np_mlp, reps * 5)
     rows.append(("MLP 784-512-512-10 forward, batch 128", t_ours, "numpy", t_np))
     if torch is not None:
         tx, tw1, tb1, tw2, tb2, tw3, tb3 = (torch.from_numpy(v) for v in (xb, w1, b1, w2, b2, w3, b3))
@@ -168,7 +184,7 @@ def child(threads, quick):
                 h = torch.relu(torch.addmm(tb2, h, tw2))
                 return torch.addmm(tb3, h, tw3)
 
-        rows.append(("  same", t_ours, "PyTorch eager", median_seconds(torch_mlp, reps * 5)))
+        add_pair("  same", paired(ours, torch_mlp, reps * 5), "PyTorch eager")
 
     # 4b. One SGD step of an MLP 784-512-10, batch 128 (examples/gen_mlp.py), against the same
     # forward and backward pass written in numpy.
@@ -180,7 +196,7 @@ def child(threads, quick):
     ys = rng.standard_normal((128, 10)).astype(np.float32)
     params = [w1, b1, w2[:, :10].copy(), b3]
     dev_step = [c.device_put(v) for v in params + [xb, ys]]
-    t_ours = median_seconds(lambda: run(step, *dev_step), reps * 5)
+    ours = lambda: run(step, *dev_step)
 
     def np_step():
         pw1, pb1, pw2, pb2 = params
@@ -196,7 +212,7 @@ def child(threads, quick):
         lr = np.float32(0.05)
         return pw1 - lr * dw1, pb1 - lr * db1, pw2 - lr * dw2, pb2 - lr * db2, loss
 
-    t_np = median_seconds(np_step, reps * 5)
+    t_ours, t_np = paired(ours, np_step, reps * 5)
     rows.append(("MLP 784-512-10 SGD step, batch 128", t_ours, "numpy", t_np))
     if torch is not None:
         tparams = [torch.from_numpy(v.copy()).requires_grad_() for v in params]
@@ -210,7 +226,7 @@ def child(threads, quick):
             with torch.no_grad():
                 return [p - 0.05 * g for p, g in zip(tparams, grads)], loss
 
-        rows.append(("  same", t_ours, "PyTorch eager + autograd", median_seconds(torch_step, reps * 5)))
+        add_pair("  same", paired(ours, torch_step, reps * 5), "PyTorch eager + autograd")
 
     # 4c. conv2d NHWC 1x56x56x64, 3x3x64x64, SAME, against numpy (padded windows + tensordot).
     img = rng.standard_normal((1, 56, 56, 64)).astype(np.float32)
@@ -220,14 +236,14 @@ def child(threads, quick):
   return %y : tensor<1x56x56x64xf32>
 }""")
     dimg, dker = c.device_put(img), c.device_put(ker)
-    t_ours = median_seconds(lambda: run(conv, dimg, dker), reps * 3)
+    ours = lambda: run(conv, dimg, dker)
 
     def np_conv():
         padded = np.pad(img, ((0, 0), (1, 1), (1, 1), (0, 0)))
         win = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))  # 1,56,56,64,3,3
         return np.tensordot(win, ker, axes=([4, 5, 3], [0, 1, 2]))
 
-    t_np = median_seconds(np_conv, reps * 3)
+    t_ours, t_np = paired(ours, np_conv, reps * 3)
     flops = 2 * 56 * 56 * 64 * 64 * 9
     rows.append((f"conv2d 1x56x56x64 3x3x64x64 ({flops / t_ours / 1e9:.0f} GFLOP/s)", t_ours, "numpy", t_np))
     if torch is not None:
@@ -238,7 +254,7 @@ def child(threads, quick):
             with torch.no_grad():
                 return torch.nn.functional.conv2d(timg, tker, padding=1)
 
-        rows.append(("  same", t_ours, "PyTorch channels_last", median_seconds(torch_conv, reps * 3)))
+        add_pair("  same", paired(ours, torch_conv, reps * 3), "PyTorch channels_last")
 
     # 4d. A transformer encoder block (128 tokens, width 256, 4 heads, MLP 1024, exact GELU) as
     # jax.numpy writes it: projections, per-head products with batch dimensions, softmax, layer
@@ -307,7 +323,7 @@ def child(threads, quick):
                   (1024, 256), (256,))
         bvals = [(rng.standard_normal(sh) * 0.05).astype(np.float32) for sh in shapes]
         dvals = [c.device_put(v) for v in bvals]
-        t_ours = median_seconds(lambda: run(block, *dvals), reps * 5)
+        ours = lambda: run(block, *dvals)
         tx, twq, twk, twv, two, tg, tb, tw1, tb1, tw2, tb2 = (torch.from_numpy(v) for v in bvals)
 
         def torch_block():
@@ -323,8 +339,8 @@ def child(threads, quick):
         want = torch_block().numpy()
         got = np.asarray(block(*dvals))
         assert np.allclose(got, want, rtol=1e-3, atol=1e-4), float(np.abs(got - want).max())
-        rows.append(("transformer block 128x256, 4 heads, GELU", t_ours, "PyTorch eager",
-                     median_seconds(torch_block, reps * 5)))
+        add_pair("transformer block 128x256, 4 heads, GELU", paired(ours, torch_block, reps * 5),
+                 "PyTorch eager")
 
     # 5. Dispatch of a tiny program from Python.
     tiny = c.compile("func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
@@ -333,13 +349,12 @@ def child(threads, quick):
     ds = c.device_put(small)
     # The call and the wait, written as directly as the baselines' calls (run() would add a
     # Python function call and a tuple check to our side only).
-    t_ours = median_seconds(lambda: tiny(ds).block_until_ready(), 2001)
-    t_np = median_seconds(lambda: np.add(small, small), 2001)
+    ours = lambda: tiny(ds).block_until_ready()
+    t_ours, t_np = paired(ours, lambda: np.add(small, small), 2001)
     rows.append(("tiny add, call from Python", t_ours, "numpy ufunc", t_np))
     if torch is not None:
         tsmall = torch.from_numpy(small)
-        rows.append(("  same", t_ours, "PyTorch eager torch.add",
-                     median_seconds(lambda: torch.add(tsmall, tsmall), 2001)))
+        add_pair("  same", paired(ours, lambda: torch.add(tsmall, tsmall), 2001), "PyTorch eager torch.add")
 
     # 6. Compile of a 1,000-op program.
     lines = ["func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {", "  %v0 = stablehlo.add %x, %x : tensor<16xf32>"]
