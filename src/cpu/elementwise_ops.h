@@ -43,6 +43,36 @@ C WrapMul(C a, C b) {
   return static_cast<C>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b)));
 }
 
+// Complex expm1 and log1p without the cancellation of exp(z) - 1 and log(1 + z) near 0:
+// e^a cos b - 1 = expm1(a) cos b - 2 sin^2(b/2), and |1 + z|^2 = 1 + (a (2 + a) + b^2).
+template <typename R>
+std::complex<R> ComplexExpm1(std::complex<R> z) {
+  const R a = z.real(), b = z.imag();
+  if (b == 0) return {std::expm1(a), b};  // also keeps e^inf * 0 from making a NaN
+  const R h = std::sin(b / 2);
+  return {std::expm1(a) * std::cos(b) - 2 * h * h, std::exp(a) * std::sin(b)};
+}
+template <typename R>
+std::complex<R> ComplexLog1p(std::complex<R> z) {
+  const R a = z.real(), b = z.imag();
+  const R re = std::abs(a) < R(0.5) && std::abs(b) < R(0.5) ? std::log1p(a * (2 + a) + b * b) / 2
+                                                             : std::log(std::hypot(1 + a, b));
+  return {re, std::atan2(b, 1 + a)};
+}
+
+// A complex function of complex<float> evaluated in complex<double> and rounded once (as the
+// StableHLO reference interpreter does): the float library forms lose several ULPs (and pow many
+// more, through exp(b log a)).
+template <typename R, typename F>
+[[gnu::always_inline]] inline std::complex<R> InDouble(std::complex<R> x, F f) {
+  if constexpr (std::is_same_v<R, float>) {
+    const std::complex<double> r = f(std::complex<double>(x.real(), x.imag()));
+    return {static_cast<float>(r.real()), static_cast<float>(r.imag())};
+  } else {
+    return f(x);
+  }
+}
+
 // The value range of a kind's integers, honouring sub-byte widths.
 template <typename T>
 constexpr int64_t IntMin() {
@@ -62,7 +92,7 @@ constexpr bool Supported(UnaryOp op) {
     case UnaryOp::kNot: return b || s || u;
     case UnaryOp::kPopcnt: case UnaryOp::kClz: return s || u;
     case UnaryOp::kCeil: case UnaryOp::kFloor: case UnaryOp::kRoundAfz: case UnaryOp::kRoundEven:
-    case UnaryOp::kCbrt: case UnaryOp::kIsFinite: case UnaryOp::kIsInf: case UnaryOp::kIsPosInf:
+    case UnaryOp::kIsFinite: case UnaryOp::kIsInf: case UnaryOp::kIsPosInf:
     case UnaryOp::kIsNegInf: case UnaryOp::kErf: case UnaryOp::kErfc: case UnaryOp::kErfInv:
     case UnaryOp::kLgamma: case UnaryOp::kDigamma: case UnaryOp::kBesselI1e:
       return f;
@@ -71,7 +101,7 @@ constexpr bool Supported(UnaryOp op) {
     case UnaryOp::kCos: case UnaryOp::kTan: case UnaryOp::kTanh: case UnaryOp::kReal:
     case UnaryOp::kImag: case UnaryOp::kAcos: case UnaryOp::kAcosh: case UnaryOp::kAsin:
     case UnaryOp::kAsinh: case UnaryOp::kAtan: case UnaryOp::kAtanh: case UnaryOp::kCosh:
-    case UnaryOp::kSinh: case UnaryOp::kConj:
+    case UnaryOp::kSinh: case UnaryOp::kConj: case UnaryOp::kCbrt:
       return f || x;
     case UnaryOp::kSquare: return s || u || f || x;
     case UnaryOp::kCopy: return true;
@@ -103,26 +133,35 @@ template <UnaryOp Op, typename T>
     else if constexpr (Op == UnaryOp::kReal) return x.real();
     else if constexpr (Op == UnaryOp::kImag) return x.imag();
     else if constexpr (Op == UnaryOp::kNegate) return -x;
-    else if constexpr (Op == UnaryOp::kSign) return x == C(0) ? C(0) : x / std::abs(x);
-    else if constexpr (Op == UnaryOp::kExp) return std::exp(x);
-    else if constexpr (Op == UnaryOp::kExpm1) return std::exp(x) - C(1);
-    else if constexpr (Op == UnaryOp::kLog) return std::log(x);
-    else if constexpr (Op == UnaryOp::kLog1p) return std::log(C(1) + x);
-    else if constexpr (Op == UnaryOp::kLogistic) return C(1) / (C(1) + std::exp(-x));
-    else if constexpr (Op == UnaryOp::kSqrt) return std::sqrt(x);
-    else if constexpr (Op == UnaryOp::kRsqrt) return C(1) / std::sqrt(x);
-    else if constexpr (Op == UnaryOp::kSin) return std::sin(x);
-    else if constexpr (Op == UnaryOp::kCos) return std::cos(x);
-    else if constexpr (Op == UnaryOp::kTan) return std::tan(x);
-    else if constexpr (Op == UnaryOp::kTanh) return std::tanh(x);
-    else if constexpr (Op == UnaryOp::kAcos) return std::acos(x);
-    else if constexpr (Op == UnaryOp::kAcosh) return std::acosh(x);
-    else if constexpr (Op == UnaryOp::kAsin) return std::asin(x);
-    else if constexpr (Op == UnaryOp::kAsinh) return std::asinh(x);
-    else if constexpr (Op == UnaryOp::kAtan) return std::atan(x);
-    else if constexpr (Op == UnaryOp::kAtanh) return std::atanh(x);
-    else if constexpr (Op == UnaryOp::kCosh) return std::cosh(x);
-    else if constexpr (Op == UnaryOp::kSinh) return std::sinh(x);
+    else if constexpr (Op == UnaryOp::kSign)
+      return x == C(0) ? C(0) : InDouble(x, [](auto z) { return z / std::abs(z); });
+    else if constexpr (Op == UnaryOp::kExp) return InDouble(x, [](auto z) { return std::exp(z); });
+    else if constexpr (Op == UnaryOp::kExpm1) return InDouble(x, [](auto z) { return ComplexExpm1(z); });
+    else if constexpr (Op == UnaryOp::kLog) return InDouble(x, [](auto z) { return std::log(z); });
+    else if constexpr (Op == UnaryOp::kLog1p) return InDouble(x, [](auto z) { return ComplexLog1p(z); });
+    else if constexpr (Op == UnaryOp::kLogistic)
+      return InDouble(x, [](auto z) { return decltype(z)(1) / (decltype(z)(1) + std::exp(-z)); });
+    else if constexpr (Op == UnaryOp::kSqrt) return InDouble(x, [](auto z) { return std::sqrt(z); });
+    else if constexpr (Op == UnaryOp::kRsqrt)
+      return InDouble(x, [](auto z) { return decltype(z)(1) / std::sqrt(z); });
+    else if constexpr (Op == UnaryOp::kSin) return InDouble(x, [](auto z) { return std::sin(z); });
+    else if constexpr (Op == UnaryOp::kCos) return InDouble(x, [](auto z) { return std::cos(z); });
+    else if constexpr (Op == UnaryOp::kTan) return InDouble(x, [](auto z) { return std::tan(z); });
+    else if constexpr (Op == UnaryOp::kTanh) return InDouble(x, [](auto z) { return std::tanh(z); });
+    else if constexpr (Op == UnaryOp::kAcos) return InDouble(x, [](auto z) { return std::acos(z); });
+    else if constexpr (Op == UnaryOp::kAcosh) return InDouble(x, [](auto z) { return std::acosh(z); });
+    else if constexpr (Op == UnaryOp::kAsin) return InDouble(x, [](auto z) { return std::asin(z); });
+    else if constexpr (Op == UnaryOp::kAsinh) return InDouble(x, [](auto z) { return std::asinh(z); });
+    else if constexpr (Op == UnaryOp::kAtan) return InDouble(x, [](auto z) { return std::atan(z); });
+    else if constexpr (Op == UnaryOp::kAtanh) return InDouble(x, [](auto z) { return std::atanh(z); });
+    else if constexpr (Op == UnaryOp::kCosh) return InDouble(x, [](auto z) { return std::cosh(z); });
+    else if constexpr (Op == UnaryOp::kSinh) return InDouble(x, [](auto z) { return std::sinh(z); });
+    else if constexpr (Op == UnaryOp::kCbrt)
+      return InDouble(x, [](auto z) {  // the principal root: |z|^(1/3) at a third of the angle
+        using D = typename decltype(z)::value_type;
+        if (z.imag() == 0 && !std::signbit(z.real())) return decltype(z)(std::cbrt(z.real()), z.imag());
+        return std::polar(std::cbrt(std::abs(z)), std::arg(z) / D(3));
+      });
     else if constexpr (Op == UnaryOp::kConj) return std::conj(x);
     else if constexpr (Op == UnaryOp::kSquare) return x * x;
     else return C(R(0));
@@ -254,8 +293,9 @@ template <BinaryOp Op, typename T>
     if constexpr (Op == BinaryOp::kAdd) return a + b;
     else if constexpr (Op == BinaryOp::kSub) return a - b;
     else if constexpr (Op == BinaryOp::kMul) return a * b;
-    else if constexpr (Op == BinaryOp::kDiv) return a / b;
-    else if constexpr (Op == BinaryOp::kPow) return std::pow(a, b);
+    else if constexpr (Op == BinaryOp::kDiv) return InDouble(a, [b](auto z) { return z / decltype(z)(b); });
+    else if constexpr (Op == BinaryOp::kPow)
+      return InDouble(a, [b](auto z) { return std::pow(z, decltype(z)(b)); });
     else if constexpr (Op == BinaryOp::kMax || Op == BinaryOp::kMin) {
       // Lexicographic on (real, imaginary).
       bool less = a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());

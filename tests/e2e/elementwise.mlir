@@ -431,3 +431,23 @@ func.func @mulhi() {
   check.expect_eq_const %r8, dense<[4, 3, 0, 0, 0, -3, -1, -1]> : tensor<8xi4>
   func.return
 }
+
+// -----
+
+// complex<f32> functions are evaluated in complex<f64> and rounded once: expm1 and log1p keep
+// full accuracy near 0 (exp(z) - 1 would cancel), and cbrt is the principal root (references
+// from mpmath at 200 bits).
+func.func @complex_near_zero_and_cbrt() {
+  %z = stablehlo.constant dense<[(9.999999747378752e-05, -0.00019999999494757503), (0.0, 9.999999974752427e-07), (-0.003000000026077032, 0.0020000000949949026), (0.5, 0.25)]> : tensor<4xcomplex<f32>>
+  %e = stablehlo.exponential_minus_one %z : tensor<4xcomplex<f32>>
+  %e_want = stablehlo.constant dense<[(9.998499444918707e-05, -0.0002000199892790988), (-4.999999980020986e-13, 9.999999974752427e-07), (-0.002997498493641615, 0.001994007732719183), (0.5974665284156799, 0.4079001843929291)]> : tensor<4xcomplex<f32>>
+  check.expect_close %e, %e_want, max_ulp_difference = 1 : tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>
+  %l = stablehlo.log_plus_one %z : tensor<4xcomplex<f32>>
+  %l_want = stablehlo.constant dense<[(0.00010001499322243035, -0.00019998000061605126), (4.999999980020986e-13, 9.999999974752427e-07), (-0.003002496901899576, 0.002006015507504344), (0.41916459798812866, 0.16514867544174194)]> : tensor<4xcomplex<f32>>
+  check.expect_close %l, %l_want, max_ulp_difference = 1 : tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>
+  %c = stablehlo.constant dense<[(-8.0, 0.0), (27.0, 0.0), (0.5, 0.25), (0.0, -1.0)]> : tensor<4xcomplex<f32>>
+  %r = stablehlo.cbrt %c : tensor<4xcomplex<f32>>
+  %r_want = stablehlo.constant dense<[(1.0, 1.7320507764816284), (3.0, 0.0), (0.8139559626579285, 0.12680746614933014), (0.8660253882408142, -0.5)]> : tensor<4xcomplex<f32>>
+  check.expect_close %r, %r_want, max_ulp_difference = 1 : tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>
+  func.return
+}
