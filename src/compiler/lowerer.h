@@ -85,6 +85,7 @@ class Lowerer {
       exe->result_types.push_back(t.IsTensor() ? ToArrayType(func, t) : ArrayType{});
       exe->result_is_token.push_back(t.IsToken());
     }
+    PrepackConstantWeights(*exe->program);
     FuseElementwise(*exe->program);
     FuseReductions(*exe->program);
     FuseProductEpilogues(*exe->program);

@@ -411,6 +411,26 @@ void FuseProductEpilogues(Program& prog) {
   prog.steps = std::move(kept);
 }
 
+// The right operand of an f32 dot_general that is a constant (weights baked into an exported
+// inference program) is packed for the kernel once, here, instead of on every run.
+void PrepackConstantWeights(Program& prog) {
+  std::unordered_map<int, const cpu::Array*> constant;
+  std::unordered_map<int, int> definitions;
+  for (Step& s : prog.steps) {
+    for (auto& r : s.regions) PrepackConstantWeights(*r);
+    for (int o : s.out) ++definitions[o];
+    if (s.fn == cpu::ConstantKernel() && s.out.size() == 1) {
+      const cpu::RtValue& v = s.Params<cpu::ConstantParams>().value;
+      if (v.kind == cpu::RtValue::Kind::kArray) constant[s.out[0]] = &v.array;
+    }
+  }
+  for (Step& s : prog.steps) {
+    if (s.in.size() != 2) continue;
+    auto c = constant.find(s.in[1]);
+    if (c != constant.end() && definitions[s.in[1]] == 1) cpu::PrepackDotRhs(s, *c->second);
+  }
+}
+
 void CollectUses(const Program& p, std::vector<int>* uses) {
   for (const Step& s : p.steps) {
     uses->insert(uses->end(), s.in.begin(), s.in.end());

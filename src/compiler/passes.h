@@ -17,6 +17,8 @@ void FuseReductions(cpu::Program& prog);
 // An f32 dot_general or convolution absorbs the fused elementwise run that alone reads its
 // result (bias, activation) as an epilogue run on each finished region of the product.
 void FuseProductEpilogues(cpu::Program& prog);
+// Constant right operands of f32 dot_general steps are packed for the kernel at compile time.
+void PrepackConstantWeights(cpu::Program& prog);
 // Marks each slot for release after the last step of the program that reads it.
 void ComputeReleases(cpu::Program& prog);
 // Every slot `p` and its nested programs read (their results included).

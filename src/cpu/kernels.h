@@ -152,9 +152,15 @@ KernelFn FusedReduceKernel(const ReduceParams& p, ElemKind k);
 bool ReduceIsContiguous(const std::vector<int64_t>& input_dims, const std::vector<int64_t>& dims);
 
 // ---- linear algebra (kernels_dot.cc)
+struct PackedSgemmB;
 struct DotParams {
   std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
+  // A constant right operand packed at compile time for the f32 kernel (no packing per run).
+  std::shared_ptr<const PackedSgemmB> packed_rhs;
 };
+// Packs `rhs`, the constant right operand of the f32 dot_general step `s`, into its parameters
+// when the fast kernel will take the product; false (nothing changed) otherwise.
+bool PrepackDotRhs(Step& s, const Array& rhs);
 absl::StatusOr<KernelFn> SelectDotGeneral(ElemKind lhs, ElemKind rhs, ElemKind out);
 // chlo.ragged_dot (in: lhs, rhs, group_sizes; operands in the result's kind). The lhs ragged
 // dimension is a free dimension (rhs then has a group dimension), a contracting dimension (the

@@ -101,14 +101,31 @@ bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn*
   const bool big = 2.0 * M * N * Kc >= 4e6;
   const int pieces = !big ? 1 : M * N > 512 * 512 ? 2 * st.threads() : st.threads();
   auto parallel_for = [&](int64_t n, const std::function<void(int64_t)>& fn) { st.ParallelFor(n, fn); };
+  const bool packed = p.packed_rhs && B == 1 && p.packed_rhs->k == Kc && p.packed_rhs->n == N;
   for (int64_t bi = 0; bi < B; ++bi) {
     // Regions of batch bi's C, as elements of the whole result.
     const SgemmRegionDone region = [&](int64_t m0, int64_t rows, int64_t n0, int64_t cols) {
       (*done)(bi * M * N + m0 * N + n0, rows, cols, N);
     };
-    FastSgemm(M, N, Kc, {pl + bi * lb_s, m_s, lk_s}, {pr + bi * rb_s, rk_s, n_s}, po + bi * M * N, N, pieces,
-              parallel_for, done ? &region : nullptr);
+    SgemmOperand b{pr + bi * rb_s, rk_s, n_s};
+    if (packed) b.packed = p.packed_rhs->data.get();
+    FastSgemm(M, N, Kc, {pl + bi * lb_s, m_s, lk_s}, b, po + bi * M * N, N, pieces, parallel_for,
+              done ? &region : nullptr);
   }
+  return true;
+}
+
+bool PrepackDotRhs(Step& s, const Array& rhs) {
+  if (s.fn != &DotGeneral<ElemKind::kF32> || !HaveFastSgemm() || rhs.elem() != ElemKind::kF32) return false;
+  const DotParams& p = s.Params<DotParams>();
+  std::vector<int64_t> rf = FreeDims(rhs.type().rank(), p.rhs_batch, p.rhs_contract);
+  int64_t rk_n, rk_s, n_n, n_s;
+  if (Product(rhs, p.rhs_batch) != 1 || !MergeDims(rhs, p.rhs_contract, &rk_n, &rk_s) ||
+      !MergeDims(rhs, rf, &n_n, &n_s) || rk_n == 0 || n_n == 0)
+    return false;
+  auto packed = std::make_shared<DotParams>(p);
+  packed->packed_rhs = std::make_shared<PackedSgemmB>(PackSgemmB(rk_n, n_n, {rhs.as<float>(), rk_s, n_s}));
+  s.params = std::move(packed);
   return true;
 }
 

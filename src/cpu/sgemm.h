@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 namespace openpjrt::cpu {
 
@@ -18,7 +19,18 @@ struct SgemmOperand {
   int64_t rs, cs;
   const int64_t* row_off = nullptr;
   const int64_t* col_off = nullptr;
+  // Right operand only: all of B already packed by PackSgemmB (a constant weight, packed once at
+  // compile time); p, rs and cs are then not read.
+  const float* packed = nullptr;
 };
+
+// All of B[k x n] in the kernel's packed layout, 64-byte aligned.
+struct PackedSgemmB {
+  int64_t k = 0, n = 0;
+  std::shared_ptr<float> data;
+};
+// Only call when HaveFastSgemm().
+PackedSgemmB PackSgemmB(int64_t k, int64_t n, SgemmOperand b);
 
 // fn(i) for i in [0, n), possibly on several threads; returns when all are done.
 using SgemmParallelFor = std::function<void(int64_t n, const std::function<void(int64_t)>& fn)>;

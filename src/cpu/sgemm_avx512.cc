@@ -198,22 +198,33 @@ int64_t PackedBlockOffset(int64_t n, int64_t k, int64_t jc, int64_t pc) {
   return jc * k + pc * RoundUp(std::min(kNc, n - jc), kNr);
 }
 
+// The packed B of columns [jc, jc + nc) and rows [pc, pc + kc) inside a whole packed B of n
+// columns: nc must stay within one column block (jc + nc <= the next multiple of kNc) and jc is a
+// multiple of kNr, so the slivers are consecutive.
+const float* PackedAt(const float* packed, int64_t n, int64_t k, int64_t jc, int64_t pc) {
+  const int64_t block = jc / kNc * kNc;
+  return packed + PackedBlockOffset(n, k, block, pc) + (jc - block) * std::min(kKc, k - pc);
+}
+
 // One piece of C: rows [0, m) x columns [0, n), packing B block by block itself, or reading it
-// from `packed_b` (all of B packed once for every piece by PackAllB).
+// from `packed_b` (all of B, full_n columns wide, packed once: by PackAllB for every piece, or at
+// compile time); the piece's column 0 is column n0 of that B.
 OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc,
-                      const float* packed_b = nullptr) {
+                      const float* packed_b = nullptr, int64_t n0 = 0, int64_t full_n = 0) {
   thread_local Scratch scratch;
   const int64_t nc_max = std::min(kNc, (n + kNr - 1) / kNr * kNr);
   const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
   float* own_b = packed_b ? nullptr : scratch.Get(scratch.b, scratch.b_size, kKc * nc_max);
   float* ap = scratch.Get(scratch.a, scratch.a_size, kKc * mc_max);
   alignas(64) float edge[kMr * kNr];
-  for (int64_t jc = 0; jc < n; jc += kNc) {
-    const int64_t nc = std::min(kNc, n - jc);
+  if (full_n == 0) full_n = n;
+  for (int64_t jc = 0, nc; jc < n; jc += nc) {
+    // Column blocks follow the packed B's blocks.
+    nc = std::min(kNc - (n0 + jc) % kNc, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKc) {
       const int64_t kc = std::min(kKc, k - pc);
       const bool accumulate = pc > 0;
-      const float* bp = packed_b ? packed_b + PackedBlockOffset(n, k, jc, pc) : own_b;
+      const float* bp = packed_b ? PackedAt(packed_b, full_n, k, n0 + jc, pc) : own_b;
       if (!packed_b) PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, kc, nc, own_b);
       for (int64_t ic = 0; ic < m; ic += kMc) {
         const int64_t mc = std::min(kMc, m - ic);
@@ -266,12 +277,47 @@ bool HaveFastSgemm() {
   return have;
 }
 
+PackedSgemmB PackSgemmB(int64_t k, int64_t n, SgemmOperand b) {
+  PackedSgemmB out;
+  out.k = k;
+  out.n = n;
+  if (k <= 0 || n <= 0) return out;
+  const int64_t last = (n - 1) / kNc * kNc;
+  const int64_t size = PackedBlockOffset(n, k, last, 0) + k * RoundUp(n - last, kNr);
+  out.data.reset(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(RoundUp(size, 16)) * sizeof(float))),
+                 std::free);
+  for (int64_t jc = 0; jc < n; jc += kNc)
+    for (int64_t pc = 0; pc < k; pc += kKc)
+      PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, std::min(kKc, k - pc), std::min(kNc, n - jc),
+            out.data.get() + PackedBlockOffset(n, k, jc, pc));
+  return out;
+}
+
 void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c,
                int64_t ldc, int pieces, const SgemmParallelFor& parallel_for, const SgemmRegionDone* done) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     if (done) (*done)(0, m, 0, n);
+    return;
+  }
+  const int64_t row_tiles = (m + kMr - 1) / kMr, col_tiles = (n + kNr - 1) / kNr;
+  const int64_t want = std::max(1, pieces);
+  if (b.packed) {
+    // B costs nothing to share: cut rows (each piece packs only its rows of A), and columns only
+    // when there are too few rows for every piece.
+    const int64_t tm = std::min(want, row_tiles), tn = std::min(col_tiles, (want + tm - 1) / tm);
+    const int64_t rows = (row_tiles + tm - 1) / tm * kMr, cols = (col_tiles + tn - 1) / tn * kNr;
+    const int64_t pm = (m + rows - 1) / rows, pn = (n + cols - 1) / cols;
+    auto run = [&](int64_t piece) {
+      const int64_t m0 = piece / pn * rows, n0 = piece % pn * cols;
+      const SgemmOperand part = a.row_off ? SgemmOperand{a.p, a.rs, a.cs, a.row_off + m0, a.col_off}
+                                          : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
+      Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, part, b, c + m0 * ldc + n0, ldc, b.packed, n0, n);
+      if (done) (*done)(m0, std::min(rows, m - m0), n0, std::min(cols, n - n0));
+    };
+    if (pm * pn == 1) run(0);
+    else parallel_for(pm * pn, run);
     return;
   }
   // A tall product with a small B (a convolution: 3136 x 64 x 576 for 56x56x64 3x3) is cut into
@@ -281,8 +327,6 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
   // the slow one), and no piece packs B again. B must be small (<= 256 KiB packed): each piece
   // reads all of it, half from the other core's L2, so pieces are kept at least 256 rows tall
   // (4 per thread): 256^3 matmul was 10-25% and 784x512x128 3% slower with shorter pieces.
-  const int64_t row_tiles = (m + kMr - 1) / kMr, col_tiles = (n + kNr - 1) / kNr;
-  const int64_t want = std::max(1, pieces);
   const int64_t packed_size = k * col_tiles * kNr;
   const int64_t shared_rows = RoundUp((m + 4 * want - 1) / (4 * want), kMr);
   if (want > 1 && shared_rows >= 256 && packed_size <= (int64_t{1} << 16)) {
@@ -353,6 +397,7 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
 bool HaveFastSgemm() { return false; }
 void FastSgemm(int64_t, int64_t, int64_t, SgemmOperand, SgemmOperand, float*, int64_t, int,
                const SgemmParallelFor&, const SgemmRegionDone*) {}
+PackedSgemmB PackSgemmB(int64_t, int64_t, SgemmOperand) { return {}; }
 
 #endif
 

@@ -104,5 +104,44 @@ TEST(FastSgemm, IndexedLeftOperandEqualsThePlainOne) {
   }
 }
 
+// B packed once (PackSgemmB, a constant weight) gives exactly the product with B read as usual:
+// row pieces, column pieces that start inside a 1024-column block and cross into the next
+// (n = 1500 cut in two or three), a partial last sliver, two depth blocks, a transposed B, and
+// the region callbacks cover C exactly once.
+TEST(FastSgemm, PrepackedRightOperandEqualsThePlainOne) {
+  if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
+  const Case cases[] = {{1, 1500, 300, false, false}, {12, 1500, 128, false, true}, {700, 45, 513, true, false},
+                        {2100, 60, 300, false, false}, {5, 2100, 20, false, false}};
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  SgemmParallelFor pf = [](int64_t count, const std::function<void(int64_t)>& fn) {
+    for (int64_t i = count; i-- > 0;) fn(i);
+  };
+  for (const Case& c : cases) {
+    std::vector<float> a(static_cast<size_t>(c.m * c.k)), b(static_cast<size_t>(c.k * c.n));
+    for (float& v : a) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    const SgemmOperand av = c.trans_a ? SgemmOperand{a.data(), 1, c.m} : SgemmOperand{a.data(), c.k, 1};
+    SgemmOperand bv = c.trans_b ? SgemmOperand{b.data(), 1, c.k} : SgemmOperand{b.data(), c.n, 1};
+    std::vector<float> want(static_cast<size_t>(c.m * c.n)), got(want.size());
+    FastSgemm(c.m, c.n, c.k, av, bv, want.data(), c.n, 1, pf);
+    const PackedSgemmB packed = PackSgemmB(c.k, c.n, bv);
+    bv.packed = packed.data.get();
+    for (int pieces : {1, 2, 3, 8}) {
+      std::fill(got.begin(), got.end(), 0.0f);
+      std::vector<int> covered(want.size(), 0);
+      const SgemmRegionDone done = [&](int64_t m0, int64_t rows, int64_t n0, int64_t cols) {
+        for (int64_t i = m0; i < m0 + rows; ++i)
+          for (int64_t j = n0; j < n0 + cols; ++j) ++covered[i * c.n + j];
+      };
+      FastSgemm(c.m, c.n, c.k, av, bv, got.data(), c.n, pieces, pf, &done);
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], want[i]) << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces << " at " << i;
+        ASSERT_EQ(covered[i], 1) << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces << " at " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace openpjrt::cpu

@@ -10,6 +10,8 @@
 #include "src/compiler/compile.h"
 #include "src/ir/parser.h"
 #include "src/ir/verifier.h"
+#include "src/cpu/kernels.h"
+#include "src/cpu/sgemm.h"
 #include "src/runtime/thread_pool.h"
 
 namespace openpjrt::runtime {
@@ -217,6 +219,55 @@ func.func @main(%a: tensor<128x784xf32>, %g: tensor<128x512xf32>, %w: tensor<784
 })");
   ASSERT_TRUE(update.ok()) << update.status();
   for (const cpu::Step& s : (*update)->program->steps) EXPECT_EQ(s.name.find(" + fusion("), std::string::npos) << s.name;
+}
+
+// A constant right operand (weights baked into an exported program) is packed at compile time;
+// the product and its epilogue give the bits of the same program with the weights passed in.
+TEST(FusedProductTest, ConstantWeightsArePackedAtCompileTime) {
+  std::string weights = "dense<[";
+  for (int i = 0; i < 64; ++i) {
+    weights += i ? ", [" : "[";
+    for (int j = 0; j < 48; ++j) weights += (j ? ", " : "") + std::to_string(((i * 48 + j) * 5 % 13 - 6) / 4.0);
+    weights += "]";
+  }
+  weights += "]>";
+  const std::string tail = R"(
+  %p = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<1000x64xf32>, tensor<64x48xf32>) -> tensor<1000x48xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<1000x48xf32>
+  %h = stablehlo.maximum %p, %z : tensor<1000x48xf32>
+  return %h : tensor<1000x48xf32>
+})";
+  auto baked = CompileText("func.func @main(%x: tensor<1000x64xf32>) -> tensor<1000x48xf32> {\n  %w = stablehlo.constant " +
+                           weights + " : tensor<64x48xf32>" + tail);
+  auto passed = CompileText("func.func @main(%x: tensor<1000x64xf32>, %w: tensor<64x48xf32>) -> tensor<1000x48xf32> {" + tail);
+  ASSERT_TRUE(baked.ok()) << baked.status();
+  ASSERT_TRUE(passed.ok()) << passed.status();
+  bool packed = false;
+  for (const cpu::Step& s : (*baked)->program->steps) {
+    if (s.fn == cpu::FusedProductKernel())
+      packed = s.Params<cpu::FusedProductParams>().product.Params<cpu::DotParams>().packed_rhs != nullptr;
+  }
+  if (cpu::HaveFastSgemm()) {
+    EXPECT_TRUE(packed) << "the constant weight was not packed";
+  }
+  for (int threads : {1, 2}) {
+    std::vector<cpu::RtValue> a = {cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {1000, 64}}, 0))};
+    ThreadPool pool(threads);
+    PoolParallel parallel(&pool, false);
+    auto got = (*baked)->Run(a, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
+    ASSERT_TRUE(got.ok()) << got.status();
+    // The same weights as an argument, parsed back from the program's constant.
+    auto w_exe = CompileText("func.func @main() -> tensor<64x48xf32> {\n  %w = stablehlo.constant " + weights +
+                             " : tensor<64x48xf32>\n  return %w : tensor<64x48xf32>\n}");
+    ASSERT_TRUE(w_exe.ok());
+    auto w = (*w_exe)->Run({});
+    ASSERT_TRUE(w.ok());
+    a.push_back((*w)[0]);
+    auto want = (*passed)->Run(a, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
+    ASSERT_TRUE(want.ok()) << want.status();
+    EXPECT_EQ(std::memcmp((*got)[0].array.data(), (*want)[0].array.data(), static_cast<size_t>((*got)[0].array.ByteSize())), 0)
+        << threads << " threads";
+  }
 }
 
 }  // namespace
