@@ -666,6 +666,11 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     case OpCode::kRecv:
       LowerHostTransfer(op, env, prog);
       return;
+    case OpCode::kEinsum:
+    case OpCode::kUnaryEinsum:
+    case OpCode::kTorchIndexSelect:
+      LowerLegacy(op, env, prog);
+      return;
     case OpCode::kInfeed:
     case OpCode::kOutfeed:
       Fail(op, absl::StatusCode::kUnimplemented, "infeed and outfeed are not supported by the CPU "

@@ -451,6 +451,8 @@ class Lowerer {
   void LowerCollective(const Operation& op, Env& env, Program& prog, int depth);
   // dot_general, dot and chlo.ragged_dot (lower_products.cc).
   void LowerProduct(const Operation& op, Env& env, Program& prog);
+  // lower_legacy.cc: einsum, unary_einsum, torch_index_select.
+  void LowerLegacy(const Operation& op, Env& env, Program& prog);
   // convolution, reduce_window, select_and_scatter, batch norm (lower_products.cc).
   void LowerWindowed(const Operation& op, Env& env, Program& prog, int depth);
   // interpreter.run_parallel (lower_calls.cc).

@@ -72,15 +72,6 @@ func.func @main() {
 
 // -----
 
-// expect-fail: 'stablehlo.einsum' op is not supported by the CPU executor yet
-func.func @main() {
-  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
-  %0 = stablehlo.einsum %x, %x, config = "ab,bc->ac" : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
-  func.return
-}
-
-// -----
-
 // expect-fail: argument #0 has the dynamic type tensor<?xf32>
 func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
   return %a : tensor<?xf32>

@@ -1,0 +1,72 @@
+// Every chunk here must FAIL in `openpjrt run`, with the text after expect-fail in its line.
+// expect-fail: einsum_config "ab,bc" is not of the form "lhs,rhs->out"
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %z = "stablehlo.einsum"(%x, %x) {einsum_config = "ab,bc"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: einsum with '...' (broadcast dimensions) is not supported by the CPU executor yet
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %z = "stablehlo.einsum"(%x, %x) {einsum_config = "...b,bc->...c"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: einsum with the label 'a' repeated in one term is not supported by the CPU executor yet
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %z = "stablehlo.unary_einsum"(%x) {einsum_config = "aa->a"} : (tensor<2x2xf32>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: einsum_config term "abc" has 3 labels for operand #0 of type tensor<2x2xf32>
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %z = "stablehlo.einsum"(%x, %x) {einsum_config = "abc,bc->a"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: label 'b' has two sizes
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x3xf32>
+  %z = "stablehlo.einsum"(%x, %x) {einsum_config = "ab,bc->ac"} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: result must have the shape of "ac", got tensor<3x3xf32>
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %z = "stablehlo.einsum"(%x, %x) {einsum_config = "ab,bc->ac"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<3x3xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: dim 5 and batch_dims 0 do not fit operand tensor<3x2xi32> and index tensor<2xi32>
+func.func @main() {
+  %x = stablehlo.constant dense<1> : tensor<3x2xi32>
+  %i = stablehlo.constant dense<0> : tensor<2xi32>
+  %r = "stablehlo.torch_index_select"(%x, %i) {batch_dims = 0 : i64, dim = 5 : i64} : (tensor<3x2xi32>, tensor<2xi32>) -> tensor<3x2xi32>
+  func.return
+}
+
+// -----
+
+// expect-fail: result must be tensor<2x2xi32>, got tensor<3x2xi32>
+func.func @main() {
+  %x = stablehlo.constant dense<1> : tensor<3x2xi32>
+  %i = stablehlo.constant dense<0> : tensor<2xi32>
+  %r = "stablehlo.torch_index_select"(%x, %i) {batch_dims = 0 : i64, dim = 0 : i64} : (tensor<3x2xi32>, tensor<2xi32>) -> tensor<3x2xi32>
+  func.return
+}
