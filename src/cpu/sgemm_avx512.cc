@@ -138,6 +138,12 @@ struct StridedRows {  // rows with unit column stride: row i of step p at rows[i
   const float* rows[kMr];
   const float* At(int64_t p, int i) const { return rows[i] + p; }
 };
+struct SteppedRows {  // indexed rows a constant distance apart (consecutive output positions)
+  const float* base;
+  int64_t step;
+  const int64_t* __restrict coff;
+  const float* At(int64_t p, int i) const { return base + coff[p] + i * step; }
+};
 struct IndexedRows {
   const float* rows[kMr];
   const int64_t* __restrict coff;
@@ -246,7 +252,19 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
           const int64_t mr = std::min(kMr, mc - ir);
           IndexedRows indexed;
           StridedRows strided;
-          const int mode = mr < kMr ? 0 : a.row_off ? 1 : rows_in_place ? 2 : 0;
+          int mode = mr < kMr ? 0 : a.row_off ? 1 : rows_in_place ? 2 : 0;
+          SteppedRows stepped{nullptr, 0, nullptr};
+          if (mode == 1) {
+            // Rows evenly spaced (a sliver of one output row): one base pointer instead of twelve
+            // (the twelve spilled to the stack; 2.5% faster for 56x56x64 3x3).
+            const int64_t* ro = a.row_off + ic + ir;
+            bool even = true;
+            for (int i = 2; i < kMr; ++i) even = even && ro[i] - ro[i - 1] == ro[1] - ro[0];
+            if (even) {
+              mode = 3;
+              stepped = {a.p + ro[0], ro[1] - ro[0], a.col_off + pc};
+            }
+          }
           if (mode == 1) {
             for (int i = 0; i < kMr; ++i) indexed.rows[i] = a.p + a.row_off[ic + ir + i];
             indexed.coff = a.col_off + pc;
@@ -257,7 +275,8 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
           for (int64_t jr = 0; jr < nc; jr += kNr) {
             const int64_t nr = std::min(kNr, nc - jr);
             float* ct = c + (ic + ir) * ldc + jc + jr;
-            if (mode == 1) Tile(kc, mr, nr, indexed, bp + jr * kc, ct, ldc, accumulate, edge);
+            if (mode == 3) Tile(kc, mr, nr, stepped, bp + jr * kc, ct, ldc, accumulate, edge);
+            else if (mode == 1) Tile(kc, mr, nr, indexed, bp + jr * kc, ct, ldc, accumulate, edge);
             else if (mode == 2) Tile(kc, mr, nr, strided, bp + jr * kc, ct, ldc, accumulate, edge);
             else Tile(kc, mr, nr, packed, bp + jr * kc, ct, ldc, accumulate, edge);
           }

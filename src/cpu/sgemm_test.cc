@@ -75,16 +75,19 @@ TEST(FastSgemm, IndexedLeftOperandEqualsThePlainOne) {
   // m leaves a partial sliver of rows (packed), n a 13- or 28-column edge (half and full edge
   // kernels reading the rows in place), k two depth blocks.
   // m = 2100 with 2 pieces takes the path where row pieces share one packed B.
+  // Rows evenly spaced (the kernel keeps one base pointer) and not (one pointer per row).
+  for (const bool even : {true, false})
   for (const auto& [m, n] : {std::pair<int64_t, int64_t>{150, 45}, {150, 60}, {2100, 60}}) {
     const int64_t k = 300;
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> dist(-1, 1);
-    std::vector<float> base(static_cast<size_t>(7 * m + 500)), b(static_cast<size_t>(k * n));
+    std::vector<float> base(static_cast<size_t>(8 * m + 500)), b(static_cast<size_t>(k * n));
     for (float& v : base) v = dist(rng);
     for (float& v : b) v = dist(rng);
-    // Row i starts at 7 * i (overlapping rows), column j is at (j % 30) + 40 * (j / 30).
+    // Row i starts at 7 * i (overlapping rows; uneven: 3 more after every 5 rows), column j is
+    // at (j % 30) + 40 * (j / 30).
     std::vector<int64_t> row_off(m), col_off(k);
-    for (int64_t i = 0; i < m; ++i) row_off[i] = 7 * i;
+    for (int64_t i = 0; i < m; ++i) row_off[i] = 7 * i + (even ? 0 : i / 5 * 3);
     for (int64_t j = 0; j < k; ++j) col_off[j] = j % 30 + 40 * (j / 30);
     std::vector<float> plain(static_cast<size_t>(m * k));
     for (int64_t i = 0; i < m; ++i)
