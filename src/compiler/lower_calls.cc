@@ -78,6 +78,9 @@ void Lowerer::LowerCustomCall(const Operation& op, Env& env, Program& prog, int 
     LowerDynamicCustomCall(op, env, prog, depth, target);
   } else if (target == "ducc_fft" || target == "dynamic_ducc_fft") {
     LowerDuccFft(op, env, prog, target);
+  } else if (target == "mhlo.topk" || target == "mhlo.erf" || target == "chlo.ragged_dot" ||
+             ((target.starts_with("mhlo.") || target.starts_with("chlo.")) && EncodedUnary(target.substr(5)))) {
+    LowerEncodedChlo(op, env, prog, target);
   } else if (const cpu::FfiHandler* h = cpu::FindFfiHandler(target)) {
     LowerFfiCall(op, env, prog, target, h);
   } else {
@@ -86,6 +89,65 @@ void Lowerer::LowerCustomCall(const Operation& op, Env& env, Program& prog, int 
                 target, "'; register one through the PJRT FFI extension)"));
   }
   return;
+}
+
+namespace {
+
+// CHLO functions of one operand by name, as XLA's serializer may encode them (@mhlo.erf).
+const std::pair<const char*, cpu::UnaryOp> kEncodedUnary[] = {
+    {"erf", cpu::UnaryOp::kErf},       {"erfc", cpu::UnaryOp::kErfc},     {"erf_inv", cpu::UnaryOp::kErfInv},
+    {"tan", cpu::UnaryOp::kTan},       {"acos", cpu::UnaryOp::kAcos},     {"acosh", cpu::UnaryOp::kAcosh},
+    {"asin", cpu::UnaryOp::kAsin},     {"asinh", cpu::UnaryOp::kAsinh},   {"atan", cpu::UnaryOp::kAtan},
+    {"atanh", cpu::UnaryOp::kAtanh},   {"cosh", cpu::UnaryOp::kCosh},     {"sinh", cpu::UnaryOp::kSinh},
+    {"lgamma", cpu::UnaryOp::kLgamma}, {"digamma", cpu::UnaryOp::kDigamma}, {"bessel_i1e", cpu::UnaryOp::kBesselI1e},
+};
+
+}  // namespace
+
+bool Lowerer::EncodedUnary(std::string_view name, cpu::UnaryOp* op) {
+  for (const auto& [n, u] : kEncodedUnary)
+    if (name == n) {
+      if (op) *op = u;
+      return true;
+    }
+  return false;
+}
+
+// CHLO ops kept whole through serialization as custom calls, their attributes in the
+// `mhlo.attributes` dictionary: @mhlo.erf (and the other functions of one operand), @mhlo.topk
+// (k, largest) and @chlo.ragged_dot (its dimension numbers; LowerProduct reads them).
+void Lowerer::LowerEncodedChlo(const Operation& op, Env& env, Program& prog, const std::string& target) {
+  auto kind_of = [&](const Value* v) { return ToArrayType(op, v->type).elem; };
+  Attribute attrs = op.attr("mhlo.attributes");
+  if (attrs && attrs.kind() != AttrKind::kDictionary)
+    Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, ": mhlo.attributes must be a dictionary"));
+  if (target == "chlo.ragged_dot") return LowerProduct(op, env, prog);
+  if (target == "mhlo.topk") {
+    int64_t k = -1, largest = 1;
+    if (!attrs || !ir::GetInt(attrs.Field("k"), &k) || op.operands.size() != 1 || op.num_results() != 2)
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           "@mhlo.topk takes one operand and mhlo.attributes = {k = K}, and returns (values, indices)");
+    if (attrs.Field("largest")) ir::GetInt(attrs.Field("largest"), &largest);
+    const ArrayType x = ToArrayType(op, op.operands[0]->type);
+    if (x.rank() < 1 || k < 0 || k > x.dims.back())
+      Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@mhlo.topk: k = ", k, " is outside [0, ",
+                                                          x.rank() ? x.dims.back() : 0, "] for ", x.ToString()));
+    if (!largest) Unimplemented(op, "top_k with largest = false");
+    if (ir::IsComplex(x.elem) || kind_of(op.result(1)) != ElemKind::kI32)
+      Unimplemented(op, "top_k on complex operands or with non-i32 indices");
+    auto p = std::make_shared<cpu::TopKParams>();
+    p->k = k;
+    AddStep(op, env, prog, cpu::TopKKernel(), Operands(op, env)).params = p;
+    return;
+  }
+  cpu::UnaryOp u;
+  EncodedUnary(std::string_view(target).substr(5), &u);
+  if (op.operands.size() != 1 || op.num_results() != 1)
+    Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, " takes one operand and returns one result"));
+  const ElemKind in = kind_of(op.operands[0]), out = kind_of(op.result(0));
+  Step& s = AddStep(op, env, prog, Check(op, cpu::SelectUnary(u, in, out)), Operands(op, env));
+  s.raw_unary = cpu::RawUnary(u, in, out);
+  s.raw_in_bytes[0] = ir::ByteSize(in);
 }
 
 void Lowerer::LowerFfiCall(const Operation& op, Env& env, Program& prog, const std::string& target,

@@ -33,18 +33,37 @@ void Lowerer::LowerProduct(const Operation& op, Env& env, Program& prog) {
       AddStep(op, env, prog, Check(op, cpu::SelectDotGeneral(out, out, out)), in).params = p;
       return;
     }
-    case OpCode::kChloRaggedDot: {
+    case OpCode::kChloRaggedDot:
+    case OpCode::kCustomCall: {  // @chlo.ragged_dot, the serialized form of chlo.ragged_dot
       auto p = std::make_shared<cpu::RaggedDotParams>();
-      Attribute dn = op.attr("ragged_dot_dimension_numbers");
-      if (!dn || dn.kind() != AttrKind::kStruct)
-        Fail(op, absl::StatusCode::kInvalidArgument, "missing ragged_dot_dimension_numbers");
       std::vector<int64_t> ragged, group;
-      ir::GetI64List(dn.Field("lhs_batching_dimensions"), &p->lhs_batch);
-      ir::GetI64List(dn.Field("rhs_batching_dimensions"), &p->rhs_batch);
-      ir::GetI64List(dn.Field("lhs_contracting_dimensions"), &p->lhs_contract);
-      ir::GetI64List(dn.Field("rhs_contracting_dimensions"), &p->rhs_contract);
-      ir::GetI64List(dn.Field("lhs_ragged_dimensions"), &ragged);
-      ir::GetI64List(dn.Field("rhs_group_dimensions"), &group);
+      if (c == OpCode::kCustomCall) {
+        // mhlo.attributes.ragged_dot_dimension_numbers: the six lists as integer tensors, in the
+        // struct's order.
+        Attribute attrs = op.attr("mhlo.attributes");
+        Attribute dn = attrs && attrs.kind() == AttrKind::kDictionary ? attrs.Field("ragged_dot_dimension_numbers")
+                                                                      : Attribute();
+        if (!dn || dn.kind() != AttrKind::kArray || dn->elements.size() != 6 || op.operands.size() != 3 ||
+            op.num_results() != 1)
+          Fail(op, absl::StatusCode::kInvalidArgument,
+               "@chlo.ragged_dot takes (lhs, rhs, group_sizes) and mhlo.attributes.ragged_dot_dimension_numbers "
+               "as six integer lists");
+        std::vector<int64_t>* lists[] = {&p->lhs_batch, &p->rhs_batch, &p->lhs_contract, &p->rhs_contract, &ragged, &group};
+        for (size_t i = 0; i < 6; ++i)
+          if (!ir::GetI64List(dn->elements[i], lists[i]))
+            Fail(op, absl::StatusCode::kInvalidArgument,
+                 StrCat("ragged_dot_dimension_numbers entry #", i, " is not a list of integers"));
+      } else {
+        Attribute dn = op.attr("ragged_dot_dimension_numbers");
+        if (!dn || dn.kind() != AttrKind::kStruct)
+          Fail(op, absl::StatusCode::kInvalidArgument, "missing ragged_dot_dimension_numbers");
+        ir::GetI64List(dn.Field("lhs_batching_dimensions"), &p->lhs_batch);
+        ir::GetI64List(dn.Field("rhs_batching_dimensions"), &p->rhs_batch);
+        ir::GetI64List(dn.Field("lhs_contracting_dimensions"), &p->lhs_contract);
+        ir::GetI64List(dn.Field("rhs_contracting_dimensions"), &p->rhs_contract);
+        ir::GetI64List(dn.Field("lhs_ragged_dimensions"), &ragged);
+        ir::GetI64List(dn.Field("rhs_group_dimensions"), &group);
+      }
       ArrayType lt = ToArrayType(op, op.operands[0]->type), rt = ToArrayType(op, op.operands[1]->type),
                 gt = ToArrayType(op, op.operands[2]->type), ot = ToArrayType(op, op.result(0)->type);
       auto in_range = [](const std::vector<int64_t>& v, int64_t rank) {

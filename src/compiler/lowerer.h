@@ -451,6 +451,9 @@ class Lowerer {
   void LowerCollective(const Operation& op, Env& env, Program& prog, int depth);
   // dot_general, dot and chlo.ragged_dot (lower_products.cc).
   void LowerProduct(const Operation& op, Env& env, Program& prog);
+  // lower_calls.cc: CHLO ops serialized as custom calls (@mhlo.erf, @mhlo.topk, @chlo.ragged_dot).
+  static bool EncodedUnary(std::string_view name, cpu::UnaryOp* op = nullptr);
+  void LowerEncodedChlo(const Operation& op, Env& env, Program& prog, const std::string& target);
   // lower_legacy.cc: einsum, unary_einsum, torch_index_select.
   void LowerLegacy(const Operation& op, Env& env, Program& prog);
   // convolution, reduce_window, select_and_scatter, batch norm (lower_products.cc).

@@ -70,3 +70,4 @@ func.func @main() {
   %r = "stablehlo.torch_index_select"(%x, %i) {batch_dims = 0 : i64, dim = 0 : i64} : (tensor<3x2xi32>, tensor<2xi32>) -> tensor<3x2xi32>
   func.return
 }
+
