@@ -193,6 +193,7 @@ template <UnaryOp Op, typename T>
     }
     else if constexpr (Op == UnaryOp::kSqrt) return std::sqrt(x);
     else if constexpr (Op == UnaryOp::kRsqrt) return C(1) / std::sqrt(x);
+    else if constexpr (Op == UnaryOp::kCbrt && std::is_same_v<C, float>) return fast::Cbrt(x);
     else if constexpr (Op == UnaryOp::kCbrt) return std::cbrt(x);
     else if constexpr (Op == UnaryOp::kSin) return std::sin(x);
     else if constexpr (Op == UnaryOp::kCos) return std::cos(x);

@@ -417,6 +417,31 @@ template <typename T>
   return static_cast<float>(Atan2Core(__builtin_sqrt((1.0 - x) * (1.0 + x)), x));
 }
 
+// f32 cbrt, evaluated in f64: |x| = m1 2^(3q + r) with m1 in [1, 2) and r in {0, 1, 2} (f32
+// subnormals scaled by 2^24 first). w ~ m^(-1/3) for m = m1 2^r comes from a degree-4 fit of
+// m1^(-1/3) (relative error 3.8e-5) times 2^(-r/3); two Newton steps w (4 - m w^3) / 3 take it to
+// 2.8e-9, then below 1e-16, with no division; the root m w^2 2^q is rounded once. 0, infinities
+// and NaN pass; the sign is x's.
+[[gnu::always_inline]] inline float Cbrt(float xf) {
+  const float ax = Abs(xf);
+  const bool sub = ax < 1.17549435e-38f;
+  const float xs = sub ? ax * 16777216.0f : ax;
+  const int32_t bits = std::bit_cast<int32_t>(xs);
+  const int32_t e = ((bits >> 23) & 0xFF) - 127 - (sub ? 24 : 0);
+  const int32_t q = static_cast<int32_t>(__builtin_floorf((static_cast<float>(e) + 0.5f) * (1.0f / 3.0f)));
+  const int32_t r = e - 3 * q;  // 0, 1 or 2
+  const double m1 = std::bit_cast<float>((bits & 0x7FFFFF) | 0x3F800000);
+  const double m = m1 * (r == 0 ? 1.0 : r == 1 ? 2.0 : 4.0);
+  double w = Horner(m1, {0.028590804091460875, -0.22123656834057182, 0.6954798891986079, -1.1728776638333345,
+                         1.6700058714290114}) *
+             (r == 0 ? 1.0 : r == 1 ? 0.79370052598409974 : 0.62996052494743658);  // 2^(-r/3)
+  w = w * (4.0 - m * (w * w * w)) * (1.0 / 3.0);
+  w = w * (4.0 - m * (w * w * w)) * (1.0 / 3.0);
+  const double scale = std::bit_cast<float>((q + 127) << 23);  // 2^q, q in [-50, 42] for finite x != 0
+  const float root = static_cast<float>(m * (w * w) * scale);
+  return CopySign(ax == 0.0f || !(ax < __builtin_inff()) ? ax : root, xf);
+}
+
 // sin, cos and tan of |x| <= kTrigMax: x = n pi/2 + r with |r| <= pi/4, r exact in its first
 // fused multiply-add (x and n pi/2_hi are multiples of 2^-52 less than 1 apart) and within
 // 1e-25 after the second; then Taylor polynomials in r^2 (truncation below 1e-13). The loops

@@ -71,6 +71,7 @@ TEST(IsaVariants, GiveTheSameBitsAsTheBaseline) {
   ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Acos>>("acos", x);
   ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Lgamma>>("lgamma", x);
   ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Digamma>>("digamma", x);
+  ExpectSameBitsAtEveryLevel<&MathLoop<float, &fast::Cbrt>>("cbrt", x);
   ExpectSameBitsAtEveryLevel<&HalfLoop>("f16 round trip", x);
   ExpectSameBitsAtEveryLevel<&Bf16Loop>("bf16 rounding", x);
   const std::vector<double> d = testing::F64Sweep(300, {709.78, 709.7827128933841, -745.1332191019412, 0.55, 20.0});

@@ -185,6 +185,7 @@ TEST(MathAccuracy, VectorizedF32FunctionsOverASweepOfAllFloats) {
       {"acos", UnaryOp::kAcos, [](long double v) { return acosl(v); }, 1},
       {"lgamma", UnaryOp::kLgamma, [](long double v) { return lgammal(v); }, 3},
       {"digamma", UnaryOp::kDigamma, &DigammaRef, 3},
+      {"cbrt", UnaryOp::kCbrt, [](long double v) { return cbrtl(v); }, 1},
   };
   const std::vector<float> xs = testing::F32Sweep(997, {88.72283f, 88.7229f, -103.97f, 1e-45f, -1.0f,
                                                          67108864.0f, 67108870.0f, 1.5707964f, 3.1415927f,

@@ -451,3 +451,19 @@ func.func @complex_near_zero_and_cbrt() {
   check.expect_close %r, %r_want, max_ulp_difference = 1 : tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>
   func.return
 }
+
+// -----
+
+// f32 cbrt (vectorised, evaluated in f64): exact cubes, subnormals, the largest values, signed
+// zeros, infinities and NaN (references from mpmath at 200 bits, correctly rounded).
+func.func @cbrt_f32() {
+  %x = stablehlo.constant dense<[27.0, -8.0, 2.0, 3.0000000054977558e+38, 1.401298464324817e-45, -1.5000059281518572e-40, 0.0010000000474974513, -0.0, 0x7F800000, 0xFF800000, 0x7FC00000]> : tensor<11xf32>
+  %r = stablehlo.cbrt %x : tensor<11xf32>
+  %want = stablehlo.constant dense<[3.0, -2.0, 1.2599210739135742, 6694329384960.0, 1.119034708375443e-15, -5.313299781162413e-14, 0.10000000149011612, -0.0, 0x7F800000, 0xFF800000, 0x7FC00000]> : tensor<11xf32>
+  check.expect_close %r, %want, max_ulp_difference = 0 : tensor<11xf32>, tensor<11xf32>
+  %neg = stablehlo.constant dense<-0.0> : tensor<f32>
+  %rn = stablehlo.cbrt %neg : tensor<f32>
+  %bits = stablehlo.bitcast_convert %rn : (tensor<f32>) -> tensor<i32>
+  check.expect_eq_const %bits, dense<-2147483648> : tensor<i32>
+  func.return
+}
