@@ -72,6 +72,21 @@ int64_t Product(const Array& a, const std::vector<int64_t>& dims) {
   return n;
 }
 
+// A product's operands and extents: batch B, free M (lhs) and N (rhs), contracting Kc, with the
+// free dimensions of each operand.
+struct DotShape {
+  const DotParams& p;
+  const Array& lhs;
+  const Array& rhs;
+  std::vector<int64_t> lf, rf;
+  int64_t B, M, Kc, N;
+  DotShape(const Step& s, const ExecState& st)
+      : p(s.Params<DotParams>()), lhs(st.slots[s.in[0]].array), rhs(st.slots[s.in[1]].array),
+        lf(FreeDims(lhs.type().rank(), p.lhs_batch, p.lhs_contract)),
+        rf(FreeDims(rhs.type().rank(), p.rhs_batch, p.rhs_contract)), B(Product(lhs, p.lhs_batch)),
+        M(Product(lhs, lf)), Kc(Product(lhs, p.lhs_contract)), N(Product(rhs, rf)) {}
+};
+
 template <ElemKind K>
 void DotGeneral(const Step& s, ExecState& st);
 
@@ -79,13 +94,13 @@ void DotGeneral(const Step& s, ExecState& st);
 
 bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done) {
   if (s.fn != &DotGeneral<ElemKind::kF32>) return false;
-  const DotParams& p = s.Params<DotParams>();
-  const Array& lhs = st.slots[s.in[0]].array;
-  const Array& rhs = st.slots[s.in[1]].array;
-  std::vector<int64_t> lf = FreeDims(lhs.type().rank(), p.lhs_batch, p.lhs_contract);
-  std::vector<int64_t> rf = FreeDims(rhs.type().rank(), p.rhs_batch, p.rhs_contract);
-  const int64_t B = Product(lhs, p.lhs_batch), M = Product(lhs, lf), Kc = Product(lhs, p.lhs_contract),
-                N = Product(rhs, rf);
+  const DotShape d(s, st);
+  const DotParams& p = d.p;
+  const Array& lhs = d.lhs;
+  const Array& rhs = d.rhs;
+  const std::vector<int64_t>& lf = d.lf;
+  const std::vector<int64_t>& rf = d.rf;
+  const int64_t B = d.B, M = d.M, Kc = d.Kc, N = d.N;
   int64_t lb_n, lb_s, m_n, m_s, lk_n, lk_s, rb_n, rb_s, rk_n, rk_s, n_n, n_s;
   if (!HaveFastSgemm() || !MergeDims(lhs, p.lhs_batch, &lb_n, &lb_s) || !MergeDims(lhs, lf, &m_n, &m_s) ||
       !MergeDims(lhs, p.lhs_contract, &lk_n, &lk_s) || !MergeDims(rhs, p.rhs_batch, &rb_n, &rb_s) ||
@@ -143,13 +158,13 @@ void DotGeneral(const Step& s, ExecState& st) {
       return;
     }
   }
-  const DotParams& p = s.Params<DotParams>();
-  const Array& lhs = st.slots[s.in[0]].array;
-  const Array& rhs = st.slots[s.in[1]].array;
-  std::vector<int64_t> lf = FreeDims(lhs.type().rank(), p.lhs_batch, p.lhs_contract);
-  std::vector<int64_t> rf = FreeDims(rhs.type().rank(), p.rhs_batch, p.rhs_contract);
-  const int64_t B = Product(lhs, p.lhs_batch), M = Product(lhs, lf), Kc = Product(lhs, p.lhs_contract),
-                N = Product(rhs, rf);
+  const DotShape d(s, st);
+  const DotParams& p = d.p;
+  const Array& lhs = d.lhs;
+  const Array& rhs = d.rhs;
+  const std::vector<int64_t>& lf = d.lf;
+  const std::vector<int64_t>& rf = d.rf;
+  const int64_t B = d.B, M = d.M, Kc = d.Kc, N = d.N;
   std::vector<uint8_t> a = Arrange(lhs, p.lhs_batch, lf, p.lhs_contract);      // [B, M, K]
   std::vector<uint8_t> b = Arrange(rhs, p.rhs_batch, p.rhs_contract, rf);      // [B, K, N]
   const S* pa = reinterpret_cast<const S*>(a.data());

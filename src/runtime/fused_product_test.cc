@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "src/runtime/test_util.h"
 #include "src/compiler/compile.h"
 #include "src/ir/parser.h"
 #include "src/ir/verifier.h"
@@ -17,12 +18,7 @@
 namespace openpjrt::runtime {
 namespace {
 
-absl::StatusOr<std::shared_ptr<cpu::Executable>> CompileText(const std::string& text) {
-  auto m = ir::ParseModule(text);
-  if (!m.ok()) return m.status();
-  if (absl::Status s = ir::VerifyModule(**m); !s.ok()) return s;
-  return compiler::Compile(**m);
-}
+using test_util::CompileText;
 
 // Values in [-1, 1] in steps of 1/8 (exact products and short sums), varied by `seed`.
 cpu::Array Filled(const cpu::ArrayType& t, int seed) {

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "src/runtime/test_util.h"
 #include "src/compiler/compile.h"
 #include "src/ir/parser.h"
 #include "src/ir/verifier.h"
@@ -13,13 +14,7 @@
 namespace openpjrt::runtime {
 namespace {
 
-// Parses, verifies and compiles one module of MLIR text.
-absl::StatusOr<std::shared_ptr<cpu::Executable>> CompileText(const std::string& text) {
-  auto m = ir::ParseModule(text);
-  if (!m.ok()) return m.status();
-  if (absl::Status s = ir::VerifyModule(**m); !s.ok()) return s;
-  return compiler::Compile(**m);
-}
+using test_util::CompileText;
 
 std::vector<std::string> StepNames(const cpu::Executable& exe) {
   std::vector<std::string> names;
