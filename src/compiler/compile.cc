@@ -511,7 +511,7 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     case OpCode::kChloTopK: {
       auto p = std::make_shared<cpu::TopKParams>();
       p->k = Int(op, "k", 0);
-      if (Int(op, "largest", 1) == 0) Unimplemented(op, "top_k with largest = false");
+      p->largest = Int(op, "largest", 1) != 0;
       if (ir::IsComplex(kind_of(op.operands[0])) || kind_of(op.result(1)) != ElemKind::kI32)
         Unimplemented(op, "top_k on complex operands or with non-i32 indices");
       AddStep(op, env, prog, cpu::TopKKernel(), Operands(op, env)).params = p;

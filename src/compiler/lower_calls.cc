@@ -132,11 +132,11 @@ void Lowerer::LowerEncodedChlo(const Operation& op, Env& env, Program& prog, con
     if (x.rank() < 1 || k < 0 || k > x.dims.back())
       Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@mhlo.topk: k = ", k, " is outside [0, ",
                                                           x.rank() ? x.dims.back() : 0, "] for ", x.ToString()));
-    if (!largest) Unimplemented(op, "top_k with largest = false");
     if (ir::IsComplex(x.elem) || kind_of(op.result(1)) != ElemKind::kI32)
       Unimplemented(op, "top_k on complex operands or with non-i32 indices");
     auto p = std::make_shared<cpu::TopKParams>();
     p->k = k;
+    p->largest = largest != 0;
     AddStep(op, env, prog, cpu::TopKKernel(), Operands(op, env)).params = p;
     return;
   }

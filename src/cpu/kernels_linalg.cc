@@ -301,7 +301,7 @@ void Fft(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 
-// ---- chlo.top_k: the k largest along the last dimension, ties to the lower index.
+// ---- chlo.top_k: the k largest (or smallest) along the last dimension, ties to the lower index.
 
 double TopKKey(const Array& a, int64_t i) {
   double v = 0;
@@ -316,6 +316,7 @@ double TopKKey(const Array& a, int64_t i) {
 
 void TopK(const Step& s, ExecState& st) {
   const int64_t k = s.Params<TopKParams>().k;
+  const bool largest = s.Params<TopKParams>().largest;
   const Array& x = st.slots[s.in[0]].array;
   Array values = Array::Allocate(s.out_types[0]);
   Array indices = Array::Allocate(s.out_types[1]);
@@ -326,11 +327,12 @@ void TopK(const Step& s, ExecState& st) {
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t i = 0; i < n; ++i) keys[i] = TopKKey(x, r * n + i);
     std::iota(order.begin(), order.end(), 0);
-    // NaN sorts above everything, as in a total order.
+    // NaN sorts above everything, as in a total order (first of the largest, last of the
+    // smallest).
     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
       bool na = std::isnan(keys[a]), nb = std::isnan(keys[b]);
-      if (na || nb) return na && !nb;
-      return keys[a] > keys[b];
+      if (na || nb) return largest ? na && !nb : nb && !na;
+      return largest ? keys[a] > keys[b] : keys[a] < keys[b];
     });
     for (int64_t j = 0; j < k; ++j) {
       std::memcpy(values.mutable_data() + (r * k + j) * es, x.data() + (r * n + order[j]) * es, es);

@@ -36,6 +36,7 @@ KernelFn FftKernel();
 
 struct TopKParams {
   int64_t k = 0;
+  bool largest = true;  // false: the k smallest, in increasing order
 };
 KernelFn TopKKernel();  // out: values, int32 indices
 

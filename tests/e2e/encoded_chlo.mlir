@@ -26,6 +26,13 @@ func.func @topk() {
   check.expect_eq_const %t#1, dense<[[1, 3], [0, 2]]> : tensor<2x2xi32>
   %u:2 = stablehlo.custom_call @mhlo.topk(%m) {mhlo.attributes = {k = 3 : i64}, mhlo.version = 1 : i64} : (tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>)
   check.expect_eq_const %u#0, dense<[[5.0, 4.0, 3.0], [9.0, 8.0, 2.0]]> : tensor<2x3xf32>
+  // largest = false: the k smallest in increasing order, ties to the lower index, NaN last.
+  %n = stablehlo.constant dense<[[3.0, 0x7FC00000, 1.0, 1.0, -2.0]]> : tensor<1x5xf32>
+  %s:2 = stablehlo.custom_call @mhlo.topk(%n) {mhlo.attributes = {k = 4 : i64, largest = false}, mhlo.version = 1 : i64} : (tensor<1x5xf32>) -> (tensor<1x4xf32>, tensor<1x4xi32>)
+  check.expect_eq_const %s#0, dense<[[-2.0, 1.0, 1.0, 3.0]]> : tensor<1x4xf32>
+  check.expect_eq_const %s#1, dense<[[4, 2, 3, 0]]> : tensor<1x4xi32>
+  %c:2 = chlo.top_k(%n, k = 5) {largest = false} : tensor<1x5xf32> -> (tensor<1x5xf32>, tensor<1x5xi32>)
+  check.expect_eq_const %c#1, dense<[[4, 2, 3, 0, 1]]> : tensor<1x5xi32>
   func.return
 }
 

@@ -1,13 +1,4 @@
 // Every chunk here must FAIL in `openpjrt run`, with the text after expect-fail in its line.
-// expect-fail: top_k with largest = false is not supported by the CPU executor yet
-func.func @main() {
-  %m = stablehlo.constant dense<1.0> : tensor<2x4xf32>
-  %t:2 = stablehlo.custom_call @mhlo.topk(%m) {mhlo.attributes = {k = 2 : i64, largest = false}, mhlo.version = 1 : i64} : (tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>)
-  func.return
-}
-
-// -----
-
 // expect-fail: @mhlo.topk takes one operand and mhlo.attributes = {k = K}, and returns (values, indices)
 func.func @main() {
   %m = stablehlo.constant dense<1.0> : tensor<2x4xf32>
