@@ -71,3 +71,40 @@ func.func @main() {
   func.return
 }
 
+// -----
+
+// expect-fail: einsum_config "a1,bc->ac": labels must be letters
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %z = "stablehlo.einsum"(%x, %x) {einsum_config = "a1,bc->ac"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: output label 'd' is repeated or in no operand
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %z = "stablehlo.einsum"(%x, %x) {einsum_config = "ab,bc->ad"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: index must be an integer tensor, got tensor<2xf32>
+func.func @main() {
+  %x = stablehlo.constant dense<1> : tensor<3x2xi32>
+  %i = stablehlo.constant dense<0.0> : tensor<2xf32>
+  %r = "stablehlo.torch_index_select"(%x, %i) {batch_dims = 0 : i64, dim = 0 : i64} : (tensor<3x2xi32>, tensor<2xf32>) -> tensor<2x2xi32>
+  func.return
+}
+
+// -----
+
+// expect-fail: batch dimension 0 differs between operand and index
+func.func @main() {
+  %x = stablehlo.constant dense<1> : tensor<3x2xi32>
+  %i = stablehlo.constant dense<0> : tensor<4x1xi32>
+  %r = "stablehlo.torch_index_select"(%x, %i) {batch_dims = 1 : i64, dim = 1 : i64} : (tensor<3x2xi32>, tensor<4x1xi32>) -> tensor<3x1xi32>
+  func.return
+}
