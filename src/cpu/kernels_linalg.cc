@@ -301,17 +301,26 @@ void Fft(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 
-// ---- chlo.top_k: the k largest (or smallest) along the last dimension, ties to the lower index.
+// ---- chlo.top_k: the k largest (or smallest) along the last dimension, ties to the lower index,
+// in the total order of XLA's CPU top_k: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN. Keys are
+// long doubles: exact for every integer up to 64 bits and every float kind, NaN signs kept.
 
-double TopKKey(const Array& a, int64_t i) {
-  double v = 0;
+long double TopKKey(const Array& a, int64_t i) {
+  long double v = 0;
   DispatchKind(a.elem(), [&]<ElemKind K>() {
     using T = Traits<K>;
     if constexpr (T::kCat == Cat::kSigned || T::kCat == Cat::kUnsigned || T::kCat == Cat::kBool ||
                   T::kCat == Cat::kFloat)
-      v = static_cast<double>(T::Load(a.as<typename T::S>()[i]));
+      v = static_cast<long double>(T::Load(a.as<typename T::S>()[i]));
   });
   return v;
+}
+
+bool TotalLess(long double a, long double b) {
+  const int ra = std::isnan(a) ? (std::signbit(a) ? -1 : 1) : 0, rb = std::isnan(b) ? (std::signbit(b) ? -1 : 1) : 0;
+  if (ra != rb || ra != 0) return ra < rb;  // NaNs at the ends by sign; two of one sign are equal
+  if (a == b) return std::signbit(a) && !std::signbit(b);  // -0 < +0
+  return a < b;
 }
 
 void TopK(const Step& s, ExecState& st) {
@@ -323,16 +332,12 @@ void TopK(const Step& s, ExecState& st) {
   const int64_t n = x.dims().back(), rows = n ? x.NumElements() / n : 0;
   const int64_t es = x.type().ElementSize();
   std::vector<int64_t> order(static_cast<size_t>(n));
-  std::vector<double> keys(static_cast<size_t>(n));
+  std::vector<long double> keys(static_cast<size_t>(n));
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t i = 0; i < n; ++i) keys[i] = TopKKey(x, r * n + i);
     std::iota(order.begin(), order.end(), 0);
-    // NaN sorts above everything, as in a total order (first of the largest, last of the
-    // smallest).
     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-      bool na = std::isnan(keys[a]), nb = std::isnan(keys[b]);
-      if (na || nb) return largest ? na && !nb : nb && !na;
-      return largest ? keys[a] > keys[b] : keys[a] < keys[b];
+      return largest ? TotalLess(keys[b], keys[a]) : TotalLess(keys[a], keys[b]);
     });
     for (int64_t j = 0; j < k; ++j) {
       std::memcpy(values.mutable_data() + (r * k + j) * es, x.data() + (r * n + order[j]) * es, es);

@@ -66,6 +66,14 @@ func.func @top_k() {
   check.expect_eq_const %i, dense<[[1, 3], [0, 3]]> : tensor<2x2xi32>
   %s = stablehlo.slice %v [0:1, 0:2] : (tensor<2x2xf32>) -> tensor<1x2xf32>
   check.expect_eq_const %s, dense<[[7.0, 7.0]]> : tensor<1x2xf32>
+  // The total order of XLA's CPU top_k: +NaN first, +0 above -0, -NaN last; int64 beyond 2^53
+  // ordered exactly.
+  %y = stablehlo.constant dense<[-0.0, 0.0, 0xFFC00000, 0x7FC00000, 0xFF800000]> : tensor<5xf32>
+  %yv, %yi = chlo.top_k(%y, k = 5) : tensor<5xf32> -> (tensor<5xf32>, tensor<5xi32>)
+  check.expect_eq_const %yi, dense<[3, 1, 0, 4, 2]> : tensor<5xi32>
+  %big = stablehlo.constant dense<[9007199254740992, 9007199254740993, 9007199254740994]> : tensor<3xi64>
+  %bv, %bi = chlo.top_k(%big, k = 3) : tensor<3xi64> -> (tensor<3xi64>, tensor<3xi32>)
+  check.expect_eq_const %bi, dense<[2, 1, 0]> : tensor<3xi32>
   func.return
 }
 
