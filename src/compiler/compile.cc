@@ -608,6 +608,9 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
       return;
     }
     case OpCode::kOptimizationBarrier:
+    // Shardy's sharding annotations: the program's values are global, so they pass through.
+    case OpCode::kSdyShardingConstraint:
+    case OpCode::kSdyReshard:
       AddStep(op, env, prog, cpu::CopyKernel(), Operands(op, env));
       return;
     case OpCode::kSetDimensionSize:

@@ -326,6 +326,7 @@ class Refiner {
     switch (c) {
       // Results shaped like an operand.
       case OpCode::kOptimizationBarrier: case OpCode::kAllReduce: case OpCode::kCollectivePermute:
+      case OpCode::kSdyShardingConstraint: case OpCode::kSdyReshard:
       case OpCode::kCollectiveBroadcast: case OpCode::kCrossReplicaSum: case OpCode::kSort:
       case OpCode::kCollectiveReduce:
         for (size_t i = 0; i < op.num_results(); ++i) SetResult(op, i, in(i));

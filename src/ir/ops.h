@@ -35,6 +35,7 @@ enum class OpSyntax : uint8_t {
   kTopK,             // chlo.top_k(%x, k = 5) : T -> (T, T)
   kCheckConst,       // check.expect_eq_const %a, dense<...> : T
   kSdyMesh,          // sdy.mesh @name = <...>
+  kSdyValueSharding, // sdy.sharding_constraint %x <@mesh, [{"x"}]> : tensor<...> (also sdy.reshard)
 };
 
 struct OpInfo {

@@ -422,6 +422,7 @@ std::unique_ptr<Operation> Parser::ParseCustomOp(const Token& name_tok) {
     case OpSyntax::kTopK: ParseTopKForm(op.get()); break;
     case OpSyntax::kCheckConst: ParseCheckConstForm(op.get()); break;
     case OpSyntax::kSdyMesh: ParseSdyMeshForm(op.get()); break;
+    case OpSyntax::kSdyValueSharding: ParseSdyValueShardingForm(op.get()); break;
   }
   return op;
 }

@@ -140,6 +140,7 @@ class Parser {
   void ParseTopKForm(Operation* op);
   void ParseCheckConstForm(Operation* op);
   void ParseSdyMeshForm(Operation* op);
+  void ParseSdyValueShardingForm(Operation* op);
   // %a, %b, ...; stops before a non-value. *comma: a ',' after the last operand was consumed.
   std::vector<Value*> ParseOperandList(bool* comma);
   Attribute ParsePrecisionList();

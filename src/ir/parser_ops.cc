@@ -608,4 +608,14 @@ void Parser::ParseSdyMeshForm(Operation* op) {
   op->SetResultTypes({});
 }
 
+// sdy.sharding_constraint / sdy.reshard: the sharding is kept as the generic form writes it,
+// #sdy.sharding<...>.
+void Parser::ParseSdyValueShardingForm(Operation* op) {
+  op->operands.push_back(Resolve(ParseValueRef()));
+  Token lt = Expect(Tok::kLess, "'<' and the sharding");
+  op->SetAttr("sharding", Attribute::Opaque(StrCat("#sdy.sharding", ParseOpaqueBody(lt)->str)));
+  ParseOptionalAttrDict(op);
+  FinishWithTypes(op, false);
+}
+
 }  // namespace openpjrt::ir

@@ -732,6 +732,18 @@ bool OpPrinter::Pretty(const Operation& op, int indent) {
       AppendType(&out, op.operands[0]->type);
       return true;
     }
+    case OpSyntax::kSdyValueSharding: {
+      Attribute sh = op.attr("sharding");
+      if (op.operands.size() != 1 || op.num_results() != 1 || !need_regions(0) || !sh ||
+          sh.kind() != AttrKind::kOpaque || sh->str.rfind("#sdy.sharding<", 0) != 0 ||
+          op.result(0)->type != op.operands[0]->type)
+        return false;
+      StrAppend(&out, op.name(), " ", Name(op.operands[0]), " ", std::string_view(sh->str).substr(13));
+      AttrDict(op, {"sharding"});
+      out.append(" : ");
+      AppendType(&out, op.operands[0]->type);
+      return true;
+    }
     case OpSyntax::kSdyMesh: {
       Attribute n = op.attr("sym_name"), m = op.attr("mesh");
       if (!n || n.kind() != AttrKind::kString || !m || m.kind() != AttrKind::kOpaque ||

@@ -434,6 +434,8 @@ void Verifier::VerifyOpRules(const Operation& op) {
       break;
     }
     case OpCode::kOptimizationBarrier:
+    case OpCode::kSdyShardingConstraint:
+    case OpCode::kSdyReshard:
       if (op.num_results() != op.operands.size()) Fail(op, "expects one result per operand");
       for (size_t i = 0; i < op.operands.size(); ++i)
         if (op.result(i)->type != op.operands[i]->type)

@@ -54,3 +54,4 @@ func.func @main() {
   %o = stablehlo.custom_call @chlo.ragged_dot(%l, %r, %g) {mhlo.attributes = {ragged_dot_dimension_numbers = [dense<> : tensor<0xi64>, dense<> : tensor<0xi64>, "x", dense<1> : tensor<1xi64>, dense<0> : tensor<1xi64>, dense<0> : tensor<1xi64>]}} : (tensor<7x3xf32>, tensor<3x3x2xf32>, tensor<3xi32>) -> tensor<7x2xf32>
   func.return
 }
+
