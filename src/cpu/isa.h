@@ -47,6 +47,10 @@ OPJ_TARGET_256 void At256(A... a) { Body(a...); }
 template <auto Body, typename... A>
 void AtBase(A... a) { Body(a...); }
 template <auto Body, typename... A>
+auto Base(void (*)(A...)) -> void (*)(A...) {
+  return &AtBase<Body, A...>;
+}
+template <auto Body, typename... A>
 auto Pick(void (*)(A...)) -> void (*)(A...) {
   switch (IsaLevel()) {
     case 2: return &At512<Body, A...>;
@@ -56,10 +60,15 @@ auto Pick(void (*)(A...)) -> void (*)(A...) {
 }
 }  // namespace isa_internal
 
-// Body (a pointer to an always-inlined function returning void) compiled for this CPU.
-template <auto Body>
+// Body (a pointer to an always-inlined function returning void) compiled for this CPU; with
+// kCopies = false, the baseline copy only (see HasVectorCopies).
+template <auto Body, bool kCopies = true>
 auto ForCpu() {
-  return isa_internal::Pick<Body>(Body);
+  if constexpr (kCopies) {
+    return isa_internal::Pick<Body>(Body);
+  } else {
+    return isa_internal::Base<Body>(Body);
+  }
 }
 
 }  // namespace openpjrt::cpu

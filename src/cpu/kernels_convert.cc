@@ -90,15 +90,20 @@ OPJ_LOOP_BODY void CompareRaw(const void* params, const void* const* in, void* o
   CompareByDir<K, false>(p.dir, in[0], in[1], z, n);
 }
 
-// A kernel over whole arrays from a raw loop whose operands all have the result's size.
-template <RawOpFn F>
-void RawOpKernel(const Step& s, ExecState& st) {
-  static const RawOpFn fn = ForCpu<F>();
+// A kernel over whole arrays from a raw loop whose operands all have the result's size: one
+// body for all of them (each inlining its own allocation and slot handling multiplied it by
+// every kind pair of convert).
+[[gnu::noinline]] void RunRawOp(RawOpFn fn, const Step& s, ExecState& st) {
   const void* in[3] = {};
   for (size_t i = 0; i < s.in.size() && i < 3; ++i) in[i] = st.slots[s.in[i]].array.data();
   Array r = Array::Allocate(s.out_types[0]);
   fn(s.params.get(), in, r.mutable_data(), r.NumElements());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+template <RawOpFn F, bool kCopies>
+void RawOpKernel(const Step& s, ExecState& st) {
+  static const RawOpFn fn = ForCpu<F, kCopies>();
+  RunRawOp(fn, s, st);
 }
 
 // ---- select (element-size generic)
@@ -434,7 +439,7 @@ absl::StatusOr<KernelFn> SelectCompare(ElemKind k, const CompareParams& p) {
     if constexpr (Traits<K>::kCat == Cat::kComplex) {
       if (p.dir != CompareParams::kEq && p.dir != CompareParams::kNe) return;
     }
-    fn = &RawOpKernel<&CompareRaw<K>>;
+    fn = &RawOpKernel<&CompareRaw<K>, HasVectorCopies(K)>;
   });
   if (!fn)
     return absl::InvalidArgumentError(
@@ -450,7 +455,7 @@ RawOpFn RawCompare(ElemKind k, const CompareParams& p) {
     if constexpr (Traits<K>::kCat == Cat::kComplex) {
       if (p.dir != CompareParams::kEq && p.dir != CompareParams::kNe) return;
     }
-    fn = ForCpu<&CompareRaw<K>>();
+    fn = ForCpu<&CompareRaw<K>, HasVectorCopies(K)>();
   });
   return fn;
 }
@@ -459,13 +464,13 @@ RawOpFn RawSelect(int64_t elem_bytes) { return SelectRawFor(elem_bytes); }
 
 RawOpFn RawClamp(ElemKind k) {
   RawOpFn fn = nullptr;
-  DispatchKind(k, [&]<ElemKind K>() { fn = ForCpu<&ClampRaw<K>>(); });
+  DispatchKind(k, [&]<ElemKind K>() { fn = ForCpu<&ClampRaw<K>, HasVectorCopies(K)>(); });
   return fn;
 }
 
 RawOpFn RawConvert(ElemKind from, ElemKind to) {
   RawOpFn fn = nullptr;
-  DispatchKind(from, [&]<ElemKind F>() { DispatchKind(to, [&]<ElemKind T>() { fn = ForCpu<&ConvertRaw<F, T>>(); }); });
+  DispatchKind(from, [&]<ElemKind F>() { DispatchKind(to, [&]<ElemKind T>() { fn = ForCpu<&ConvertRaw<F, T>, HasVectorCopies(F) && HasVectorCopies(T)>(); }); });
   return fn;
 }
 
@@ -479,7 +484,7 @@ absl::StatusOr<KernelFn> SelectClamp(ElemKind k) {
 absl::StatusOr<KernelFn> SelectConvert(ElemKind from, ElemKind to) {
   KernelFn fn = nullptr;
   DispatchKind(from, [&]<ElemKind F>() {
-    DispatchKind(to, [&]<ElemKind T>() { fn = &RawOpKernel<&ConvertRaw<F, T>>; });
+    DispatchKind(to, [&]<ElemKind T>() { fn = &RawOpKernel<&ConvertRaw<F, T>, HasVectorCopies(F) && HasVectorCopies(T)>; });
   });
   if (!fn)
     return absl::UnimplementedError(StrCat("convert from ", ir::ElemKindName(from), " to ",

@@ -320,7 +320,15 @@ template <BinaryOp Op>
 KernelFn PickFast(ElemKind k, bool fused) {
   KernelFn fn = nullptr;
   DispatchKind(k, [&]<ElemKind K>() {
-    if (Supported<Traits<K>>(Op)) fn = fused ? &FusedReduce<Op, K> : &FastReduce<Op, K>;
+    if constexpr (Supported<Traits<K>>(Op)) {
+      // Absorbing producers pays off only where the loops are fast; other kinds keep the
+      // producer run and the reduction apart.
+      if constexpr (HasVectorCopies(K)) {
+        fn = fused ? &FusedReduce<Op, K> : &FastReduce<Op, K>;
+      } else if (!fused) {
+        fn = &FastReduce<Op, K>;
+      }
+    }
   });
   return fn;
 }
