@@ -87,31 +87,27 @@ void ExpectSameAsUnfused(const Case& c, const std::string& fused_step) {
 
 constexpr char kBiasRelu[] = "stablehlo.dot_general + fusion(stablehlo.add, stablehlo.maximum)";
 
-// An MLP layer: at two threads C is cut into column pieces (each region a run of partial rows).
-TEST(FusedProductTest, DotBiasReluInColumnPieces) {
-  ExpectSameAsUnfused({"%x: tensor<128x784xf32>, %w: tensor<784x512xf32>, %b: tensor<512xf32>",
-                       {{ir::ElemKind::kF32, {128, 784}}, {ir::ElemKind::kF32, {784, 512}}, {ir::ElemKind::kF32, {512}}},
-                       R"(  %p = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<128x784xf32>, tensor<784x512xf32>) -> tensor<128x512xf32>
-  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<512xf32>) -> tensor<128x512xf32>
-  %s = stablehlo.add %p, %bb : tensor<128x512xf32>
-  %z = stablehlo.constant dense<0.0> : tensor<128x512xf32>
-  %out = stablehlo.maximum %s, %z : tensor<128x512xf32>)",
-                       {"%out : tensor<128x512xf32>"}, "tensor<128x512xf32>"},
-                      kBiasRelu);
+// x (m x k) . w (k x n) + bias row, then ReLU: an MLP layer.
+Case DotBiasRelu(int64_t m, int64_t k, int64_t n) {
+  const std::string x = "tensor<" + std::to_string(m) + "x" + std::to_string(k) + "xf32>";
+  const std::string w = "tensor<" + std::to_string(k) + "x" + std::to_string(n) + "xf32>";
+  const std::string b = "tensor<" + std::to_string(n) + "xf32>";
+  const std::string c = "tensor<" + std::to_string(m) + "x" + std::to_string(n) + "xf32>";
+  return {"%x: " + x + ", %w: " + w + ", %b: " + b,
+          {{ir::ElemKind::kF32, {m, k}}, {ir::ElemKind::kF32, {k, n}}, {ir::ElemKind::kF32, {n}}},
+          "  %p = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (" + x + ", " + w + ") -> " + c +
+              "\n  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (" + b + ") -> " + c +
+              "\n  %s = stablehlo.add %p, %bb : " + c + "\n  %z = stablehlo.constant dense<0.0> : " + c +
+              "\n  %out = stablehlo.maximum %s, %z : " + c,
+          {"%out : " + c},
+          c};
 }
 
+// At two threads C is cut into column pieces (each region a run of partial rows).
+TEST(FusedProductTest, DotBiasReluInColumnPieces) { ExpectSameAsUnfused(DotBiasRelu(128, 784, 512), kBiasRelu); }
+
 // A tall product with a small right operand: row pieces sharing one packed B.
-TEST(FusedProductTest, DotBiasReluInRowPieces) {
-  ExpectSameAsUnfused({"%x: tensor<4096x64xf32>, %w: tensor<64x64xf32>, %b: tensor<64xf32>",
-                       {{ir::ElemKind::kF32, {4096, 64}}, {ir::ElemKind::kF32, {64, 64}}, {ir::ElemKind::kF32, {64}}},
-                       R"(  %p = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<4096x64xf32>, tensor<64x64xf32>) -> tensor<4096x64xf32>
-  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<64xf32>) -> tensor<4096x64xf32>
-  %s = stablehlo.add %p, %bb : tensor<4096x64xf32>
-  %z = stablehlo.constant dense<0.0> : tensor<4096x64xf32>
-  %out = stablehlo.maximum %s, %z : tensor<4096x64xf32>)",
-                       {"%out : tensor<4096x64xf32>"}, "tensor<4096x64xf32>"},
-                      kBiasRelu);
-}
+TEST(FusedProductTest, DotBiasReluInRowPieces) { ExpectSameAsUnfused(DotBiasRelu(4096, 64, 64), kBiasRelu); }
 
 // Batched attention scores with scale and exp; the epilogue has two outputs of other types too
 // (a mask and a bf16 copy), and the pre-activation is a result as well.
