@@ -95,7 +95,12 @@ void DotGeneral(const Step& s, ExecState& st);
 bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done) {
   if (s.fn != &DotGeneral<ElemKind::kF32>) return false;
   const DotShape d(s, st);
-  const auto& [p, lhs, rhs, lf, rf, B, M, Kc, N] = d;
+  const DotParams& p = d.p;
+  const Array& lhs = d.lhs;
+  const Array& rhs = d.rhs;
+  const std::vector<int64_t>& lf = d.lf;
+  const std::vector<int64_t>& rf = d.rf;
+  const int64_t B = d.B, M = d.M, Kc = d.Kc, N = d.N;
   int64_t lb_n, lb_s, m_n, m_s, lk_n, lk_s, rb_n, rb_s, rk_n, rk_s, n_n, n_s;
   if (!HaveFastSgemm() || !MergeDims(lhs, p.lhs_batch, &lb_n, &lb_s) || !MergeDims(lhs, lf, &m_n, &m_s) ||
       !MergeDims(lhs, p.lhs_contract, &lk_n, &lk_s) || !MergeDims(rhs, p.rhs_batch, &rb_n, &rb_s) ||
@@ -154,7 +159,12 @@ void DotGeneral(const Step& s, ExecState& st) {
     }
   }
   const DotShape d(s, st);
-  const auto& [p, lhs, rhs, lf, rf, B, M, Kc, N] = d;
+  const DotParams& p = d.p;
+  const Array& lhs = d.lhs;
+  const Array& rhs = d.rhs;
+  const std::vector<int64_t>& lf = d.lf;
+  const std::vector<int64_t>& rf = d.rf;
+  const int64_t B = d.B, M = d.M, Kc = d.Kc, N = d.N;
   std::vector<uint8_t> a = Arrange(lhs, p.lhs_batch, lf, p.lhs_contract);      // [B, M, K]
   std::vector<uint8_t> b = Arrange(rhs, p.rhs_batch, p.rhs_contract, rf);      // [B, K, N]
   const S* pa = reinterpret_cast<const S*>(a.data());
