@@ -31,8 +31,8 @@ def main():
             print(f"FAIL {f.name} (exit {r.returncode}):\n" + "\n".join(bad) + r.stderr)
     for f in sorted((root / "failing").glob("*.mlir")):
         # One process per file: `run --split-input-file` reports each failing module on lines
-        # starting "FAIL <file>:<first line of the module>:". If it crashes, the file's modules
-        # are run one process each, which names the module that crashed it.
+        # starting "FAIL <file>:<first line of the module>:". A module without such a line (the
+        # process crashed or stopped before it) is run in a process of its own, which names it.
         whole = subprocess.run([args.openpjrt, "run", *extra, "--split-input-file", str(f)],
                                capture_output=True, text=True)
         batched = whole.returncode == 1
@@ -52,9 +52,9 @@ def main():
             m = re.search(r"expect-fail: (.*\S)", chunk)
             if not m:
                 continue
-            if batched:
-                rc, out = 1, reports.get(chunk_start, "")
-            else:
+            if batched and chunk_start in reports:
+                rc, out = 1, reports[chunk_start]
+            else:  # no report of its own (the file's process crashed, or stopped early): alone
                 with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as t:
                     t.write(chunk)
                 r = subprocess.run([args.openpjrt, "run", *extra, t.name], capture_output=True, text=True)

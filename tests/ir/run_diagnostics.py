@@ -6,8 +6,8 @@ comment `// expect-error@+N: TEXT` (or @-N, or @0 for its own line): the error m
 that line, with TEXT somewhere in the message. `openpjrt opt` must exit 1 and never crash.
 
 A file goes through one `openpjrt opt --split-input-file` process (each chunk is parsed and
-verified on its own, diagnostics keep the file's line numbers); if that process crashes, the file's
-chunks are run one process each to name the chunk that crashed it.
+verified on its own, diagnostics keep the file's line numbers); a chunk with no diagnostic in its
+lines from that process (it crashed or stopped early) is run in a process of its own.
 """
 import argparse
 import pathlib
@@ -66,9 +66,9 @@ def main():
         batched = whole.returncode == 1
         diags = diagnostics(whole.stderr)
         for start, lines, line, text in cases:
-            if batched:
+            if batched and any(start <= l < start + len(lines) for l, _ in diags):
                 rc, got = 1, diags
-            else:  # the file's process crashed or passed: find out which chunk, one by one
+            else:  # no error of its own (the file's process crashed or stopped early): alone
                 r = run_chunk_alone(args.opt, f, start, lines)
                 rc, got = r.returncode, diagnostics(r.stderr)
             if rc == 1 and any(l == line and text in msg for l, msg in got):
