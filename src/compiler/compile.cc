@@ -611,7 +611,14 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     // Shardy's sharding annotations: the program's values are global, so they pass through.
     case OpCode::kSdyShardingConstraint:
     case OpCode::kSdyReshard:
+    case OpCode::kSdyPropagationBarrier:
       AddStep(op, env, prog, cpu::CopyKernel(), Operands(op, env));
+      return;
+    case OpCode::kSdyShardingGroup:
+      return;  // a constraint for sharding propagation; nothing runs
+    case OpCode::kSdyManualComputation:
+    case OpCode::kSdyNamedComputation:
+      LowerSdyComputation(op, env, prog, depth);
       return;
     case OpCode::kSetDimensionSize:
       // With static shapes the result is the operand; the size operand only bounds it.

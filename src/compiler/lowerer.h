@@ -136,7 +136,7 @@ class Lowerer {
     if (depth > 64) Fail(*block.parent->parent, absl::StatusCode::kInvalidArgument,
                          "calls nest more than 64 deep (recursion is not allowed)");
     for (const auto& op : block.ops) {
-      if (op->code == OpCode::kReturn || op->code == OpCode::kFuncReturn) {
+      if (op->code == OpCode::kReturn || op->code == OpCode::kFuncReturn || op->code == OpCode::kSdyReturn) {
         std::vector<int> r;
         for (const Value* v : op->operands) r.push_back(Use(*op, env, v));
         return r;
@@ -354,7 +354,9 @@ class Lowerer {
       case OpCode::kTuple: case OpCode::kGetTupleElement: case OpCode::kOptimizationBarrier:
       case OpCode::kCustomCall: case OpCode::kCheckExpectEq: case OpCode::kCheckExpectEqConst:
       case OpCode::kCheckExpectAlmostEq: case OpCode::kCheckExpectAlmostEqConst:
-      case OpCode::kCheckExpectClose:
+      case OpCode::kCheckExpectClose: case OpCode::kSdyManualComputation:
+      case OpCode::kSdyNamedComputation: case OpCode::kSdyReturn: case OpCode::kSdyShardingConstraint:
+      case OpCode::kSdyReshard: case OpCode::kSdyPropagationBarrier: case OpCode::kSdyShardingGroup:
         return true;
       default:
         return false;
@@ -409,6 +411,9 @@ class Lowerer {
   // stablehlo.custom_call: check targets, annotations that pass values through, shape
   // assertions, LAPACK, ApproxTopK and FFI handlers (lower_calls.cc).
   void LowerCustomCall(const Operation& op, Env& env, Program& prog, int depth);
+  // sdy.named_computation, and sdy.manual_computation whose shards are the whole values: the
+  // body runs in place of the op.
+  void LowerSdyComputation(const Operation& op, Env& env, Program& prog, int depth);
 
   // send/recv with the host: one array each way, matched to the caller's callbacks by channel.
   // A custom_call whose target has an XLA FFI handler (registered through the PJRT FFI

@@ -36,6 +36,9 @@ enum class OpSyntax : uint8_t {
   kCheckConst,       // check.expect_eq_const %a, dense<...> : T
   kSdyMesh,          // sdy.mesh @name = <...>
   kSdyValueSharding, // sdy.sharding_constraint %x <@mesh, [{"x"}]> : tensor<...> (also sdy.reshard)
+  kSdyComputation,   // sdy.manual_computation(%x) in_shardings=[...] out_shardings=[...] manual_axes={...}
+                     //   (%arg1: T) {...} : (T) -> R; sdy.named_computation<"name">(%x) [...] likewise
+  kSdyKeyword,       // sdy.sharding_group %x group_id=3 : T; sdy.propagation_barrier %x allowed_direction=NONE : T
 };
 
 struct OpInfo {
@@ -57,5 +60,11 @@ const OpInfo& GetOpInfo(OpCode code);
 // Finds an op by full name ("stablehlo.add"); also accepts the short func names ("return",
 // "call", "func", "module"). Returns kUnknown when not in the table.
 OpCode LookupOp(std::string_view name);
+
+// Ops whose regions cannot see the values around them.
+inline bool IsolatedFromAbove(OpCode c) {
+  return c == OpCode::kFunc || c == OpCode::kModule || c == OpCode::kSdyManualComputation ||
+         c == OpCode::kSdyNamedComputation;
+}
 
 }  // namespace openpjrt::ir

@@ -367,8 +367,7 @@ std::unique_ptr<Operation> Parser::ParseGenericOp(const Token& name_tok) {
     ParseAttrDict(&op->attrs);
     Expect(Tok::kGreater, "'>' to close the properties");
   }
-  // Regions are isolated from above only for functions and modules.
-  bool isolated = code == OpCode::kFunc || code == OpCode::kModule;
+  bool isolated = IsolatedFromAbove(code);
   if (PeekIs(Tok::kLParen)) {
     if (isolated) PushScope(true);
     ParseRegionList(op.get());
@@ -423,6 +422,8 @@ std::unique_ptr<Operation> Parser::ParseCustomOp(const Token& name_tok) {
     case OpSyntax::kCheckConst: ParseCheckConstForm(op.get()); break;
     case OpSyntax::kSdyMesh: ParseSdyMeshForm(op.get()); break;
     case OpSyntax::kSdyValueSharding: ParseSdyValueShardingForm(op.get()); break;
+    case OpSyntax::kSdyComputation: ParseSdyComputationForm(op.get()); break;
+    case OpSyntax::kSdyKeyword: ParseSdyKeywordForm(op.get()); break;
   }
   return op;
 }

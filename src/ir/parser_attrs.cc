@@ -535,14 +535,14 @@ Attribute Parser::ParseAttribute() {
 // as braces, so a body never hides an unbalanced file-metadata marker that would change how the
 // printed module reads back.
 Attribute Parser::ParseOpaqueBody(const Token& start) {
-  std::string open = "<";
+  std::string open(1, start.kind == Tok::kLSquare ? '[' : start.kind == Tok::kLBrace ? '{' : '<');
   while (!open.empty()) {
     Token t = lex_.Next();
     char closer = 0;
     switch (t.kind) {
       case Tok::kEof:
       case Tok::kError:
-        Error(start, "unterminated '<' in dialect attribute or type");
+        Error(start, StrCat("unterminated '", std::string(1, open[0]), "' in dialect attribute or type"));
       case Tok::kLess: open.push_back('<'); break;
       case Tok::kLParen: open.push_back('('); break;
       case Tok::kLSquare: open.push_back('['); break;

@@ -141,6 +141,8 @@ class Parser {
   void ParseCheckConstForm(Operation* op);
   void ParseSdyMeshForm(Operation* op);
   void ParseSdyValueShardingForm(Operation* op);
+  void ParseSdyComputationForm(Operation* op);
+  void ParseSdyKeywordForm(Operation* op);
   // %a, %b, ...; stops before a non-value. *comma: a ',' after the last operand was consumed.
   std::vector<Value*> ParseOperandList(bool* comma);
   Attribute ParsePrecisionList();

@@ -618,4 +618,70 @@ void Parser::ParseSdyValueShardingForm(Operation* op) {
   FinishWithTypes(op, false);
 }
 
+// sdy.manual_computation / sdy.named_computation: operands, the shardings in their stripped
+// spelling (kept as the generic form writes them: #sdy.sharding_per_value<[...]>,
+// #sdy<manual_axes{...}>), the body with its arguments, attributes and the function type. The
+// body is isolated from above.
+void Parser::ParseSdyComputationForm(Operation* op) {
+  const bool manual = op->code == OpCode::kSdyManualComputation;
+  if (!manual) {
+    Expect(Tok::kLess, "'<' and the computation's name");
+    op->SetAttr("name", Attribute::String(ParseStringLiteral()));
+    Expect(Tok::kGreater, "'>' after the name");
+  }
+  Expect(Tok::kLParen, "'(' before the operands");
+  bool comma = false;
+  std::vector<Value*> operands = ParseOperandList(&comma);
+  if (comma) Error(lex_.Peek(), "expected a value");
+  Expect(Tok::kRParen, "')' after the operands");
+  for (const char* key : {"in_shardings", "out_shardings", "manual_axes"}) {
+    const bool axes = key[0] == 'm';
+    if (!manual && axes) break;
+    if (!manual && !PeekKeyword(key)) continue;
+    ExpectKeyword(key);
+    Expect(Tok::kEqual, "'='");
+    Token open = Expect(axes ? Tok::kLBrace : Tok::kLSquare, axes ? "'{' and the manual axes" : "'[' and the shardings");
+    std::string body = ParseOpaqueBody(open)->str;
+    op->SetAttr(key, Attribute::Opaque(axes ? StrCat("#sdy<manual_axes", body, ">")
+                                            : StrCat("#sdy.sharding_per_value<", body, ">")));
+  }
+  Expect(Tok::kLParen, "'(' and the body's arguments");
+  std::vector<std::pair<Token, Type>> args;
+  if (!Consume(Tok::kRParen)) {
+    do {
+      Token name = Expect(Tok::kValueId, "a body argument");
+      Expect(Tok::kColon, "':' after the body argument");
+      Type t = ParseType();
+      SkipTrailingLocation();
+      args.emplace_back(name, t);
+    } while (Consume(Tok::kComma));
+    Expect(Tok::kRParen, "')' after the body's arguments");
+  }
+  PushScope(true);
+  ParseRegion(op->AddRegion(), &args);
+  PopScope();
+  ParseOptionalAttrDict(op);
+  op->operands = std::move(operands);
+  FinishWithTypes(op, false);
+}
+
+// sdy.sharding_group %x group_id=N and sdy.propagation_barrier %x allowed_direction=DIR.
+void Parser::ParseSdyKeywordForm(Operation* op) {
+  op->operands.push_back(Resolve(ParseValueRef()));
+  if (op->code == OpCode::kSdyShardingGroup) {
+    ExpectKeyword("group_id");
+    Expect(Tok::kEqual, "'='");
+    op->SetAttr("group_id", Attribute::Integer(I64(), ParseIntegerLiteral()));
+  } else {
+    ExpectKeyword("allowed_direction");
+    Expect(Tok::kEqual, "'='");
+    Token d = Expect(Tok::kBareId, "FORWARD, BACKWARD or NONE");
+    if (d.text != "FORWARD" && d.text != "BACKWARD" && d.text != "NONE" && d.text != "BOTH")
+      Error(d, StrCat("unknown propagation direction '", d.text, "' (expected FORWARD, BACKWARD or NONE)"));
+    op->SetAttr("allowed_direction", Attribute::Opaque(StrCat("#sdy<propagation_direction ", d.text, ">")));
+  }
+  ParseOptionalAttrDict(op);
+  FinishWithTypes(op, false);
+}
+
 }  // namespace openpjrt::ir

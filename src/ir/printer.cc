@@ -81,6 +81,8 @@ class OpPrinter {
   bool PrettyReduce(const Operation& op, int indent);
   bool PrettyWhile(const Operation& op, int indent);
   bool PrettyFunc(const Operation& op, int indent);
+  bool PrettySdyComputation(const Operation& op, int indent);
+  bool PrettySdyKeyword(const Operation& op);
   bool PrettyConvolution(const Operation& op);
 
   const PrintOptions& opts_;
@@ -426,6 +428,80 @@ bool OpPrinter::PrettyWhile(const Operation& op, int indent) {
   return true;
 }
 
+// The stripped spellings of Shardy's attributes: the text inside #sdy.sharding_per_value<...>,
+// after #sdy<manual_axes ... >; empty when `a` is not that attribute.
+static std::string_view SdyStripped(const Attribute& a, std::string_view prefix) {
+  if (!a || a.kind() != AttrKind::kOpaque || !a->str.starts_with(prefix) || !a->str.ends_with(">"))
+    return {};
+  return std::string_view(a->str).substr(prefix.size(), a->str.size() - prefix.size() - 1);
+}
+
+bool OpPrinter::PrettySdyComputation(const Operation& op, int indent) {
+  const bool manual = op.code == OpCode::kSdyManualComputation;
+  Attribute name = op.attr("name");
+  if (op.regions[0]->blocks.size() != 1 || (!manual && (!name || name.kind() != AttrKind::kString)))
+    return false;
+  std::vector<std::string_view> elided = {"in_shardings", "out_shardings"};
+  std::string head(op.name());
+  if (!manual) {
+    head.push_back('<');
+    AppendEscaped(&head, name->str);
+    head.push_back('>');
+    elided.push_back("name");
+  }
+  head.push_back('(');
+  for (size_t i = 0; i < op.operands.size(); ++i) StrAppend(&head, i ? ", " : "", Name(op.operands[i]));
+  head.push_back(')');
+  for (const char* key : {"in_shardings", "out_shardings"}) {
+    Attribute a = op.attr(key);
+    std::string_view body = SdyStripped(a, "#sdy.sharding_per_value<");
+    if (a ? body.empty() : manual) return false;
+    if (a) StrAppend(&head, " ", key, "=", body);
+  }
+  if (manual) {
+    std::string_view axes = SdyStripped(op.attr("manual_axes"), "#sdy<manual_axes");
+    if (axes.empty()) return false;
+    StrAppend(&head, " manual_axes=", axes);
+    elided.push_back("manual_axes");
+  }
+  out.append(head);
+  const ir::Block& b = *op.regions[0]->blocks[0];
+  NameBlockArgs(b);
+  out.append(" (");
+  for (size_t i = 0; i < b.args.size(); ++i) {
+    StrAppend(&out, i ? ", " : "", Name(b.args[i].get()), ": ");
+    AppendType(&out, b.args[i]->type);
+  }
+  out.append(") {\n");
+  Block(b, indent + 2);
+  Indent(indent);
+  out.push_back('}');
+  AttrDict(op, elided);
+  out.append(" : ");
+  FunctionalType(op);
+  return true;
+}
+
+bool OpPrinter::PrettySdyKeyword(const Operation& op) {
+  const bool group = op.code == OpCode::kSdyShardingGroup;
+  std::string value;
+  if (group) {
+    int64_t id;
+    if (!GetInt(op.attr("group_id"), &id)) return false;
+    value = StrCat(id);
+  } else {
+    value = std::string(SdyStripped(op.attr("allowed_direction"), "#sdy<propagation_direction "));
+    if (value.empty()) return false;
+  }
+  if (!group && op.result(0)->type != op.operands[0]->type) return false;
+  const char* key = group ? "group_id" : "allowed_direction";
+  StrAppend(&out, op.name(), " ", Name(op.operands[0]), " ", key, "=", value);
+  AttrDict(op, {key});
+  out.append(" : ");
+  AppendType(&out, op.operands[0]->type);
+  return true;
+}
+
 bool OpPrinter::PrettyFunc(const Operation& op, int indent) {
   Attribute name = op.attr("sym_name");
   Type ft = FuncType(op);
@@ -523,9 +599,9 @@ bool OpPrinter::Pretty(const Operation& op, int indent) {
       return false;
     case OpSyntax::kOperands: {
       if (!need_regions(0)) return false;
-      if (op.code == OpCode::kReturn || op.code == OpCode::kFuncReturn) {
+      if (op.code == OpCode::kReturn || op.code == OpCode::kFuncReturn || op.code == OpCode::kSdyReturn) {
         if (!op.attrs.empty()) return false;
-        out.append(op.code == OpCode::kFuncReturn ? "return" : "stablehlo.return");
+        out.append(op.code == OpCode::kFuncReturn ? "return" : op.name());
         if (!op.operands.empty()) {
           out.push_back(' ');
           Operands(op);
@@ -744,6 +820,10 @@ bool OpPrinter::Pretty(const Operation& op, int indent) {
       AppendType(&out, op.operands[0]->type);
       return true;
     }
+    case OpSyntax::kSdyComputation:
+      return PrettySdyComputation(op, indent);
+    case OpSyntax::kSdyKeyword:
+      return PrettySdyKeyword(op);
     case OpSyntax::kSdyMesh: {
       Attribute n = op.attr("sym_name"), m = op.attr("mesh");
       if (!n || n.kind() != AttrKind::kString || !m || m.kind() != AttrKind::kOpaque ||

@@ -132,8 +132,10 @@ void Verifier::CheckRegion(const Operation& op, size_t r, const std::vector<Type
       Fail(op, StrCat(what, " region argument #", i, " must be ", TypeStr(args[i]),
                             ", is ", TypeStr(b.args[i]->type)));
   const Operation* term = b.terminator();
-  if (!term || (term->code != OpCode::kReturn && term->code != OpCode::kFuncReturn))
-    Fail(op, StrCat(what, " region must end with 'stablehlo.return'"));
+  const bool sdy = op.code == OpCode::kSdyManualComputation || op.code == OpCode::kSdyNamedComputation;
+  if (!term || (sdy ? term->code != OpCode::kSdyReturn
+                    : term->code != OpCode::kReturn && term->code != OpCode::kFuncReturn))
+    Fail(op, StrCat(what, " region must end with '", sdy ? "sdy" : "stablehlo", ".return'"));
   if (returns) {
     if (term->operands.size() != returns->size())
       Fail(op, StrCat(what, " region must return ", returns->size(), " values, returns ",

@@ -433,9 +433,46 @@ void Verifier::VerifyOpRules(const Operation& op) {
       for (size_t i = 0; i < op.regions.size(); ++i) CheckRegion(op, i, {}, &rets, "branch");
       break;
     }
+    case OpCode::kSdyManualComputation:
+    case OpCode::kSdyNamedComputation: {
+      // Named: the body sees the operands' types and returns the results'. Manual: the body's
+      // types are per-device shards of the global ones (same rank and element type).
+      const bool manual = op.code == OpCode::kSdyManualComputation;
+      std::vector<Type> args, rets;
+      if (!manual) {
+        for (const Value* v : op.operands) args.push_back(v->type);
+        for (size_t i = 0; i < op.num_results(); ++i) rets.push_back(op.result(i)->type);
+      } else {
+        args.resize(op.operands.size());
+        rets.resize(op.num_results());
+      }
+      CheckRegion(op, 0, args, &rets, "body");
+      if (!manual) break;
+      const Block& b = *op.regions[0]->front();
+      auto same_kind = [&](Type global, Type local, const char* what, size_t i) {
+        if (!global.IsTensor() || !local.IsTensor() || global.rank() != local.rank() ||
+            global.element_type() != local.element_type())
+          Fail(op, StrCat(what, " #", i, " has type ", TypeStr(global), " but the body's is ", TypeStr(local),
+                          ": a shard must keep the rank and element type"));
+      };
+      for (size_t i = 0; i < op.operands.size(); ++i) same_kind(op.operands[i]->type, b.args[i]->type, "operand", i);
+      for (size_t i = 0; i < op.num_results(); ++i)
+        same_kind(op.result(i)->type, b.terminator()->operands[i]->type, "result", i);
+      for (const char* key : {"in_shardings", "out_shardings", "manual_axes"})
+        if (!op.attr(key)) Fail(op, StrCat("requires attribute '", key, "'"));
+      break;
+    }
+    case OpCode::kSdyReturn: {
+      const Operation* parent = op.parent && op.parent->parent ? op.parent->parent->parent : nullptr;
+      if (!parent || (parent->code != OpCode::kSdyManualComputation && parent->code != OpCode::kSdyNamedComputation))
+        Fail(op, "must end the body of an sdy.manual_computation or sdy.named_computation");
+      if (op.parent->terminator() != &op) Fail(op, "must be the last op of its block");
+      break;
+    }
     case OpCode::kOptimizationBarrier:
     case OpCode::kSdyShardingConstraint:
     case OpCode::kSdyReshard:
+    case OpCode::kSdyPropagationBarrier:
       if (op.num_results() != op.operands.size()) Fail(op, "expects one result per operand");
       for (size_t i = 0; i < op.operands.size(); ++i)
         if (op.result(i)->type != op.operands[i]->type)

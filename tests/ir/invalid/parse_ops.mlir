@@ -431,3 +431,49 @@ func.func @f(%a: tensor<f32>) {
 func.func @f(%a: tensor<f32>) {
   // expect-error@+1: unterminated location
   %0 = stablehlo.abs %a : tensor<f32> loc("x"
+
+// -----
+
+func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expect-error@+1: unknown propagation direction 'SIDEWAYS' (expected FORWARD, BACKWARD or NONE)
+  %0 = sdy.propagation_barrier %a allowed_direction=SIDEWAYS : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expect-error@+1: expected 'manual_axes'
+  %0 = sdy.manual_computation(%a) in_shardings=[<@m, [{}]>] out_shardings=[<@m, [{}]>] (%arg1: tensor<8xf32>) {
+    sdy.return %arg1 : tensor<8xf32>
+  } : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expect-error@+1: unbalanced ')' in dialect attribute or type (open '[')
+  %0 = sdy.named_computation<"g">(%a) in_shardings=[<@m, [{}]>) (%arg1: tensor<8xf32>) {
+    sdy.return %arg1 : tensor<8xf32>
+  } : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = sdy.named_computation<"g">(%a) (%arg1: tensor<8xf32>) {
+    // expect-error@+1: use of undefined value '%a'
+    sdy.return %a : tensor<8xf32>
+  } : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<8xf32>) {
+  // expect-error@+1: expected 'group_id'
+  sdy.sharding_group %a : tensor<8xf32>
+  return
+}
