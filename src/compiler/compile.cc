@@ -172,6 +172,8 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     KernelFn fn = Check(op, cpu::SelectBinary(b, kind_of(op.operands[0]), kind_of(op.result(0))));
     Step& s = AddStep(op, env, prog, fn, in);
     s.raw_binary = cpu::RawBinary(b, kind_of(op.operands[0]), kind_of(op.result(0)));
+    for (int i = 0; i < 2; ++i)
+      s.raw_binary_splat[i] = cpu::RawBinarySplat(b, kind_of(op.operands[0]), kind_of(op.result(0)), i);
     s.raw_in_bytes[0] = s.raw_in_bytes[1] = ir::ByteSize(kind_of(op.operands[0]));
     return;
   }

@@ -211,6 +211,18 @@ void FuseElementwise(Program& prog) {
       }
       op.in0 = value_of.at(s.in[0]);
       if (s.in.size() > 1) op.in1 = value_of.at(s.in[1]);
+      // A splat operand of a binary op (x * 0.5) is read as its one element, when the other is not.
+      if (op.binary && s.in.size() == 2) {
+        auto one_element = [&](int v) {
+          return v < num_inputs && (!p->input_splat[v].empty() || (repeat[v].slot >= 0 && repeat[v].period == 1));
+        };
+        const bool splat0 = one_element(op.in0), splat1 = one_element(op.in1);
+        const int side = splat0 == splat1 ? -1 : splat0 ? 0 : 1;
+        if (side >= 0 && s.raw_binary_splat[side]) {
+          op.binary_splat = s.raw_binary_splat[side];
+          op.splat_operand = side;
+        }
+      }
       if (s.in.size() > 2) op.in2 = value_of.at(s.in[2]);
       op.elem_bytes = ir::ByteSize(s.out_types[0].elem);
       const int slot = s.out[0];

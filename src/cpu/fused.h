@@ -36,11 +36,12 @@ class FusedBlockEval {
   // line before it is overwritten). Call Finish() before the outputs are read.
   // deferred: outputs are written only after every op of the block has run, so an output may
   // share storage with an input of the run (in-place reuse of an input that dies here).
+  // keep: an op without an output whose value the caller reads through Value() after Run.
   FusedBlockEval(const FusedParams& p, const FusedInputs& in, std::vector<Array>* outs, bool stream = false,
-                 bool deferred = false);
+                 bool deferred = false, int keep = -1);
   void Run(int64_t start, int64_t count);
   void Finish();
-  const uint8_t* Value(size_t op) const { return blocks_[op].get(); }
+  const uint8_t* Value(size_t op) const { return buffers_[buffer_of_[op]].get(); }
 
  private:
   uint8_t* At(int value, int64_t start);
@@ -49,7 +50,10 @@ class FusedBlockEval {
   const FusedInputs& in_;
   std::vector<Array>* outs_;
   bool stream_, deferred_;
-  std::vector<std::unique_ptr<uint8_t[]>> blocks_, gathered_;
+  std::vector<int> buffer_of_;                        // op -> its block buffer, -1 if none
+  std::vector<std::unique_ptr<uint8_t[]>> buffers_;   // block buffers, shared by ops one after another
+  std::vector<int> buffer_bytes_;                     // element size of each buffer
+  std::vector<std::unique_ptr<uint8_t[]>> gathered_;
 };
 
 // Elements e0 + r * ld + [0, cols) for r in [0, rows) of a product's row-major result are final.

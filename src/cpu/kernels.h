@@ -33,6 +33,9 @@ absl::StatusOr<KernelFn> SelectBinary(BinaryOp op, ElemKind in, ElemKind out);
 // The same loops over raw elements (for fusion); null when not supported.
 RawUnaryFn RawUnary(UnaryOp op, ElemKind in, ElemKind out);
 RawBinaryFn RawBinary(BinaryOp op, ElemKind in, ElemKind out);
+// The binary loop with operand `scalar_operand` (0 or 1) one element read once (f32 and f64
+// arithmetic, max and min); null otherwise.
+RawBinaryFn RawBinarySplat(BinaryOp op, ElemKind in, ElemKind out, int scalar_operand);
 
 // A run of elementwise steps fused into one kernel that walks the elements in cache-sized blocks,
 // each op writing a small block buffer (or, for values used after the run, the output array).
@@ -41,6 +44,9 @@ struct FusedParams {
   struct Op {
     RawUnaryFn unary = nullptr;
     RawBinaryFn binary = nullptr;
+    // binary with operand splat_operand (0 or 1) a splat input, passed as its one element
+    RawBinaryFn binary_splat = nullptr;
+    int splat_operand = -1;
     RawOpFn general = nullptr;            // with the step's parameters, up to three operands
     std::shared_ptr<const void> params;  // for general
     int in0 = 0, in1 = 0, in2 = 0;

@@ -2,6 +2,7 @@
 // Integer arithmetic wraps (two's complement); division by zero and overflow follow XLA:
 // x / 0 = -1 (all ones), x % 0 = x, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #if defined(__x86_64__)
@@ -253,6 +254,32 @@ RawBinaryFn BinaryRaw() {
   }
 }
 
+// x op c (kScalar = 1) or c op x (kScalar = 0) for one element c: a fused run's binary op with a
+// splat operand reads it from a register instead of a block of copies. Same expression as
+// BinaryLoop, so the same bits.
+template <BinaryOp Op, ElemKind K, int kScalar>
+[[gnu::always_inline]] inline void BinarySplatLoop(const void* xv, const void* yv, void* zv, int64_t n) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  const auto* x = static_cast<const typename T::S*>(xv);
+  const auto* y = static_cast<const typename T::S*>(yv);
+  auto* z = static_cast<typename T::S*>(zv);
+  if constexpr (kScalar == 0) {
+    const C c = T::Load(x[0]);
+    for (int64_t i = 0; i < n; ++i) z[i] = T::Store(static_cast<C>(ApplyBinary<Op, T>(c, T::Load(y[i]))));
+  } else {
+    const C c = T::Load(y[0]);
+    for (int64_t i = 0; i < n; ++i) z[i] = T::Store(static_cast<C>(ApplyBinary<Op, T>(T::Load(x[i]), c)));
+  }
+}
+
+template <BinaryOp Op, ElemKind K>
+RawBinaryFn BinarySplatRaw(int scalar_operand) {
+  static const RawBinaryFn fns[2] = {ForCpu<&BinarySplatLoop<Op, K, 0>, true>(),
+                                     ForCpu<&BinarySplatLoop<Op, K, 1>, true>()};
+  return fns[scalar_operand];
+}
+
 template <BinaryOp Op, ElemKind I, ElemKind O>
 void BinaryKernel(const Step& s, ExecState& st) {
   RunBinary(BinaryRaw<Op, I, O>(), s, st);
@@ -385,11 +412,46 @@ absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecS
 }
 
 FusedBlockEval::FusedBlockEval(const FusedParams& p, const FusedInputs& in, std::vector<Array>* outs,
-                               bool stream, bool deferred)
-    : p_(p), in_(in), outs_(outs), stream_(stream), deferred_(deferred), blocks_(p.ops.size()),
+                               bool stream, bool deferred, int keep)
+    : p_(p), in_(in), outs_(outs), stream_(stream), deferred_(deferred), buffer_of_(p.ops.size(), -1),
       gathered_(in.ptr.size()) {
-  for (size_t k = 0; k < p.ops.size(); ++k)
-    if (p.ops[k].output < 0 || stream_ || deferred_) blocks_[k].reset(new uint8_t[kFusedBlock * p.ops[k].elem_bytes]);
+  // Block buffers are recycled: once the last op that reads a value has run, the next op that
+  // needs a buffer of its size takes it (never one of its own operands', so no loop runs in
+  // place). Fewer buffers stay in L1: the tanh chain of bench/ratios.py uses 2 instead of 4.
+  // Values stored to an output from their buffer at the end of the block, and `keep`, which the
+  // caller reads after Run, keep theirs.
+  const int num_inputs = static_cast<int>(in.ptr.size());
+  const int num_ops = static_cast<int>(p.ops.size());
+  auto operands = [&](const FusedParams::Op& op) {
+    std::array<int, 3> v = {op.in0, op.unary ? -1 : op.in1, op.unary || op.binary ? -1 : op.in2};
+    return v;
+  };
+  std::vector<int> last(num_ops, -1);
+  for (int k = 0; k < num_ops; ++k)
+    for (int v : operands(p.ops[k]))
+      if (v >= num_inputs) last[v - num_inputs] = k;
+  std::vector<int> free_buffers;
+  for (int k = 0; k < num_ops; ++k) {
+    const FusedParams::Op& op = p.ops[k];
+    if (op.output < 0 || stream_ || deferred_) {
+      auto it = std::find_if(free_buffers.begin(), free_buffers.end(),
+                             [&](int b) { return buffer_bytes_[b] == op.elem_bytes; });
+      if (it != free_buffers.end()) {
+        buffer_of_[k] = *it;
+        free_buffers.erase(it);
+      } else {
+        buffer_of_[k] = static_cast<int>(buffers_.size());
+        buffers_.emplace_back(new uint8_t[kFusedBlock * op.elem_bytes]);
+        buffer_bytes_.push_back(op.elem_bytes);
+      }
+    }
+    for (int v : operands(op)) {
+      const int j = v - num_inputs;
+      if (j < 0 || last[j] != k || buffer_of_[j] < 0 || p.ops[j].output >= 0 || j == keep) continue;
+      last[j] = -1;  // an operand read twice is freed once
+      free_buffers.push_back(buffer_of_[j]);
+    }
+  }
   // Repeating inputs are gathered into a block buffer of their own for each block.
   for (size_t i = 0; i < in.ptr.size(); ++i)
     if (in.period[i] > 1) gathered_[i].reset(new uint8_t[kFusedBlock * p.input_bytes[i]]);
@@ -405,7 +467,7 @@ uint8_t* FusedBlockEval::At(int value, int64_t start) {
   }
   const FusedParams::Op& op = p_.ops[value - num_inputs];
   if (op.output >= 0 && !stream_ && !deferred_) return (*outs_)[op.output].mutable_data() + start * op.elem_bytes;
-  return blocks_[value - num_inputs].get();
+  return buffers_[buffer_of_[value - num_inputs]].get();
 }
 
 namespace {
@@ -476,7 +538,8 @@ void FusedBlockEval::Run(int64_t start, int64_t count) {
     if (op.unary) {
       op.unary(At(op.in0, start), out, count);
     } else if (op.binary) {
-      op.binary(At(op.in0, start), At(op.in1, start), out, count);
+      // binary_splat reads the first element of the splat operand's block
+      (op.binary_splat ? op.binary_splat : op.binary)(At(op.in0, start), At(op.in1, start), out, count);
     } else {
       const void* in[3] = {At(op.in0, start), At(op.in1, start), At(op.in2, start)};
       op.general(op.params.get(), in, out, count);
@@ -491,8 +554,9 @@ void FusedBlockEval::Run(int64_t start, int64_t count) {
     if (op.output < 0) continue;
     uint8_t* dst = (*outs_)[op.output].mutable_data() + start * op.elem_bytes;
     const size_t bytes = static_cast<size_t>(count * op.elem_bytes);
-    if (stream_) StreamCopy(dst, blocks_[k].get(), bytes);
-    else std::memcpy(dst, blocks_[k].get(), bytes);
+    const uint8_t* src = buffers_[buffer_of_[k]].get();
+    if (stream_) StreamCopy(dst, src, bytes);
+    else std::memcpy(dst, src, bytes);
   }
 }
 
@@ -573,6 +637,26 @@ absl::StatusOr<KernelFn> SelectBinary(BinaryOp op, ElemKind in, ElemKind out) {
 
 RawUnaryFn RawUnary(UnaryOp op, ElemKind in, ElemKind out) { return PickAnyUnary(op, in, out).raw; }
 RawBinaryFn RawBinary(BinaryOp op, ElemKind in, ElemKind out) { return PickAnyBinary(op, in, out).raw; }
+
+RawBinaryFn RawBinarySplat(BinaryOp op, ElemKind in, ElemKind out, int scalar_operand) {
+  if (in != out || (in != ElemKind::kF32 && in != ElemKind::kF64) || scalar_operand < 0 || scalar_operand > 1)
+    return nullptr;
+  RawBinaryFn fn = nullptr;
+  auto pick = [&]<ElemKind K>() {
+    switch (op) {
+      case BinaryOp::kAdd: fn = BinarySplatRaw<BinaryOp::kAdd, K>(scalar_operand); break;
+      case BinaryOp::kSub: fn = BinarySplatRaw<BinaryOp::kSub, K>(scalar_operand); break;
+      case BinaryOp::kMul: fn = BinarySplatRaw<BinaryOp::kMul, K>(scalar_operand); break;
+      case BinaryOp::kDiv: fn = BinarySplatRaw<BinaryOp::kDiv, K>(scalar_operand); break;
+      case BinaryOp::kMax: fn = BinarySplatRaw<BinaryOp::kMax, K>(scalar_operand); break;
+      case BinaryOp::kMin: fn = BinarySplatRaw<BinaryOp::kMin, K>(scalar_operand); break;
+      default: break;
+    }
+  };
+  if (in == ElemKind::kF32) pick.template operator()<ElemKind::kF32>();
+  else pick.template operator()<ElemKind::kF64>();
+  return fn;
+}
 KernelFn FusedElementwiseKernel() { return &FusedElementwise; }
 
 }  // namespace openpjrt::cpu

@@ -278,7 +278,7 @@ void FusedReduce(const Step& s, ExecState& st) {
   if (!bl.ok) return st.Fail(s, absl::InternalError("fused reduction over a non-contiguous arrangement"));
   if (p.producer.num_elements > 0) {
     ReduceBlocks<Op, T>(bl, p.producer.num_elements, acc.get(), st,
-                        [&] { return FusedSource<S>{FusedBlockEval(p.producer, in, nullptr), p.input_op}; });
+                        [&] { return FusedSource<S>{FusedBlockEval(p.producer, in, nullptr, false, false, static_cast<int>(p.input_op)), p.input_op}; });
   }
   auto* out = r.mutable_as<S>();
   for (int64_t i = 0; i < n_out; ++i) out[i] = T::Store(acc[i]);

@@ -71,6 +71,7 @@ struct Step {
   std::vector<int> release;       // slots whose last use is this step
   RawUnaryFn raw_unary = nullptr;    // set on fusible unary elementwise steps
   RawBinaryFn raw_binary = nullptr;  // set on fusible binary elementwise steps
+  RawBinaryFn raw_binary_splat[2] = {nullptr, nullptr};  // the same with operand #i one element
   RawOpFn raw_op = nullptr;          // set on other fusible elementwise steps
   int raw_in_bytes[3] = {0, 0, 0};   // bytes per element of each operand of such a step
   // A broadcast_in_dim whose operand fills consecutive dimensions of the result in order (a
