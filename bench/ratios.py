@@ -9,11 +9,12 @@ Each comparison alternates openpjrt and its baseline in three rounds (this VM's 
 from second to second; both sides then see the same machine) and reports each side's median over
 the rounds, every round the median of repeated runs (inputs already on the device, results waited
 for), started 0.3 s after the previous measurement so that OpenBLAS's spinning threads are asleep.
-ratio = openpjrt time / baseline time: below 1 means openpjrt is faster. numpy's BLAS is
-OpenBLAS, started with OPENBLAS_CORETYPE=SkylakeX (0.3.21 misdetects this CPU and would fall back
-to SSE3 kernels) and OPENBLAS_NUM_THREADS set to the thread count. When Debian's python3-torch is
-installed (`apt-get install python3-torch`, PyTorch 1.13 with oneDNN 2.6; only the benchmark uses
-it), PyTorch eager rows are added: matmul (torch.matmul, and oneDNN through mkldnn_linear),
+ratio = openpjrt time / baseline time: below 1 means openpjrt is faster. numpy's BLAS must be
+OpenBLAS (each table names the library loaded; `apt-get install libopenblas0-pthread`), started
+with OPENBLAS_CORETYPE=SkylakeX (0.3.21 misdetects this CPU and would fall back to SSE3 kernels)
+and OPENBLAS_NUM_THREADS set to the thread count. When Debian's python3-torch is installed
+(`apt-get install python3-torch`, PyTorch 1.13 with oneDNN 2.6; only the benchmark uses it),
+PyTorch eager rows are added: matmul (torch.matmul, and oneDNN through mkldnn_linear),
 conv2d channels_last, the MLP forward pass and training step with autograd, a transformer encoder
 block (attention, layer norm, exact GELU), and a tiny torch.add,
 with torch.set_num_threads at the thread count. numpy rows are always there (the conv baseline is
@@ -369,6 +370,7 @@ def child(threads, quick):
     load = os.getloadavg()[0]
     print(f"\n== {threads} thread(s): OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')}, load average {load:.2f}")
+    print(f"numpy's BLAS: {blas_in_use()}")
     print(f"{'case':48} {'openpjrt':>11} {'baseline':>11}  {'ratio':>6}  baseline")
     for name, ours, base_name, base in rows:
         fmt = lambda t: f"{t * 1e3:9.3f}ms" if t >= 1e-4 else f"{t * 1e6:9.2f}us"
@@ -376,6 +378,16 @@ def child(threads, quick):
             print(f"{name:48} {fmt(ours):>11}")
         else:
             print(f"{name:48} {fmt(ours):>11} {fmt(base):>11}  {ours / base:6.2f}  {base_name}")
+
+
+def blas_in_use():
+    # The library behind libblas.so.3 is Debian's alternatives choice: without OpenBLAS installed
+    # (apt-get install libopenblas0-pthread) numpy runs the reference BLAS, ~25x slower on matmul,
+    # and every BLAS ratio would flatter openpjrt.
+    with open("/proc/self/maps") as f:
+        libs = {line.split()[-1] for line in f if "blas" in line.lower() and "/" in line}
+    kind = "OpenBLAS" if any("openblas" in l.lower() for l in libs) else "NOT OpenBLAS: BLAS ratios are not honest"
+    return f"{kind} ({', '.join(sorted(libs)) or 'none loaded'})"
 
 
 def main():
