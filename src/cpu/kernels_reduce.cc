@@ -146,6 +146,19 @@ template <BinaryOp Op>
   *result = lane[0];
 }
 
+// The same order continued over n (a multiple of 16) more elements, lanes kept in registers: the
+// step of FoldRun over each block of a computed (fused) source.
+template <BinaryOp Op>
+[[gnu::always_inline]] inline void FoldLanesBody(float* __restrict lanes, const float* __restrict x, int64_t n) {
+  using T = Traits<ElemKind::kF32>;
+  constexpr int kLanes = 16;
+  float lane[kLanes];
+  for (int j = 0; j < kLanes; ++j) lane[j] = lanes[j];
+  for (int64_t i = 0; i < n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) lane[j] = ApplyBinary<Op, T>(lane[j], x[i + j]);
+  for (int j = 0; j < kLanes; ++j) lanes[j] = lane[j];
+}
+
 template <BinaryOp Op, typename T, typename Src>
 typename T::C FoldRun(Src& src, int64_t offset, int64_t n) {
   using C = typename T::C;
@@ -172,6 +185,13 @@ typename T::C FoldRun(Src& src, int64_t offset, int64_t n) {
   for (int j = 0; j < kLanes; ++j) lane[j] = T::Load(x[j]);
   int64_t i = kLanes;
   for (;;) {
+    if constexpr (std::is_same_v<T, Traits<ElemKind::kF32>> &&
+                  (Op == BinaryOp::kAdd || Op == BinaryOp::kMax || Op == BinaryOp::kMin)) {
+      static const auto fold = ForCpu<&FoldLanesBody<Op>>();
+      const int64_t m = (chunk_end - i) / kLanes * kLanes;
+      fold(lane, x + (i - chunk), m);
+      i += m;
+    }
     for (; i + kLanes <= chunk_end; i += kLanes)
       for (int j = 0; j < kLanes; ++j)
         lane[j] = static_cast<C>(ApplyBinary<Op, T>(lane[j], T::Load(x[i - chunk + j])));
@@ -197,6 +217,23 @@ typename T::C FoldRun(Src& src, int64_t offset, int64_t n) {
 template <BinaryOp Op, typename T, typename MakeSource>
 void ReduceBlocks(const Blocks& bl, int64_t total, typename T::C* acc, ExecState& st, MakeSource&& make_source) {
   using C = typename T::C;
+  // Few long rows (a sum over a whole array): each row folds in chunks of kChunk elements, one
+  // intra-op piece each, and the chunk results fold in order. The chunking depends on the shape
+  // only, so results are the same bits with any number of threads.
+  constexpr int64_t kChunk = int64_t{1} << 17;
+  if (bl.b == 1 && bl.r >= 2 * kChunk && bl.r0 * bl.a <= 16) {
+    const int64_t per_row = (bl.r + kChunk - 1) / kChunk, num_rows = bl.r0 * bl.a;
+    std::unique_ptr<C[]> partial(new C[static_cast<size_t>(num_rows * per_row)]);
+    st.ParallelFor(num_rows * per_row, [&](int64_t piece) {
+      auto src = make_source();
+      const int64_t row = piece / per_row * bl.r, start = piece % per_row * kChunk;
+      partial[piece] = FoldRun<Op, T>(src, row + start, std::min(kChunk, bl.r - start));
+    });
+    for (int64_t i = 0; i < num_rows; ++i)
+      for (int64_t c = 0; c < per_row; ++c)
+        acc[i % bl.a] = static_cast<C>(ApplyBinary<Op, T>(acc[i % bl.a], partial[i * per_row + c]));
+    return;
+  }
   const bool split = total >= (1 << 18) && st.threads() > 1;
   const int64_t rows = split && bl.b == 1 ? 16 : bl.a;
   const int64_t cols = split && bl.b > 1 ? std::max<int64_t>(1024, (bl.b + st.threads() - 1) / st.threads()) : bl.b;

@@ -1,4 +1,5 @@
 // Unit tests of the runtime: events, compile options, buffers and executions.
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -10,6 +11,7 @@
 #include "src/ir/parser.h"
 #include "src/ir/verifier.h"
 #include "src/runtime/executable.h"
+#include "src/runtime/thread_pool.h"
 
 namespace openpjrt::runtime {
 namespace {
@@ -336,6 +338,58 @@ func.func @main(%x: tensor<3000xf32>, %y: tensor<3000xf64>) -> (tensor<3000xf32>
     ASSERT_EQ((*out)[1].array.as<float>()[i], c) << i;
     ASSERT_EQ((*out)[2].array.as<double>()[i], m) << i;
   }
+}
+
+// Few long rows fold in fixed chunks, one intra-op piece each (a whole-array sum uses both
+// threads): the same bits at 1 and 2 threads, for a plain and a fused input, and the right sums.
+TEST(FusionTest, LongRowsReduceInChunksWithTheSameBitsAtAnyThreadCount) {
+  const char* kText = R"(
+func.func @main(%x: tensor<3x300007xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<f32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %h = stablehlo.constant dense<0.5> : tensor<3x300007xf32>
+  %rows = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<3x300007xf32>, tensor<f32>) -> tensor<3xf32>
+  %d = stablehlo.subtract %x, %h : tensor<3x300007xf32>
+  %s = stablehlo.multiply %d, %d : tensor<3x300007xf32>
+  %sq = stablehlo.reduce(%s init: %z) applies stablehlo.add across dimensions = [1] : (tensor<3x300007xf32>, tensor<f32>) -> tensor<3xf32>
+  %d2 = stablehlo.subtract %x, %h : tensor<3x300007xf32>
+  %s2 = stablehlo.multiply %d2, %d2 : tensor<3x300007xf32>
+  %all = stablehlo.reduce(%s2 init: %z) applies stablehlo.maximum across dimensions = [0, 1] : (tensor<3x300007xf32>, tensor<f32>) -> tensor<f32>
+  return %rows, %sq, %all : tensor<3xf32>, tensor<3xf32>, tensor<f32>
+})";
+  auto exe = CompileText(kText);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const std::vector<std::string> names = StepNames(**exe);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "fusion(stablehlo.subtract, stablehlo.multiply, stablehlo.reduce)"), 2);
+  const int64_t n = 3 * 300007;
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {3, 300007}});
+  for (int64_t i = 0; i < n; ++i) x.mutable_as<float>()[i] = static_cast<float>((i * 7919) % 1009) * 0.001f;
+  std::vector<std::vector<cpu::RtValue>> results;
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    PoolParallel parallel(&pool, /*deterministic=*/false);
+    auto out = (*exe)->Run({cpu::RtValue::Of(x)}, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
+    ASSERT_TRUE(out.ok()) << out.status();
+    results.push_back(std::move(*out));
+  }
+  for (int k = 0; k < 3; ++k) {
+    const cpu::Array& a = results[0][k].array;
+    const cpu::Array& b = results[1][k].array;
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.ByteSize()), 0) << "result " << k;
+  }
+  double maxsq = 0;
+  for (int r = 0; r < 3; ++r) {
+    double sum = 0, sq = 0;
+    for (int64_t j = 0; j < 300007; ++j) {
+      const double v = x.as<float>()[r * 300007 + j];
+      sum += v;
+      sq += (v - 0.5) * (v - 0.5);
+      const float d = static_cast<float>(v) - 0.5f;
+      maxsq = std::max(maxsq, static_cast<double>(d * d));
+    }
+    EXPECT_NEAR(results[0][0].array.as<float>()[r], sum, sum * 1e-5) << r;
+    EXPECT_NEAR(results[0][1].array.as<float>()[r], sq, sq * 1e-5) << r;
+  }
+  EXPECT_EQ(results[0][2].array.as<float>()[0], static_cast<float>(maxsq));
 }
 
 TEST(CompileOptionsTest, RoundTripsCountsAndAssignment) {
