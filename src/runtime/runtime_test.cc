@@ -392,6 +392,39 @@ func.func @main(%x: tensor<3x300007xf32>) -> (tensor<3xf32>, tensor<3xf32>, tens
   EXPECT_EQ(results[0][2].array.as<float>()[0], static_cast<float>(maxsq));
 }
 
+// Column reductions fold four rows per pass (and the rest one by one): each column still sums
+// its rows in order, as a plain loop does, at 1 and 2 threads.
+TEST(FusionTest, ColumnReductionsKeepTheRowOrder) {
+  auto exe = CompileText(R"(
+func.func @main(%x: tensor<1001x3000xf32>) -> (tensor<3000xf32>, tensor<3000xf32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.constant dense<-5.0> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<1001x3000xf32>, tensor<f32>) -> tensor<3000xf32>
+  %x2 = stablehlo.reduce(%x init: %m) applies stablehlo.maximum across dimensions = [0] : (tensor<1001x3000xf32>, tensor<f32>) -> tensor<3000xf32>
+  return %s, %x2 : tensor<3000xf32>, tensor<3000xf32>
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {1001, 3000}});
+  for (int64_t i = 0; i < 1001 * 3000; ++i)
+    x.mutable_as<float>()[i] = static_cast<float>((i * 104729) % 2003) * 0.0137f - 13.0f;
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    PoolParallel parallel(&pool, /*deterministic=*/false);
+    auto out = (*exe)->Run({cpu::RtValue::Of(x)}, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int c = 0; c < 3000; ++c) {
+      float sum = 0.0f, max = -5.0f;
+      for (int r = 0; r < 1001; ++r) {
+        const float v = x.as<float>()[r * 3000 + c];
+        sum += v;
+        max = v > max ? v : max;
+      }
+      ASSERT_EQ((*out)[0].array.as<float>()[c], sum) << c << " at " << threads << " threads";
+      ASSERT_EQ((*out)[1].array.as<float>()[c], max) << c << " at " << threads << " threads";
+    }
+  }
+}
+
 TEST(CompileOptionsTest, RoundTripsCountsAndAssignment) {
   CompileOptions o;
   o.num_replicas = 2;
