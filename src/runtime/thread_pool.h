@@ -24,16 +24,22 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   void Schedule(std::function<void()> task);
-  int size() const { return static_cast<int>(workers_.size()); }
+  int size() const { return size_; }
+  // A thread outside the pool computing alongside its workers (the caller of an intra-op loop)
+  // counts as busy between these calls; calls from the pool's own workers are ignored.
+  void EnterCaller();
+  void LeaveCaller();
 
  private:
   void Work();
 
+  const int size_;  // set before the workers start (they read it)
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   std::atomic<int64_t> queued_{0};  // queue_.size(), readable without the lock (for polling)
   std::atomic<int> spinners_{0};    // idle workers polling queued_ (at most one)
+  std::atomic<int> busy_{0};        // workers running a task, plus callers computing with them
   bool stopping_ = false;
   std::atomic<bool> stopping_flag_{false};
   std::vector<std::thread> workers_;
