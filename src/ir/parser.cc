@@ -250,6 +250,20 @@ void Parser::ApplyTypeSig(Operation* op, const std::vector<Value*>& operands, co
 // ---------------------------------------------------------------------------------------------
 // Operations, blocks and regions
 
+std::vector<std::pair<Token, Type>> Parser::ParseBlockArguments() {
+  std::vector<std::pair<Token, Type>> args;
+  if (Consume(Tok::kRParen)) return args;
+  do {
+    Token name = Expect(Tok::kValueId, "a block argument");
+    Expect(Tok::kColon, "':' after the block argument");
+    Type t = ParseType();
+    SkipTrailingLocation();
+    args.emplace_back(name, t);
+  } while (Consume(Tok::kComma));
+  Expect(Tok::kRParen, "')' to close the block arguments");
+  return args;
+}
+
 void Parser::ParseRegion(Region* region, const std::vector<std::pair<Token, Type>>* entry_args) {
   Token lb = Expect(Tok::kLBrace, "'{' to open a region");
   DepthGuard guard(this, lb);
@@ -263,18 +277,8 @@ void Parser::ParseRegion(Region* region, const std::vector<std::pair<Token, Type
     if (PeekIs(Tok::kCaretId)) {
       Token label = lex_.Next();
       if (block_used || !block->ops.empty()) block = region->AddBlock();
-      if (Consume(Tok::kLParen)) {
-        if (!Consume(Tok::kRParen)) {
-          do {
-            Token name = Expect(Tok::kValueId, "a block argument");
-            Expect(Tok::kColon, "':' after the block argument");
-            Type t = ParseType();
-            SkipTrailingLocation();
-            DefineValue(name, block->AddArgument(t));
-          } while (Consume(Tok::kComma));
-          Expect(Tok::kRParen, "')' to close the block arguments");
-        }
-      }
+      if (Consume(Tok::kLParen))
+        for (const auto& [name, type] : ParseBlockArguments()) DefineValue(name, block->AddArgument(type));
       Expect(Tok::kColon, "':' after the block label");
       (void)label;
     }

@@ -110,6 +110,8 @@ class Parser {
   Operation* ParseOperation(Block* block);
   std::unique_ptr<Operation> ParseGenericOp(const Token& name_tok);
   std::unique_ptr<Operation> ParseCustomOp(const Token& name_tok);
+  // After '(': `%name: type` pairs up to and including ')'.
+  std::vector<std::pair<Token, Type>> ParseBlockArguments();
   void ParseRegion(Region* region, const std::vector<std::pair<Token, Type>>* entry_args);
   void ParseRegionList(Operation* op);  // '(' region, ... ')'
   ValueRef ParseValueRef();

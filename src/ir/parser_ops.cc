@@ -646,17 +646,7 @@ void Parser::ParseSdyComputationForm(Operation* op) {
                                             : StrCat("#sdy.sharding_per_value<", body, ">")));
   }
   Expect(Tok::kLParen, "'(' and the body's arguments");
-  std::vector<std::pair<Token, Type>> args;
-  if (!Consume(Tok::kRParen)) {
-    do {
-      Token name = Expect(Tok::kValueId, "a body argument");
-      Expect(Tok::kColon, "':' after the body argument");
-      Type t = ParseType();
-      SkipTrailingLocation();
-      args.emplace_back(name, t);
-    } while (Consume(Tok::kComma));
-    Expect(Tok::kRParen, "')' after the body's arguments");
-  }
+  const std::vector<std::pair<Token, Type>> args = ParseBlockArguments();
   PushScope(true);
   ParseRegion(op->AddRegion(), &args);
   PopScope();
