@@ -693,6 +693,27 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
   }
 }
 
+void Lowerer::LowerSdyComputation(const Operation& op, Env& env, Program& prog, int depth) {
+  const ir::Block* body = op.regions[0]->front();
+  auto whole = [&](Type global, Type local, const char* what, size_t i) {
+    if (global == local) return;
+    Attribute axes = op.attr("manual_axes");
+    Fail(op, absl::StatusCode::kUnimplemented,
+         StrCat("splits ", what, " #", i, " ", global.ToString(), " into per-device shards ", local.ToString(),
+                " over the manual axes ", axes && axes.kind() == AttrKind::kOpaque ? axes->str : "?",
+                ": SPMD partitioning is not supported by the CPU plugin (a manual computation runs when its "
+                "shards are the whole values, as on a mesh of one device)"));
+  };
+  for (size_t i = 0; i < op.operands.size(); ++i) whole(op.operands[i]->type, body->args[i]->type, "operand", i);
+  for (size_t i = 0; i < op.num_results(); ++i)
+    whole(op.result(i)->type, body->terminator()->operands[i]->type, "result", i);
+  Env inner;
+  inner.parent = nullptr;  // the body is isolated from above
+  for (size_t i = 0; i < body->args.size(); ++i) inner.slots[body->args[i].get()] = Use(op, env, op.operands[i]);
+  std::vector<int> results = LowerBlock(*body, inner, prog, depth + 1);
+  for (size_t i = 0; i < op.num_results(); ++i) env.slots[op.result(i)] = results[i];
+}
+
 }  // namespace internal
 
 using internal::CompileError;
