@@ -294,7 +294,14 @@ void Parser::ParseBlockBody(Block* block, Tok end) {
   while (true) {
     const Token& t = lex_.Peek();
     if (t.kind == end || t.kind == Tok::kCaretId || t.kind == Tok::kEof) return;
-    ParseOperation(block);
+    const Operation* op = ParseOperation(block);
+    // A terminator's operand list has no closing token, so `return` followed by `%0 = ...` would
+    // print back as a return of %0: nothing may follow it in its block.
+    if (op->code == OpCode::kReturn || op->code == OpCode::kFuncReturn || op->code == OpCode::kSdyReturn) {
+      const Token& next = lex_.Peek();
+      if (next.kind != end && next.kind != Tok::kCaretId && next.kind != Tok::kEof)
+        Error(next, StrCat("'", op->name(), "' must be the last op of its block, found ", Describe(next)));
+    }
   }
 }
 

@@ -41,8 +41,8 @@ func.func @main(%a: tensor<4xf32>) -> tensor<f32> {
 TEST(Printer, UnverifiedOpsWithOddCountsPrintGeneric) {
   const char* src = R"(
 "other.op"() ({
-  %r = "func.return"() : () -> (f32)
   %s = "stablehlo.add"() : () -> (f32)
+  %r = "func.return"() : () -> (f32)
 }) : () -> ()
 )";
   auto m = ParseModule(src);

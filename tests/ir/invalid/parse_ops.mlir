@@ -477,3 +477,23 @@ func.func @f(%a: tensor<8xf32>) {
   sdy.sharding_group %a : tensor<8xf32>
   return
 }
+
+// -----
+
+// A return without operands followed by an op without a result name on the same line: printed
+// back, the op's result would read as the return's operand.
+func.func @f(%x: tensor<f32>) -> tensor<i32> {
+  // expect-error@+1: 'func.return' must be the last op of its block, found 'stablehlo.abs'
+  return  stablehlo.abs %x : tensor<f32>
+}
+
+// -----
+
+func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = sdy.named_computation<"g">(%a) (%arg1: tensor<8xf32>) {
+    sdy.return
+    // expect-error@+1: 'sdy.return' must be the last op of its block, found '"stablehlo.abs"'
+    "stablehlo.abs"(%arg1) : (tensor<8xf32>) -> tensor<8xf32>
+  } : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

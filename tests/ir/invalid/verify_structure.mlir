@@ -148,7 +148,7 @@ func.func @f(%t: tensor<f32>) {
 // -----
 
 func.func @f(%x: tensor<f32>) {
-  // expect-error@+1: must be the last op of its block
+  // expect-error@+2: 'stablehlo.return' must be the last op of its block
   stablehlo.return %x : tensor<f32>
   return
 }
@@ -175,7 +175,7 @@ func.func @f(%x: tensor<f32>) -> tensor<i32> {
 // -----
 
 func.func @f(%x: tensor<f32>) -> tensor<i32> {
-  // expect-error@+1: must be the last op of its block
+  // expect-error@+2: 'func.return' must be the last op of its block
   return %x : tensor<f32>
   %0 = stablehlo.abs %x : tensor<f32>
 }
