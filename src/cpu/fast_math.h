@@ -42,25 +42,28 @@ template <typename T, size_t N>
 
 // e^x = e * 2^n for x within [-104, 89]: n = round(x / ln 2), e = e^r for the remainder r (|r| <= ln 2 / 2,
 // in [0.7, 1.42]); n is also left in the low mantissa bits of `t`.
+// The constants are shared with the AVX-512 loops of fast_math_avx512.cc, which must round alike.
 struct ExpSplitF {
   float e;
   int32_t n;
 };
+inline constexpr float kExpLog2e = 1.44269504088896341f;
+inline constexpr float kExpLn2Hi = 0.693359375f;     // 9 significant bits: n * kExpLn2Hi is exact
+inline constexpr float kExpLn2Lo = -2.12194440e-4f;  // ln 2 - kExpLn2Hi
+inline constexpr float kExpRound = 12582912.0f;      // 1.5 * 2^23: adding it rounds to an integer
+inline constexpr float kExpQF[] = {0.00139261761199f, 0.00836317307451f, 0.0416665546621f, 0.166665770256f, 0.5f};
 [[gnu::always_inline]] inline ExpSplitF ExpSplit(float x) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;        // 9 significant bits: n * kLn2Hi is exact
-  constexpr float kLn2Lo = -2.12194440e-4f;     // ln 2 - kLn2Hi
-  constexpr float kRound = 12582912.0f;         // 1.5 * 2^23: adding it rounds to an integer
-  const float t = Fma(x, kLog2e, kRound);
-  const float n = t - kRound;
-  const float r = Fma(-n, kLn2Lo, Fma(-n, kLn2Hi, x));
-  const float q = Horner(r, {0.00139261761199f, 0.00836317307451f, 0.0416665546621f, 0.166665770256f, 0.5f});
-  return {1.0f + Fma(r * r, q, r), std::bit_cast<int32_t>(t) - std::bit_cast<int32_t>(kRound)};
+  const float t = Fma(x, kExpLog2e, kExpRound);
+  const float n = t - kExpRound;
+  const float r = Fma(-n, kExpLn2Lo, Fma(-n, kExpLn2Hi, x));
+  const float q = Horner(r, kExpQF);
+  return {1.0f + Fma(r * r, q, r), std::bit_cast<int32_t>(t) - std::bit_cast<int32_t>(kExpRound)};
 }
 
+inline constexpr float kExpMin = -104.0f, kExpMax = 89.0f;
 [[gnu::always_inline]] inline float Exp(float x) {
   // e^-104 rounds to 0 and e^89 overflows, so clamping there changes no result; NaN passes.
-  x = MinOf(MaxOf(x, -104.0f), 89.0f);
+  x = MinOf(MaxOf(x, kExpMin), kExpMax);
   const auto [e, ni] = ExpSplit(x);
   // 2^n is applied as two halves so that results that overflow or fall into the subnormals round
   // once, correctly (n is in [-150, 129]).
@@ -86,14 +89,17 @@ struct ExpSplitF {
 // division-free form with both branches polynomial (1 Mi f32 from L2: 0.46 -> 0.33 ms on one core).
 // Over every f32 up to 10 the worst error is 1.10 ULP of the exact value (the division-free form: 1.12), and
 // each result is the correctly rounded value or a neighbour; clamped at 9.5 (tanh rounds to 1 there).
+inline constexpr float kTanhP[] = {-0.014683309476822615f, -0.3333333283662796f};
+inline constexpr float kTanhQ[] = {0.0157158263027668f, 0.4440497159957886f, 1.0f};
+inline constexpr float kTanhClamp = 9.5f, kTanhSplit = 0.8f;
 [[gnu::always_inline]] inline float Tanh(float x) {
-  const float a = MinOf(Abs(x), 9.5f);
+  const float a = MinOf(Abs(x), kTanhClamp);
   const float u = a * a;
-  const float p = Fma(-0.014683309476822615f, u, -0.3333333283662796f);
-  const float q = Horner(u, {0.0157158263027668f, 0.4440497159957886f, 1.0f});
+  const float p = Horner(u, kTanhP);
+  const float q = Horner(u, kTanhQ);
   const auto [e, n] = ExpSplit(2.0f * a);  // 2a in [0, 19]: no clamps, n at most 28
   const float big_e = e * std::bit_cast<float>((n + 127) << 23);
-  const bool small = a < 0.8f;
+  const bool small = a < kTanhSplit;
   const float num = small ? (a * u) * p : -2.0f;
   const float den = small ? q : big_e + 1.0f;
   return CopySign((small ? a : 1.0f) + num / den, x);  // the sign of -0 and of NaN kept

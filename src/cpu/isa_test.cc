@@ -4,6 +4,7 @@
 // (a NaN may come out with another sign or payload:
 // which operand's NaN an instruction propagates is not fixed). Built with the flags of the kernel files
 // (-ffp-contract=off: no multiply-add is fused unless written out).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "src/cpu/elem_traits.h"
 #include "src/cpu/fast_math.h"
+#include "src/cpu/fast_math_avx512.h"
 #include "src/cpu/isa.h"
 #include "src/cpu/test_sweeps.h"
 
@@ -85,6 +87,39 @@ TEST(IsaVariants, GiveTheSameBitsAsTheBaseline) {
   ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Cos>>("f64 cos", d);
   ExpectSameBitsAtEveryLevel<&MathLoop<double, &fast::Tan>>("f64 tan", d);
   if (IsaLevel() == 0) GTEST_SKIP() << "only the baseline copy runs in this build or on this CPU";
+}
+
+// The intrinsic AVX-512 loops of fast_math_avx512.cc against the scalar definitions' baseline
+// copy, over the sweep and over lengths that leave masked tails (y = x in place, too).
+template <float (*F)(float)>
+void ExpectLoopMatchesScalar(const char* name, fast::F32Loop loop, const std::vector<float>& x) {
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<float> want(x.size()), got(x.size());
+  isa_internal::AtBase<&MathLoop<float, F>, const float*, float*, int64_t>(x.data(), want.data(), n);
+  for (int64_t len : {n, int64_t{1}, int64_t{15}, int64_t{17}, int64_t{63}, int64_t{64}, int64_t{79}}) {
+    std::fill(got.begin(), got.end(), 0.0f);
+    loop(x.data(), got.data(), len);
+    for (int64_t i = 0; i < n; ++i) {
+      const float expect = i < len ? want[i] : 0.0f;
+      ASSERT_TRUE(std::memcmp(&got[i], &expect, 4) == 0 || (std::isnan(got[i]) && std::isnan(expect)))
+          << name << " (n = " << len << ") differs from the scalar definition at x = " << x[i] << ": "
+          << got[i] << " vs " << expect;
+    }
+  }
+  std::vector<float> inplace(x);
+  loop(inplace.data(), inplace.data(), n);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_TRUE(std::memcmp(&inplace[i], &want[i], 4) == 0 || (std::isnan(inplace[i]) && std::isnan(want[i])))
+        << name << " in place differs at x = " << x[i];
+}
+
+TEST(IsaVariants, Avx512LoopsGiveTheScalarBits) {
+  if (!fast::Avx512Exp()) GTEST_SKIP() << "no AVX-512 loops in this build or on this CPU";
+  std::vector<float> x = testing::F32Sweep(997, {65504.0f, 88.72f, 88.73f, 89.0f, -103.9f, -104.0f, -87.3f,
+                                                 0.8f, 0.79999995f, 9.5f, 9.6f, -0.0f});
+  ExpectLoopMatchesScalar<&fast::Exp>("exp", fast::Avx512Exp(), x);
+  ExpectLoopMatchesScalar<&fast::Tanh>("tanh", fast::Avx512Tanh(), x);
+  ExpectLoopMatchesScalar<&fast::Logistic<float>>("logistic", fast::Avx512Logistic(), x);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #endif
 
 #include "src/cpu/elementwise_ops.h"
+#include "src/cpu/fast_math_avx512.h"
 #include "src/cpu/fused.h"
 #include "src/cpu/isa.h"
 #include "src/support/str.h"
@@ -147,7 +148,18 @@ RawUnaryFn UnaryRaw() {
   if constexpr (kViaF32<Op, I>) {
     return &UnaryViaF32<Op, I, O>;
   } else {
-    static const RawUnaryFn fn = ForCpu<&UnaryLoop<Op, I, O>, HasVectorCopies(I)>();
+    static const RawUnaryFn fn = [] {
+      // exp, tanh and logistic of f32 (and of the 16-bit floats, computed in f32) have AVX-512
+      // loops written with intrinsics, bit-identical to the scalar definitions.
+      if constexpr (I == ElemKind::kF32 && O == ElemKind::kF32) {
+        fast::F32Loop avx512 = Op == UnaryOp::kExp        ? fast::Avx512Exp()
+                               : Op == UnaryOp::kTanh     ? fast::Avx512Tanh()
+                               : Op == UnaryOp::kLogistic ? fast::Avx512Logistic()
+                                                          : nullptr;
+        if (avx512) return avx512;
+      }
+      return ForCpu<&UnaryLoop<Op, I, O>, HasVectorCopies(I)>();
+    }();
     return fn;
   }
 }

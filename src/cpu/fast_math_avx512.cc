@@ -1,0 +1,113 @@
+// See fast_math_avx512.h. Every step mirrors fast_math.h: Fma is _mm512_fmadd_ps, MaxOf(x, lo)
+// is _mm512_max_ps(lo, x) and MinOf(x, hi) is _mm512_min_ps(hi, x) (both return x when x is NaN),
+// a ternary on a comparison is a blend on its mask.
+#include "src/cpu/fast_math_avx512.h"
+
+#include "src/cpu/fast_math.h"
+#include "src/cpu/isa.h"
+
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+#include <immintrin.h>
+
+namespace openpjrt::cpu::fast {
+namespace {
+
+#define OPJ_MATH512 OPJ_TARGET_512 [[gnu::always_inline]] inline
+
+OPJ_MATH512 __m512 Splat(float v) { return _mm512_set1_ps(v); }
+OPJ_MATH512 __m512 Fma(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
+template <size_t N>
+OPJ_MATH512 __m512 Horner(__m512 x, const float (&c)[N]) {
+  __m512 p = Splat(c[0]);
+#pragma GCC unroll 8
+  for (size_t i = 1; i < N; ++i) p = Fma(p, x, Splat(c[i]));
+  return p;
+}
+OPJ_MATH512 __m512 Abs(__m512 x) { return _mm512_andnot_ps(Splat(-0.0f), x); }
+OPJ_MATH512 __m512 PowerOfTwo(__m512i n) {  // bits (n + 127) << 23
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n, _mm512_set1_epi32(127)), 23));
+}
+
+struct ExpSplitV {
+  __m512 e;
+  __m512i n;
+};
+OPJ_MATH512 ExpSplitV ExpSplit(__m512 x) {
+  const __m512 t = Fma(x, Splat(kExpLog2e), Splat(kExpRound));
+  const __m512 minus_n = _mm512_xor_ps(_mm512_sub_ps(t, Splat(kExpRound)), Splat(-0.0f));
+  const __m512 r = Fma(minus_n, Splat(kExpLn2Lo), Fma(minus_n, Splat(kExpLn2Hi), x));
+  const __m512 q = Horner(r, kExpQF);
+  return {_mm512_add_ps(Splat(1.0f), Fma(_mm512_mul_ps(r, r), q, r)),
+          _mm512_sub_epi32(_mm512_castps_si512(t), _mm512_castps_si512(Splat(kExpRound)))};
+}
+
+OPJ_MATH512 __m512 Exp(__m512 x) {
+  x = _mm512_min_ps(Splat(kExpMax), _mm512_max_ps(Splat(kExpMin), x));
+  const ExpSplitV s = ExpSplit(x);
+  const __m512i n1 = _mm512_srai_epi32(s.n, 1);
+  const __m512i n2 = _mm512_sub_epi32(s.n, n1);
+  return _mm512_mul_ps(_mm512_mul_ps(s.e, PowerOfTwo(n1)), PowerOfTwo(n2));
+}
+
+OPJ_MATH512 __m512 Tanh(__m512 x) {
+  const __m512 a = _mm512_min_ps(Splat(kTanhClamp), Abs(x));
+  const __m512 u = _mm512_mul_ps(a, a);
+  const __m512 p = Horner(u, kTanhP);
+  const __m512 q = Horner(u, kTanhQ);
+  const ExpSplitV s = ExpSplit(_mm512_mul_ps(Splat(2.0f), a));
+  const __m512 big_e = _mm512_mul_ps(s.e, PowerOfTwo(s.n));
+  const __mmask16 small = _mm512_cmp_ps_mask(a, Splat(kTanhSplit), _CMP_LT_OQ);
+  const __m512 num = _mm512_mask_blend_ps(small, Splat(-2.0f), _mm512_mul_ps(_mm512_mul_ps(a, u), p));
+  const __m512 den = _mm512_mask_blend_ps(small, _mm512_add_ps(big_e, Splat(1.0f)), q);
+  const __m512 r = _mm512_add_ps(_mm512_mask_blend_ps(small, Splat(1.0f), a), _mm512_div_ps(num, den));
+  // CopySign(r, x): the magnitude bits of r, the sign bit of x (ternary logic: mask ? r : x).
+  return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(Splat(-0.0f)), _mm512_castps_si512(x),
+                                                       _mm512_castps_si512(r), 0xCA));
+}
+
+OPJ_MATH512 __m512 Logistic(__m512 x) {
+  const __m512 e = Exp(_mm512_or_ps(x, Splat(-0.0f)));  // -|x|
+  const __m512 d = _mm512_add_ps(Splat(1.0f), e);
+  const __mmask16 non_negative = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
+  const __m512 r = _mm512_div_ps(_mm512_mask_blend_ps(non_negative, e, Splat(1.0f)), d);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, x);
+}
+
+// Four vectors per step (their dependency chains overlap), then single vectors, then a masked tail.
+template <__m512 (*F)(__m512)>
+OPJ_TARGET_512 void Loop(const void* xv, void* yv, int64_t n) {
+  const float* x = static_cast<const float*>(xv);
+  float* y = static_cast<float*>(yv);
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512 a = F(_mm512_loadu_ps(x + i)), b = F(_mm512_loadu_ps(x + i + 16));
+    const __m512 c = F(_mm512_loadu_ps(x + i + 32)), d = F(_mm512_loadu_ps(x + i + 48));
+    _mm512_storeu_ps(y + i, a);
+    _mm512_storeu_ps(y + i + 16, b);
+    _mm512_storeu_ps(y + i + 32, c);
+    _mm512_storeu_ps(y + i + 48, d);
+  }
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, F(_mm512_loadu_ps(x + i)));
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, m, F(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+}
+
+}  // namespace
+
+F32Loop Avx512Exp() { return IsaLevel() == 2 ? &Loop<Exp> : nullptr; }
+F32Loop Avx512Tanh() { return IsaLevel() == 2 ? &Loop<Tanh> : nullptr; }
+F32Loop Avx512Logistic() { return IsaLevel() == 2 ? &Loop<Logistic> : nullptr; }
+
+}  // namespace openpjrt::cpu::fast
+
+#else
+
+namespace openpjrt::cpu::fast {
+F32Loop Avx512Exp() { return nullptr; }
+F32Loop Avx512Tanh() { return nullptr; }
+F32Loop Avx512Logistic() { return nullptr; }
+}  // namespace openpjrt::cpu::fast
+
+#endif
