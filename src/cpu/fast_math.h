@@ -125,25 +125,25 @@ inline constexpr float kTanhClamp = 9.5f, kTanhSplit = 0.8f;
   return CopySign(a < 1.0f ? small : big, x);  // the sign of -0 and of NaN kept
 }
 
+inline constexpr float kLogP[] = {-0.0790274377239f, 0.126223198492f, -0.129981837637f, 0.142144959239f,
+                                   -0.166412814631f, 0.200010450942f, -0.250003064226f, 0.333333307282f};
+inline constexpr float kLogMinNormal = 1.17549435e-38f, kLogSqrt2 = 1.41421356f;
 [[gnu::always_inline]] inline float Log(float x) {
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
   // Subnormals are scaled into the normal range first.
-  const bool sub = x < 1.17549435e-38f;
+  const bool sub = x < kLogMinNormal;
   const float xs = sub ? x * 8388608.0f : x;
   const int32_t bits = std::bit_cast<int32_t>(xs);
   int32_t k = ((bits >> 23) & 0xFF) - 127 - (sub ? 23 : 0);
   float m = std::bit_cast<float>((bits & 0x7FFFFF) | 0x3F800000);  // [1, 2)
-  const bool high = m > 1.41421356f;
+  const bool high = m > kLogSqrt2;
   m = high ? m * 0.5f : m;  // [sqrt(1/2), sqrt(2)]
   k += high ? 1 : 0;
   const float f = m - 1.0f;  // exact
   const float kf = static_cast<float>(k);
-  const float p = Horner(f, {-0.0790274377239f, 0.126223198492f, -0.129981837637f, 0.142144959239f,
-                             -0.166412814631f, 0.200010450942f, -0.250003064226f, 0.333333307282f});
+  const float p = Horner(f, kLogP);
   const float half_f2 = 0.5f * f * f;
   const float tail = (f * f) * f * p;
-  float r = Fma(kf, kLn2Hi, f + Fma(kf, kLn2Lo, tail - half_f2));
+  float r = Fma(kf, kExpLn2Hi, f + Fma(kf, kExpLn2Lo, tail - half_f2));
   constexpr float kInf = __builtin_inff();
   r = x == 0.0f ? -kInf : r;
   r = x < 0.0f ? __builtin_nanf("") : r;

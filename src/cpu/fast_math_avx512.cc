@@ -73,6 +73,31 @@ OPJ_MATH512 __m512 Logistic(__m512 x) {
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, x);
 }
 
+OPJ_MATH512 __m512 Log(__m512 x) {
+  const __mmask16 sub = _mm512_cmp_ps_mask(x, Splat(kLogMinNormal), _CMP_LT_OQ);
+  const __m512 xs = _mm512_mask_mul_ps(x, sub, x, Splat(8388608.0f));
+  const __m512i bits = _mm512_castps_si512(xs);
+  __m512i k = _mm512_sub_epi32(_mm512_and_si512(_mm512_srai_epi32(bits, 23), _mm512_set1_epi32(0xFF)),
+                               _mm512_set1_epi32(127));
+  k = _mm512_mask_sub_epi32(k, sub, k, _mm512_set1_epi32(23));
+  __m512 m = _mm512_castsi512_ps(
+      _mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFF)), _mm512_set1_epi32(0x3F800000)));
+  const __mmask16 high = _mm512_cmp_ps_mask(m, Splat(kLogSqrt2), _CMP_GT_OQ);
+  m = _mm512_mask_mul_ps(m, high, m, Splat(0.5f));
+  k = _mm512_mask_add_epi32(k, high, k, _mm512_set1_epi32(1));
+  const __m512 f = _mm512_sub_ps(m, Splat(1.0f));
+  const __m512 kf = _mm512_cvtepi32_ps(k);
+  const __m512 p = Horner(f, kLogP);
+  const __m512 half_f2 = _mm512_mul_ps(_mm512_mul_ps(Splat(0.5f), f), f);
+  const __m512 tail = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(f, f), f), p);
+  __m512 r = Fma(kf, Splat(kExpLn2Hi), _mm512_add_ps(f, Fma(kf, Splat(kExpLn2Lo), _mm512_sub_ps(tail, half_f2))));
+  const __m512 inf = Splat(__builtin_inff());
+  r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), r, Splat(-__builtin_inff()));
+  r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), r, Splat(__builtin_nanf("")));
+  r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, inf, _CMP_EQ_OQ), r, inf);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, x);
+}
+
 // Four vectors per step (their dependency chains overlap), then single vectors, then a masked tail.
 template <__m512 (*F)(__m512)>
 OPJ_TARGET_512 void Loop(const void* xv, void* yv, int64_t n) {
@@ -99,6 +124,7 @@ OPJ_TARGET_512 void Loop(const void* xv, void* yv, int64_t n) {
 F32Loop Avx512Exp() { return IsaLevel() == 2 ? &Loop<Exp> : nullptr; }
 F32Loop Avx512Tanh() { return IsaLevel() == 2 ? &Loop<Tanh> : nullptr; }
 F32Loop Avx512Logistic() { return IsaLevel() == 2 ? &Loop<Logistic> : nullptr; }
+F32Loop Avx512Log() { return IsaLevel() == 2 ? &Loop<Log> : nullptr; }
 
 }  // namespace openpjrt::cpu::fast
 
@@ -108,6 +134,7 @@ namespace openpjrt::cpu::fast {
 F32Loop Avx512Exp() { return nullptr; }
 F32Loop Avx512Tanh() { return nullptr; }
 F32Loop Avx512Logistic() { return nullptr; }
+F32Loop Avx512Log() { return nullptr; }
 }  // namespace openpjrt::cpu::fast
 
 #endif
