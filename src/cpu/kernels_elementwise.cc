@@ -381,6 +381,28 @@ void FusedElementwise(const Step& s, ExecState& st) {
 
 }  // namespace
 
+namespace {
+
+// len copies of one element of es bytes.
+void FillElement(uint8_t* dst, const uint8_t* element, int64_t es, int64_t len) {
+  auto fill = [&](auto tag) {
+    using U = decltype(tag);
+    U v;
+    std::memcpy(&v, element, sizeof(U));
+    for (int64_t k = 0; k < len; ++k) std::memcpy(dst + k * sizeof(U), &v, sizeof(U));
+  };
+  switch (es) {
+    case 1: std::memset(dst, *element, static_cast<size_t>(len)); return;
+    case 2: return fill(uint16_t{});
+    case 4: return fill(uint32_t{});
+    case 8: return fill(uint64_t{});
+    default:
+      for (int64_t k = 0; k < len; ++k) std::memcpy(dst + k * es, element, static_cast<size_t>(es));
+  }
+}
+
+}  // namespace
+
 absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecState& st,
                                 size_t num_inputs, FusedInputs* in) {
   const int64_t n = p.num_elements;
@@ -411,8 +433,9 @@ absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecS
       }
     }
     if (!p.input_splat[i].empty() || per == 1) {  // a block of the repeated element, read at every offset
-      in->splat[i].reset(new uint8_t[kFusedBlock * es]);
-      for (int64_t k = 0; k < kFusedBlock; ++k) std::memcpy(in->splat[i].get() + k * es, element, es);
+      const int64_t len = std::min(n, kFusedBlock);      // no block is longer
+      in->splat[i].reset(new uint8_t[std::max<int64_t>(len, 1) * es]);
+      FillElement(in->splat[i].get(), element, static_cast<int64_t>(es), len);
       in->ptr[i] = in->splat[i].get();
       continue;
     }
@@ -484,24 +507,6 @@ uint8_t* FusedBlockEval::At(int value, int64_t start) {
 }
 
 namespace {
-
-// len copies of one element of es bytes.
-void FillElement(uint8_t* dst, const uint8_t* element, int64_t es, int64_t len) {
-  auto fill = [&](auto tag) {
-    using U = decltype(tag);
-    U v;
-    std::memcpy(&v, element, sizeof(U));
-    for (int64_t k = 0; k < len; ++k) std::memcpy(dst + k * sizeof(U), &v, sizeof(U));
-  };
-  switch (es) {
-    case 1: std::memset(dst, *element, static_cast<size_t>(len)); return;
-    case 2: return fill(uint16_t{});
-    case 4: return fill(uint32_t{});
-    case 8: return fill(uint64_t{});
-    default:
-      for (int64_t k = 0; k < len; ++k) std::memcpy(dst + k * es, element, static_cast<size_t>(es));
-  }
-}
 
 // memcpy with non-temporal stores for the 16-byte-aligned middle (SSE2, so every x86-64 has it).
 void StreamCopy(uint8_t* dst, const uint8_t* src, size_t bytes) {
