@@ -12,7 +12,7 @@
 namespace openpjrt::cpu::fast {
 namespace {
 
-#define OPJ_MATH512 OPJ_TARGET_512 [[gnu::always_inline]] inline
+#define OPJ_MATH512 OPJ_TARGET_512 __attribute__((always_inline)) inline
 
 OPJ_MATH512 __m512 Splat(float v) { return _mm512_set1_ps(v); }
 OPJ_MATH512 __m512 Fma(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
