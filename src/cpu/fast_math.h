@@ -109,17 +109,18 @@ inline constexpr float kTanhClamp = 9.5f, kTanhSplit = 0.8f;
 // erf(x) = 1 - e^(-x^2 + G(x - 2.5)) with G of degree 10 fitted to log(erfc(x)) + x^2 (absolute
 // error 1.9e-9); erf rounds to 1 from 4 on (erfc(4) = 1.5e-8 < 2^-25). x^2 enters the exponent
 // exactly (its rounding error recovered with a fused multiply-add).
+inline constexpr float kErfP[] = {7.8824971267e-05f, -0.000801885499742f, 0.00518931194317f, -0.0268543287963f,
+                                   0.112835974635f,   -0.376126269036f,   0.12837916588f};
+inline constexpr float kErfG[] = {-4.10485420478e-08f, -6.58285824251e-08f, 1.84495965678e-06f,
+                                  -1.297613319e-05f,   7.69398450107e-05f,  -0.000420706939048f,
+                                  0.00216552559764f,   -0.0108581655304f,   0.0561062569903f,
+                                  -0.352680740385f,    -1.55681527243f};
 [[gnu::always_inline]] inline float Erf(float x) {
   const float a = MinOf(Abs(x), 4.0f);
   const float u = a * a;
   // a + a (P(u) - 1): the leading 1 is exact, so only the small correction rounds.
-  const float small = Fma(a, Horner(u, {7.8824971267e-05f, -0.000801885499742f, 0.00518931194317f,
-                                        -0.0268543287963f, 0.112835974635f, -0.376126269036f,
-                                        0.12837916588f}), a);
-  const float g = Horner(a - 2.5f, {-4.10485420478e-08f, -6.58285824251e-08f, 1.84495965678e-06f,
-                                    -1.297613319e-05f, 7.69398450107e-05f, -0.000420706939048f,
-                                    0.00216552559764f, -0.0108581655304f, 0.0561062569903f,
-                                    -0.352680740385f, -1.55681527243f});
+  const float small = Fma(a, Horner(u, kErfP), a);
+  const float g = Horner(a - 2.5f, kErfG);
   const float u_lo = Fma(a, a, -u);  // a^2 = u + u_lo exactly
   const float big = 1.0f - Exp((g - u) - u_lo);
   return CopySign(a < 1.0f ? small : big, x);  // the sign of -0 and of NaN kept

@@ -28,6 +28,11 @@ OPJ_MATH512 __m512 PowerOfTwo(__m512i n) {  // bits (n + 127) << 23
   return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n, _mm512_set1_epi32(127)), 23));
 }
 
+OPJ_MATH512 __m512 CopySign(__m512 magnitude, __m512 sign) {  // vpternlogd: sign bit ? sign : magnitude
+  return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(Splat(-0.0f)), _mm512_castps_si512(sign),
+                                                       _mm512_castps_si512(magnitude), 0xCA));
+}
+
 struct ExpSplitV {
   __m512 e;
   __m512i n;
@@ -60,9 +65,17 @@ OPJ_MATH512 __m512 Tanh(__m512 x) {
   const __m512 num = _mm512_mask_blend_ps(small, Splat(-2.0f), _mm512_mul_ps(_mm512_mul_ps(a, u), p));
   const __m512 den = _mm512_mask_blend_ps(small, _mm512_add_ps(big_e, Splat(1.0f)), q);
   const __m512 r = _mm512_add_ps(_mm512_mask_blend_ps(small, Splat(1.0f), a), _mm512_div_ps(num, den));
-  // CopySign(r, x): the magnitude bits of r, the sign bit of x (ternary logic: mask ? r : x).
-  return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(Splat(-0.0f)), _mm512_castps_si512(x),
-                                                       _mm512_castps_si512(r), 0xCA));
+  return CopySign(r, x);
+}
+
+OPJ_MATH512 __m512 Erf(__m512 x) {
+  const __m512 a = _mm512_min_ps(Splat(4.0f), Abs(x));
+  const __m512 u = _mm512_mul_ps(a, a);
+  const __m512 small = Fma(a, Horner(u, kErfP), a);
+  const __m512 g = Horner(_mm512_sub_ps(a, Splat(2.5f)), kErfG);
+  const __m512 u_lo = _mm512_fmsub_ps(a, a, u);  // Fma(a, a, -u): -u is exact, so one rounding alike
+  const __m512 big = _mm512_sub_ps(Splat(1.0f), Exp(_mm512_sub_ps(_mm512_sub_ps(g, u), u_lo)));
+  return CopySign(_mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, Splat(1.0f), _CMP_LT_OQ), big, small), x);
 }
 
 OPJ_MATH512 __m512 Logistic(__m512 x) {
@@ -125,6 +138,7 @@ F32Loop Avx512Exp() { return IsaLevel() == 2 ? &Loop<Exp> : nullptr; }
 F32Loop Avx512Tanh() { return IsaLevel() == 2 ? &Loop<Tanh> : nullptr; }
 F32Loop Avx512Logistic() { return IsaLevel() == 2 ? &Loop<Logistic> : nullptr; }
 F32Loop Avx512Log() { return IsaLevel() == 2 ? &Loop<Log> : nullptr; }
+F32Loop Avx512Erf() { return IsaLevel() == 2 ? &Loop<Erf> : nullptr; }
 
 }  // namespace openpjrt::cpu::fast
 
@@ -135,6 +149,7 @@ F32Loop Avx512Exp() { return nullptr; }
 F32Loop Avx512Tanh() { return nullptr; }
 F32Loop Avx512Logistic() { return nullptr; }
 F32Loop Avx512Log() { return nullptr; }
+F32Loop Avx512Erf() { return nullptr; }
 }  // namespace openpjrt::cpu::fast
 
 #endif

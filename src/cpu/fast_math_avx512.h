@@ -1,4 +1,4 @@
-// AVX-512 loops for the hottest f32 functions of fast_math.h (exp, tanh, logistic, log), written with
+// AVX-512 loops for the hottest f32 functions of fast_math.h (exp, tanh, logistic, log, erf), written with
 // intrinsics. GCC vectorises the scalar definitions' clamps and selects (x < lo ? lo : x) into
 // chains of mask-register compares and blends; here a clamp is one vmaxps/vminps, whose NaN rule
 // (the second operand comes back) is the ternary's, and four vectors are in flight per step.
@@ -21,5 +21,6 @@ F32Loop Avx512Exp();
 F32Loop Avx512Tanh();
 F32Loop Avx512Logistic();
 F32Loop Avx512Log();
+F32Loop Avx512Erf();
 
 }  // namespace openpjrt::cpu::fast

@@ -117,11 +117,13 @@ TEST(IsaVariants, Avx512LoopsGiveTheScalarBits) {
   if (!fast::Avx512Exp()) GTEST_SKIP() << "no AVX-512 loops in this build or on this CPU";
   std::vector<float> x = testing::F32Sweep(997, {65504.0f, 88.72f, 88.73f, 89.0f, -103.9f, -104.0f, -87.3f,
                                                  0.8f, 0.79999995f, 9.5f, 9.6f, -0.0f, 1.41421356f,
-                                                 1.4142137f, 1.17549435e-38f, 1.1754942e-38f});
+                                                 1.4142137f, 1.17549435e-38f, 1.1754942e-38f, 1.0f,
+                                                 0.99999994f, 4.0f, 3.9999998f});
   ExpectLoopMatchesScalar<&fast::Exp>("exp", fast::Avx512Exp(), x);
   ExpectLoopMatchesScalar<&fast::Tanh>("tanh", fast::Avx512Tanh(), x);
   ExpectLoopMatchesScalar<&fast::Logistic<float>>("logistic", fast::Avx512Logistic(), x);
   ExpectLoopMatchesScalar<&fast::Log>("log", fast::Avx512Log(), x);
+  ExpectLoopMatchesScalar<&fast::Erf>("erf", fast::Avx512Erf(), x);
 }
 
 }  // namespace

@@ -149,13 +149,14 @@ RawUnaryFn UnaryRaw() {
     return &UnaryViaF32<Op, I, O>;
   } else {
     static const RawUnaryFn fn = [] {
-      // exp, tanh, logistic and log of f32 (and of the 16-bit floats, computed in f32) have AVX-512
+      // exp, tanh, logistic, log and erf of f32 (and of the 16-bit floats, computed in f32) have AVX-512
       // loops written with intrinsics, bit-identical to the scalar definitions.
       if constexpr (I == ElemKind::kF32 && O == ElemKind::kF32) {
         fast::F32Loop avx512 = Op == UnaryOp::kExp        ? fast::Avx512Exp()
                                : Op == UnaryOp::kTanh     ? fast::Avx512Tanh()
                                : Op == UnaryOp::kLogistic ? fast::Avx512Logistic()
                                : Op == UnaryOp::kLog      ? fast::Avx512Log()
+                               : Op == UnaryOp::kErf      ? fast::Avx512Erf()
                                                           : nullptr;
         if (avx512) return avx512;
       }
