@@ -8,7 +8,8 @@ intra_op_threads and OpenBLAS's thread count).
 Each comparison alternates openpjrt and its baseline in three rounds (this VM's speed changes
 from second to second; both sides then see the same machine) and reports each side's median over
 the rounds, every round the median of repeated runs (inputs already on the device, results waited
-for), started 0.3 s after the previous measurement so that OpenBLAS's spinning threads are asleep.
+for; at least 50 ms of runs, so that short programs are measured in steady state), started 0.3 s
+after the previous measurement so that OpenBLAS's spinning threads are asleep.
 ratio = openpjrt time / baseline time: below 1 means openpjrt is faster. numpy's BLAS must be
 OpenBLAS (each table names the library loaded; `apt-get install libopenblas0-pthread`), started
 with OPENBLAS_CORETYPE=SkylakeX (0.3.21 misdetects this CPU and would fall back to SSE3 kernels)
@@ -44,8 +45,13 @@ def child(threads, quick):
         # from whatever runs next: let them go to sleep before every measurement.
         time.sleep(0.3)
         fn()
+        # At least `reps` calls and at least 50 ms of them: the first calls after the pause pay
+        # for waking threads (each side's, on this VM tens of microseconds and a slower core for a
+        # while), which three calls of a 0.1 ms program never amortised (matmul 256 at 2 threads
+        # read 0.32 ms for a program that runs in 0.09 ms back to back).
         times = []
-        for _ in range(reps):
+        start = time.perf_counter()
+        while len(times) < reps or (time.perf_counter() - start < 0.05 and len(times) < 5000):
             t0 = time.perf_counter()
             fn()
             times.append(time.perf_counter() - t0)
