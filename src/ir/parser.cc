@@ -294,15 +294,17 @@ void Parser::ParseBlockBody(Block* block, Tok end) {
   while (true) {
     const Token& t = lex_.Peek();
     if (t.kind == end || t.kind == Tok::kCaretId || t.kind == Tok::kEof) return;
-    const Operation* op = ParseOperation(block);
-    // A terminator's operand list has no closing token, so `return` followed by `%0 = ...` would
-    // print back as a return of %0: nothing may follow it in its block.
-    if (op->code == OpCode::kReturn || op->code == OpCode::kFuncReturn || op->code == OpCode::kSdyReturn) {
-      const Token& next = lex_.Peek();
-      if (next.kind != end && next.kind != Tok::kCaretId && next.kind != Tok::kEof)
-        Error(next, StrCat("'", op->name(), "' must be the last op of its block, found ", Describe(next)));
-    }
+    ExpectLastIfTerminator(ParseOperation(block), end);
   }
+}
+
+void Parser::ExpectLastIfTerminator(const Operation* op, Tok end) {
+  // A terminator's operand list has no closing token, so `return` followed by `%0 = ...` would
+  // print back as a return of %0: nothing may follow it in its block.
+  if (op->code != OpCode::kReturn && op->code != OpCode::kFuncReturn && op->code != OpCode::kSdyReturn) return;
+  const Token& next = lex_.Peek();
+  if (next.kind != end && next.kind != Tok::kCaretId && next.kind != Tok::kEof)
+    Error(next, StrCat("'", op->name(), "' must be the last op of its block, found ", Describe(next)));
 }
 
 void Parser::ParseRegionList(Operation* op) {
@@ -514,7 +516,7 @@ std::unique_ptr<Operation> Parser::ParseTopLevel() {
       continue;
     }
     if (explicit_module) Error(t, "unexpected operation after the module");
-    ParseOperation(body);
+    ExpectLastIfTerminator(ParseOperation(body), Tok::kEof);
   }
   PopScope();
   // `"builtin.module"() ({...})` written generically parses as the only op of the implicit

@@ -107,6 +107,8 @@ class Parser {
 
   // ---- ops and regions (parser.cc)
   void ParseBlockBody(Block* block, Tok end);
+  // Fails if op is a terminator and the next token does not end its block (end, a block label, EOF).
+  void ExpectLastIfTerminator(const Operation* op, Tok end);
   Operation* ParseOperation(Block* block);
   std::unique_ptr<Operation> ParseGenericOp(const Token& name_tok);
   std::unique_ptr<Operation> ParseCustomOp(const Token& name_tok);

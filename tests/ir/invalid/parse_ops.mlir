@@ -497,3 +497,12 @@ func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
   } : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// The same at the top level of an implicit module (found by the parse fuzzer).
+return
+// expect-error@+1: 'func.return' must be the last op of its block, found 'func.func'
+func.func @main() {
+  return
+}
