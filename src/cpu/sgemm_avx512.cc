@@ -2,8 +2,8 @@
 // only the functions marked OPJ_AVX512 use AVX-512, and they run only after HaveFastSgemm() has
 // checked the CPU (so no AVX-512 code can leak into inline functions shared with other files).
 //
-// Blocking: C is cut into pieces (one per task); inside a piece, B is packed kKc x kNc at a time
-// into slivers 32 columns wide, A kMc x kKc at a time into slivers 12 rows tall, and the kernel
+// Blocking: C is cut into pieces (one per task); inside a piece, B is packed KcFor(k) x kNc at a
+// time into slivers 32 columns wide, A kMc x KcFor(k) at a time into slivers 12 rows tall, and the kernel
 // computes a 12 x 32 tile of C from one sliver of each in 24 zmm accumulators. A sliver of A
 // (12 KiB, the broadcast operand) stays in L1 while the slivers of B stream from the packed
 // block in L2 (1 MiB; half of this machine's L2), which the hardware prefetcher follows well:
@@ -29,7 +29,13 @@ namespace openpjrt::cpu {
 namespace {
 
 constexpr int64_t kMr = 12, kNr = 32;
-constexpr int64_t kKc = 256, kMc = 144, kNc = 1024;
+constexpr int64_t kKcMax = 320, kMc = 144, kNc = 1024;
+// The depth of the blocks of B: k cut into equal blocks of at most kKcMax (576 = 2 x 288, not
+// 256 + 256 + 64, whose last block paid a pass over C for a quarter of the work).
+int64_t KcFor(int64_t k) {
+  const int64_t blocks = (k + kKcMax - 1) / kKcMax;
+  return std::max<int64_t>((k + blocks - 1) / blocks, 1);
+}
 constexpr int64_t kRowsInPlaceMaxN = 128;
 
 struct FreeDeleter {
@@ -198,7 +204,7 @@ OPJ_AVX512 inline void Tile(int64_t kc, int64_t mr, int64_t nr, Rows a, const fl
 
 int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-// Where the block of B for columns [jc, jc + kNc) and rows [pc, pc + kKc) sits in a whole packed
+// Where the block of B for columns [jc, jc + kNc) and rows [pc, pc + KcFor(k)) sits in a whole packed
 // B (PackAllB): the column blocks one after the other, each with its row blocks in order.
 int64_t PackedBlockOffset(int64_t n, int64_t k, int64_t jc, int64_t pc) {
   return jc * k + pc * RoundUp(std::min(kNc, n - jc), kNr);
@@ -209,7 +215,7 @@ int64_t PackedBlockOffset(int64_t n, int64_t k, int64_t jc, int64_t pc) {
 // multiple of kNr, so the slivers are consecutive.
 const float* PackedAt(const float* packed, int64_t n, int64_t k, int64_t jc, int64_t pc) {
   const int64_t block = jc / kNc * kNc;
-  return packed + PackedBlockOffset(n, k, block, pc) + (jc - block) * std::min(kKc, k - pc);
+  return packed + PackedBlockOffset(n, k, block, pc) + (jc - block) * std::min(KcFor(k), k - pc);
 }
 
 // One piece of C: rows [0, m) x columns [0, n), packing B block by block itself, or reading it
@@ -220,15 +226,16 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
   thread_local Scratch scratch;
   const int64_t nc_max = std::min(kNc, (n + kNr - 1) / kNr * kNr);
   const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
-  float* own_b = packed_b ? nullptr : scratch.Get(scratch.b, scratch.b_size, kKc * nc_max);
-  float* ap = scratch.Get(scratch.a, scratch.a_size, kKc * mc_max);
+  const int64_t kcb = KcFor(k);
+  float* own_b = packed_b ? nullptr : scratch.Get(scratch.b, scratch.b_size, kcb * nc_max);
+  float* ap = scratch.Get(scratch.a, scratch.a_size, kcb * mc_max);
   alignas(64) float edge[kMr * kNr];
   if (full_n == 0) full_n = n;
   for (int64_t jc = 0, nc; jc < n; jc += nc) {
     // Column blocks follow the packed B's blocks.
     nc = std::min(kNc - (n0 + jc) % kNc, n - jc);
-    for (int64_t pc = 0; pc < k; pc += kKc) {
-      const int64_t kc = std::min(kKc, k - pc);
+    for (int64_t pc = 0; pc < k; pc += kcb) {
+      const int64_t kc = std::min(kcb, k - pc);
       const bool accumulate = pc > 0;
       const float* bp = packed_b ? PackedAt(packed_b, full_n, k, n0 + jc, pc) : own_b;
       if (!packed_b) PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, kc, nc, own_b);
@@ -305,9 +312,10 @@ PackedSgemmB PackSgemmB(int64_t k, int64_t n, SgemmOperand b) {
   const int64_t size = PackedBlockOffset(n, k, last, 0) + k * RoundUp(n - last, kNr);
   out.data.reset(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(RoundUp(size, 16)) * sizeof(float))),
                  std::free);
+  const int64_t kcb = KcFor(k);
   for (int64_t jc = 0; jc < n; jc += kNc)
-    for (int64_t pc = 0; pc < k; pc += kKc)
-      PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, std::min(kKc, k - pc), std::min(kNc, n - jc),
+    for (int64_t pc = 0; pc < k; pc += kcb)
+      PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, std::min(kcb, k - pc), std::min(kNc, n - jc),
             out.data.get() + PackedBlockOffset(n, k, jc, pc));
   return out;
 }
@@ -359,20 +367,21 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
     const int64_t pm = (m + rows - 1) / rows;
     thread_local Scratch shared;
     float* packed = shared.Get(shared.b, shared.b_size, packed_size);
-    // The packing is cut into units of up to 4 slivers of one (kKc x kNc) block; every piece
+    // The packing is cut into units of up to 4 slivers of one (KcFor(k) x kNc) block; every piece
     // first helps with the units nobody has taken, then waits for the rest, so B is packed by
     // all the threads at once without a second fork and join.
     constexpr int64_t kUnitCols = 4 * kNr;
-    const int64_t kb = (k + kKc - 1) / kKc, nb = (n + kNc - 1) / kNc, per_block = kNc / kUnitCols;
+    const int64_t kcb = KcFor(k);
+    const int64_t kb = (k + kcb - 1) / kcb, nb = (n + kNc - 1) / kNc, per_block = kNc / kUnitCols;
     const int64_t units = kb * nb * per_block;
     std::atomic<int64_t> next_unit{0}, units_done{0};
     auto pack = [&](int64_t unit) {
       const int64_t block = unit / per_block, j0 = unit % per_block * kUnitCols;
-      const int64_t jc = block / kb * kNc, pc = block % kb * kKc;
+      const int64_t jc = block / kb * kNc, pc = block % kb * kcb;
       const int64_t nc = std::min(kNc, n - jc);
       if (j0 >= nc) return;
-      PackB(b.p + pc * b.rs + (jc + j0) * b.cs, b.rs, b.cs, std::min(kKc, k - pc), std::min(kUnitCols, nc - j0),
-            packed + PackedBlockOffset(n, k, jc, pc) + j0 * std::min(kKc, k - pc));
+      PackB(b.p + pc * b.rs + (jc + j0) * b.cs, b.rs, b.cs, std::min(kcb, k - pc), std::min(kUnitCols, nc - j0),
+            packed + PackedBlockOffset(n, k, jc, pc) + j0 * std::min(kcb, k - pc));
     };
     parallel_for(pm, [&](int64_t piece) {
       for (int64_t u; (u = next_unit.fetch_add(1, std::memory_order_relaxed)) < units;) {
