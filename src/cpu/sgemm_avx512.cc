@@ -48,6 +48,7 @@ struct Scratch {
   int64_t a_size = 0, b_size = 0;
   float* Get(std::unique_ptr<float[], FreeDeleter>& p, int64_t& size, int64_t want) {
     if (size < want) {
+      want = (want + 15) / 16 * 16;  // aligned_alloc takes whole multiples of the alignment
       p.reset(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(want) * sizeof(float))));
       size = want;
     }

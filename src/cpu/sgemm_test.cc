@@ -3,6 +3,7 @@
 // whatever the number of pieces.
 #include <cmath>
 #include <random>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -65,6 +66,21 @@ TEST(FastSgemm, MatchesAReferenceForEdgeShapesAndLayouts) {
       for (int64_t j = c.n; j < ldc; ++j)
         ASSERT_TRUE(one[i * ldc + j] == -7.0f && two[i * ldc + j] == -7.0f) << "wrote past a row";
     }
+  }
+}
+
+// A fresh thread's packing buffers are sized for the first product it runs; depths cut into
+// blocks that are not a multiple of 16 floats once asked aligned_alloc for a size that is not a
+// multiple of the alignment (AddressSanitizer's report, found by the exec fuzzer on a 3x3x3
+// convolution).
+TEST(FastSgemm, OddDepthsOnAFreshThread) {
+  if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
+  for (const Case& c : {Case{5, 3, 27, false, false}, Case{13, 17, 331, false, true}}) {
+    std::vector<float> a(static_cast<size_t>(c.m * c.k), 0.5f), b(static_cast<size_t>(c.k * c.n), 2.0f);
+    std::vector<float> got;
+    std::thread([&] { got = Multiply(c, a, b, 1); }).join();
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) ASSERT_EQ(got[i * (c.n + 3) + j], static_cast<float>(c.k)) << i << "," << j;
   }
 }
 
