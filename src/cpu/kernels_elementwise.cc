@@ -380,10 +380,6 @@ void FusedElementwise(const Step& s, ExecState& st) {
   for (size_t j = 0; j < outs.size(); ++j) st.slots[s.out[j]] = RtValue::Of(std::move(outs[j]));
 }
 
-}  // namespace
-
-namespace {
-
 // len copies of one element of es bytes.
 void FillElement(uint8_t* dst, const uint8_t* element, int64_t es, int64_t len) {
   auto fill = [&](auto tag) {
