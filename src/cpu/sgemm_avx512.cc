@@ -95,6 +95,36 @@ void PackAIndexed(const float* a, const int64_t* roff, const int64_t* coff, int6
   }
 }
 
+// Transposes the 16 x 16 matrix whose rows are r[0..15] in place: r[k][i] becomes the old r[i][k].
+// Pairs of rows are interleaved within 128-bit lanes (ps, then pd unpacks: u[4g + c] lane L holds
+// rows 4g..4g+3 of column 4L + c), then the 4 x 4 grid of lanes is transposed with two rounds of
+// lane shuffles.
+OPJ_AVX512 inline void Transpose16(__m512 r[16]) {
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  __m512 u[16];
+  for (int g = 0; g < 16; g += 4) {
+    const __m512d a = _mm512_castps_pd(t[g]), b = _mm512_castps_pd(t[g + 1]);
+    const __m512d c = _mm512_castps_pd(t[g + 2]), d = _mm512_castps_pd(t[g + 3]);
+    u[g] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    u[g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    u[g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    u[g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  for (int c = 0; c < 4; ++c) {
+    const __m512 v0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44), v1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
+    const __m512 v2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
+    const __m512 v3 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
+    r[c] = _mm512_shuffle_f32x4(v0, v2, 0x88);
+    r[4 + c] = _mm512_shuffle_f32x4(v0, v2, 0xDD);
+    r[8 + c] = _mm512_shuffle_f32x4(v1, v3, 0x88);
+    r[12 + c] = _mm512_shuffle_f32x4(v1, v3, 0xDD);
+  }
+}
+
 // Packs rows [0, kc) x columns [0, nc) of B into slivers of kNr columns: sliver s holds, for each
 // p, the kNr values B[p][s*kNr + j] (zero past the last column).
 OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_t nc, float* out) {
@@ -111,6 +141,20 @@ OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_
       for (int64_t p = 0; p < kc; ++p) {
         const float* src = b + p * rs + j0;
         for (int64_t j = 0; j < kNr; ++j) dst[p * kNr + j] = j < cols ? src[j] : 0.0f;
+      }
+    } else if (cols == kNr && rs == 1) {
+      // A transposed operand whose columns are contiguous (the weights of a backward pass, g @
+      // W^T): 16 x 16 blocks transposed in registers, every load a run of 16 floats down one
+      // column (128x512x512 went from 488 to ~400 us with the gathers below).
+      for (int64_t p0 = 0; p0 < kc; p0 += 16) {
+        const int64_t steps = std::min<int64_t>(16, kc - p0);
+        const __mmask16 mask = static_cast<__mmask16>((1u << steps) - 1);
+        for (int64_t half = 0; half < 2; ++half) {
+          __m512 r[16];
+          for (int jj = 0; jj < 16; ++jj) r[jj] = _mm512_maskz_loadu_ps(mask, b + (j0 + half * 16 + jj) * cs + p0);
+          Transpose16(r);
+          for (int64_t pp = 0; pp < steps; ++pp) _mm512_store_ps(dst + (p0 + pp) * kNr + half * 16, r[pp]);
+        }
       }
     } else if (cols == kNr && std::abs(cs) * (kNr - 1) < (int64_t{1} << 31) && std::abs(rs) < (int64_t{1} << 31)) {
       // A transposed operand (attention's K^T): each packed row is 32 elements a column apart,
