@@ -35,12 +35,13 @@ TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file test
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/run_parallel.mlir
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --replicas 4 examples/mlp_train_step.mlir
 
-echo "== fuzzers (libFuzzer, ASan + UBSan): the parser, parse + compile + execute, portable artifacts"
+echo "== fuzzers (libFuzzer, ASan + UBSan): the parser, parse + compile + execute, portable artifacts, HloModuleProtos"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENPJRT_FUZZ=ON -DOPENPJRT_BUILD_TESTS=OFF \
   -DOPENPJRT_BUILD_BENCH=OFF >/dev/null
-ninja -C build-fuzz -j"$jobs" parse_fuzzer exec_fuzzer bytecode_fuzzer
+ninja -C build-fuzz -j"$jobs" parse_fuzzer exec_fuzzer bytecode_fuzzer hlo_fuzzer
 # Fixed seeds and run counts keep CI deterministic; OPENPJRT_FUZZ_SECONDS=N explores instead.
 tests/fuzz/run_fuzzer.sh build-fuzz/bin/parse_fuzzer "${OPENPJRT_FUZZ_SECONDS:-runs:250000}"
 tests/fuzz/run_fuzzer.sh build-fuzz/bin/exec_fuzzer "${OPENPJRT_FUZZ_SECONDS:-runs:120000}"
 tests/fuzz/run_fuzzer.sh build-fuzz/bin/bytecode_fuzzer "${OPENPJRT_FUZZ_SECONDS:-runs:20000}"
+tests/fuzz/run_fuzzer.sh build-fuzz/bin/hlo_fuzzer "${OPENPJRT_FUZZ_SECONDS:-runs:50000}"

@@ -3,6 +3,7 @@
     import numpy as np, openpjrt
     c = openpjrt.client()                    # the CPU plugin of this build
     exe = c.compile(mlir_text_or_bytes)      # StableHLO text, or a portable artifact (bytes)
+    exe = c.compile(proto_bytes, format="hlo")  # a serialized xla.HloModuleProto
     out = exe(np.ones(4, np.float32))        # an openpjrt.Array (a tuple for several results)
     np.asarray(out)
 
@@ -168,11 +169,12 @@ class Client:
     def devices(self):
         return [Device(d) for d in self._client.devices()]
 
-    def compile(self, program, num_replicas=1, num_partitions=1, portable=False):
-        """Compiles StableHLO: MLIR text (str) or a portable artifact (bytes)."""
+    def compile(self, program, num_replicas=1, num_partitions=1, portable=False, format="mlir"):
+        """Compiles a program: StableHLO as MLIR text (str) or a portable artifact (bytes) with
+        format="mlir", or a serialized xla.HloModuleProto (bytes) with format="hlo"."""
         if isinstance(program, str):
             program = program.encode()
-        exe = self._client.compile(bytes(program), num_replicas, num_partitions, portable)
+        exe = self._client.compile(bytes(program), num_replicas, num_partitions, portable, format)
         exe._client = self
         exe._set_converter(self._to_device0)
         return exe

@@ -398,8 +398,9 @@ absl::StatusOr<Executable> Client::Compile(std::string_view program, const Compi
   OPJ_ARGS(PJRT_Program, prog);
   prog.code = const_cast<char*>(program.data());
   prog.code_size = program.size();
-  prog.format = "mlir";
-  prog.format_size = 4;
+  const std::string format = options.format.empty() ? "mlir" : options.format;
+  prog.format = format.c_str();
+  prog.format_size = format.size();
   OPJ_ARGS(PJRT_Client_Compile_Args, a);
   a.client = state_->client;
   a.program = &prog;
@@ -414,7 +415,9 @@ absl::StatusOr<Executable> Client::CompileFile(const std::string& path, const Co
   if (!f) return absl::NotFoundError(StrCat("cannot read ", path));
   std::stringstream ss;
   ss << f.rdbuf();
-  auto exe = Compile(ss.str(), options);
+  CompileOptions o = options;
+  if (o.format.empty() && path.size() > 3 && path.compare(path.size() - 3, 3, ".pb") == 0) o.format = "hlo";
+  auto exe = Compile(ss.str(), o);
   if (!exe.ok()) return absl::Status(exe.status().code(), StrCat(path, ": ", exe.status().message()));
   return exe;
 }

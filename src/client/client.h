@@ -155,6 +155,9 @@ struct CompileOptions {
   int num_replicas = 1;
   int num_partitions = 1;
   bool portable = false;  // compile_portable_executable: run on any one device
+  // The PJRT program format: "mlir" (StableHLO text or bytecode) or "hlo" (a serialized
+  // HloModuleProto). Empty: "mlir", except that CompileFile reads files named *.pb as "hlo".
+  std::string format;
 };
 
 struct ExecuteOptions {

@@ -238,9 +238,11 @@ PYBIND11_MODULE(_openpjrt, m) {
         for (const Device& d : c.client->devices()) l.append(DeviceDict(d));
         return l;
       })
-      .def("compile", [](const PyClient& c, py::bytes program, int replicas, int partitions, bool portable) {
+      .def("compile", [](const PyClient& c, py::bytes program, int replicas, int partitions, bool portable,
+                         const std::string& format) {
         std::string code = program;
         CompileOptions o;
+        o.format = format;
         o.num_replicas = replicas;
         o.num_partitions = partitions;
         o.portable = portable;

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "src/ir/bytecode.h"
+#include "src/ir/hlo_proto.h"
 
 #include <cstring>
 
@@ -148,14 +149,15 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Compile(std::string_view
 absl::StatusOr<std::shared_ptr<Executable>> Executable::Build(std::string_view code, std::string_view format,
                                                               CompileOptions options,
                                                               const std::vector<BufferShape>* specialise) {
-  if (format != "mlir")
-    return absl::InvalidArgumentError(
-        StrCat("unsupported program format '", format, "'; the CPU plugin reads \"mlir\""));
   auto exe = std::make_shared<Executable>();
   exe->format_ = std::string(format);
   exe->code_ = std::string(code);
-  auto module = ir::ParseProgram(exe->code_, "<program>");
-  if (!module.ok()) return absl::InvalidArgumentError(module.status().message());
+  auto module = ir::ParseProgramOfFormat(exe->code_, format, "<program>");
+  if (!module.ok()) {
+    // An HLO opcode without a conversion stays UNIMPLEMENTED; everything else is the caller's input.
+    if (module.status().code() == absl::StatusCode::kUnimplemented) return module.status();
+    return absl::InvalidArgumentError(module.status().message());
+  }
   exe->module_ = std::move(*module);
   if (absl::Status s = ir::VerifyModule(*exe->module_); !s.ok())
     return absl::InvalidArgumentError(s.message());

@@ -22,6 +22,9 @@ if [[ $(basename "$bin") == bytecode_fuzzer ]]; then
   echo "seed corpus: $(ls "$work/seed" | wc -l) inputs"
   max_len=32768
   dict=()
+elif [[ $(basename "$bin") == hlo_fuzzer ]]; then
+  python3 "$here/hlo_seeds.py" "$work/seed"
+  dict=()
 else
 # Seed corpus: every split chunk of our own .mlir files (front-end corpus and e2e programs).
 python3 - "$here/.." "$work/seed" <<'PY'

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "src/ir/bytecode.h"
+#include "src/ir/hlo_proto.h"
 #include "src/ir/verifier.h"
 #include "src/support/str.h"
 #include "tools/openpjrt/plugin_exec.h"
@@ -18,9 +19,10 @@ namespace {
 
 constexpr char kBenchUsage[] =
     "usage: openpjrt bench FILE [--iters N] [--warmup N] [--threads N] [--plugin PATH]\n"
-    "                           [--input NAME=FILE.npy ...]\n"
+    "                           [--input NAME=FILE.npy ...] [--format mlir|hlo]\n"
     "\n"
-    "Compiles FILE (MLIR text or a portable artifact) through a PJRT plugin (default: the CPU\n"
+    "Compiles FILE (MLIR text, a portable artifact, or an HloModuleProto: --format hlo, the\n"
+    "default for *.pb files) through a PJRT plugin (default: the CPU\n"
     "plugin of this build), runs @main on random inputs of its parameter types (or the given\n"
     ".npy files) and prints compile time and execution latency. The last line reads\n"
     "  median_us=X p10_us=Y p90_us=Z compile_ms=W\n"
@@ -43,7 +45,7 @@ bool Count(const char* flag, const char* text, int lo, int* out) {
 }  // namespace
 
 int BenchMain(int argc, char** argv) {
-  std::string file, plugin;
+  std::string file, plugin, format;
   std::map<int, std::string> inputs;
   int iters = 100, warmup = 5, threads = 0;
   for (int i = 1; i < argc; ++i) {
@@ -59,6 +61,8 @@ int BenchMain(int argc, char** argv) {
       if (!Count("--threads", argv[++i], 1, &threads)) return 2;
     } else if (a == "--plugin" && i + 1 < argc) {
       plugin = argv[++i];
+    } else if (a == "--format" && i + 1 < argc) {
+      format = argv[++i];
     } else if (a == "--input" && i + 1 < argc) {
       if (absl::Status s = ParseInputFlag(argv[++i], &inputs); !s.ok()) {
         std::fprintf(stderr, "openpjrt bench: %s\n", std::string(s.message()).c_str());
@@ -75,7 +79,8 @@ int BenchMain(int argc, char** argv) {
     std::fprintf(stderr, "openpjrt bench: %s%s\n", what.c_str(), std::string(s.message()).c_str());
     return 1;
   };
-  auto m = ir::ParseProgram(text, file == "-" ? "<stdin>" : file);
+  if (format.empty()) format = file.size() > 3 && file.compare(file.size() - 3, 3, ".pb") == 0 ? "hlo" : "mlir";
+  auto m = ir::ParseProgramOfFormat(text, format, file == "-" ? "<stdin>" : file);
   if (!m.ok()) return fail("", m.status());
   if (absl::Status s = ir::VerifyModule(**m); !s.ok()) return fail("", s);
   auto sig = EntrySignature(**m, "");
@@ -89,7 +94,9 @@ int BenchMain(int argc, char** argv) {
 
   using Clock = std::chrono::steady_clock;
   auto t0 = Clock::now();
-  auto exe = (*c)->Compile(text);
+  client::CompileOptions co;
+  co.format = format;
+  auto exe = (*c)->Compile(text, co);
   const double compile_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   if (!exe.ok()) return fail("compile: ", exe.status());
   if (exe->num_devices() != 1) return fail("", absl::UnimplementedError("bench runs single-device programs"));

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "src/ir/bytecode.h"
+#include "src/ir/hlo_proto.h"
 #include "src/ir/parser.h"
 #include "src/ir/printer.h"
 #include "src/ir/verifier.h"
@@ -17,14 +18,15 @@ namespace {
 constexpr char kOptUsage[] =
     "usage: openpjrt opt FILE [--split-input-file] [--generic] [--no-verify] [--converted] [-o OUT]\n"
     "\n"
-    "Parses FILE (MLIR text, or a StableHLO portable artifact in MLIR bytecode; '-' reads\n"
-    "standard input), verifies it against the StableHLO\n"
+    "Parses FILE (MLIR text, a StableHLO portable artifact in MLIR bytecode, or a serialized\n"
+    "HloModuleProto for files named *.pb; '-' reads standard input), verifies it against the StableHLO\n"
     "specification and prints it back. Exits 1 with file:line:col diagnostics on error.\n"
     "\n"
     "  --split-input-file  treat '// -----' lines as separators between independent modules\n"
     "  --generic           print every op in the generic form\n"
     "  --no-verify         skip the verifier\n"
-    "  --converted         for bytecode input: print the StableHLO text it converts to\n"
+    "  --converted         for bytecode or HloModuleProto input: print the StableHLO text it\n"
+    "                      converts to\n"
     "  -o OUT              write the output to OUT instead of standard output\n";
 
 }  // namespace
@@ -53,9 +55,11 @@ int OptMain(int argc, char** argv) {
   }
   std::string text;
   std::vector<ir::SourceChunk> chunks;
+  const bool hlo = file.size() > 3 && file.compare(file.size() - 3, 3, ".pb") == 0;
+  if (hlo) split = false;
   if (int rc = LoadInput("opt", file, split, kOptUsage, &text, &chunks)) return rc;
-  if (converted && ir::IsBytecode(text)) {  // the StableHLO text a portable artifact becomes
-    auto t = ir::BytecodeToText(text, file);
+  if (converted && (hlo || ir::IsBytecode(text))) {  // the StableHLO text the input becomes
+    auto t = hlo ? ir::HloProtoToText(text) : ir::BytecodeToText(text, file);
     if (!t.ok()) {
       std::fprintf(stderr, "%s\n", std::string(t.status().message()).c_str());
       return 1;
@@ -71,7 +75,8 @@ int OptMain(int argc, char** argv) {
     ir::ParseOptions opts;
     opts.source_name = file == "-" ? "<stdin>" : file;
     opts.first_line = chunks[i].first_line;
-    auto m = ir::IsBytecode(chunks[i].text) ? ir::ParseBytecode(chunks[i].text, opts.source_name)
+    auto m = hlo                               ? ir::ParseHloProto(chunks[i].text, opts.source_name)
+             : ir::IsBytecode(chunks[i].text) ? ir::ParseBytecode(chunks[i].text, opts.source_name)
                                               : ir::ParseModule(chunks[i].text, opts);
     absl::Status st = m.ok() ? (verify ? ir::VerifyModule(**m) : absl::OkStatus()) : m.status();
     if (i > 0) output += "// -----\n";

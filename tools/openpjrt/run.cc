@@ -9,6 +9,7 @@
 
 #include "src/compiler/compile.h"
 #include "src/ir/bytecode.h"
+#include "src/ir/hlo_proto.h"
 #include "src/ir/parser.h"
 #include "src/ir/printer.h"
 #include "src/ir/verifier.h"
@@ -22,9 +23,10 @@ namespace {
 constexpr char kRunUsage[] =
     "usage: openpjrt run FILE [--split-input-file] [--print] [--entry NAME]\n"
     "                         [--replicas N] [--partitions M]\n"
-    "                         [--plugin PATH] [--input NAME=FILE.npy ...]\n"
+    "                         [--plugin PATH] [--input NAME=FILE.npy ...] [--format mlir|hlo]\n"
     "\n"
-    "Compiles FILE (MLIR text; '-' reads standard input) for the CPU and runs its entry\n"
+    "Compiles FILE (MLIR text or bytecode, or a serialized HloModuleProto; '-' reads standard\n"
+    "input) for the CPU and runs its entry\n"
     "function (@main, else the only function) with no arguments, evaluating check.* ops and\n"
     "@check.* custom calls. Prints one line per module and closes with 'N passed, N failed';\n"
     "exits 0 only if every module passed.\n"
@@ -39,6 +41,8 @@ constexpr char kRunUsage[] =
     "                      found as pjrt_c_api_<name>_plugin.so) with the client library\n"
     "  --input NAME=FILE   pass FILE.npy as argument NAME (0, arg0 or %arg0); implies --plugin\n"
     "                      with the CPU plugin of this build unless one is given\n"
+    "  --format F          the program format: mlir (StableHLO) or hlo (HloModuleProto);\n"
+    "                      default hlo for files named *.pb, else mlir\n"
     "\n"
     "With several devices, one instance runs per replica x partition and collectives\n"
     "exchange between them; --print shows every device's results. Without --plugin/--input\n"
@@ -69,7 +73,7 @@ std::string FormatResult(ir::Context& ctx, const cpu::RtValue& v) {
 bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string& name,
                   const std::string& entry, const std::string& plugin_path,
                   const std::map<int, std::string>& input_files, int replicas, int partitions, bool print,
-                  const std::string& where, std::string* why) {
+                  const std::string& format, const std::string& where, std::string* why) {
   if (!entry.empty() && entry != "main") {
     *why = "--entry is not supported with --plugin (PJRT runs @main)";
     return false;
@@ -88,6 +92,7 @@ bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string
   client::CompileOptions co;
   co.num_replicas = replicas;
   co.num_partitions = partitions;
+  co.format = format;
   auto relocate = [&](std::string msg) {
     for (size_t p = msg.find("<program>:"); p != std::string::npos; p = msg.find("<program>:", p)) {
       size_t q = p + 10;
@@ -173,7 +178,7 @@ bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string
 }  // namespace
 
 int RunMain(int argc, char** argv) {
-  std::string file, entry, plugin_path;
+  std::string file, entry, plugin_path, format;
   std::map<int, std::string> inputs;
   bool split = false, print = false, via_plugin = false;
   int64_t replicas_flag = 0, partitions_flag = 0;
@@ -207,6 +212,12 @@ int RunMain(int argc, char** argv) {
       via_plugin = true;
     } else if (a == "--entry" && i + 1 < argc) {
       entry = argv[++i];
+    } else if (a == "--format" && i + 1 < argc) {
+      format = argv[++i];
+      if (format != "mlir" && format != "hlo") {
+        std::fprintf(stderr, "openpjrt run: --format takes mlir or hlo, got '%s'\n", format.c_str());
+        return 2;
+      }
     } else if (a == "--replicas" && i + 1 < argc) {
       if (!positive("--replicas", argv[++i], &replicas_flag)) return 2;
     } else if (a == "--partitions" && i + 1 < argc) {
@@ -217,6 +228,8 @@ int RunMain(int argc, char** argv) {
   }
   std::string text;
   std::vector<ir::SourceChunk> chunks;
+  if (format.empty()) format = file.size() > 3 && file.compare(file.size() - 3, 3, ".pb") == 0 ? "hlo" : "mlir";
+  if (format == "hlo") split = false;  // one binary module
   if (int rc = LoadInput("run", file, split, kRunUsage, &text, &chunks)) return rc;
   const std::string name = file == "-" ? "<stdin>" : file;
   int passed = 0, failed = 0;
@@ -240,8 +253,9 @@ int RunMain(int argc, char** argv) {
     ir::ParseOptions opts;
     opts.source_name = name;
     opts.first_line = chunk.first_line;
-    auto m = ir::IsBytecode(chunk.text) ? ir::ParseBytecode(chunk.text, opts.source_name)
-                                         : ir::ParseModule(chunk.text, opts);
+    auto m = format == "hlo"                ? ir::ParseHloProto(chunk.text, opts.source_name)
+             : ir::IsBytecode(chunk.text) ? ir::ParseBytecode(chunk.text, opts.source_name)
+                                          : ir::ParseModule(chunk.text, opts);
     if (!m.ok()) {
       fail(std::string(m.status().message()));
       continue;
@@ -255,7 +269,7 @@ int RunMain(int argc, char** argv) {
       const int64_t partitions = partitions_flag ? partitions_flag : ModuleInt(**m, "mhlo.num_partitions", 1);
       std::string why;
       if (RunViaPlugin(**m, chunk, name, entry, plugin_path, inputs, static_cast<int>(replicas),
-                       static_cast<int>(partitions), print, where, &why)) {
+                       static_cast<int>(partitions), print, format, where, &why)) {
         ++passed;
       } else {
         fail(why);

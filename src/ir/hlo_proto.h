@@ -1,0 +1,28 @@
+// The PJRT "hlo" program format: a serialized xla.HloModuleProto (what XlaBuilder-based clients
+// such as gopjrt compile). The module is converted to StableHLO text, which the ordinary parser,
+// verifier and compiler then take, as for MLIR bytecode.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "src/ir/ir.h"
+
+namespace openpjrt::ir {
+
+// The StableHLO text of the entry computation (as @main) of a serialized HloModuleProto. Tuples
+// are flattened: a tuple-shaped root gives one result per leaf, and tuple-shaped while, call and
+// conditional values become their leaves. Malformed bytes are INVALID_ARGUMENT naming the message
+// and byte offset; an opcode without a conversion is UNIMPLEMENTED naming it and its instruction.
+absl::StatusOr<std::string> HloProtoToText(std::string_view bytes);
+
+// HloProtoToText, then parsed.
+absl::StatusOr<std::unique_ptr<Module>> ParseHloProto(std::string_view bytes, const std::string& source_name);
+
+// Parses `data` as a program of PJRT format `format`: "mlir" (text or bytecode) or "hlo".
+absl::StatusOr<std::unique_ptr<Module>> ParseProgramOfFormat(std::string_view data, std::string_view format,
+                                                             const std::string& source_name);
+
+}  // namespace openpjrt::ir

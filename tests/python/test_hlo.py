@@ -1,0 +1,206 @@
+"""The "hlo" program format: serialized HloModuleProtos (tests/python/hlo_builder.py) compiled
+through the CPU plugin and run against numpy."""
+
+import numpy as np
+import pytest
+
+import openpjrt
+from hlo_builder import Module, S, T, dot_dims, field_bytes, field_packed, field_varint, window
+
+
+@pytest.fixture(scope="module")
+def c():
+    return openpjrt.client()
+
+
+def run(c, module, *args):
+    exe = c.compile(module.serialize(), format="hlo")
+    out = exe(*args)
+    return [np.asarray(o) for o in (out if isinstance(out, tuple) else (out,))]
+
+
+def test_elementwise_broadcast_and_tuple_root(c):
+    m = Module()
+    e = m.computation("main")
+    x, y = e.param(0, S("f32", 2, 3)), e.param(1, S("f32", 3))
+    half = e.constant(S("f32"), 0.5)
+    hb = e.add("broadcast", S("f32", 2, 3), [half], f14=[])
+    yb = e.add("broadcast", S("f32", 2, 3), [y], f14=[1])
+    s = e.add("add", S("f32", 2, 3), [x, yb])
+    p = e.add("multiply", S("f32", 2, 3), [s, hb])
+    t = e.add("tanh", S("f32", 2, 3), [p])
+    lt = e.add("compare", S("pred", 2, 3), [x, yb], f63="LT")
+    sel = e.add("select", S("f32", 2, 3), [lt, x, yb])
+    e.add("tuple", T(S("f32", 2, 3), S("f32", 2, 3), S("pred", 2, 3)), [t, sel, lt])
+    xv = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    yv = np.float32([1, -1, 0.5])
+    got = run(c, m, xv, yv)
+    np.testing.assert_allclose(got[0], np.tanh((xv + yv) * 0.5), rtol=1e-6)
+    np.testing.assert_array_equal(got[1], np.where(xv < yv, xv, yv))
+    np.testing.assert_array_equal(got[2], xv < yv)
+
+
+def test_dot_bias_relu_and_reduce(c):
+    m = Module()
+    add = m.scalar_computation("add", "add")
+    e = m.computation("main")
+    x, w = e.param(0, S("f32", 4, 5)), e.param(1, S("f32", 5, 3))
+    d = e.add("dot", S("f32", 4, 3), [x, w], f30=dot_dims([1], [0]))
+    zero = e.constant(S("f32"), 0)
+    zb = e.add("broadcast", S("f32", 4, 3), [zero], f14=[])
+    r = e.add("maximum", S("f32", 4, 3), [d, zb])
+    e.add("reduce", S("f32", 4), [r, zero], f14=[1], f38=[add.id])
+    xv = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    wv = np.random.default_rng(1).standard_normal((5, 3)).astype(np.float32)
+    (got,) = run(c, m, xv, wv)
+    np.testing.assert_allclose(got, np.maximum(xv @ wv, 0).sum(1), rtol=1e-5, atol=1e-6)
+
+
+def test_while_over_a_tuple_and_get_tuple_element(c):
+    # (i, acc) = (0, x); while i < 5: (i + 1, acc * 2); result acc
+    m = Module()
+    state = T(S("s32"), S("f32", 3))
+    cond = m.computation("cond")
+    p = cond.param(0, state)
+    i = cond.add("get-tuple-element", S("s32"), [p], f13=0)
+    five = cond.constant(S("s32"), 5)
+    cond.add("compare", S("pred"), [i, five], f63="LT")
+    body = m.computation("body")
+    p = body.param(0, state)
+    i = body.add("get-tuple-element", S("s32"), [p], f13=0)
+    acc = body.add("get-tuple-element", S("f32", 3), [p], f13=1)
+    one = body.constant(S("s32"), 1)
+    i1 = body.add("add", S("s32"), [i, one])
+    two = body.constant(S("f32", 3), [2, 2, 2])
+    acc2 = body.add("multiply", S("f32", 3), [acc, two])
+    body.add("tuple", state, [i1, acc2])
+    e = m.computation("main")
+    x = e.param(0, S("f32", 3))
+    zero = e.constant(S("s32"), 0)
+    init = e.add("tuple", state, [zero, x])
+    w = e.add("while", state, [init], f38=[cond.id, body.id])
+    e.add("get-tuple-element", S("f32", 3), [w], f13=1)
+    (got,) = run(c, m, np.float32([1, -2, 0.25]))
+    np.testing.assert_array_equal(got, np.float32([32, -64, 8]))
+
+
+def test_conditional_and_call(c):
+    m = Module()
+    neg = m.computation("neg")
+    a = neg.param(0, S("f32", 2))
+    neg.add("negate", S("f32", 2), [a])
+    dbl = m.computation("dbl")
+    a = dbl.param(0, S("f32", 2))
+    dbl.add("add", S("f32", 2), [a, a])
+    e = m.computation("main")
+    flag, x = e.param(0, S("pred")), e.param(1, S("f32", 2))
+    r = e.add("conditional", S("f32", 2), [flag, x, x], f38=[neg.id, dbl.id])
+    e.add("call", S("f32", 2), [r], f38=[dbl.id])
+    xv = np.float32([1.5, -3])
+    (got,) = run(c, m, np.bool_(True), xv)
+    np.testing.assert_array_equal(got, -2 * xv)
+    (got,) = run(c, m, np.bool_(False), xv)
+    np.testing.assert_array_equal(got, 4 * xv)
+
+
+def test_shape_ops(c):
+    m = Module()
+    e = m.computation("main")
+    x = e.param(0, S("s32", 2, 3))
+    tr = e.add("transpose", S("s32", 3, 2), [x], f14=[1, 0])
+    rs = e.add("reshape", S("s32", 6), [tr])
+    sl = e.add("slice", S("s32", 2), [rs], f17=field_varint(1, 1) + field_varint(2, 5) + field_varint(3, 2))
+    io = e.add("iota", S("s32", 3), [], f14=[0])
+    cat = e.add("concatenate", S("s32", 5), [sl, io], f14=[0])
+    rv = e.add("reverse", S("s32", 5), [cat], f14=[0])
+    pv = e.constant(S("s32"), -1)
+    pad = field_bytes(1, field_varint(1, 1) + field_varint(2, 2) + field_varint(3, 1))
+    pd = e.add("pad", S("s32", 12), [rv, pv], f21=pad)
+    cv = e.add("convert", S("f32", 12), [pd])
+    e.add("tuple", T(S("s32", 12), S("f32", 12)), [pd, cv])
+    xv = np.arange(6, dtype=np.int32).reshape(2, 3)
+    got = run(c, m, xv)
+    rv_np = np.concatenate([xv.T.reshape(6)[1:5:2], np.arange(3, dtype=np.int32)])[::-1]
+    want = np.full(12, -1, np.int32)
+    want[1:10:2] = rv_np
+    np.testing.assert_array_equal(got[0], want)
+    np.testing.assert_array_equal(got[1], want.astype(np.float32))
+
+
+def test_gather_dynamic_slice_and_sort(c):
+    m = Module()
+    gt = m.computation("gt")
+    a, b = gt.param(0, S("f32")), gt.param(1, S("f32"))
+    gt.param(2, S("s32"))
+    gt.param(3, S("s32"))
+    gt.add("compare", S("pred"), [a, b], f63="GT")
+    e = m.computation("main")
+    x, idx = e.param(0, S("f32", 4, 3)), e.param(1, S("s32", 2, 1))
+    gd = field_packed(1, [1]) + field_packed(2, [0]) + field_packed(3, [0]) + field_varint(4, 1)
+    g = e.add("gather", S("f32", 2, 3), [x, idx], f33=gd, f34=[1, 3])
+    one = e.constant(S("s32"), 1)
+    zero = e.constant(S("s32"), 0)
+    ds = e.add("dynamic-slice", S("f32", 2, 2), [x, one, zero], f20=[2, 2])
+    first = e.add("slice", S("f32", 1, 3), [x], f17=[field_varint(1, 0) + field_varint(2, 1),
+                                                     field_varint(1, 0) + field_varint(2, 3) + field_varint(3, 1)])
+    row = e.add("reshape", S("f32", 3), [first])
+    iota = e.add("iota", S("s32", 3), [], f14=[0])
+    srt = e.add("sort", T(S("f32", 3), S("s32", 3)), [row, iota], f14=[0], f38=[gt.id], f60=1)
+    v = e.add("get-tuple-element", S("f32", 3), [srt], f13=0)
+    ix = e.add("get-tuple-element", S("s32", 3), [srt], f13=1)
+    e.add("tuple", T(S("f32", 2, 3), S("f32", 2, 2), S("f32", 3), S("s32", 3)), [g, ds, v, ix])
+    xv = np.float32([[3, 1, 2], [4, 5, 6], [7, 8, 9], [10, 11, 12]])
+    got = run(c, m, xv, np.int32([[2], [0]]))
+    np.testing.assert_array_equal(got[0], xv[[2, 0]])
+    np.testing.assert_array_equal(got[1], xv[1:3, 0:2])
+    np.testing.assert_array_equal(got[2], np.float32([3, 2, 1]))
+    np.testing.assert_array_equal(got[3], np.int32([0, 2, 1]))
+
+
+def test_convolution_and_max_pool(c):
+    m = Module()
+    mx = m.scalar_computation("max", "maximum")
+    e = m.computation("main")
+    x, k = e.param(0, S("f32", 1, 5, 5, 2)), e.param(1, S("f32", 3, 3, 2, 4))
+    # NHWC x HWIO -> NHWC, SAME padding, stride 1.
+    cd = (field_varint(7, 0) + field_varint(8, 3) + field_packed(11, [1, 2]) + field_varint(3, 2) + field_varint(4, 3)
+          + field_packed(6, [0, 1]) + field_varint(9, 0) + field_varint(10, 3) + field_packed(12, [1, 2]))
+    win = window(dict(size=3, lo=1, hi=1), dict(size=3, lo=1, hi=1))
+    y = e.add("convolution", S("f32", 1, 5, 5, 4), [x, k], f15=win, f16=cd, f50=1, f58=1)
+    ninf = e.constant(S("f32"), -np.inf)
+    pw = window(dict(size=1), dict(size=2, stride=2), dict(size=2, stride=2), dict(size=1))
+    e.add("reduce-window", S("f32", 1, 2, 2, 4), [y, ninf], f15=pw, f38=[mx.id])
+    rng = np.random.default_rng(3)
+    xv = rng.standard_normal((1, 5, 5, 2)).astype(np.float32)
+    kv = rng.standard_normal((3, 3, 2, 4)).astype(np.float32)
+    (got,) = run(c, m, xv, kv)
+    xp = np.pad(xv, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    conv = np.zeros((1, 5, 5, 4), np.float32)
+    for i in range(5):
+        for j in range(5):
+            conv[0, i, j] = np.tensordot(xp[0, i:i + 3, j:j + 3], kv, axes=([0, 1, 2], [0, 1, 2]))
+    want = conv[:, :4, :4].reshape(1, 2, 2, 2, 2, 4).max(axis=(2, 4))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_malformed_and_unsupported_programs_fail_clearly(c):
+    with pytest.raises(openpjrt.Error) as e:
+        c.compile(b"\x0a\xff\xff", format="hlo")
+    assert e.value.code == "INVALID_ARGUMENT" and "HloModuleProto" in str(e.value)
+    m = Module()
+    e_ = m.computation("main")
+    x = e_.param(0, S("f32", 4))
+    e_.add("all-reduce", S("f32", 4), [x])
+    with pytest.raises(openpjrt.Error) as e:
+        c.compile(m.serialize(), format="hlo")
+    assert e.value.code == "UNIMPLEMENTED" and "opcode 'all-reduce'" in str(e.value), str(e.value)
+    m = Module()
+    e_ = m.computation("main")
+    x = e_.param(0, S("f32", 4))
+    e_.add("negate", S("f32", 4), [x + 7])
+    with pytest.raises(openpjrt.Error) as e:
+        c.compile(m.serialize(), format="hlo")
+    assert "operand id" in str(e.value) and "negate" in str(e.value)
+    with pytest.raises(openpjrt.Error) as e:
+        c.compile(b"", format="hlo2")
+    assert "unsupported program format 'hlo2'" in str(e.value)
