@@ -870,9 +870,9 @@ absl::StatusOr<Value> Converter::Convert(const Msg& in, const Msg& comp, const s
   }
   if (opcode == "while") {
     if (ops.size() != 1) return Invalid(in, comp, "needs one operand");
-    OPJ_TRY_ASSIGN(cond_id, called(0));
-    OPJ_TRY_ASSIGN(body_id, called(1));
-    // The while's called computations: [condition, body] in XLA's order.
+    // XLA lists a while's computations body first, then the condition.
+    OPJ_TRY_ASSIGN(body_id, called(0));
+    OPJ_TRY_ASSIGN(cond_id, called(1));
     OPJ_TRY_ASSIGN(cond, Region(cond_id, {ops[0]}, indent));
     OPJ_TRY_ASSIGN(body, Region(body_id, {ops[0]}, indent));
     return Emit(out, indent, "stablehlo.while", flat, result, "", cond + ", " + body);

@@ -229,10 +229,19 @@ TEST_F(PluginTest, BadProgramsAndArgumentsGetClearErrors) {
   EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_INVALID_ARGUMENT);
   std::string m = Message(e);
   EXPECT_NE(m.find(":2:"), std::string::npos) << m;
+  // MLIR text passed as an HloModuleProto: the wire decoder names the message and the byte.
   p.format = "hlo";
   p.format_size = 3;
+  e = api->PJRT_Client_Compile(&a);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_INVALID_ARGUMENT);
+  m = Message(e);
+  EXPECT_NE(m.find("HloModuleProto"), std::string::npos) << m;
+  EXPECT_NE(m.find("at byte"), std::string::npos) << m;
+  p.format = "mlirbc";
+  p.format_size = 6;
   m = Message(api->PJRT_Client_Compile(&a));
-  EXPECT_NE(m.find("hlo"), std::string::npos) << m;
+  EXPECT_NE(m.find("unsupported program format 'mlirbc'"), std::string::npos) << m;
 
   PJRT_LoadedExecutable* exe = Compile(kAddMul);
   PJRT_Buffer* small = Upload({1, 2, 3}, {3});

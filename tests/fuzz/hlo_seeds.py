@@ -35,7 +35,7 @@ def modules():
                               body.add("multiply", S("f32", 3), [a, a])])
     e = m.computation("main")
     x = e.param(0, S("f32", 3))
-    w = e.add("while", state, [e.add("tuple", state, [e.constant(S("s32"), 0), x])], f38=[cond.id, body.id])
+    w = e.add("while", state, [e.add("tuple", state, [e.constant(S("s32"), 0), x])], f38=[body.id, cond.id])
     e.add("get-tuple-element", S("f32", 3), [w], f13=1)
     yield m
 

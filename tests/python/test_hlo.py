@@ -78,7 +78,7 @@ def test_while_over_a_tuple_and_get_tuple_element(c):
     x = e.param(0, S("f32", 3))
     zero = e.constant(S("s32"), 0)
     init = e.add("tuple", state, [zero, x])
-    w = e.add("while", state, [init], f38=[cond.id, body.id])
+    w = e.add("while", state, [init], f38=[body.id, cond.id])  # XLA lists the body first
     e.add("get-tuple-element", S("f32", 3), [w], f13=1)
     (got,) = run(c, m, np.float32([1, -2, 0.25]))
     np.testing.assert_array_equal(got, np.float32([32, -64, 8]))
