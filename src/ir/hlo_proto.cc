@@ -156,7 +156,7 @@ constexpr int kName = 1, kOpcode = 2, kShape = 3, kLiteral = 8, kParameterNumber
               kGatherSliceSizes = 34, kId = 35, kOperandIds = 36, kCalledIds = 38, kIsHostTransfer = 47,
               kScatterDims = 48, kFeatureGroups = 50, kBatchGroups = 58, kTriangularOptions = 59,
               kIsStable = 60, kCholeskyOptions = 62, kComparisonDirection = 63, kIndicesSorted = 67,
-              kUniqueIndices = 69, kCustomCallTarget = 28, kRngAlgorithm = 70, kComparisonType = 72, kK = 81, kLargest = 85;
+              kUniqueIndices = 69, kCustomCallTarget = 28, kDistribution = 23, kRngAlgorithm = 70, kComparisonType = 72, kK = 81, kLargest = 85;
 // ShapeProto
 constexpr int kElementType = 2, kShapeDims = 3, kTupleShapes = 4;
 }  // namespace f
@@ -898,6 +898,21 @@ absl::StatusOr<Value> Converter::Convert(const Msg& in, const Msg& comp, const s
     if (a < 0 || a > 2) return Invalid(in, comp, StrCat("rng_algorithm ", a));
     return Emit(out, indent, "stablehlo.rng_bit_generator", flat, result,
                 StrCat("rng_algorithm = #stablehlo<rng_algorithm ", kAlgorithms[a], ">"));
+  }
+  if (opcode == "rng") {  // XlaBuilder's RngUniform / RngNormal: (a, b) and the result's shape
+    if (auto s = need(2); !s.ok()) return s;
+    const int64_t dist = in.Int(f::kDistribution);
+    if (dist != 1 && dist != 2) return Invalid(in, comp, StrCat("distribution ", dist));
+    std::string dims_bytes;
+    const std::vector<int64_t> rdims = shape.Ints(f::kShapeDims);
+    for (int64_t d : rdims) dims_bytes.append(reinterpret_cast<const char*>(&d), 8);
+    const std::string st = StrCat("tensor<", rdims.size(), "xi64>");
+    Value operands = flat;
+    const Value sc = Emit(out, indent, "stablehlo.constant", {}, {{"", st}},
+                          StrCat("value = dense<\"", Hex(dims_bytes), "\"> : ", st));
+    operands.push_back(sc[0]);
+    return Emit(out, indent, "stablehlo.rng", operands, result,
+                StrCat("rng_distribution = #stablehlo<rng_distribution ", dist == 1 ? "UNIFORM" : "NORMAL", ">"));
   }
   if (opcode == "fft") {
     if (auto s = need(1); !s.ok()) return s;

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import openpjrt
-from hlo_builder import Module, S, T, dot_dims, field_bytes, field_packed, field_varint, window
+from hlo_builder import Module, S, T, dot_dims, field_bytes, field_packed, field_varint, window  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -181,6 +181,42 @@ def test_convolution_and_max_pool(c):
             conv[0, i, j] = np.tensordot(xp[0, i:i + 3, j:j + 3], kv, axes=([0, 1, 2], [0, 1, 2]))
     want = conv[:, :4, :4].reshape(1, 2, 2, 2, 2, 4).max(axis=(2, 4))
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_scatter_add_and_select_and_scatter(c):
+    m = Module()
+    add = m.scalar_computation("add", "add")
+    ge = m.computation("ge")
+    a, b = ge.param(0, S("f32")), ge.param(1, S("f32"))
+    ge.add("compare", S("pred"), [a, b], f63="GE")
+    e = m.computation("main")
+    x, idx, upd = e.param(0, S("f32", 5)), e.param(1, S("s32", 3, 1)), e.param(2, S("f32", 3))
+    sd = field_packed(2, [0]) + field_packed(3, [0]) + field_varint(4, 1)
+    sc = e.add("scatter", S("f32", 5), [x, idx, upd], f48=sd, f38=[add.id])
+    # The gradient of a 2-wide, stride-2 max pool: each window's source goes to its maximum.
+    src = e.param(3, S("f32", 2))
+    zero = e.constant(S("f32"), 0)
+    ss = e.add("select-and-scatter", S("f32", 4), [e.add("slice", S("f32", 4), [x], f17=[field_varint(2, 4) + field_varint(3, 1)]),
+                                                   src, zero],
+               f15=window(dict(size=2, stride=2)), f38=[ge.id, add.id])
+    e.add("tuple", T(S("f32", 5), S("f32", 4)), [sc, ss])
+    xv = np.float32([1, 5, 2, 3, 0])
+    got = run(c, m, xv, np.int32([[1], [4], [1]]), np.float32([10, 20, 30]), np.float32([7, 8]))
+    want = xv.copy()
+    np.add.at(want, [1, 4, 1], [10, 20, 30])
+    np.testing.assert_array_equal(got[0], want)
+    np.testing.assert_array_equal(got[1], np.float32([0, 7, 0, 8]))
+
+
+def test_rng_uniform_and_iota_without_arguments(c):
+    m = Module()
+    e = m.computation("main")
+    lo, hi = e.constant(S("f32"), 2.0), e.constant(S("f32"), 3.0)
+    r = e.add("rng", S("f32", 1000), [lo, hi], f23=1)  # RNG_UNIFORM
+    e.add("tuple", T(S("f32", 1000), S("s32", 2, 2)), [r, e.add("iota", S("s32", 2, 2), [], f14=[1])])
+    got = run(c, m)
+    assert got[0].shape == (1000,) and (got[0] >= 2).all() and (got[0] < 3).all() and got[0].std() > 0.2
+    np.testing.assert_array_equal(got[1], np.int32([[0, 1], [0, 1]]))
 
 
 def test_malformed_and_unsupported_programs_fail_clearly(c):
