@@ -9,7 +9,8 @@ Each comparison alternates openpjrt and its baseline in three rounds (this VM's 
 from second to second; both sides then see the same machine) and reports each side's median over
 the rounds, every round the median of repeated runs (inputs already on the device, results waited
 for; at least 50 ms of runs, so that short programs are measured in steady state), started 0.3 s
-after the previous measurement so that OpenBLAS's spinning threads are asleep.
+after the previous measurement so that OpenBLAS's spinning threads are asleep, and after 50 ms of
+untimed calls (this VM runs slower for a while after a pause).
 ratio = openpjrt time / baseline time: below 1 means openpjrt is faster. numpy's BLAS must be
 OpenBLAS (each table names the library loaded; `apt-get install libopenblas0-pthread`), started
 with OPENBLAS_CORETYPE=SkylakeX (0.3.21 misdetects this CPU and would fall back to SSE3 kernels)
@@ -44,7 +45,13 @@ def child(threads, quick):
         # OpenBLAS's threads keep spinning for about 0.1 s after a call, which would take a core
         # from whatever runs next: let them go to sleep before every measurement.
         time.sleep(0.3)
+        # Then 50 ms of untimed calls: after the pause this VM runs slower for a while (the
+        # MLP training step took 2.9 ms over its first 20 calls and 2.6 ms after, 2.9 and 1.7 ms
+        # at two threads), whichever side runs.
+        start = time.perf_counter()
         fn()
+        while time.perf_counter() - start < 0.05:
+            fn()
         # At least `reps` calls and at least 50 ms of them: the first calls after the pause pay
         # for waking threads (each side's, on this VM tens of microseconds and a slower core for a
         # while), which three calls of a 0.1 ms program never amortised (matmul 256 at 2 threads
