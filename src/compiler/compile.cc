@@ -675,6 +675,17 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     case OpCode::kInterpreterPrint:
       AddStep(op, env, prog, cpu::PrintKernel(), Operands(op, env));
       return;
+    case OpCode::kInterpreterProbe:
+    case OpCode::kCheckExpectSerializedEq: {
+      auto p = std::make_shared<cpu::ProbeParams>();
+      Attribute id = op.attr("probe_id");
+      if (!id || id.kind() != AttrKind::kString) Fail(op, absl::StatusCode::kInvalidArgument, "needs a probe_id string");
+      p->id = id->str;
+      p->iter = Int(op, "iter", 0);
+      const bool probe = op.code == OpCode::kInterpreterProbe;
+      AddStep(op, env, prog, probe ? cpu::ProbeKernel() : cpu::SerializedEqKernel(), Operands(op, env)).params = p;
+      return;
+    }
     case OpCode::kSend:
     case OpCode::kRecv:
       LowerHostTransfer(op, env, prog);

@@ -208,6 +208,15 @@ struct CheckParams {
 };
 KernelFn CheckKernel();
 KernelFn PrintKernel();  // interpreter.print: the operand to stdout, then passed on
+// interpreter.probe records a copy of its operand under probe_id (one per execution of the op)
+// and passes it on; check.expect_serialized_eq compares its operand bit for bit with recording
+// number `iter` of probe_id.
+struct ProbeParams {
+  std::string id;
+  int64_t iter = 0;
+};
+KernelFn ProbeKernel();
+KernelFn SerializedEqKernel();
 // custom_call @shape_assertion(pred, ints...): fails the execution with error_message, its {i}
 // replaced by integer operand i + 1, when pred is false (jax.export's shape checks).
 struct ShapeAssertionParams { std::string message; };

@@ -1,7 +1,9 @@
 // The check dialect's comparisons, with the semantics of the StableHLO interpreter:
 // expect_eq (exact; IEEE == for floats), expect_almost_eq (|a - b| <= tolerance, NaNs and
 // same-signed infinities equal), expect_close (ULP distance within [min, max]).
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <limits>
 
@@ -193,8 +195,47 @@ void Print(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = st.slots[s.in[0]];
 }
 
+void Probe(const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  Array copy = Array::Allocate(s.out_types[0]);  // later in-place steps may reuse the operand
+  if (a.ByteSize() > 0) std::memcpy(copy.mutable_data(), a.data(), a.ByteSize());
+  if (!st.probes) st.probes = std::make_shared<std::map<std::string, std::vector<Array>>>();
+  (*st.probes)[s.Params<ProbeParams>().id].push_back(std::move(copy));
+  st.slots[s.out[0]] = st.slots[s.in[0]];
+}
+
+void SerializedEq(const Step& s, ExecState& st) {
+  const ProbeParams& p = s.Params<ProbeParams>();
+  const Array& actual = st.slots[s.in[0]].array;
+  ++st.checks_run;
+  std::string why;
+  const std::vector<Array>* seen = nullptr;
+  if (st.probes && st.probes->count(p.id)) seen = &st.probes->at(p.id);
+  if (!seen) {
+    why = StrCat("no interpreter.probe recorded probe_id \"", p.id, "\"");
+  } else if (p.iter < 0 || p.iter >= static_cast<int64_t>(seen->size())) {
+    why = StrCat("probe_id \"", p.id, "\" was recorded ", seen->size(), " times; iteration ", p.iter, " asked");
+  } else {
+    const Array& want = (*seen)[static_cast<size_t>(p.iter)];
+    if (!(want.type() == actual.type())) {
+      why = "the recorded value has another type";
+    } else if (actual.ByteSize() > 0 && std::memcmp(want.data(), actual.data(), actual.ByteSize()) != 0) {
+      const int64_t es = actual.ByteSize() / std::max<int64_t>(actual.NumElements(), 1);
+      int64_t first = 0;
+      while (std::memcmp(want.data() + first * es, actual.data() + first * es, es) == 0) ++first;
+      Loader load = PickLoader(actual.elem());
+      why = StrCat("differs from recording ", p.iter, " of \"", p.id, "\" first at ", Index(actual.dims(), first),
+                   ": actual ", Show(load(actual, first), actual.elem()), ", recorded ",
+                   Show(load(want, first), actual.elem()));
+    }
+  }
+  if (!why.empty() && st.check_failures) st.check_failures->push_back({s.loc, StrCat(s.name, " failed: ", why)});
+}
+
 }  // namespace
 
+KernelFn ProbeKernel() { return &Probe; }
+KernelFn SerializedEqKernel() { return &SerializedEq; }
 KernelFn CheckKernel() { return &Check; }
 KernelFn PrintKernel() { return &Print; }
 KernelFn ShapeAssertionKernel() { return &ShapeAssertion; }

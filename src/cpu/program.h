@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <atomic>
 #include <memory>
 #include <span>
@@ -109,6 +110,8 @@ struct ExecState {
   int64_t step_budget = -1;      // steps left before RESOURCE_EXHAUSTED; -1: unlimited
   Parallel* parallel = nullptr;  // intra-op threads; null: one thread
   const FfiUserData* ffi_user_data = nullptr;  // for FFI handlers; null: none
+  // interpreter.probe's recordings by probe id, in order; made by the first probe.
+  std::shared_ptr<std::map<std::string, std::vector<Array>>> probes;
 
   int threads() const { return parallel ? parallel->threads() : 1; }
   bool deterministic() const { return parallel && parallel->deterministic(); }

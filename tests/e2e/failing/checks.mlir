@@ -166,3 +166,33 @@ module @all_gather_wrong_shape attributes {mhlo.num_replicas = 2 : i32} {
     func.return
   }
 }
+
+// -----
+
+// expect-fail: check.expect_serialized_eq failed: differs from recording 0 of "p" first at [1]: actual 3.0, recorded 2.0
+func.func @main() {
+  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %1 = interpreter.probe %0, probe_id = "p" : tensor<2xf32>
+  %2 = stablehlo.constant dense<[1.0, 3.0]> : tensor<2xf32>
+  check.expect_serialized_eq %2, probe_id = "p" : tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: check.expect_serialized_eq failed: probe_id "p" was recorded 1 times; iteration 1 asked
+func.func @main() {
+  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %1 = interpreter.probe %0, probe_id = "p" : tensor<2xf32>
+  check.expect_serialized_eq %1, probe_id = "p", iter = 1 : tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: check.expect_serialized_eq failed: no interpreter.probe recorded probe_id "q"
+func.func @main() {
+  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  check.expect_serialized_eq %0, probe_id = "q" : tensor<2xf32>
+  func.return
+}
