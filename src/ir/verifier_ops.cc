@@ -313,6 +313,7 @@ void Verifier::VerifyOpRules(const Operation& op) {
       same_elem(x, r, "operand and result");
       if (static_cast<int64_t>(s.size()) != x.rank() || l.size() != s.size() || st.size() != s.size())
         Fail(op, "start_indices, limit_indices and strides must have one entry per dimension");
+      if (r.rank() != x.rank()) Fail(op, "result rank differs from operand rank");
       for (size_t i = 0; i < s.size(); ++i) {
         int64_t dim = x.shape()[i];
         if (s[i] < 0 || l[i] < s[i] || (dim != kDynamic && l[i] > dim) || st[i] <= 0)
@@ -333,6 +334,7 @@ void Verifier::VerifyOpRules(const Operation& op) {
       if (v.rank() != 0) Fail(op, "padding value must be a rank-0 tensor");
       if (static_cast<int64_t>(lo.size()) != x.rank() || hi.size() != lo.size() || in.size() != lo.size())
         Fail(op, "padding lists must have one entry per dimension");
+      if (r.rank() != x.rank()) Fail(op, "result rank differs from operand rank");
       for (size_t i = 0; i < lo.size(); ++i) {
         if (in[i] < 0) Fail(op, "interior_padding must be non-negative");
         int64_t d = x.shape()[i];
@@ -352,6 +354,7 @@ void Verifier::VerifyOpRules(const Operation& op) {
         Fail(op, StrCat("expects ", x.rank(), " start indices, has ", op.operands.size() - 1));
       if (static_cast<int64_t>(sizes.size()) != x.rank())
         Fail(op, "slice_sizes must have one entry per dimension");
+      if (r.rank() != x.rank()) Fail(op, "result rank differs from operand rank");
       for (size_t i = 1; i < op.operands.size(); ++i) {
         Type t = operand(i);
         if (t.rank() != 0) Fail(op, "start indices must be rank-0 tensors");

@@ -439,6 +439,31 @@ func.func @f(%a: tensor<4xf32>) {
 
 // -----
 
+// A result of lower rank (found by the HloModuleProto fuzzer: the check read past its shape).
+func.func @f(%a: tensor<3x2xf32>) {
+  // expect-error@+1: result rank differs from operand rank
+  %0 = stablehlo.slice %a [0:1, 0:2] : (tensor<3x2xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<3x2xf32>, %v: tensor<f32>) {
+  // expect-error@+1: result rank differs from operand rank
+  %0 = stablehlo.pad %a, %v, low = [0, 0], high = [0, 0], interior = [0, 0] : (tensor<3x2xf32>, tensor<f32>) -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<3x2xf32>, %i: tensor<i32>) {
+  // expect-error@+1: result rank differs from operand rank
+  %0 = stablehlo.dynamic_slice %a, %i, %i, sizes = [1, 2] : (tensor<3x2xf32>, tensor<i32>, tensor<i32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
 func.func @f(%a: tensor<4xf32>, %v: tensor<1xf32>) {
   // expect-error@+1: padding value must be a rank-0 tensor
   %0 = stablehlo.pad %a, %v, low = [0], high = [0], interior = [0] : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
