@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Writes shape_matrix.mlir: the data-movement ops (reshape, transpose, reverse, slice, pad,
 concatenate, broadcast_in_dim, dynamic_slice and dynamic_update_slice with clamped starts,
-gather, scatter, select) over every element type: one module per type. The expected values come
-from numpy applied to the same data.
+gather, scatter, select) over every element type, one module per type, with expected values
+computed here from the same data; then dot_general, sort, reduce (add, max), reduce_window, iota
+and a while loop over every integer and float type but i1, i2/ui2 and f8E8M0FNU (which cannot
+hold the small integers used), one module per type.
 
 Types 8, 16, 32 or 64 bits wide (every integer and float type, the f8 formats included) carry
 distinct bit patterns made as unsigned integers and bitcast to the type, so each check compares
@@ -198,12 +200,74 @@ def module(t):
     return "\n".join([f"// {t}", "func.func @main() {"] + lines + ["  func.return", "}"])
 
 
+def compute_module(t):
+    """dot_general, sort, reduce (add, max), reduce_window, iota and a while loop on type t, with
+    small integers every type holds exactly, made and checked through converts from/to i32."""
+    ty = lambda shape: tensor(shape, t)
+    i32 = lambda shape: tensor(shape, "i32")
+    lines = [f"// {t}: arithmetic ops", "func.func @main() {"]
+    a = "%a"
+    lines.append(f"  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : {i32((2, 3))}")
+    lines.append(f"  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : {i32((3, 2))}")
+    lines.append(f"  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : {i32((2, 3))}")
+    for n, shape in (("a", (2, 3)), ("b", (3, 2)), ("x", (2, 3))):
+        lines.append(f"  %{n} = stablehlo.convert %{n}0 : ({i32(shape)}) -> {ty(shape)}")
+    z, checks = 0, []
+
+    def check(v, shape, want):
+        nonlocal z
+        z += 1
+        lines.append(f"  %r{z} = stablehlo.convert {v} : ({ty(shape)}) -> {i32(shape)}")
+        lines.append(f"  check.expect_eq_const %r{z}, dense<{want}> : {i32(shape)}")
+
+    lines.append(f"  %d = stablehlo.dot_general {a}, %b, contracting_dims = [1] x [0] : ({ty((2, 3))}, {ty((3, 2))}) -> {ty((2, 2))}")
+    check("%d", (2, 2), "[[2, 1], [1, 2]]")
+    lines += [f"  %s = \"stablehlo.sort\"(%x) ({{",
+              f"  ^bb0(%p: {ty(())}, %q: {ty(())}):",
+              f"    %c = stablehlo.compare GT, %p, %q : ({ty(())}, {ty(())}) -> tensor<i1>",
+              "    stablehlo.return %c : tensor<i1>",
+              f"  }}) {{dimension = 1 : i64}} : ({ty((2, 3))}) -> {ty((2, 3))}"]
+    check("%s", (2, 3), "[[3, 2, 1], [2, 1, 0]]")
+    lines.append(f"  %zero = stablehlo.convert %z0 : (tensor<i32>) -> {ty(())}")
+    lines.insert(lines.index(f"  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : {i32((2, 3))}"),
+                 "  %z0 = stablehlo.constant dense<0> : tensor<i32>")
+    lines.append(f"  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : ({ty((2, 3))}, {ty(())}) -> {ty((2,))}")
+    check("%sum", (2,), "[6, 3]")
+    lines.append(f"  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : ({ty((2, 3))}, {ty(())}) -> {ty((2,))}")
+    check("%max", (2,), "[3, 2]")
+    lines += [f"  %w = \"stablehlo.reduce_window\"(%x, %zero) ({{",
+              f"  ^bb0(%p: {ty(())}, %q: {ty(())}):",
+              f"    %m = stablehlo.maximum %p, %q : {ty(())}",
+              f"    stablehlo.return %m : {ty(())}",
+              f"  }}) {{window_dimensions = array<i64: 1, 2>}} : ({ty((2, 3))}, {ty(())}) -> {ty((2, 2))}"]
+    check("%w", (2, 2), "[[3, 3], [2, 2]]")
+    lines.append(f"  %io = stablehlo.iota dim = 0 : {ty((4,))}")
+    check("%io", (4,), "[0, 1, 2, 3]")
+    lines += ["  %one0 = stablehlo.constant dense<1> : tensor<i32>",
+              "  %three0 = stablehlo.constant dense<3> : tensor<i32>",
+              f"  %one = stablehlo.convert %one0 : (tensor<i32>) -> {ty(())}",
+              f"  %three = stablehlo.convert %three0 : (tensor<i32>) -> {ty(())}",
+              f"  %loop = stablehlo.while(%k = %zero) : {ty(())}",
+              "  cond {",
+              f"    %lt = stablehlo.compare LT, %k, %three : ({ty(())}, {ty(())}) -> tensor<i1>",
+              "    stablehlo.return %lt : tensor<i1>",
+              "  } do {",
+              f"    %k1 = stablehlo.add %k, %one : {ty(())}",
+              f"    stablehlo.return %k1 : {ty(())}",
+              "  }"]
+    check("%loop", (), "3")
+    return "\n".join(lines + ["  func.return", "}"])
+
+
 def main():
     types = ["i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "f16", "bf16", "f32", "f64",
              "f8E4M3FN", "f8E5M2", "f8E4M3", "f8E3M4", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ", "f8E8M0FNU",
              "i2", "ui2", "i4", "ui4", "f4E2M1FN", "f6E2M3FN", "f6E3M2FN", "complex<f32>", "complex<f64>"]
     print("// Generated by tests/e2e/gen_shape_matrix.py: data-movement ops over every element type.")
-    print("\n\n// -----\n\n".join(module(t) for t in types))
+    arithmetic = ["i4", "ui4", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "f16", "bf16", "f32",
+                  "f64", "f8E4M3FN", "f8E5M2", "f8E4M3", "f8E3M4", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ",
+                  "f4E2M1FN", "f6E2M3FN", "f6E3M2FN"]
+    print("\n\n// -----\n\n".join([module(t) for t in types] + [compute_module(t) for t in arithmetic]))
 
 
 if __name__ == "__main__":

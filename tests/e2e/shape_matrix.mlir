@@ -2135,3 +2135,1323 @@ func.func @main() {
   check.expect_eq_const %v22, dense<[[[(0.0, -1.0), (101.0, 1.0), (102.0, 2.0), (3.0, -7.0)], [(104.0, 4.0), (5.0, -11.0), (106.0, 1.0), (107.0, 2.0)], [(108.0, 3.0), (109.0, 4.0), (10.0, -21.0), (111.0, 1.0)]], [[(112.0, 2.0), (113.0, 3.0), (14.0, -29.0), (115.0, 0.0)], [(16.0, -33.0), (117.0, 2.0), (118.0, 3.0), (19.0, -39.0)], [(120.0, 0.0), (21.0, -43.0), (122.0, 2.0), (123.0, 3.0)]]]> : tensor<2x3x4xcomplex<f64>>
   func.return
 }
+
+// -----
+
+// i4: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xi4>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xi4>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xi4>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xi4>, tensor<3x2xi4>) -> tensor<2x2xi4>
+  %r1 = stablehlo.convert %d : (tensor<2x2xi4>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<i4>, %q: tensor<i4>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<i4>, tensor<i4>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xi4>) -> tensor<2x3xi4>
+  %r2 = stablehlo.convert %s : (tensor<2x3xi4>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<i4>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xi4>, tensor<i4>) -> tensor<2xi4>
+  %r3 = stablehlo.convert %sum : (tensor<2xi4>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xi4>, tensor<i4>) -> tensor<2xi4>
+  %r4 = stablehlo.convert %max : (tensor<2xi4>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<i4>, %q: tensor<i4>):
+    %m = stablehlo.maximum %p, %q : tensor<i4>
+    stablehlo.return %m : tensor<i4>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xi4>, tensor<i4>) -> tensor<2x2xi4>
+  %r5 = stablehlo.convert %w : (tensor<2x2xi4>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xi4>
+  %r6 = stablehlo.convert %io : (tensor<4xi4>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<i4>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<i4>
+  %loop = stablehlo.while(%k = %zero) : tensor<i4>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<i4>, tensor<i4>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<i4>
+    stablehlo.return %k1 : tensor<i4>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<i4>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// ui4: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xui4>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xui4>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xui4>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xui4>, tensor<3x2xui4>) -> tensor<2x2xui4>
+  %r1 = stablehlo.convert %d : (tensor<2x2xui4>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<ui4>, %q: tensor<ui4>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<ui4>, tensor<ui4>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xui4>) -> tensor<2x3xui4>
+  %r2 = stablehlo.convert %s : (tensor<2x3xui4>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<ui4>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xui4>, tensor<ui4>) -> tensor<2xui4>
+  %r3 = stablehlo.convert %sum : (tensor<2xui4>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xui4>, tensor<ui4>) -> tensor<2xui4>
+  %r4 = stablehlo.convert %max : (tensor<2xui4>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<ui4>, %q: tensor<ui4>):
+    %m = stablehlo.maximum %p, %q : tensor<ui4>
+    stablehlo.return %m : tensor<ui4>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xui4>, tensor<ui4>) -> tensor<2x2xui4>
+  %r5 = stablehlo.convert %w : (tensor<2x2xui4>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xui4>
+  %r6 = stablehlo.convert %io : (tensor<4xui4>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<ui4>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<ui4>
+  %loop = stablehlo.while(%k = %zero) : tensor<ui4>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<ui4>, tensor<ui4>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<ui4>
+    stablehlo.return %k1 : tensor<ui4>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<ui4>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// i8: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xi8>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xi8>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xi8>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xi8>, tensor<3x2xi8>) -> tensor<2x2xi8>
+  %r1 = stablehlo.convert %d : (tensor<2x2xi8>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<i8>, %q: tensor<i8>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<i8>, tensor<i8>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xi8>) -> tensor<2x3xi8>
+  %r2 = stablehlo.convert %s : (tensor<2x3xi8>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<i8>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xi8>, tensor<i8>) -> tensor<2xi8>
+  %r3 = stablehlo.convert %sum : (tensor<2xi8>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xi8>, tensor<i8>) -> tensor<2xi8>
+  %r4 = stablehlo.convert %max : (tensor<2xi8>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<i8>, %q: tensor<i8>):
+    %m = stablehlo.maximum %p, %q : tensor<i8>
+    stablehlo.return %m : tensor<i8>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xi8>, tensor<i8>) -> tensor<2x2xi8>
+  %r5 = stablehlo.convert %w : (tensor<2x2xi8>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xi8>
+  %r6 = stablehlo.convert %io : (tensor<4xi8>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<i8>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<i8>
+  %loop = stablehlo.while(%k = %zero) : tensor<i8>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<i8>, tensor<i8>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<i8>
+    stablehlo.return %k1 : tensor<i8>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<i8>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// i16: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xi16>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xi16>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xi16>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xi16>, tensor<3x2xi16>) -> tensor<2x2xi16>
+  %r1 = stablehlo.convert %d : (tensor<2x2xi16>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<i16>, %q: tensor<i16>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<i16>, tensor<i16>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xi16>) -> tensor<2x3xi16>
+  %r2 = stablehlo.convert %s : (tensor<2x3xi16>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<i16>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xi16>, tensor<i16>) -> tensor<2xi16>
+  %r3 = stablehlo.convert %sum : (tensor<2xi16>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xi16>, tensor<i16>) -> tensor<2xi16>
+  %r4 = stablehlo.convert %max : (tensor<2xi16>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<i16>, %q: tensor<i16>):
+    %m = stablehlo.maximum %p, %q : tensor<i16>
+    stablehlo.return %m : tensor<i16>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xi16>, tensor<i16>) -> tensor<2x2xi16>
+  %r5 = stablehlo.convert %w : (tensor<2x2xi16>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xi16>
+  %r6 = stablehlo.convert %io : (tensor<4xi16>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<i16>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<i16>
+  %loop = stablehlo.while(%k = %zero) : tensor<i16>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<i16>, tensor<i16>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<i16>
+    stablehlo.return %k1 : tensor<i16>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<i16>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// i32: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xi32>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xi32>, tensor<3x2xi32>) -> tensor<2x2xi32>
+  %r1 = stablehlo.convert %d : (tensor<2x2xi32>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<i32>, %q: tensor<i32>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %r2 = stablehlo.convert %s : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<i32>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xi32>, tensor<i32>) -> tensor<2xi32>
+  %r3 = stablehlo.convert %sum : (tensor<2xi32>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xi32>, tensor<i32>) -> tensor<2xi32>
+  %r4 = stablehlo.convert %max : (tensor<2xi32>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<i32>, %q: tensor<i32>):
+    %m = stablehlo.maximum %p, %q : tensor<i32>
+    stablehlo.return %m : tensor<i32>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xi32>, tensor<i32>) -> tensor<2x2xi32>
+  %r5 = stablehlo.convert %w : (tensor<2x2xi32>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xi32>
+  %r6 = stablehlo.convert %io : (tensor<4xi32>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<i32>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<i32>
+  %loop = stablehlo.while(%k = %zero) : tensor<i32>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<i32>
+    stablehlo.return %k1 : tensor<i32>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<i32>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// i64: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xi64>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xi64>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xi64>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xi64>, tensor<3x2xi64>) -> tensor<2x2xi64>
+  %r1 = stablehlo.convert %d : (tensor<2x2xi64>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<i64>, %q: tensor<i64>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xi64>) -> tensor<2x3xi64>
+  %r2 = stablehlo.convert %s : (tensor<2x3xi64>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<i64>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xi64>, tensor<i64>) -> tensor<2xi64>
+  %r3 = stablehlo.convert %sum : (tensor<2xi64>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xi64>, tensor<i64>) -> tensor<2xi64>
+  %r4 = stablehlo.convert %max : (tensor<2xi64>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<i64>, %q: tensor<i64>):
+    %m = stablehlo.maximum %p, %q : tensor<i64>
+    stablehlo.return %m : tensor<i64>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xi64>, tensor<i64>) -> tensor<2x2xi64>
+  %r5 = stablehlo.convert %w : (tensor<2x2xi64>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xi64>
+  %r6 = stablehlo.convert %io : (tensor<4xi64>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<i64>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<i64>
+  %loop = stablehlo.while(%k = %zero) : tensor<i64>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<i64>
+    stablehlo.return %k1 : tensor<i64>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<i64>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// ui8: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xui8>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xui8>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xui8>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xui8>, tensor<3x2xui8>) -> tensor<2x2xui8>
+  %r1 = stablehlo.convert %d : (tensor<2x2xui8>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<ui8>, %q: tensor<ui8>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<ui8>, tensor<ui8>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xui8>) -> tensor<2x3xui8>
+  %r2 = stablehlo.convert %s : (tensor<2x3xui8>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<ui8>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xui8>, tensor<ui8>) -> tensor<2xui8>
+  %r3 = stablehlo.convert %sum : (tensor<2xui8>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xui8>, tensor<ui8>) -> tensor<2xui8>
+  %r4 = stablehlo.convert %max : (tensor<2xui8>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<ui8>, %q: tensor<ui8>):
+    %m = stablehlo.maximum %p, %q : tensor<ui8>
+    stablehlo.return %m : tensor<ui8>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xui8>, tensor<ui8>) -> tensor<2x2xui8>
+  %r5 = stablehlo.convert %w : (tensor<2x2xui8>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xui8>
+  %r6 = stablehlo.convert %io : (tensor<4xui8>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<ui8>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<ui8>
+  %loop = stablehlo.while(%k = %zero) : tensor<ui8>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<ui8>, tensor<ui8>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<ui8>
+    stablehlo.return %k1 : tensor<ui8>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<ui8>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// ui16: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xui16>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xui16>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xui16>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xui16>, tensor<3x2xui16>) -> tensor<2x2xui16>
+  %r1 = stablehlo.convert %d : (tensor<2x2xui16>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<ui16>, %q: tensor<ui16>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<ui16>, tensor<ui16>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xui16>) -> tensor<2x3xui16>
+  %r2 = stablehlo.convert %s : (tensor<2x3xui16>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<ui16>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xui16>, tensor<ui16>) -> tensor<2xui16>
+  %r3 = stablehlo.convert %sum : (tensor<2xui16>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xui16>, tensor<ui16>) -> tensor<2xui16>
+  %r4 = stablehlo.convert %max : (tensor<2xui16>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<ui16>, %q: tensor<ui16>):
+    %m = stablehlo.maximum %p, %q : tensor<ui16>
+    stablehlo.return %m : tensor<ui16>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xui16>, tensor<ui16>) -> tensor<2x2xui16>
+  %r5 = stablehlo.convert %w : (tensor<2x2xui16>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xui16>
+  %r6 = stablehlo.convert %io : (tensor<4xui16>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<ui16>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<ui16>
+  %loop = stablehlo.while(%k = %zero) : tensor<ui16>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<ui16>, tensor<ui16>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<ui16>
+    stablehlo.return %k1 : tensor<ui16>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<ui16>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// ui32: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xui32>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xui32>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xui32>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xui32>, tensor<3x2xui32>) -> tensor<2x2xui32>
+  %r1 = stablehlo.convert %d : (tensor<2x2xui32>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<ui32>, %q: tensor<ui32>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xui32>) -> tensor<2x3xui32>
+  %r2 = stablehlo.convert %s : (tensor<2x3xui32>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<ui32>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xui32>, tensor<ui32>) -> tensor<2xui32>
+  %r3 = stablehlo.convert %sum : (tensor<2xui32>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xui32>, tensor<ui32>) -> tensor<2xui32>
+  %r4 = stablehlo.convert %max : (tensor<2xui32>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<ui32>, %q: tensor<ui32>):
+    %m = stablehlo.maximum %p, %q : tensor<ui32>
+    stablehlo.return %m : tensor<ui32>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xui32>, tensor<ui32>) -> tensor<2x2xui32>
+  %r5 = stablehlo.convert %w : (tensor<2x2xui32>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xui32>
+  %r6 = stablehlo.convert %io : (tensor<4xui32>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<ui32>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<ui32>
+  %loop = stablehlo.while(%k = %zero) : tensor<ui32>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<ui32>
+    stablehlo.return %k1 : tensor<ui32>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<ui32>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// ui64: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xui64>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xui64>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xui64>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xui64>, tensor<3x2xui64>) -> tensor<2x2xui64>
+  %r1 = stablehlo.convert %d : (tensor<2x2xui64>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<ui64>, %q: tensor<ui64>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<ui64>, tensor<ui64>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xui64>) -> tensor<2x3xui64>
+  %r2 = stablehlo.convert %s : (tensor<2x3xui64>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<ui64>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xui64>, tensor<ui64>) -> tensor<2xui64>
+  %r3 = stablehlo.convert %sum : (tensor<2xui64>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xui64>, tensor<ui64>) -> tensor<2xui64>
+  %r4 = stablehlo.convert %max : (tensor<2xui64>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<ui64>, %q: tensor<ui64>):
+    %m = stablehlo.maximum %p, %q : tensor<ui64>
+    stablehlo.return %m : tensor<ui64>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xui64>, tensor<ui64>) -> tensor<2x2xui64>
+  %r5 = stablehlo.convert %w : (tensor<2x2xui64>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xui64>
+  %r6 = stablehlo.convert %io : (tensor<4xui64>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<ui64>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<ui64>
+  %loop = stablehlo.while(%k = %zero) : tensor<ui64>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<ui64>, tensor<ui64>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<ui64>
+    stablehlo.return %k1 : tensor<ui64>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<ui64>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f16: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf16>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf16>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf16>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf16>, tensor<3x2xf16>) -> tensor<2x2xf16>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf16>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f16>, %q: tensor<f16>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f16>, tensor<f16>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf16>) -> tensor<2x3xf16>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf16>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f16>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf16>, tensor<f16>) -> tensor<2xf16>
+  %r3 = stablehlo.convert %sum : (tensor<2xf16>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf16>, tensor<f16>) -> tensor<2xf16>
+  %r4 = stablehlo.convert %max : (tensor<2xf16>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f16>, %q: tensor<f16>):
+    %m = stablehlo.maximum %p, %q : tensor<f16>
+    stablehlo.return %m : tensor<f16>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf16>, tensor<f16>) -> tensor<2x2xf16>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf16>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf16>
+  %r6 = stablehlo.convert %io : (tensor<4xf16>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f16>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f16>
+  %loop = stablehlo.while(%k = %zero) : tensor<f16>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f16>, tensor<f16>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f16>
+    stablehlo.return %k1 : tensor<f16>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f16>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// bf16: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xbf16>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xbf16>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xbf16>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xbf16>, tensor<3x2xbf16>) -> tensor<2x2xbf16>
+  %r1 = stablehlo.convert %d : (tensor<2x2xbf16>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<bf16>, %q: tensor<bf16>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<bf16>, tensor<bf16>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xbf16>) -> tensor<2x3xbf16>
+  %r2 = stablehlo.convert %s : (tensor<2x3xbf16>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<bf16>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xbf16>, tensor<bf16>) -> tensor<2xbf16>
+  %r3 = stablehlo.convert %sum : (tensor<2xbf16>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xbf16>, tensor<bf16>) -> tensor<2xbf16>
+  %r4 = stablehlo.convert %max : (tensor<2xbf16>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<bf16>, %q: tensor<bf16>):
+    %m = stablehlo.maximum %p, %q : tensor<bf16>
+    stablehlo.return %m : tensor<bf16>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xbf16>, tensor<bf16>) -> tensor<2x2xbf16>
+  %r5 = stablehlo.convert %w : (tensor<2x2xbf16>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xbf16>
+  %r6 = stablehlo.convert %io : (tensor<4xbf16>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<bf16>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<bf16>
+  %loop = stablehlo.while(%k = %zero) : tensor<bf16>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<bf16>, tensor<bf16>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<bf16>
+    stablehlo.return %k1 : tensor<bf16>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<bf16>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f32: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf32>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf32>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf32>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf32>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf32>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f32>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
+  %r3 = stablehlo.convert %sum : (tensor<2xf32>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
+  %r4 = stablehlo.convert %max : (tensor<2xf32>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %m = stablehlo.maximum %p, %q : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x2xf32>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf32>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf32>
+  %r6 = stablehlo.convert %io : (tensor<4xf32>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f32>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f32>
+  %loop = stablehlo.while(%k = %zero) : tensor<f32>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f32>
+    stablehlo.return %k1 : tensor<f32>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f32>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f64: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf64>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf64>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf64>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf64>, tensor<3x2xf64>) -> tensor<2x2xf64>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf64>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f64>, %q: tensor<f64>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf64>) -> tensor<2x3xf64>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf64>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f64>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf64>, tensor<f64>) -> tensor<2xf64>
+  %r3 = stablehlo.convert %sum : (tensor<2xf64>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf64>, tensor<f64>) -> tensor<2xf64>
+  %r4 = stablehlo.convert %max : (tensor<2xf64>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f64>, %q: tensor<f64>):
+    %m = stablehlo.maximum %p, %q : tensor<f64>
+    stablehlo.return %m : tensor<f64>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf64>, tensor<f64>) -> tensor<2x2xf64>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf64>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf64>
+  %r6 = stablehlo.convert %io : (tensor<4xf64>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f64>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f64>
+  %loop = stablehlo.while(%k = %zero) : tensor<f64>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f64>
+    stablehlo.return %k1 : tensor<f64>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f64>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f8E4M3FN: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf8E4M3FN>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf8E4M3FN>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf8E4M3FN>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf8E4M3FN>, tensor<3x2xf8E4M3FN>) -> tensor<2x2xf8E4M3FN>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf8E4M3FN>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f8E4M3FN>, %q: tensor<f8E4M3FN>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f8E4M3FN>, tensor<f8E4M3FN>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf8E4M3FN>) -> tensor<2x3xf8E4M3FN>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf8E4M3FN>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f8E4M3FN>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf8E4M3FN>, tensor<f8E4M3FN>) -> tensor<2xf8E4M3FN>
+  %r3 = stablehlo.convert %sum : (tensor<2xf8E4M3FN>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf8E4M3FN>, tensor<f8E4M3FN>) -> tensor<2xf8E4M3FN>
+  %r4 = stablehlo.convert %max : (tensor<2xf8E4M3FN>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f8E4M3FN>, %q: tensor<f8E4M3FN>):
+    %m = stablehlo.maximum %p, %q : tensor<f8E4M3FN>
+    stablehlo.return %m : tensor<f8E4M3FN>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf8E4M3FN>, tensor<f8E4M3FN>) -> tensor<2x2xf8E4M3FN>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf8E4M3FN>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf8E4M3FN>
+  %r6 = stablehlo.convert %io : (tensor<4xf8E4M3FN>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f8E4M3FN>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f8E4M3FN>
+  %loop = stablehlo.while(%k = %zero) : tensor<f8E4M3FN>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f8E4M3FN>, tensor<f8E4M3FN>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f8E4M3FN>
+    stablehlo.return %k1 : tensor<f8E4M3FN>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f8E4M3FN>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f8E5M2: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf8E5M2>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf8E5M2>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf8E5M2>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf8E5M2>, tensor<3x2xf8E5M2>) -> tensor<2x2xf8E5M2>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf8E5M2>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f8E5M2>, %q: tensor<f8E5M2>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f8E5M2>, tensor<f8E5M2>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf8E5M2>) -> tensor<2x3xf8E5M2>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf8E5M2>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f8E5M2>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf8E5M2>, tensor<f8E5M2>) -> tensor<2xf8E5M2>
+  %r3 = stablehlo.convert %sum : (tensor<2xf8E5M2>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf8E5M2>, tensor<f8E5M2>) -> tensor<2xf8E5M2>
+  %r4 = stablehlo.convert %max : (tensor<2xf8E5M2>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f8E5M2>, %q: tensor<f8E5M2>):
+    %m = stablehlo.maximum %p, %q : tensor<f8E5M2>
+    stablehlo.return %m : tensor<f8E5M2>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf8E5M2>, tensor<f8E5M2>) -> tensor<2x2xf8E5M2>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf8E5M2>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf8E5M2>
+  %r6 = stablehlo.convert %io : (tensor<4xf8E5M2>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f8E5M2>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f8E5M2>
+  %loop = stablehlo.while(%k = %zero) : tensor<f8E5M2>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f8E5M2>, tensor<f8E5M2>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f8E5M2>
+    stablehlo.return %k1 : tensor<f8E5M2>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f8E5M2>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f8E4M3: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf8E4M3>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf8E4M3>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf8E4M3>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf8E4M3>, tensor<3x2xf8E4M3>) -> tensor<2x2xf8E4M3>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf8E4M3>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f8E4M3>, %q: tensor<f8E4M3>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f8E4M3>, tensor<f8E4M3>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf8E4M3>) -> tensor<2x3xf8E4M3>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf8E4M3>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f8E4M3>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf8E4M3>, tensor<f8E4M3>) -> tensor<2xf8E4M3>
+  %r3 = stablehlo.convert %sum : (tensor<2xf8E4M3>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf8E4M3>, tensor<f8E4M3>) -> tensor<2xf8E4M3>
+  %r4 = stablehlo.convert %max : (tensor<2xf8E4M3>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f8E4M3>, %q: tensor<f8E4M3>):
+    %m = stablehlo.maximum %p, %q : tensor<f8E4M3>
+    stablehlo.return %m : tensor<f8E4M3>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf8E4M3>, tensor<f8E4M3>) -> tensor<2x2xf8E4M3>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf8E4M3>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf8E4M3>
+  %r6 = stablehlo.convert %io : (tensor<4xf8E4M3>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f8E4M3>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f8E4M3>
+  %loop = stablehlo.while(%k = %zero) : tensor<f8E4M3>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f8E4M3>, tensor<f8E4M3>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f8E4M3>
+    stablehlo.return %k1 : tensor<f8E4M3>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f8E4M3>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f8E3M4: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf8E3M4>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf8E3M4>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf8E3M4>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf8E3M4>, tensor<3x2xf8E3M4>) -> tensor<2x2xf8E3M4>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf8E3M4>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f8E3M4>, %q: tensor<f8E3M4>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f8E3M4>, tensor<f8E3M4>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf8E3M4>) -> tensor<2x3xf8E3M4>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf8E3M4>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f8E3M4>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf8E3M4>, tensor<f8E3M4>) -> tensor<2xf8E3M4>
+  %r3 = stablehlo.convert %sum : (tensor<2xf8E3M4>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf8E3M4>, tensor<f8E3M4>) -> tensor<2xf8E3M4>
+  %r4 = stablehlo.convert %max : (tensor<2xf8E3M4>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f8E3M4>, %q: tensor<f8E3M4>):
+    %m = stablehlo.maximum %p, %q : tensor<f8E3M4>
+    stablehlo.return %m : tensor<f8E3M4>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf8E3M4>, tensor<f8E3M4>) -> tensor<2x2xf8E3M4>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf8E3M4>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf8E3M4>
+  %r6 = stablehlo.convert %io : (tensor<4xf8E3M4>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f8E3M4>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f8E3M4>
+  %loop = stablehlo.while(%k = %zero) : tensor<f8E3M4>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f8E3M4>, tensor<f8E3M4>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f8E3M4>
+    stablehlo.return %k1 : tensor<f8E3M4>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f8E3M4>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f8E4M3FNUZ: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf8E4M3FNUZ>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf8E4M3FNUZ>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf8E4M3FNUZ>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf8E4M3FNUZ>, tensor<3x2xf8E4M3FNUZ>) -> tensor<2x2xf8E4M3FNUZ>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf8E4M3FNUZ>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f8E4M3FNUZ>, %q: tensor<f8E4M3FNUZ>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f8E4M3FNUZ>, tensor<f8E4M3FNUZ>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf8E4M3FNUZ>) -> tensor<2x3xf8E4M3FNUZ>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf8E4M3FNUZ>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f8E4M3FNUZ>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf8E4M3FNUZ>, tensor<f8E4M3FNUZ>) -> tensor<2xf8E4M3FNUZ>
+  %r3 = stablehlo.convert %sum : (tensor<2xf8E4M3FNUZ>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf8E4M3FNUZ>, tensor<f8E4M3FNUZ>) -> tensor<2xf8E4M3FNUZ>
+  %r4 = stablehlo.convert %max : (tensor<2xf8E4M3FNUZ>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f8E4M3FNUZ>, %q: tensor<f8E4M3FNUZ>):
+    %m = stablehlo.maximum %p, %q : tensor<f8E4M3FNUZ>
+    stablehlo.return %m : tensor<f8E4M3FNUZ>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf8E4M3FNUZ>, tensor<f8E4M3FNUZ>) -> tensor<2x2xf8E4M3FNUZ>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf8E4M3FNUZ>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf8E4M3FNUZ>
+  %r6 = stablehlo.convert %io : (tensor<4xf8E4M3FNUZ>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f8E4M3FNUZ>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f8E4M3FNUZ>
+  %loop = stablehlo.while(%k = %zero) : tensor<f8E4M3FNUZ>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f8E4M3FNUZ>, tensor<f8E4M3FNUZ>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f8E4M3FNUZ>
+    stablehlo.return %k1 : tensor<f8E4M3FNUZ>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f8E4M3FNUZ>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f8E5M2FNUZ: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf8E5M2FNUZ>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf8E5M2FNUZ>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf8E5M2FNUZ>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf8E5M2FNUZ>, tensor<3x2xf8E5M2FNUZ>) -> tensor<2x2xf8E5M2FNUZ>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf8E5M2FNUZ>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f8E5M2FNUZ>, %q: tensor<f8E5M2FNUZ>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f8E5M2FNUZ>, tensor<f8E5M2FNUZ>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf8E5M2FNUZ>) -> tensor<2x3xf8E5M2FNUZ>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf8E5M2FNUZ>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f8E5M2FNUZ>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf8E5M2FNUZ>, tensor<f8E5M2FNUZ>) -> tensor<2xf8E5M2FNUZ>
+  %r3 = stablehlo.convert %sum : (tensor<2xf8E5M2FNUZ>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf8E5M2FNUZ>, tensor<f8E5M2FNUZ>) -> tensor<2xf8E5M2FNUZ>
+  %r4 = stablehlo.convert %max : (tensor<2xf8E5M2FNUZ>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f8E5M2FNUZ>, %q: tensor<f8E5M2FNUZ>):
+    %m = stablehlo.maximum %p, %q : tensor<f8E5M2FNUZ>
+    stablehlo.return %m : tensor<f8E5M2FNUZ>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf8E5M2FNUZ>, tensor<f8E5M2FNUZ>) -> tensor<2x2xf8E5M2FNUZ>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf8E5M2FNUZ>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf8E5M2FNUZ>
+  %r6 = stablehlo.convert %io : (tensor<4xf8E5M2FNUZ>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f8E5M2FNUZ>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f8E5M2FNUZ>
+  %loop = stablehlo.while(%k = %zero) : tensor<f8E5M2FNUZ>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f8E5M2FNUZ>, tensor<f8E5M2FNUZ>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f8E5M2FNUZ>
+    stablehlo.return %k1 : tensor<f8E5M2FNUZ>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f8E5M2FNUZ>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f8E4M3B11FNUZ: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf8E4M3B11FNUZ>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf8E4M3B11FNUZ>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf8E4M3B11FNUZ>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf8E4M3B11FNUZ>, tensor<3x2xf8E4M3B11FNUZ>) -> tensor<2x2xf8E4M3B11FNUZ>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf8E4M3B11FNUZ>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f8E4M3B11FNUZ>, %q: tensor<f8E4M3B11FNUZ>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f8E4M3B11FNUZ>, tensor<f8E4M3B11FNUZ>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf8E4M3B11FNUZ>) -> tensor<2x3xf8E4M3B11FNUZ>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf8E4M3B11FNUZ>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f8E4M3B11FNUZ>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf8E4M3B11FNUZ>, tensor<f8E4M3B11FNUZ>) -> tensor<2xf8E4M3B11FNUZ>
+  %r3 = stablehlo.convert %sum : (tensor<2xf8E4M3B11FNUZ>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf8E4M3B11FNUZ>, tensor<f8E4M3B11FNUZ>) -> tensor<2xf8E4M3B11FNUZ>
+  %r4 = stablehlo.convert %max : (tensor<2xf8E4M3B11FNUZ>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f8E4M3B11FNUZ>, %q: tensor<f8E4M3B11FNUZ>):
+    %m = stablehlo.maximum %p, %q : tensor<f8E4M3B11FNUZ>
+    stablehlo.return %m : tensor<f8E4M3B11FNUZ>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf8E4M3B11FNUZ>, tensor<f8E4M3B11FNUZ>) -> tensor<2x2xf8E4M3B11FNUZ>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf8E4M3B11FNUZ>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf8E4M3B11FNUZ>
+  %r6 = stablehlo.convert %io : (tensor<4xf8E4M3B11FNUZ>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f8E4M3B11FNUZ>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f8E4M3B11FNUZ>
+  %loop = stablehlo.while(%k = %zero) : tensor<f8E4M3B11FNUZ>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f8E4M3B11FNUZ>, tensor<f8E4M3B11FNUZ>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f8E4M3B11FNUZ>
+    stablehlo.return %k1 : tensor<f8E4M3B11FNUZ>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f8E4M3B11FNUZ>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f4E2M1FN: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf4E2M1FN>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf4E2M1FN>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf4E2M1FN>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf4E2M1FN>, tensor<3x2xf4E2M1FN>) -> tensor<2x2xf4E2M1FN>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf4E2M1FN>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f4E2M1FN>, %q: tensor<f4E2M1FN>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f4E2M1FN>, tensor<f4E2M1FN>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf4E2M1FN>) -> tensor<2x3xf4E2M1FN>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf4E2M1FN>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f4E2M1FN>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf4E2M1FN>, tensor<f4E2M1FN>) -> tensor<2xf4E2M1FN>
+  %r3 = stablehlo.convert %sum : (tensor<2xf4E2M1FN>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf4E2M1FN>, tensor<f4E2M1FN>) -> tensor<2xf4E2M1FN>
+  %r4 = stablehlo.convert %max : (tensor<2xf4E2M1FN>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f4E2M1FN>, %q: tensor<f4E2M1FN>):
+    %m = stablehlo.maximum %p, %q : tensor<f4E2M1FN>
+    stablehlo.return %m : tensor<f4E2M1FN>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf4E2M1FN>, tensor<f4E2M1FN>) -> tensor<2x2xf4E2M1FN>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf4E2M1FN>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf4E2M1FN>
+  %r6 = stablehlo.convert %io : (tensor<4xf4E2M1FN>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f4E2M1FN>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f4E2M1FN>
+  %loop = stablehlo.while(%k = %zero) : tensor<f4E2M1FN>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f4E2M1FN>, tensor<f4E2M1FN>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f4E2M1FN>
+    stablehlo.return %k1 : tensor<f4E2M1FN>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f4E2M1FN>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f6E2M3FN: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf6E2M3FN>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf6E2M3FN>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf6E2M3FN>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf6E2M3FN>, tensor<3x2xf6E2M3FN>) -> tensor<2x2xf6E2M3FN>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf6E2M3FN>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f6E2M3FN>, %q: tensor<f6E2M3FN>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f6E2M3FN>, tensor<f6E2M3FN>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf6E2M3FN>) -> tensor<2x3xf6E2M3FN>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf6E2M3FN>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f6E2M3FN>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf6E2M3FN>, tensor<f6E2M3FN>) -> tensor<2xf6E2M3FN>
+  %r3 = stablehlo.convert %sum : (tensor<2xf6E2M3FN>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf6E2M3FN>, tensor<f6E2M3FN>) -> tensor<2xf6E2M3FN>
+  %r4 = stablehlo.convert %max : (tensor<2xf6E2M3FN>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f6E2M3FN>, %q: tensor<f6E2M3FN>):
+    %m = stablehlo.maximum %p, %q : tensor<f6E2M3FN>
+    stablehlo.return %m : tensor<f6E2M3FN>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf6E2M3FN>, tensor<f6E2M3FN>) -> tensor<2x2xf6E2M3FN>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf6E2M3FN>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf6E2M3FN>
+  %r6 = stablehlo.convert %io : (tensor<4xf6E2M3FN>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f6E2M3FN>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f6E2M3FN>
+  %loop = stablehlo.while(%k = %zero) : tensor<f6E2M3FN>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f6E2M3FN>, tensor<f6E2M3FN>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f6E2M3FN>
+    stablehlo.return %k1 : tensor<f6E2M3FN>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f6E2M3FN>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// f6E3M2FN: arithmetic ops
+func.func @main() {
+  %z0 = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi32>
+  %b0 = stablehlo.constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi32>
+  %x0 = stablehlo.constant dense<[[1, 3, 2], [0, 2, 1]]> : tensor<2x3xi32>
+  %a = stablehlo.convert %a0 : (tensor<2x3xi32>) -> tensor<2x3xf6E3M2FN>
+  %b = stablehlo.convert %b0 : (tensor<3x2xi32>) -> tensor<3x2xf6E3M2FN>
+  %x = stablehlo.convert %x0 : (tensor<2x3xi32>) -> tensor<2x3xf6E3M2FN>
+  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf6E3M2FN>, tensor<3x2xf6E3M2FN>) -> tensor<2x2xf6E3M2FN>
+  %r1 = stablehlo.convert %d : (tensor<2x2xf6E3M2FN>) -> tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[2, 1], [1, 2]]> : tensor<2x2xi32>
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%p: tensor<f6E3M2FN>, %q: tensor<f6E3M2FN>):
+    %c = stablehlo.compare GT, %p, %q : (tensor<f6E3M2FN>, tensor<f6E3M2FN>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf6E3M2FN>) -> tensor<2x3xf6E3M2FN>
+  %r2 = stablehlo.convert %s : (tensor<2x3xf6E3M2FN>) -> tensor<2x3xi32>
+  check.expect_eq_const %r2, dense<[[3, 2, 1], [2, 1, 0]]> : tensor<2x3xi32>
+  %zero = stablehlo.convert %z0 : (tensor<i32>) -> tensor<f6E3M2FN>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf6E3M2FN>, tensor<f6E3M2FN>) -> tensor<2xf6E3M2FN>
+  %r3 = stablehlo.convert %sum : (tensor<2xf6E3M2FN>) -> tensor<2xi32>
+  check.expect_eq_const %r3, dense<[6, 3]> : tensor<2xi32>
+  %max = stablehlo.reduce(%x init: %zero) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf6E3M2FN>, tensor<f6E3M2FN>) -> tensor<2xf6E3M2FN>
+  %r4 = stablehlo.convert %max : (tensor<2xf6E3M2FN>) -> tensor<2xi32>
+  check.expect_eq_const %r4, dense<[3, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%p: tensor<f6E3M2FN>, %q: tensor<f6E3M2FN>):
+    %m = stablehlo.maximum %p, %q : tensor<f6E3M2FN>
+    stablehlo.return %m : tensor<f6E3M2FN>
+  }) {window_dimensions = array<i64: 1, 2>} : (tensor<2x3xf6E3M2FN>, tensor<f6E3M2FN>) -> tensor<2x2xf6E3M2FN>
+  %r5 = stablehlo.convert %w : (tensor<2x2xf6E3M2FN>) -> tensor<2x2xi32>
+  check.expect_eq_const %r5, dense<[[3, 3], [2, 2]]> : tensor<2x2xi32>
+  %io = stablehlo.iota dim = 0 : tensor<4xf6E3M2FN>
+  %r6 = stablehlo.convert %io : (tensor<4xf6E3M2FN>) -> tensor<4xi32>
+  check.expect_eq_const %r6, dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %one0 = stablehlo.constant dense<1> : tensor<i32>
+  %three0 = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.convert %one0 : (tensor<i32>) -> tensor<f6E3M2FN>
+  %three = stablehlo.convert %three0 : (tensor<i32>) -> tensor<f6E3M2FN>
+  %loop = stablehlo.while(%k = %zero) : tensor<f6E3M2FN>
+  cond {
+    %lt = stablehlo.compare LT, %k, %three : (tensor<f6E3M2FN>, tensor<f6E3M2FN>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %one : tensor<f6E3M2FN>
+    stablehlo.return %k1 : tensor<f6E3M2FN>
+  }
+  %r7 = stablehlo.convert %loop : (tensor<f6E3M2FN>) -> tensor<i32>
+  check.expect_eq_const %r7, dense<3> : tensor<i32>
+  func.return
+}
