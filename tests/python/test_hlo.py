@@ -240,3 +240,63 @@ def test_malformed_and_unsupported_programs_fail_clearly(c):
     with pytest.raises(openpjrt.Error) as e:
         c.compile(b"", format="hlo2")
     assert "unsupported program format 'hlo2'" in str(e.value)
+
+
+def hlo_error(c, m):
+    with pytest.raises(openpjrt.Error) as e:
+        c.compile(m.serialize(), format="hlo")
+    return e.value
+
+
+def test_each_malformed_instruction_is_named(c):
+    # A tuple index past the tuple's end.
+    m = Module()
+    e = m.computation("main")
+    x = e.param(0, S("f32", 2))
+    t = e.add("tuple", T(S("f32", 2)), [x])
+    e.add("get-tuple-element", S("f32", 2), [t], f13=3)
+    err = hlo_error(c, m)
+    assert err.code == "INVALID_ARGUMENT" and "tuple_index 3 of a tuple of 1" in str(err), str(err)
+    # A literal whose data does not fill its shape.
+    m = Module()
+    e = m.computation("main")
+    e.add("constant", S("f32", 3), [], f8=field_bytes(1, S("f32", 3).encode()) + field_bytes(8, b"\0" * 8))
+    err = hlo_error(c, m)
+    assert "literal holds 8 bytes for 3 elements" in str(err), str(err)
+    # A call of a computation id that does not exist.
+    m = Module()
+    e = m.computation("main")
+    x = e.param(0, S("f32", 2))
+    e.add("call", S("f32", 2), [x], f38=[999])
+    assert "calls computation id 999" in str(hlo_error(c, m))
+    # Convolution dimension numbers naming one dimension twice.
+    m = Module()
+    e = m.computation("main")
+    x, k = e.param(0, S("f32", 1, 4, 4, 1)), e.param(1, S("f32", 1, 1, 1, 1))
+    cd = (field_varint(7, 0) + field_varint(8, 0) + field_packed(11, [1, 2]) + field_varint(3, 2) + field_varint(4, 3)
+          + field_packed(6, [0, 1]) + field_varint(9, 0) + field_varint(10, 3) + field_packed(12, [1, 2]))
+    e.add("convolution", S("f32", 1, 4, 4, 1), [x, k], f15=window(dict(size=1), dict(size=1)), f16=cd)
+    assert "do not name each dimension once" in str(hlo_error(c, m))
+    # A parameter number beyond the computation's arguments (a called computation's).
+    m = Module()
+    f = m.computation("f")
+    f.add("parameter", S("f32", 2), [], f9=4)
+    e = m.computation("main")
+    x = e.param(0, S("f32", 2))
+    e.add("call", S("f32", 2), [x], f38=[f.id])
+    assert "parameter_number 4 with 1 parameters" in str(hlo_error(c, m))
+
+
+def test_unsupported_inputs_are_unimplemented_by_name(c):
+    m = Module()
+    e = m.computation("main")
+    x = e.param(0, T(S("f32", 2), S("f32", 2)))
+    e.add("get-tuple-element", S("f32", 2), [x], f13=0)
+    err = hlo_error(c, m)
+    assert err.code == "UNIMPLEMENTED" and "tuple-shaped entry parameter" in str(err), str(err)
+    m = Module()
+    e = m.computation("main")
+    x = e.param(0, S("f32", 2))
+    e.add("custom-call", S("f32", 2), [x], f28="my_kernel")
+    err = hlo_error(c, m)
+    assert err.code == "UNIMPLEMENTED" and "target 'my_kernel'" in str(err), str(err)
