@@ -4,6 +4,7 @@
 // opcode's conversion is its op name, operands, attributes and result types.
 #include "src/ir/hlo_proto.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <unordered_map>
@@ -38,7 +39,11 @@ constexpr int kName = 1, kOpcode = 2, kShape = 3, kLiteral = 8, kParameterNumber
               kGatherSliceSizes = 34, kId = 35, kOperandIds = 36, kCalledIds = 38, kIsHostTransfer = 47,
               kScatterDims = 48, kFeatureGroups = 50, kBatchGroups = 58, kTriangularOptions = 59,
               kIsStable = 60, kCholeskyOptions = 62, kComparisonDirection = 63, kIndicesSorted = 67,
-              kUniqueIndices = 69, kCustomCallTarget = 28, kDistribution = 23, kRngAlgorithm = 70, kComparisonType = 72, kK = 81, kLargest = 85;
+              kUniqueIndices = 69, kCustomCallTarget = 28, kDistribution = 23, kRngAlgorithm = 70, kComparisonType = 72, kK = 81, kLargest = 85,
+              kChannelId = 26, kBackendConfig = 43, kReplicaGroups = 49, kSourceTargetPairs = 52,
+              kHasSideEffect = 65, kUseGlobalDeviceIds = 71, kApiVersion = 77, kDeviceList = 87;
+// CollectiveDeviceListProto and IotaReplicaGroupListProto
+constexpr int kListGroups = 1, kListIota = 2, kIotaGroups = 1, kIotaPerGroup = 2, kIotaDims = 3, kIotaPerm = 4;
 // ShapeProto
 constexpr int kElementType = 2, kShapeDims = 3, kTupleShapes = 4;
 }  // namespace f
@@ -90,7 +95,9 @@ void LiteralField(int64_t t, int* field, size_t* width) {
   static const Row kRows[] = {{1, 2, 1},   {2, 15, 1},  {3, 17, 2},  {4, 4, 4},   {5, 5, 8},   {6, 3, 1},
                               {7, 16, 2},  {8, 6, 4},   {9, 7, 8},   {10, 11, 2}, {11, 8, 4},  {12, 9, 8},
                               {15, 12, 8}, {16, 13, 2}, {18, 18, 16}, {19, 19, 1}, {20, 20, 1}, {23, 23, 1},
-                              {24, 24, 1}, {25, 25, 1}, {28, 28, 1},  {29, 29, 1}, {33, 33, 1}};
+                              {24, 24, 1}, {25, 25, 1}, {28, 28, 1},  {29, 29, 1}, {33, 33, 1},
+                              // Sub-byte types: one element per byte.
+                              {21, 21, 1}, {22, 22, 1}, {26, 26, 1}, {27, 27, 1}, {32, 32, 1}};
   *field = 0;
   *width = 0;
   for (const Row& r : kRows)
@@ -108,6 +115,22 @@ std::string Join(const std::vector<std::string>& v, std::string_view sep = ", ")
   std::string out;
   for (size_t i = 0; i < v.size(); ++i) out += (i ? std::string(sep) : "") + v[i];
   return out;
+}
+
+// An MLIR string literal: quotes, backslashes and bytes outside printable ASCII escaped as \XX.
+std::string Quote(std::string_view bytes) {
+  static const char kDigits[] = "0123456789ABCDEF";
+  std::string out = "\"";
+  for (unsigned char c : bytes) {
+    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x7f) {
+      out += '\\';
+      out.push_back(kDigits[c >> 4]);
+      out.push_back(kDigits[c & 15]);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out + "\"";
 }
 
 std::string IntList(const std::vector<int64_t>& v) {
@@ -142,10 +165,11 @@ class Converter {
       if (in.Bytes(f::kOpcode) != "parameter") continue;
       OPJ_TRY_ASSIGN(shape, in.Sub(f::kShape, "ShapeProto"));
       OPJ_TRY_ASSIGN(leaves, Leaves(shape, in));
-      if (leaves.size() != 1)
-        return Unimplemented(in, comp, "a tuple-shaped entry parameter (pass its elements as separate parameters)");
+      // A tuple-shaped parameter takes one argument per leaf, in order (PJRT passes arrays).
       const int64_t n = in.Int(f::kParameterNumber);
-      leaves[0].name = StrCat("%arg", n);
+      for (size_t i = 0; i < leaves.size(); ++i)
+        leaves[i].name = leaves.size() == 1 ? StrCat("%arg", n) : StrCat("%arg", n, "_", i);
+      if (params.count(n)) return Invalid(in, comp, StrCat("parameter_number ", n, " is used twice"));
       params[n] = leaves;
     }
     std::vector<Value> param_list;
@@ -153,7 +177,7 @@ class Converter {
       if (n != static_cast<int64_t>(param_list.size()))
         return absl::InvalidArgumentError(StrCat("HloModuleProto: entry computation '", comp.Bytes(f::kCompName),
                                                  "' has no parameter ", param_list.size()));
-      args.push_back(StrCat(v[0].name, ": ", v[0].type));
+      for (const Leaf& l : v) args.push_back(StrCat(l.name, ": ", l.type));
       param_list.push_back(v);
     }
     std::string body;
@@ -209,6 +233,92 @@ class Converter {
       t += StrCat(d, "x");
     }
     return Value{{"", t + elem + ">"}};
+  }
+
+  struct Groups {
+    std::string text;        // the replica_groups attribute
+    int64_t group_size = 0;  // members per group; 0 when no groups are given (all devices)
+  };
+  // A collective's process groups: collective_device_list (explicit groups or an iota list)
+  // when present, else the older replica_groups field. Ragged groups are padded with -1.
+  absl::StatusOr<Groups> ReplicaGroups(const Msg& in, const Msg& comp) {
+    std::vector<std::vector<int64_t>> groups;
+    std::vector<Msg> explicit_groups;
+    if (in.Has(f::kDeviceList)) {
+      OPJ_TRY_ASSIGN(list, in.Sub(f::kDeviceList, "CollectiveDeviceListProto"));
+      if (list.Has(f::kListIota)) {
+        OPJ_TRY_ASSIGN(iota, list.Sub(f::kListIota, "IotaReplicaGroupListProto"));
+        OPJ_TRY_ASSIGN(g, IotaGroups(iota, in, comp));
+        groups = std::move(g);
+      } else {
+        OPJ_TRY_ASSIGN(gs, list.Subs(f::kListGroups, "ReplicaGroup"));
+        explicit_groups = std::move(gs);
+      }
+    } else {
+      OPJ_TRY_ASSIGN(gs, in.Subs(f::kReplicaGroups, "ReplicaGroup"));
+      explicit_groups = std::move(gs);
+    }
+    for (const Msg& g : explicit_groups) groups.push_back(g.Ints(1));
+    Groups out;
+    size_t width = 0;
+    for (const auto& g : groups) width = std::max(width, g.size());
+    if (groups.size() * width > (size_t{1} << 20)) return Invalid(in, comp, "has more than 2^20 replica group entries");
+    std::vector<std::string> rows;
+    for (const auto& g : groups) {
+      if (g.size() != width) out.group_size = -1;
+      std::vector<int64_t> row = g;
+      for (int64_t id : row)
+        if (id < 0) return Invalid(in, comp, StrCat("has a negative replica id ", id));
+      row.resize(width, -1);
+      rows.push_back("[" + IntList(row) + "]");
+    }
+    if (out.group_size == 0) out.group_size = static_cast<int64_t>(width);
+    if (out.group_size < 0) out.group_size = 0;
+    out.text = rows.empty() || width == 0 ? "dense<> : tensor<0x0xi64>"
+                                          : StrCat("dense<[", Join(rows), "]> : tensor<", rows.size(), "x", width, "xi64>");
+    return out;
+  }
+
+  // The groups of an iota list: iota(groups * per_group) reshaped to iota_reshape_dims,
+  // transposed by iota_transpose_perm, read in order as `groups` rows of `per_group`.
+  absl::StatusOr<std::vector<std::vector<int64_t>>> IotaGroups(const Msg& iota, const Msg& in, const Msg& comp) {
+    const int64_t ng = iota.Int(f::kIotaGroups), per = iota.Int(f::kIotaPerGroup);
+    if (ng < 0 || per < 0 || (per > 0 && ng > (int64_t{1} << 20) / per))
+      return Invalid(in, comp, StrCat("has an iota replica group list of ", ng, " x ", per, " devices"));
+    const int64_t total = ng * per;
+    std::vector<int64_t> shape = iota.Ints(f::kIotaDims), perm = iota.Ints(f::kIotaPerm);
+    if (shape.empty()) shape = {total};
+    if (perm.empty())
+      for (size_t i = 0; i < shape.size(); ++i) perm.push_back(static_cast<int64_t>(i));
+    int64_t product = 1;
+    for (int64_t d : shape) {
+      if (d <= 0 || d > total) return Invalid(in, comp, "has an iota replica group list with a bad reshape dimension");
+      product *= d;
+    }
+    std::vector<bool> seen(shape.size(), false);
+    bool perm_ok = perm.size() == shape.size();
+    for (int64_t p : perm) {
+      perm_ok = perm_ok && p >= 0 && p < static_cast<int64_t>(shape.size()) && !seen[p];
+      if (perm_ok) seen[p] = true;
+    }
+    if (product != total || !perm_ok)
+      return Invalid(in, comp, "has an iota replica group list whose reshape dimensions or permutation do not fit");
+    // Strides of the reshaped iota; walk the transposed shape in row-major order.
+    const size_t r = shape.size();
+    std::vector<int64_t> stride(r, 1), tdims(r), tstride(r), idx(r, 0);
+    for (size_t i = r - 1; i > 0; --i) stride[i - 1] = stride[i] * shape[i];
+    for (size_t i = 0; i < r; ++i) tdims[i] = shape[perm[i]], tstride[i] = stride[perm[i]];
+    std::vector<std::vector<int64_t>> groups(static_cast<size_t>(ng));
+    for (int64_t k = 0; k < total; ++k) {
+      int64_t v = 0;
+      for (size_t i = 0; i < r; ++i) v += idx[i] * tstride[i];
+      groups[static_cast<size_t>(k / per)].push_back(v);
+      for (size_t i = r; i-- > 0;) {
+        if (++idx[i] < tdims[i]) break;
+        idx[i] = 0;
+      }
+    }
+    return groups;
   }
 
   std::string Fresh() { return StrCat("%v", next_++); }
@@ -450,7 +560,18 @@ absl::StatusOr<Value> Converter::Convert(const Msg& in, const Msg& comp, const s
       {"optimization-barrier", true},           {"add-dependency", true},    {"call", true},
       {"while", true},      {"conditional", true}, {"sort", true},           {"reduce", true},
       {"reduce-window", true}, {"scatter", true}, {"rng-bit-generator", true}, {"batch-norm-training", true},
-      {"batch-norm-grad", true}, {"top-k", true}};
+      {"batch-norm-grad", true}, {"top-k", true},
+      {"custom-call", true}, {"all-reduce", true}, {"all-gather", true}, {"all-to-all", true}};
+  static const auto* kArrayResults = new std::unordered_map<std::string_view, bool>{
+      {"constant", true},  {"bitcast", true},      {"compare", true},    {"broadcast", true},
+      {"transpose", true}, {"reverse", true},      {"iota", true},       {"concatenate", true},
+      {"slice", true},     {"dynamic-slice", true}, {"pad", true},       {"get-dimension-size", true},
+      {"dot", true},       {"convolution", true},  {"map", true},        {"select-and-scatter", true},
+      {"gather", true},    {"rng", true},          {"fft", true},        {"triangular-solve", true},
+      {"reduce-precision", true}, {"batch-norm-inference", true}, {"reduce-scatter", true},
+      {"collective-permute", true}, {"collective-broadcast", true}};
+  if (!kTupleResults->count(opcode) && !kArrayResults->count(opcode) && !ElementwiseOps().count(opcode))
+    return Unimplemented(in, comp, StrCat("opcode '", opcode, "'"));
   if (result.size() != 1 && !kTupleResults->count(opcode))
     return Invalid(in, comp, StrCat("has ", result.size(), " results, expected one array"));
   if (out->size() > (size_t{1} << 28))
@@ -834,8 +955,71 @@ absl::StatusOr<Value> Converter::Convert(const Msg& in, const Msg& comp, const s
     if (in.Has(f::kLargest) && in.Int(f::kLargest) == 0) return Unimplemented(in, comp, "top-k with largest = false");
     return Emit(out, indent, "chlo.top_k", flat, result, StrCat("k = ", in.Int(f::kK), " : i64"));
   }
-  if (opcode == "custom-call")
-    return Unimplemented(in, comp, StrCat("opcode 'custom-call' (target '", in.Bytes(f::kCustomCallTarget), "')"));
+  if (opcode == "custom-call") {
+    // The target is resolved when the program is compiled (check.*, LAPACK, annotations, FFI
+    // handlers); an FFI call (api_version 4) carries its attributes as a dictionary.
+    const int64_t api = in.Has(f::kApiVersion) ? in.Int(f::kApiVersion) : 1;
+    if (api < 0 || api > 4) return Invalid(in, comp, StrCat("custom_call_api_version ", api));
+    const std::string_view config = in.Bytes(f::kBackendConfig);
+    std::string attrs = StrCat("call_target_name = ", Quote(in.Bytes(f::kCustomCallTarget)),
+                               ", has_side_effect = ", in.Int(f::kHasSideEffect) != 0, ", api_version = ", api, " : i32");
+    if (api == 4 && !config.empty() && config.front() == '{' && config.back() == '}')
+      attrs += StrCat(", backend_config = ", config);
+    else if (!config.empty())
+      attrs += StrCat(", backend_config = ", Quote(config));
+    return Emit(out, indent, "stablehlo.custom_call", flat, result, attrs);
+  }
+  if (opcode == "all-reduce" || opcode == "reduce-scatter" || opcode == "all-gather" || opcode == "all-to-all" ||
+      opcode == "collective-permute" || opcode == "collective-broadcast") {
+    if (flat.empty()) return Invalid(in, comp, "needs an operand");
+    if (flat.size() != result.size()) return Invalid(in, comp, "needs one result per operand");
+    std::string attrs;
+    const int64_t channel = in.Int(f::kChannelId);
+    if (channel > 0) attrs = StrCat("channel_handle = #stablehlo.channel_handle<handle = ", channel, ", type = 1>, ");
+    if (opcode == "collective-permute") {
+      OPJ_TRY_ASSIGN(pairs, in.Subs(f::kSourceTargetPairs, "SourceTarget"));
+      std::vector<std::string> rows;
+      for (const Msg& st : pairs) rows.push_back(StrCat("[", st.Int(1), ", ", st.Int(2), "]"));
+      if (flat.size() != 1) return Unimplemented(in, comp, "a collective-permute of several operands");
+      return Emit(out, indent, "stablehlo.collective_permute", flat, result,
+                  StrCat(attrs, "source_target_pairs = dense<", rows.empty() ? "" : "[" + Join(rows) + "]",
+                         "> : tensor<", rows.size(), "x2xi64>"));
+    }
+    OPJ_TRY_ASSIGN(groups, ReplicaGroups(in, comp));
+    attrs += StrCat("replica_groups = ", groups.text);
+    if (in.Int(f::kUseGlobalDeviceIds) != 0) attrs += ", use_global_device_ids";
+    if (opcode == "all-reduce" || opcode == "reduce-scatter") {
+      if (opcode == "reduce-scatter" && flat.size() != 1)
+        return Unimplemented(in, comp, "a reduce-scatter of several operands");
+      const Value scalar = Scalars({flat[0]});
+      OPJ_TRY_ASSIGN(id, called(0));
+      OPJ_TRY_ASSIGN(region, Region(id, {scalar, scalar}, indent));
+      if (opcode == "reduce-scatter") {
+        if (dims.size() != 1) return Invalid(in, comp, "needs one scatter dimension");
+        attrs += StrCat(", scatter_dimension = ", dims[0], " : i64");
+      }
+      return Emit(out, indent, opcode == "all-reduce" ? "stablehlo.all_reduce" : "stablehlo.reduce_scatter", flat,
+                  result, attrs, region);
+    }
+    if (opcode == "all-gather") {
+      if (dims.size() != 1) return Invalid(in, comp, "needs one all-gather dimension");
+      return Emit(out, indent, "stablehlo.all_gather", flat, result,
+                  StrCat(attrs, ", all_gather_dim = ", dims[0], " : i64"));
+    }
+    if (opcode == "collective-broadcast") {
+      if (flat.size() != 1) return Unimplemented(in, comp, "a collective-broadcast of several operands");
+      return Emit(out, indent, "stablehlo.collective_broadcast", flat, result, attrs);
+    }
+    // all-to-all: the array form splits and concatenates along one dimension, into as many
+    // pieces as a group has members; the tuple form (no dimension) is not converted.
+    if (dims.empty()) return Unimplemented(in, comp, "the tuple form of all-to-all (without a split dimension)");
+    if (dims.size() != 1) return Invalid(in, comp, "needs one split dimension");
+    if (groups.group_size == 0)
+      return Unimplemented(in, comp, "an all-to-all without replica groups (its split count is the device count)");
+    return Emit(out, indent, "stablehlo.all_to_all", flat, result,
+                StrCat(attrs, ", split_dimension = ", dims[0], " : i64, concat_dimension = ", dims[0],
+                       " : i64, split_count = ", groups.group_size, " : i64"));
+  }
   return Unimplemented(in, comp, StrCat("opcode '", opcode, "'"));
 }
 

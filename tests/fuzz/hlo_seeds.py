@@ -1,5 +1,6 @@
 """Writes the seed corpus of hlo_fuzzer: small HloModuleProtos (tests/python/hlo_builder.py)
-covering tuples, while, conditional, reductions, windows, gather and sort.
+covering tuples, while, conditional, reductions, windows, gather and sort, collectives, custom
+calls, tuple parameters and sub-byte constants.
 
     python3 tests/fuzz/hlo_seeds.py OUT_DIR
 """
@@ -7,7 +8,8 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
-from hlo_builder import Module, S, T, dot_dims, field_packed, field_varint, window  # noqa: E402
+from hlo_builder import (Module, S, T, collectives_module, dot_dims, field_packed, field_varint,  # noqa: E402
+                         iota_device_list, replica_groups, window)
 
 
 def modules():
@@ -66,6 +68,19 @@ def modules():
     g = e.add("gather", S("f32", 2, 3), [x, idx], f33=gd, f34=[1, 3])
     t = e.add("transpose", S("f32", 3, 2), [g], f14=[1, 0])
     e.add("slice", S("f32", 1, 2), [t], f17=[field_varint(2, 1) + field_varint(3, 1), field_varint(2, 2) + field_varint(3, 1)])
+    yield m
+
+    yield collectives_module({"f49": replica_groups([0, 1])})
+    yield collectives_module({"f87": iota_device_list(2, 2, [2, 2], [1, 0]), "f26": 1, "f71": 1})
+
+    m = Module()
+    e = m.computation("main")
+    p = e.param(0, T(S("f32", 3), S("s32")))
+    x = e.add("get-tuple-element", S("f32", 3), [p], f13=0)
+    k = e.add("convert", S("f32", 3), [e.constant(S("s4", 3), [-8, 7, -1])])
+    y = e.add("custom-call", S("f32", 3), [e.add("add", S("f32", 3), [x, k])], f28="Sharding", f43="{}", f77=4)
+    e.add("custom-call", T(S("f32", 3), S("s32")), [y, e.add("get-tuple-element", S("s32"), [p], f13=1)],
+          f28="lapack_sgetrf_ffi", f43="{mode = 1 : i32}", f77=4)
     yield m
 
 

@@ -10,7 +10,8 @@ import struct
 
 # xla.PrimitiveType
 TYPES = {"pred": 1, "s8": 2, "s16": 3, "s32": 4, "s64": 5, "u8": 6, "u16": 7, "u32": 8, "u64": 9,
-         "f16": 10, "f32": 11, "f64": 12, "c64": 15, "bf16": 16, "c128": 18}
+         "f16": 10, "f32": 11, "f64": 12, "c64": 15, "bf16": 16, "c128": 18, "s4": 21, "u4": 22, "s2": 26,
+         "u2": 27}
 TUPLE, TOKEN = 13, 17
 
 
@@ -91,8 +92,9 @@ def literal(shape, values):
     if t == "c64":
         parts = [p for z in flat for p in (complex(z).real, complex(z).imag)]
         return body + field_bytes(12, struct.pack("<%df" % len(parts), *parts))
-    fmt = {"u8": "B", "s8": "b", "f16": "e", "u16": "H", "s16": "h"}[t]
-    num = {"u8": 3, "s8": 15, "f16": 11, "u16": 16, "s16": 17}[t]
+    # Sub-byte integers take one byte per element.
+    fmt = {"u8": "B", "s8": "b", "f16": "e", "u16": "H", "s16": "h", "s4": "b", "u4": "B", "s2": "b", "u2": "B"}[t]
+    num = {"u8": 3, "s8": 15, "f16": 11, "u16": 16, "s16": 17, "s4": 21, "u4": 22, "s2": 26, "u2": 27}[t]
     return body + field_bytes(num, struct.pack("<%d%s" % (len(flat), fmt), *flat))
 
 
@@ -180,6 +182,41 @@ def window(*dims):
 
 def dot_dims(lhs_contract, rhs_contract, lhs_batch=(), rhs_batch=()):
     return field_packed(1, lhs_contract) + field_packed(2, rhs_contract) + field_packed(3, lhs_batch) + field_packed(4, rhs_batch)
+
+
+def replica_groups(*groups):
+    """ReplicaGroup messages (the repeated field 49 of an instruction)."""
+    return [field_packed(1, g) or b"" for g in groups]
+
+
+def iota_device_list(num_groups, per_group, reshape_dims=(), perm=()):
+    """A CollectiveDeviceListProto holding an IotaReplicaGroupListProto (field 87)."""
+    iota = (field_varint(1, num_groups) + field_varint(2, per_group) + field_packed(3, reshape_dims)
+            + field_packed(4, perm))
+    return field_bytes(2, iota)
+
+
+def source_target_pairs(*pairs):
+    return [field_varint(1, s) + field_varint(2, t) for s, t in pairs]
+
+
+def collectives_module(groups_field):
+    """all-reduce (sum), all-gather (dim 0), reduce-scatter (dim 0), collective-permute (swap),
+    all-to-all (dim 0) and collective-broadcast (from the group's first member) over replicas
+    {0, 1}, the groups given by `groups_field` (f49 or f87 and its value)."""
+    m = Module()
+    add = m.scalar_computation("add", "add")
+    e = m.computation("main")
+    x = e.param(0, S("f32", 4))
+    ar = e.add("all-reduce", S("f32", 4), [x], f38=[add.id], **groups_field)
+    ag = e.add("all-gather", S("f32", 8), [x], f14=[0], **groups_field)
+    rs = e.add("reduce-scatter", S("f32", 2), [x], f14=[0], f38=[add.id], **groups_field)
+    cp = e.add("collective-permute", S("f32", 4), [x], f52=source_target_pairs((0, 1), (1, 0)))
+    a2a = e.add("all-to-all", S("f32", 4), [x], f14=[0], **groups_field)
+    cb = e.add("collective-broadcast", S("f32", 4), [x], **groups_field)
+    e.add("tuple", T(S("f32", 4), S("f32", 8), S("f32", 2), S("f32", 4), S("f32", 4), S("f32", 4)),
+          [ar, ag, rs, cp, a2a, cb])
+    return m
 
 
 def f32(x):

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import openpjrt
-from hlo_builder import Module, S, T, dot_dims, field_bytes, field_packed, field_varint, window  # noqa: F401
+from hlo_builder import (Module, S, T, collectives_module, dot_dims, field_bytes, field_packed, field_varint,  # noqa: F401
+                         iota_device_list, replica_groups, window)
 
 
 @pytest.fixture(scope="module")
@@ -226,10 +227,10 @@ def test_malformed_and_unsupported_programs_fail_clearly(c):
     m = Module()
     e_ = m.computation("main")
     x = e_.param(0, S("f32", 4))
-    e_.add("all-reduce", S("f32", 4), [x])
+    e_.add("infeed", T(S("f32", 4), S("token")), [e_.add("after-all", S("token"))])
     with pytest.raises(openpjrt.Error) as e:
         c.compile(m.serialize(), format="hlo")
-    assert e.value.code == "UNIMPLEMENTED" and "opcode 'all-reduce'" in str(e.value), str(e.value)
+    assert e.value.code == "UNIMPLEMENTED" and "opcode 'infeed'" in str(e.value), str(e.value)
     m = Module()
     e_ = m.computation("main")
     x = e_.param(0, S("f32", 4))
@@ -288,15 +289,85 @@ def test_each_malformed_instruction_is_named(c):
 
 
 def test_unsupported_inputs_are_unimplemented_by_name(c):
-    m = Module()
-    e = m.computation("main")
-    x = e.param(0, T(S("f32", 2), S("f32", 2)))
-    e.add("get-tuple-element", S("f32", 2), [x], f13=0)
-    err = hlo_error(c, m)
-    assert err.code == "UNIMPLEMENTED" and "tuple-shaped entry parameter" in str(err), str(err)
+    # A custom call with no handler fails when the program is compiled, naming its target.
     m = Module()
     e = m.computation("main")
     x = e.param(0, S("f32", 2))
     e.add("custom-call", S("f32", 2), [x], f28="my_kernel")
     err = hlo_error(c, m)
     assert err.code == "UNIMPLEMENTED" and "target 'my_kernel'" in str(err), str(err)
+    # The tuple form of all-to-all, and an all-to-all whose split count would be the device count.
+    for extra in ({}, {"f14": [0]}):
+        m = Module()
+        e = m.computation("main")
+        x = e.param(0, S("f32", 2))
+        e.add("all-to-all", S("f32", 2), [x], **extra)
+        err = hlo_error(c, m)
+        assert err.code == "UNIMPLEMENTED" and "all-to-all" in str(err), str(err)
+    # Replica groups that cannot be: a negative id; an iota list whose reshape does not fit.
+    m = Module()
+    e = m.computation("main")
+    x = e.param(0, S("f32", 2))
+    e.add("collective-broadcast", S("f32", 2), [x], f49=replica_groups([0, -3]))
+    assert "negative replica id -3" in str(hlo_error(c, m))
+    m = Module()
+    e = m.computation("main")
+    x = e.param(0, S("f32", 2))
+    e.add("collective-broadcast", S("f32", 2), [x], f87=iota_device_list(1, 4, [3, 2], [1, 0]))
+    assert "do not fit" in str(hlo_error(c, m))
+
+
+def test_tuple_entry_parameter_sub_byte_constants_and_custom_calls(c):
+    # main((f32[3], s32[]), s4[3]-constant): a tuple parameter takes one argument per element.
+    m = Module()
+    e = m.computation("main")
+    p = e.param(0, T(S("f32", 3), S("s32")))
+    x = e.add("get-tuple-element", S("f32", 3), [p], f13=0)
+    n = e.add("get-tuple-element", S("s32"), [p], f13=1)
+    k4 = e.constant(S("s4", 3), [-8, 7, -1])
+    k2 = e.constant(S("u2", 3), [3, 0, 2])
+    k = e.add("add", S("s32", 3), [e.add("convert", S("s32", 3), [k4]), e.add("convert", S("s32", 3), [k2])])
+    nb = e.add("broadcast", S("s32", 3), [n], f14=[])
+    kf = e.add("convert", S("f32", 3), [e.add("multiply", S("s32", 3), [k, nb])])
+    # Custom calls: a placement annotation passes its operand through; @mhlo.erf is erf.
+    sh = e.add("custom-call", S("f32", 3), [x], f28="Sharding")
+    erf = e.add("custom-call", S("f32", 3), [sh], f28="mhlo.erf", f77=4, f43="{}")
+    e.add("tuple", T(S("f32", 3), S("f32", 3)), [e.add("add", S("f32", 3), [sh, kf]), erf])
+    xv = np.float32([0.5, -1, 2])
+    got = run(c, m, xv, np.int32(10))
+    np.testing.assert_array_equal(got[0], xv + np.float32([-50, 70, 10]))
+    import math
+    np.testing.assert_allclose(got[1], [math.erf(v) for v in xv], rtol=1e-6)
+
+
+@pytest.mark.parametrize("groups", [{"f49": replica_groups([0, 1])}, {"f87": iota_device_list(1, 2)}],
+                         ids=["replica_groups", "iota_list"])
+def test_collectives_across_two_replicas(c, groups):
+    exe = c.compile(collectives_module(groups).serialize(), num_replicas=2, format="hlo")
+    a, b = np.float32([1, 2, 3, 4]), np.float32([10, 20, 30, 40])
+    out = [[np.asarray(o) for o in dev] for dev in exe.execute([[a], [b]])]
+    for r, mine in enumerate((a, b)):
+        ar, ag, rs, cp, a2a, cb = out[r]
+        np.testing.assert_array_equal(ar, a + b)
+        np.testing.assert_array_equal(ag, np.concatenate([a, b]))
+        np.testing.assert_array_equal(rs, (a + b)[2 * r:2 * r + 2])
+        np.testing.assert_array_equal(cp, b if r == 0 else a)
+        np.testing.assert_array_equal(a2a, np.concatenate([a[2 * r:2 * r + 2], b[2 * r:2 * r + 2]]))
+        np.testing.assert_array_equal(cb, a)
+
+
+@pytest.mark.parametrize("mesh", [(4, 1, {}), (2, 2, {"f26": 1, "f71": 1})], ids=["replicas", "global_ids"])
+def test_iota_replica_groups_with_a_transpose(c, mesh):
+    # iota(4) reshaped to [2, 2] and transposed: groups {0, 2} and {1, 3}, of replicas or (with a
+    # channel id and use_global_device_ids) of the flattened ids replica * partitions + partition.
+    replicas, partitions, extra = mesh
+    m = Module()
+    add = m.scalar_computation("add", "add")
+    e = m.computation("main")
+    x = e.param(0, S("f32", 1))
+    e.add("all-reduce", S("f32", 1), [x], f38=[add.id], f87=iota_device_list(2, 2, [2, 2], [1, 0]), **extra)
+    exe = c.compile(m.serialize(), num_replicas=replicas, num_partitions=partitions, format="hlo")
+    vals = [1, 10, 100, 1000]
+    out = exe.execute([[np.float32([v])] for v in vals])
+    got = [float(np.asarray(dev[0])[0]) for dev in out]
+    assert got == [101, 1010, 101, 1010], got
