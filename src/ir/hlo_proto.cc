@@ -142,6 +142,7 @@ std::string Array64(const std::vector<int64_t>& v) { return v.empty() ? "array<i
 
 class Converter {
  public:
+  explicit Converter(HloDevices devices) : devices_(devices) {}
   absl::StatusOr<std::string> Run(std::string_view bytes) {
     OPJ_TRY_ASSIGN(module, Msg::Parse(bytes, "HloModuleProto"));
     OPJ_TRY_ASSIGN(comps, module.Subs(f::kModuleComputations, "HloComputationProto"));
@@ -451,6 +452,7 @@ class Converter {
     return out;
   }
 
+  HloDevices devices_;
   std::vector<Msg> comps_;
   std::unordered_map<int64_t, size_t> comp_by_id_;
   int next_ = 0;
@@ -1014,21 +1016,31 @@ absl::StatusOr<Value> Converter::Convert(const Msg& in, const Msg& comp, const s
     // pieces as a group has members; the tuple form (no dimension) is not converted.
     if (dims.empty()) return Unimplemented(in, comp, "the tuple form of all-to-all (without a split dimension)");
     if (dims.size() != 1) return Invalid(in, comp, "needs one split dimension");
-    if (groups.group_size == 0)
-      return Unimplemented(in, comp, "an all-to-all without replica groups (its split count is the device count)");
+    int64_t split = groups.group_size;
+    if (groups.text.find("[") == std::string::npos) {
+      // No groups: one group of every replica (no channel), of every partition (a channel), or
+      // of every device (global ids), as the compile options count them.
+      const bool global = in.Int(f::kUseGlobalDeviceIds) != 0;
+      split = channel > 0 ? (global ? devices_.num_replicas * devices_.num_partitions : devices_.num_partitions)
+                          : devices_.num_replicas;
+    }
+    if (split <= 0) return Unimplemented(in, comp, "an all-to-all over replica groups of different sizes");
     return Emit(out, indent, "stablehlo.all_to_all", flat, result,
                 StrCat(attrs, ", split_dimension = ", dims[0], " : i64, concat_dimension = ", dims[0],
-                       " : i64, split_count = ", groups.group_size, " : i64"));
+                       " : i64, split_count = ", split, " : i64"));
   }
   return Unimplemented(in, comp, StrCat("opcode '", opcode, "'"));
 }
 
 }  // namespace
 
-absl::StatusOr<std::string> HloProtoToText(std::string_view bytes) { return Converter().Run(bytes); }
+absl::StatusOr<std::string> HloProtoToText(std::string_view bytes, HloDevices devices) {
+  return Converter(devices).Run(bytes);
+}
 
-absl::StatusOr<std::unique_ptr<Module>> ParseHloProto(std::string_view bytes, const std::string& source_name) {
-  auto text = HloProtoToText(bytes);
+absl::StatusOr<std::unique_ptr<Module>> ParseHloProto(std::string_view bytes, const std::string& source_name,
+                                                      HloDevices devices) {
+  auto text = HloProtoToText(bytes, devices);
   if (!text.ok()) return text.status();
   ParseOptions opts;
   opts.source_name = source_name + " (converted from HloModuleProto)";
@@ -1036,9 +1048,9 @@ absl::StatusOr<std::unique_ptr<Module>> ParseHloProto(std::string_view bytes, co
 }
 
 absl::StatusOr<std::unique_ptr<Module>> ParseProgramOfFormat(std::string_view data, std::string_view format,
-                                                             const std::string& source_name) {
+                                                             const std::string& source_name, HloDevices devices) {
   if (format == "mlir") return ParseProgram(data, source_name);
-  if (format == "hlo") return ParseHloProto(data, source_name);
+  if (format == "hlo") return ParseHloProto(data, source_name, devices);
   return absl::InvalidArgumentError(
       StrCat("unsupported program format '", format, "'; the CPU plugin reads \"mlir\" and \"hlo\""));
 }

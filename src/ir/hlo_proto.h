@@ -16,13 +16,21 @@ namespace openpjrt::ir {
 // are flattened: a tuple-shaped root gives one result per leaf, and tuple-shaped while, call and
 // conditional values become their leaves. Malformed bytes are INVALID_ARGUMENT naming the message
 // and byte offset; an opcode without a conversion is UNIMPLEMENTED naming it and its instruction.
-absl::StatusOr<std::string> HloProtoToText(std::string_view bytes);
+//
+// `devices` is the replica and partition count the program is compiled for (the compile
+// options'); the module does not record it, and an all-to-all without replica groups splits
+// into as many pieces as its one group has members.
+struct HloDevices {
+  int64_t num_replicas = 1, num_partitions = 1;
+};
+absl::StatusOr<std::string> HloProtoToText(std::string_view bytes, HloDevices devices = {});
 
 // HloProtoToText, then parsed.
-absl::StatusOr<std::unique_ptr<Module>> ParseHloProto(std::string_view bytes, const std::string& source_name);
+absl::StatusOr<std::unique_ptr<Module>> ParseHloProto(std::string_view bytes, const std::string& source_name,
+                                                      HloDevices devices = {});
 
 // Parses `data` as a program of PJRT format `format`: "mlir" (text or bytecode) or "hlo".
 absl::StatusOr<std::unique_ptr<Module>> ParseProgramOfFormat(std::string_view data, std::string_view format,
-                                                             const std::string& source_name);
+                                                             const std::string& source_name, HloDevices devices = {});
 
 }  // namespace openpjrt::ir

@@ -152,7 +152,10 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Build(std::string_view c
   auto exe = std::make_shared<Executable>();
   exe->format_ = std::string(format);
   exe->code_ = std::string(code);
-  auto module = ir::ParseProgramOfFormat(exe->code_, format, "<program>");
+  ir::HloDevices devices;
+  if (options.num_replicas > 0) devices.num_replicas = options.num_replicas;
+  if (options.num_partitions > 0) devices.num_partitions = options.num_partitions;
+  auto module = ir::ParseProgramOfFormat(exe->code_, format, "<program>", devices);
   if (!module.ok()) {
     // An HLO opcode without a conversion stays UNIMPLEMENTED; everything else is the caller's input.
     if (module.status().code() == absl::StatusCode::kUnimplemented) return module.status();

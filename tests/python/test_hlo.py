@@ -296,14 +296,13 @@ def test_unsupported_inputs_are_unimplemented_by_name(c):
     e.add("custom-call", S("f32", 2), [x], f28="my_kernel")
     err = hlo_error(c, m)
     assert err.code == "UNIMPLEMENTED" and "target 'my_kernel'" in str(err), str(err)
-    # The tuple form of all-to-all, and an all-to-all whose split count would be the device count.
-    for extra in ({}, {"f14": [0]}):
-        m = Module()
-        e = m.computation("main")
-        x = e.param(0, S("f32", 2))
-        e.add("all-to-all", S("f32", 2), [x], **extra)
-        err = hlo_error(c, m)
-        assert err.code == "UNIMPLEMENTED" and "all-to-all" in str(err), str(err)
+    # The tuple form of all-to-all.
+    m = Module()
+    e = m.computation("main")
+    x = e.param(0, S("f32", 2))
+    e.add("all-to-all", S("f32", 2), [x])
+    err = hlo_error(c, m)
+    assert err.code == "UNIMPLEMENTED" and "tuple form of all-to-all" in str(err), str(err)
     # Replica groups that cannot be: a negative id; an iota list whose reshape does not fit.
     m = Module()
     e = m.computation("main")
@@ -354,6 +353,19 @@ def test_collectives_across_two_replicas(c, groups):
         np.testing.assert_array_equal(cp, b if r == 0 else a)
         np.testing.assert_array_equal(a2a, np.concatenate([a[2 * r:2 * r + 2], b[2 * r:2 * r + 2]]))
         np.testing.assert_array_equal(cb, a)
+
+
+def test_all_to_all_without_groups_splits_over_every_replica(c):
+    # The split count comes from the compile options: 3 replicas, 3 pieces of dimension 1.
+    m = Module()
+    e = m.computation("main")
+    x = e.param(0, S("s32", 2, 3))
+    e.add("all-to-all", S("s32", 2, 3), [x], f14=[1])
+    exe = c.compile(m.serialize(), num_replicas=3, format="hlo")
+    ins = [np.arange(6, dtype=np.int32).reshape(2, 3) + 10 * r for r in range(3)]
+    out = [np.asarray(dev[0]) for dev in exe.execute([[v] for v in ins])]
+    for r in range(3):
+        np.testing.assert_array_equal(out[r], np.stack([ins[s][:, r] for s in range(3)], axis=1))
 
 
 @pytest.mark.parametrize("mesh", [(4, 1, {}), (2, 2, {"f26": 1, "f71": 1})], ids=["replicas", "global_ids"])
