@@ -169,12 +169,15 @@ class Client:
     def devices(self):
         return [Device(d) for d in self._client.devices()]
 
-    def compile(self, program, num_replicas=1, num_partitions=1, portable=False, format="mlir"):
+    def compile(self, program, num_replicas=None, num_partitions=None, portable=False, format="mlir"):
         """Compiles a program: StableHLO as MLIR text (str) or a portable artifact (bytes) with
-        format="mlir", or a serialized xla.HloModuleProto (bytes) with format="hlo"."""
+        format="mlir", a serialized xla.HloModuleProto (bytes) with format="hlo", or a serialized
+        xla.HloModuleProtoWithConfig with format="hlo_with_config". ``num_replicas`` and
+        ``num_partitions`` default to the program's own (mhlo.num_replicas, the config's
+        replica_count), else 1."""
         if isinstance(program, str):
             program = program.encode()
-        exe = self._client.compile(bytes(program), num_replicas, num_partitions, portable, format)
+        exe = self._client.compile(bytes(program), num_replicas or 0, num_partitions or 0, portable, format)
         exe._client = self
         exe._set_converter(self._to_device0)
         return exe

@@ -152,11 +152,14 @@ class Buffer {
 };
 
 struct CompileOptions {
-  int num_replicas = 1;
-  int num_partitions = 1;
+  // 0: not given; the program's mhlo.num_replicas / mhlo.num_partitions (or the replica count of
+  // an "hlo_with_config" program's config) apply, else 1.
+  int num_replicas = 0;
+  int num_partitions = 0;
   bool portable = false;  // compile_portable_executable: run on any one device
-  // The PJRT program format: "mlir" (StableHLO text or bytecode) or "hlo" (a serialized
-  // HloModuleProto). Empty: "mlir", except that CompileFile reads files named *.pb as "hlo".
+  // The PJRT program format: "mlir" (StableHLO text or bytecode), "hlo" (a serialized
+  // HloModuleProto) or "hlo_with_config" (a serialized HloModuleProtoWithConfig). Empty: "mlir",
+  // except that CompileFile reads files named *.pb as "hlo".
   std::string format;
 };
 

@@ -1035,24 +1035,46 @@ absl::StatusOr<Value> Converter::Convert(const Msg& in, const Msg& comp, const s
 }  // namespace
 
 absl::StatusOr<std::string> HloProtoToText(std::string_view bytes, HloDevices devices) {
+  if (devices.num_replicas <= 0) devices.num_replicas = 1;
+  if (devices.num_partitions <= 0) devices.num_partitions = 1;
   return Converter(devices).Run(bytes);
 }
 
+absl::StatusOr<std::string> HloProtoWithConfigToText(std::string_view bytes, HloDevices devices) {
+  OPJ_TRY_ASSIGN(outer, Msg::Parse(bytes, "HloModuleProtoWithConfig"));
+  OPJ_TRY_ASSIGN(config, outer.Sub(2, "HloModuleConfigProto"));
+  const int64_t replicas = config.Int(4), partitions = config.Int(5);  // replica_count, num_partitions
+  constexpr int64_t kMaxDevices = int64_t{1} << 20;
+  if (replicas < 0 || replicas > kMaxDevices || partitions < 0 || partitions > kMaxDevices)
+    return absl::InvalidArgumentError(StrCat("HloModuleConfigProto: replica_count ", replicas, " and num_partitions ",
+                                             partitions, " must lie in [0, 2^20]"));
+  if (devices.num_replicas <= 0) devices.num_replicas = replicas;
+  if (devices.num_partitions <= 0) devices.num_partitions = partitions;
+  OPJ_TRY_ASSIGN(body, HloProtoToText(outer.Bytes(1), devices));
+  std::vector<std::string> attrs;
+  if (replicas > 0) attrs.push_back(StrCat("mhlo.num_replicas = ", replicas, " : i32"));
+  if (partitions > 0) attrs.push_back(StrCat("mhlo.num_partitions = ", partitions, " : i32"));
+  if (attrs.empty()) return body;
+  return StrCat("module attributes {", Join(attrs), "} {\n", body, "}\n");
+}
+
 absl::StatusOr<std::unique_ptr<Module>> ParseHloProto(std::string_view bytes, const std::string& source_name,
-                                                      HloDevices devices) {
-  auto text = HloProtoToText(bytes, devices);
+                                                      HloDevices devices, bool with_config) {
+  auto text = with_config ? HloProtoWithConfigToText(bytes, devices) : HloProtoToText(bytes, devices);
   if (!text.ok()) return text.status();
   ParseOptions opts;
-  opts.source_name = source_name + " (converted from HloModuleProto)";
+  opts.source_name = source_name + (with_config ? " (converted from HloModuleProtoWithConfig)"
+                                                 : " (converted from HloModuleProto)");
   return ParseModule(*text, opts);
 }
 
 absl::StatusOr<std::unique_ptr<Module>> ParseProgramOfFormat(std::string_view data, std::string_view format,
                                                              const std::string& source_name, HloDevices devices) {
   if (format == "mlir") return ParseProgram(data, source_name);
-  if (format == "hlo") return ParseHloProto(data, source_name, devices);
-  return absl::InvalidArgumentError(
-      StrCat("unsupported program format '", format, "'; the CPU plugin reads \"mlir\" and \"hlo\""));
+  if (format == "hlo" || format == "hlo_with_config")
+    return ParseHloProto(data, source_name, devices, format == "hlo_with_config");
+  return absl::InvalidArgumentError(StrCat("unsupported program format '", format,
+                                           "'; the CPU plugin reads \"mlir\", \"hlo\" and \"hlo_with_config\""));
 }
 
 }  // namespace openpjrt::ir

@@ -18,18 +18,24 @@ namespace openpjrt::ir {
 // and byte offset; an opcode without a conversion is UNIMPLEMENTED naming it and its instruction.
 //
 // `devices` is the replica and partition count the program is compiled for (the compile
-// options'); the module does not record it, and an all-to-all without replica groups splits
-// into as many pieces as its one group has members.
+// options'; 0: not given); an HloModuleProto does not record it, and an all-to-all without
+// replica groups splits into as many pieces as its one group has members.
 struct HloDevices {
-  int64_t num_replicas = 1, num_partitions = 1;
+  int64_t num_replicas = 0, num_partitions = 0;
 };
 absl::StatusOr<std::string> HloProtoToText(std::string_view bytes, HloDevices devices = {});
 
-// HloProtoToText, then parsed.
-absl::StatusOr<std::unique_ptr<Module>> ParseHloProto(std::string_view bytes, const std::string& source_name,
-                                                      HloDevices devices = {});
+// The PJRT "hlo_with_config" format: a serialized xla.HloModuleProtoWithConfig, the module and
+// its HloModuleConfigProto, whose replica and partition counts become the module's
+// mhlo.num_replicas / mhlo.num_partitions (the compile options still take precedence).
+absl::StatusOr<std::string> HloProtoWithConfigToText(std::string_view bytes, HloDevices devices = {});
 
-// Parses `data` as a program of PJRT format `format`: "mlir" (text or bytecode) or "hlo".
+// HloProtoToText (or, `with_config`, HloProtoWithConfigToText), then parsed.
+absl::StatusOr<std::unique_ptr<Module>> ParseHloProto(std::string_view bytes, const std::string& source_name,
+                                                      HloDevices devices = {}, bool with_config = false);
+
+// Parses `data` as a program of PJRT format `format`: "mlir" (text or bytecode), "hlo" or
+// "hlo_with_config".
 absl::StatusOr<std::unique_ptr<Module>> ParseProgramOfFormat(std::string_view data, std::string_view format,
                                                              const std::string& source_name, HloDevices devices = {});
 

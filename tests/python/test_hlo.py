@@ -241,6 +241,13 @@ def test_malformed_and_unsupported_programs_fail_clearly(c):
     with pytest.raises(openpjrt.Error) as e:
         c.compile(b"", format="hlo2")
     assert "unsupported program format 'hlo2'" in str(e.value)
+    # hlo_with_config: a malformed wrapper, and a replica count out of range.
+    with pytest.raises(openpjrt.Error) as e:
+        c.compile(b"\x0a\xff\xff", format="hlo_with_config")
+    assert e.value.code == "INVALID_ARGUMENT" and "HloModuleProtoWithConfig" in str(e.value), str(e.value)
+    with pytest.raises(openpjrt.Error) as e:
+        c.compile(field_bytes(2, field_varint(4, -1)), format="hlo_with_config")
+    assert "replica_count -1" in str(e.value), str(e.value)
 
 
 def hlo_error(c, m):
@@ -355,13 +362,20 @@ def test_collectives_across_two_replicas(c, groups):
         np.testing.assert_array_equal(cb, a)
 
 
-def test_all_to_all_without_groups_splits_over_every_replica(c):
-    # The split count comes from the compile options: 3 replicas, 3 pieces of dimension 1.
+@pytest.mark.parametrize("fmt", ["hlo", "hlo_with_config"])
+def test_all_to_all_without_groups_splits_over_every_replica(c, fmt):
+    # The split count comes from the compile options, or from the HloModuleConfigProto of the
+    # "hlo_with_config" format (replica_count = 3): 3 pieces of dimension 1.
     m = Module()
     e = m.computation("main")
     x = e.param(0, S("s32", 2, 3))
     e.add("all-to-all", S("s32", 2, 3), [x], f14=[1])
-    exe = c.compile(m.serialize(), num_replicas=3, format="hlo")
+    if fmt == "hlo":
+        exe = c.compile(m.serialize(), num_replicas=3, format="hlo")
+    else:
+        with_config = field_bytes(1, m.serialize()) + field_bytes(2, field_varint(4, 3) + field_varint(5, 1))
+        exe = c.compile(with_config, format="hlo_with_config")
+    assert exe.num_devices == 3
     ins = [np.arange(6, dtype=np.int32).reshape(2, 3) + 10 * r for r in range(3)]
     out = [np.asarray(dev[0]) for dev in exe.execute([[v] for v in ins])]
     for r in range(3):

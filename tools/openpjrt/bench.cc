@@ -19,7 +19,7 @@ namespace {
 
 constexpr char kBenchUsage[] =
     "usage: openpjrt bench FILE [--iters N] [--warmup N] [--threads N] [--plugin PATH]\n"
-    "                           [--input NAME=FILE.npy ...] [--format mlir|hlo]\n"
+    "                           [--input NAME=FILE.npy ...] [--format mlir|hlo|hlo_with_config]\n"
     "\n"
     "Compiles FILE (MLIR text, a portable artifact, or an HloModuleProto: --format hlo, the\n"
     "default for *.pb files) through a PJRT plugin (default: the CPU\n"

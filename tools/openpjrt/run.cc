@@ -23,7 +23,7 @@ namespace {
 constexpr char kRunUsage[] =
     "usage: openpjrt run FILE [--split-input-file] [--print] [--entry NAME]\n"
     "                         [--replicas N] [--partitions M]\n"
-    "                         [--plugin PATH] [--input NAME=FILE.npy ...] [--format mlir|hlo]\n"
+    "                         [--plugin PATH] [--input NAME=FILE.npy ...] [--format mlir|hlo|hlo_with_config]\n"
     "\n"
     "Compiles FILE (MLIR text or bytecode, or a serialized HloModuleProto; '-' reads standard\n"
     "input) for the CPU and runs its entry\n"
@@ -41,7 +41,8 @@ constexpr char kRunUsage[] =
     "                      found as pjrt_c_api_<name>_plugin.so) with the client library\n"
     "  --input NAME=FILE   pass FILE.npy as argument NAME (0, arg0 or %arg0); implies --plugin\n"
     "                      with the CPU plugin of this build unless one is given\n"
-    "  --format F          the program format: mlir (StableHLO) or hlo (HloModuleProto);\n"
+    "  --format F          the program format: mlir (StableHLO), hlo (HloModuleProto) or\n"
+    "                      hlo_with_config (HloModuleProtoWithConfig);\n"
     "                      default hlo for files named *.pb, else mlir\n"
     "\n"
     "With several devices, one instance runs per replica x partition and collectives\n"
@@ -214,8 +215,8 @@ int RunMain(int argc, char** argv) {
       entry = argv[++i];
     } else if (a == "--format" && i + 1 < argc) {
       format = argv[++i];
-      if (format != "mlir" && format != "hlo") {
-        std::fprintf(stderr, "openpjrt run: --format takes mlir or hlo, got '%s'\n", format.c_str());
+      if (format != "mlir" && format != "hlo" && format != "hlo_with_config") {
+        std::fprintf(stderr, "openpjrt run: --format takes mlir, hlo or hlo_with_config, got '%s'\n", format.c_str());
         return 2;
       }
     } else if (a == "--replicas" && i + 1 < argc) {
@@ -229,7 +230,7 @@ int RunMain(int argc, char** argv) {
   std::string text;
   std::vector<ir::SourceChunk> chunks;
   if (format.empty()) format = file.size() > 3 && file.compare(file.size() - 3, 3, ".pb") == 0 ? "hlo" : "mlir";
-  if (format == "hlo") split = false;  // one binary module
+  if (format != "mlir") split = false;  // one binary module
   if (int rc = LoadInput("run", file, split, kRunUsage, &text, &chunks)) return rc;
   const std::string name = file == "-" ? "<stdin>" : file;
   int passed = 0, failed = 0;
@@ -253,7 +254,7 @@ int RunMain(int argc, char** argv) {
     ir::ParseOptions opts;
     opts.source_name = name;
     opts.first_line = chunk.first_line;
-    auto m = format == "hlo"                ? ir::ParseHloProto(chunk.text, opts.source_name)
+    auto m = format != "mlir"               ? ir::ParseHloProto(chunk.text, opts.source_name, {}, format == "hlo_with_config")
              : ir::IsBytecode(chunk.text) ? ir::ParseBytecode(chunk.text, opts.source_name)
                                           : ir::ParseModule(chunk.text, opts);
     if (!m.ok()) {
