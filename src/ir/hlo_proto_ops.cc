@@ -108,15 +108,15 @@ absl::StatusOr<Value> Converter::Convert(const Msg& in, const Msg& comp, const s
       {"while", true},      {"conditional", true}, {"sort", true},           {"reduce", true},
       {"reduce-window", true}, {"scatter", true}, {"rng-bit-generator", true}, {"batch-norm-training", true},
       {"batch-norm-grad", true}, {"top-k", true},
-      {"custom-call", true}, {"all-reduce", true}, {"all-gather", true}, {"all-to-all", true}};
+      {"custom-call", true}, {"all-reduce", true}, {"all-gather", true}, {"all-to-all", true},
+      {"reduce-scatter", true}, {"collective-permute", true}, {"collective-broadcast", true}};
   static const auto* kArrayResults = new std::unordered_map<std::string_view, bool>{
       {"constant", true},  {"bitcast", true},      {"compare", true},    {"broadcast", true},
       {"transpose", true}, {"reverse", true},      {"iota", true},       {"concatenate", true},
       {"slice", true},     {"dynamic-slice", true}, {"pad", true},       {"get-dimension-size", true},
       {"dot", true},       {"convolution", true},  {"map", true},        {"select-and-scatter", true},
       {"gather", true},    {"rng", true},          {"fft", true},        {"triangular-solve", true},
-      {"reduce-precision", true}, {"batch-norm-inference", true}, {"reduce-scatter", true},
-      {"collective-permute", true}, {"collective-broadcast", true}};
+      {"reduce-precision", true}, {"batch-norm-inference", true}};
   if (!kTupleResults->count(opcode) && !kArrayResults->count(opcode) && !ElementwiseOps().count(opcode))
     return Unimplemented(in, comp, StrCat("opcode '", opcode, "'"));
   if (result.size() != 1 && !kTupleResults->count(opcode))

@@ -397,3 +397,60 @@ def test_iota_replica_groups_with_a_transpose(c, mesh):
     out = exe.execute([[np.float32([v])] for v in vals])
     got = [float(np.asarray(dev[0])[0]) for dev in out]
     assert got == [101, 1010, 101, 1010], got
+
+
+def _one_instruction(opcode, shape, n_operands=1, operand_shape=None, **fields):
+    """main(x0, ...) -> opcode(x0, ...): one instruction over parameters of operand_shape."""
+    m = Module()
+    add = m.scalar_computation("add", "add")
+    e = m.computation("main")
+    xs = [e.param(i, operand_shape or S("f32", 4)) for i in range(n_operands)]
+    if fields.pop("to_apply", False):
+        fields["f38"] = [add.id]
+    e.add(opcode, shape, xs, **fields)
+    return m
+
+
+# Each conversion error of the collectives, custom calls and parameters: its code and message.
+HLO_ERRORS = [
+    ("custom-call api_version", lambda: _one_instruction("custom-call", S("f32", 4), f28="t", f77=9),
+     "INVALID_ARGUMENT", "custom_call_api_version 9"),
+    ("parameter used twice", lambda: _two_parameters_numbered_zero(), "INVALID_ARGUMENT", "parameter_number 0 is used twice"),
+    ("collective without operands", lambda: _one_instruction("all-gather", S("f32", 8), 0, f14=[0]),
+     "INVALID_ARGUMENT", "needs an operand"),
+    ("results per operand", lambda: _one_instruction("all-reduce", T(S("f32", 4), S("f32", 4)), to_apply=True),
+     "INVALID_ARGUMENT", "needs one result per operand"),
+    ("reduce-scatter dimensions", lambda: _one_instruction("reduce-scatter", S("f32", 2), f14=[0, 0], to_apply=True),
+     "INVALID_ARGUMENT", "needs one scatter dimension"),
+    ("all-gather dimensions", lambda: _one_instruction("all-gather", S("f32", 8)), "INVALID_ARGUMENT",
+     "needs one all-gather dimension"),
+    ("all-to-all dimensions", lambda: _one_instruction("all-to-all", S("f32", 4), f14=[0, 0]), "INVALID_ARGUMENT",
+     "needs one split dimension"),
+    ("ragged groups", lambda: _one_instruction("all-to-all", S("f32", 4), f14=[0], f49=replica_groups([0, 1], [2])),
+     "UNIMPLEMENTED", "replica groups of different sizes"),
+    ("too many group entries", lambda: _one_instruction("collective-broadcast", S("f32", 4),
+                                                        f87=iota_device_list(1 << 11, 1 << 10)),
+     "INVALID_ARGUMENT", "iota replica group list of 2048 x 1024"),
+    ("tuple reduce-scatter", lambda: _one_instruction("reduce-scatter", T(S("f32", 2), S("f32", 2)), 2, f14=[0],
+                                                      to_apply=True),
+     "UNIMPLEMENTED", "a reduce-scatter of several operands"),
+    ("tuple collective-permute", lambda: _one_instruction("collective-permute", T(S("f32", 4), S("f32", 4)), 2),
+     "UNIMPLEMENTED", "a collective-permute of several operands"),
+    ("tuple collective-broadcast", lambda: _one_instruction("collective-broadcast", T(S("f32", 4), S("f32", 4)), 2),
+     "UNIMPLEMENTED", "a collective-broadcast of several operands"),
+]
+
+
+def _two_parameters_numbered_zero():
+    m = Module()
+    e = m.computation("main")
+    x = e.param(0, S("f32", 2))
+    y = e.add("parameter", S("f32", 2), [], f9=0)
+    e.add("add", S("f32", 2), [x, y])
+    return m
+
+
+@pytest.mark.parametrize("build,code,message", [c[1:] for c in HLO_ERRORS], ids=[c[0] for c in HLO_ERRORS])
+def test_collective_and_custom_call_errors_are_named(c, build, code, message):
+    err = hlo_error(c, build())
+    assert err.code == code and message in str(err), str(err)
