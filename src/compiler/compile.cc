@@ -584,6 +584,21 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
       s.regions = {cond, body};
       return;
     }
+    case OpCode::kChloScan: {
+      auto p = std::make_shared<cpu::ScanParams>();
+      std::vector<int64_t> seg;
+      GetI64List(op.attr("operandSegmentSizes"), &seg);  // checked by the verifier
+      p->num_inputs = static_cast<size_t>(seg[0]);
+      p->dimension = Int(op, "dimension", 0);
+      int64_t reverse = 0;
+      p->reverse = GetInt(op.attr("is_reverse"), &reverse) && reverse != 0;
+      std::vector<int> in = Operands(op, env);
+      auto body = LowerRegion(op, 0, env, depth);
+      Step& s = AddStep(op, env, prog, cpu::ScanKernel(), in);
+      s.params = p;
+      s.regions.push_back(body);
+      return;
+    }
     case OpCode::kIf:
     case OpCode::kCase: {
       std::vector<int> in = Operands(op, env);

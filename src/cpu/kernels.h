@@ -197,6 +197,14 @@ bool IsEpilogueProduct(const Step& s);
 KernelFn WhileKernel();
 KernelFn IfKernel();
 KernelFn CaseKernel();
+// chlo.scan: in = num_inputs inputs, then the initial carries; out = the outputs, then the final
+// carries; regions[0] maps (input slices, carries) to (output slices, next carries).
+struct ScanParams {
+  int64_t dimension = 0;
+  size_t num_inputs = 0;
+  bool reverse = false;
+};
+KernelFn ScanKernel();
 
 // ---- checks (kernels_check.cc)
 struct CheckParams {

@@ -1,4 +1,7 @@
-// while, if and case: the executor runs the region programs; values flow through their slots.
+// while, if, case and chlo.scan: the executor runs the region programs; values flow through
+// their slots.
+#include <cstring>
+
 #include "src/cpu/kernels.h"
 #include "src/cpu/strided.h"
 
@@ -38,8 +41,69 @@ void Case(const Step& s, ExecState& st) {
   RunBranch(s, st, static_cast<size_t>(index));
 }
 
+// The position `t` along `dim` of an array viewed as [outer, length, inner]: one copy of
+// `inner` bytes per outer index, between `whole` and the slice (the dimension removed).
+struct AlongDim {
+  int64_t outer = 1, length = 1, inner = 1;  // inner in bytes
+  AlongDim(const ArrayType& whole, int64_t dim) {
+    for (int64_t d = 0; d < whole.rank(); ++d) {
+      if (d < dim) outer *= whole.dims[d];
+      else if (d > dim) inner *= whole.dims[d];
+    }
+    length = whole.dims[dim];
+    inner *= whole.ElementSize();
+  }
+  void Read(const Array& whole, int64_t t, uint8_t* slice) const {
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(slice + o * inner, whole.data() + (o * length + t) * inner, static_cast<size_t>(inner));
+  }
+  void Write(const uint8_t* slice, int64_t t, const Array& whole) const {
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(whole.mutable_data() + (o * length + t) * inner, slice + o * inner, static_cast<size_t>(inner));
+  }
+};
+
+ArrayType WithoutDim(const ArrayType& t, int64_t dim) {
+  ArrayType s = t;
+  s.dims.erase(s.dims.begin() + dim);
+  return s;
+}
+
+void Scan(const Step& s, ExecState& st) {
+  const ScanParams& p = s.Params<ScanParams>();
+  const size_t n = p.num_inputs, m = s.in.size() - n, k = s.out.size() - m;
+  std::vector<AlongDim> in_view, out_view;
+  for (size_t i = 0; i < n; ++i) in_view.emplace_back(st.slots[s.in[i]].array.type(), p.dimension);
+  std::vector<Array> outs;
+  for (size_t i = 0; i < k; ++i) {
+    outs.push_back(Array::Allocate(s.out_types[i]));
+    out_view.emplace_back(s.out_types[i], p.dimension);
+  }
+  const int64_t length = n > 0 ? in_view[0].length : out_view[0].length;
+  std::vector<RtValue> carries, args, res;
+  for (size_t j = 0; j < m; ++j) carries.push_back(st.slots[s.in[n + j]]);
+  for (int64_t step = 0; step < length; ++step) {
+    const int64_t t = p.reverse ? length - 1 - step : step;
+    args.clear();
+    for (size_t i = 0; i < n; ++i) {
+      const Array& whole = st.slots[s.in[i]].array;
+      Array slice = Array::Allocate(WithoutDim(whole.type(), p.dimension));
+      in_view[i].Read(whole, t, slice.mutable_data());
+      args.push_back(RtValue::Of(std::move(slice)));
+    }
+    for (RtValue& c : carries) args.push_back(std::move(c));
+    if (!CallRegion(*s.regions[0], st, args, &res)) return;
+    for (size_t i = 0; i < k; ++i) out_view[i].Write(res[i].array.data(), t, outs[i]);
+    carries.assign(std::make_move_iterator(res.begin() + static_cast<std::ptrdiff_t>(k)),
+                   std::make_move_iterator(res.end()));
+  }
+  for (size_t i = 0; i < k; ++i) st.slots[s.out[i]] = RtValue::Of(std::move(outs[i]));
+  for (size_t j = 0; j < m; ++j) st.slots[s.out[k + j]] = std::move(carries[j]);
+}
+
 }  // namespace
 
+KernelFn ScanKernel() { return &Scan; }
 KernelFn WhileKernel() { return &While; }
 KernelFn IfKernel() { return &If; }
 KernelFn CaseKernel() { return &Case; }

@@ -39,6 +39,7 @@ enum class OpSyntax : uint8_t {
   kSdyComputation,   // sdy.manual_computation(%x) in_shardings=[...] out_shardings=[...] manual_axes={...}
                      //   (%arg1: T) {...} : (T) -> R; sdy.named_computation<"name">(%x) [...] likewise
   kSdyKeyword,       // sdy.sharding_group %x group_id=3 : T; sdy.propagation_barrier %x allowed_direction=NONE : T
+  kScan,             // chlo.scan(%x) inits(%c) dimension=0 [attributes {...}] {...} : (...) -> (...)
 };
 
 struct OpInfo {

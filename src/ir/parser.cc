@@ -437,6 +437,7 @@ std::unique_ptr<Operation> Parser::ParseCustomOp(const Token& name_tok) {
     case OpSyntax::kSdyValueSharding: ParseSdyValueShardingForm(op.get()); break;
     case OpSyntax::kSdyComputation: ParseSdyComputationForm(op.get()); break;
     case OpSyntax::kSdyKeyword: ParseSdyKeywordForm(op.get()); break;
+    case OpSyntax::kScan: ParseScanForm(op.get()); break;
   }
   return op;
 }

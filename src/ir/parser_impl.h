@@ -147,6 +147,7 @@ class Parser {
   void ParseSdyValueShardingForm(Operation* op);
   void ParseSdyComputationForm(Operation* op);
   void ParseSdyKeywordForm(Operation* op);
+  void ParseScanForm(Operation* op);
   // %a, %b, ...; stops before a non-value. *comma: a ',' after the last operand was consumed.
   std::vector<Value*> ParseOperandList(bool* comma);
   Attribute ParsePrecisionList();

@@ -460,6 +460,7 @@ void Parser::ParseCompositeForm(Operation* op) {
   bool comma = false;
   op->operands = ParseOperandList(&comma);
   if (comma) Error(lex_.Peek(), "expected a value");
+  if (PeekIs(Tok::kLParen)) ParseRegionList(op);  // a composite that carries a body (VHLO composite_v2)
   ParseOptionalAttrDict(op);
   FinishWithTypes(op, false);
 }
@@ -672,6 +673,37 @@ void Parser::ParseSdyKeywordForm(Operation* op) {
   }
   ParseOptionalAttrDict(op);
   FinishWithTypes(op, false);
+}
+
+// chlo.scan(%inputs) inits(%carries) dimension=N [attributes {...}] {body} : (types) -> (types).
+// The operand and result groups are kept as the generic form writes them: operandSegmentSizes
+// (inputs, inits) and resultSegmentSizes (outputs, carries), one carry per init.
+void Parser::ParseScanForm(Operation* op) {
+  auto group = [&](const char* what) {
+    Expect(Tok::kLParen, what);
+    bool comma = false;
+    std::vector<Value*> values = ParseOperandList(&comma);
+    if (comma) Error(lex_.Peek(), "expected a value");
+    Expect(Tok::kRParen, "')'");
+    return values;
+  };
+  std::vector<Value*> operands = group("'(' before the inputs");
+  ExpectKeyword("inits");
+  std::vector<Value*> inits = group("'(' before the initial carries");
+  ExpectKeyword("dimension");
+  Expect(Tok::kEqual, "'='");
+  op->SetAttr("dimension", Attribute::Integer(I64(), ParseIntegerLiteral(false)));
+  if (ConsumeKeyword("attributes")) ParseOptionalAttrDict(op);
+  if (!PeekIs(Tok::kLBrace)) Error(lex_.Peek(), "expected '{' and the scan's body");
+  ParseRegion(op->AddRegion(), nullptr);
+  ParseOptionalAttrDict(op);
+  const int32_t n = static_cast<int32_t>(operands.size()), m = static_cast<int32_t>(inits.size());
+  operands.insert(operands.end(), inits.begin(), inits.end());
+  op->operands = std::move(operands);
+  FinishWithTypes(op, false);
+  const int32_t results = static_cast<int32_t>(op->num_results());
+  op->SetAttr("operandSegmentSizes", Attribute::DenseArray(I32(), {n, m}, {}));
+  op->SetAttr("resultSegmentSizes", Attribute::DenseArray(I32(), {results - m, m}, {}));
 }
 
 }  // namespace openpjrt::ir

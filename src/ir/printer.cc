@@ -83,6 +83,7 @@ class OpPrinter {
   bool PrettyFunc(const Operation& op, int indent);
   bool PrettySdyComputation(const Operation& op, int indent);
   bool PrettySdyKeyword(const Operation& op);
+  bool PrettyScan(const Operation& op, int indent);
   bool PrettyConvolution(const Operation& op);
 
   const PrintOptions& opts_;
@@ -482,6 +483,31 @@ bool OpPrinter::PrettySdyComputation(const Operation& op, int indent) {
   return true;
 }
 
+// chlo.scan(%inputs) inits(%carries) dimension=N [attributes {...}] {body} : (...) -> (...), when
+// the segment sizes split the operands and results as the pretty form does.
+bool OpPrinter::PrettyScan(const Operation& op, int indent) {
+  std::vector<int64_t> in_seg, out_seg;
+  int64_t dim;
+  if (op.regions.size() != 1 || !GetI64List(op.attr("operandSegmentSizes"), &in_seg) ||
+      !GetI64List(op.attr("resultSegmentSizes"), &out_seg) || in_seg.size() != 2 || out_seg.size() != 2 ||
+      in_seg[0] < 0 || in_seg[1] < 0 || in_seg[0] + in_seg[1] != static_cast<int64_t>(op.operands.size()) ||
+      out_seg[1] != in_seg[1] || out_seg[0] + out_seg[1] != static_cast<int64_t>(op.num_results()) ||
+      !GetInt(op.attr("dimension"), &dim) || dim < 0)
+    return false;
+  const size_t n = static_cast<size_t>(in_seg[0]);
+  StrAppend(&out, op.name(), "(");
+  Operands(op, 0, n);
+  out.append(") inits(");
+  Operands(op, n);
+  StrAppend(&out, ") dimension=", dim);
+  AttrDict(op, {"dimension", "operandSegmentSizes", "resultSegmentSizes"}, " attributes ");
+  out.push_back(' ');
+  Region(*op.regions[0], indent, true);
+  out.append(" : ");
+  FunctionalType(op);
+  return true;
+}
+
 bool OpPrinter::PrettySdyKeyword(const Operation& op) {
   const bool group = op.code == OpCode::kSdyShardingGroup;
   std::string value;
@@ -822,6 +848,8 @@ bool OpPrinter::Pretty(const Operation& op, int indent) {
     }
     case OpSyntax::kSdyComputation:
       return PrettySdyComputation(op, indent);
+    case OpSyntax::kScan:
+      return PrettyScan(op, indent);
     case OpSyntax::kSdyKeyword:
       return PrettySdyKeyword(op);
     case OpSyntax::kSdyMesh: {

@@ -36,6 +36,7 @@ class Verifier {
   void VerifyOpRules(const Operation& op);  // verifier_ops.cc
   // dot_general, convolution, reduce, windows, map, sort, gather, scatter (verifier_windows.cc).
   void VerifyProductOrIndexingOp(const Operation& op);
+  void VerifyScan(const Operation& op);  // chlo.scan (verifier_ops.cc)
 
   // Helpers for the rules.
   Type TensorOperand(const Operation& op, size_t i) const;  // fails unless a tensor

@@ -423,6 +423,9 @@ void Verifier::VerifyOpRules(const Operation& op) {
       CheckRegion(op, 1, types, &types, "body");
       break;
     }
+    case OpCode::kChloScan:
+      VerifyScan(op);
+      break;
     case OpCode::kIf:
     case OpCode::kCase: {
       Type p = operand(0);
@@ -815,6 +818,52 @@ void Verifier::VerifyOpRules(const Operation& op) {
       break;
     }
   }
+}
+
+// chlo.scan: n inputs scanned along `dimension` (all of one length L) and m initial carries;
+// the body takes the inputs' slices at one position (the dimension removed) and the carries, and
+// returns k output slices and the m next carries. Results: the k outputs (the slices stacked
+// along `dimension`, length L) and the m final carries, each of its init's type.
+void Verifier::VerifyScan(const Operation& op) {
+  std::vector<int64_t> in_seg, out_seg;
+  if (!GetI64List(op.attr("operandSegmentSizes"), &in_seg) || in_seg.size() != 2 || in_seg[0] < 0 ||
+      in_seg[1] < 0 || in_seg[0] + in_seg[1] != static_cast<int64_t>(op.operands.size()))
+    Fail(op, StrCat("operandSegmentSizes must split the ", op.operands.size(), " operands into inputs and inits"));
+  if (!GetI64List(op.attr("resultSegmentSizes"), &out_seg) || out_seg.size() != 2 || out_seg[0] < 0 ||
+      out_seg[1] != in_seg[1] || out_seg[0] + out_seg[1] != static_cast<int64_t>(op.num_results()))
+    Fail(op, StrCat("resultSegmentSizes must split the ", op.num_results(), " results into outputs and one carry per init (",
+                    in_seg[1], ")"));
+  const size_t n = static_cast<size_t>(in_seg[0]), m = static_cast<size_t>(in_seg[1]),
+               k = static_cast<size_t>(out_seg[0]);
+  const int64_t dim = IntAttr(op, "dimension", true, 0);
+  // The length L and each slice type: the dimension removed.
+  int64_t length = kDynamic;
+  bool have_length = false;
+  auto slice = [&](Type t, const char* what, size_t i) {
+    if (!t.IsTensor() || dim < 0 || dim >= t.rank())
+      Fail(op, StrCat(what, " #", i, " (", TypeStr(t), ") has no dimension ", dim));
+    const int64_t l = t.shape()[dim];
+    if (have_length && l != kDynamic && length != kDynamic && l != length)
+      Fail(op, StrCat(what, " #", i, " has length ", l, " along dimension ", dim, "; the scan's length is ", length));
+    if (!have_length || length == kDynamic) length = l;
+    have_length = true;
+    std::vector<int64_t> dims(t.shape().begin(), t.shape().end());
+    dims.erase(dims.begin() + dim);
+    return m_.ctx->Tensor(dims, t.element_type());
+  };
+  if (n == 0 && k == 0) Fail(op, "needs an input or an output to take its length from");
+  std::vector<Type> args, rets;
+  for (size_t i = 0; i < n; ++i) args.push_back(slice(op.operands[i]->type, "input", i));
+  for (size_t i = 0; i < k; ++i) rets.push_back(slice(op.result(i)->type, "output", i));
+  for (size_t j = 0; j < m; ++j) {
+    Type init = op.operands[n + j]->type;
+    if (op.result(k + j)->type != init)
+      Fail(op, StrCat("carry result #", j, " must have its init's type ", TypeStr(init), ", is ",
+                      TypeStr(op.result(k + j)->type)));
+    args.push_back(init);
+    rets.push_back(init);
+  }
+  CheckRegion(op, 0, args, &rets, "body");
 }
 
 }  // namespace openpjrt::ir

@@ -103,3 +103,28 @@ func.func @calls(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
 func.func @id(%x: tensor<2xf32>) -> tensor<2xf32> {
   return %x : tensor<2xf32>
 }
+
+// -----
+
+// chlo.scan in both forms, with is_reverse and no inits; a composite carrying a body (composite_v2).
+func.func @scans(%x: tensor<4x2xf32>, %c: tensor<2xf32>) -> (tensor<4x2xf32>, tensor<2xf32>, tensor<4x2xf32>) {
+  %0:2 = chlo.scan (%x) inits (%c) dimension = 0 attributes {is_reverse = true} {
+  ^bb0(%v: tensor<2xf32>, %acc: tensor<2xf32>):
+    %s = stablehlo.add %v, %acc : tensor<2xf32>
+    stablehlo.return %s, %s : tensor<2xf32>, tensor<2xf32>
+  } : (tensor<4x2xf32>, tensor<2xf32>) -> (tensor<4x2xf32>, tensor<2xf32>)
+  %1 = "chlo.scan"(%x) <{dimension = 0 : i64, operandSegmentSizes = array<i32: 1, 0>, resultSegmentSizes = array<i32: 1, 0>}> ({
+  ^bb0(%v: tensor<2xf32>):
+    %n = stablehlo.negate %v : tensor<2xf32>
+    stablehlo.return %n : tensor<2xf32>
+  }) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %2 = stablehlo.composite "chlo.scan" %1 ({
+  ^bb0(%v: tensor<2xf32>):
+    stablehlo.return %v : tensor<2xf32>
+  }) {composite_attributes = {dimension = 0 : i64}, decomposition = @scan_impl, version = 1 : i32} : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %0#0, %0#1, %2 : tensor<4x2xf32>, tensor<2xf32>, tensor<4x2xf32>
+}
+
+func.func private @scan_impl(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  return %x : tensor<4x2xf32>
+}

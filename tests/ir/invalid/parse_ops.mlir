@@ -506,3 +506,22 @@ return
 func.func @main() {
   return
 }
+
+// -----
+
+func.func @f(%a: tensor<3xf32>, %c: tensor<f32>) {
+  // expect-error@+1: expected 'dimension'
+  %0:2 = chlo.scan(%a) inits(%c) {
+  ^bb0(%x: tensor<f32>, %z: tensor<f32>):
+    stablehlo.return %x, %z : tensor<f32>, tensor<f32>
+  } : (tensor<3xf32>, tensor<f32>) -> (tensor<3xf32>, tensor<f32>)
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<3xf32>, %c: tensor<f32>) {
+  // expect-error@+1: expected '{' and the scan's body
+  %0:2 = chlo.scan(%a) inits(%c) dimension=0 : (tensor<3xf32>, tensor<f32>) -> (tensor<3xf32>, tensor<f32>)
+  return
+}

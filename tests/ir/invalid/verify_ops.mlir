@@ -1148,3 +1148,88 @@ func.func @f(%x: tensor<3x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) {
   }) : (tensor<3x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<3x4xf32>
   return
 }
+
+// -----
+
+// chlo.scan: the inputs' lengths along the dimension differ.
+func.func @f(%a: tensor<3xf32>, %b: tensor<4xf32>, %c: tensor<f32>) {
+  // expect-error@+1: input #1 has length 4 along dimension 0; the scan's length is 3
+  %0:3 = chlo.scan(%a, %b) inits(%c) dimension=0 {
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>, %z: tensor<f32>):
+    stablehlo.return %x, %y, %z : tensor<f32>, tensor<f32>, tensor<f32>
+  } : (tensor<3xf32>, tensor<4xf32>, tensor<f32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<f32>)
+  return
+}
+
+// -----
+
+// chlo.scan: the dimension is past the input's rank.
+func.func @f(%a: tensor<3xf32>, %c: tensor<f32>) {
+  // expect-error@+1: input #0 (tensor<3xf32>) has no dimension 1
+  %0:2 = chlo.scan(%a) inits(%c) dimension=1 {
+  ^bb0(%x: tensor<f32>, %z: tensor<f32>):
+    stablehlo.return %x, %z : tensor<f32>, tensor<f32>
+  } : (tensor<3xf32>, tensor<f32>) -> (tensor<3xf32>, tensor<f32>)
+  return
+}
+
+// -----
+
+// chlo.scan: a final carry whose type is not its init's.
+func.func @f(%a: tensor<3xf32>, %c: tensor<f32>) {
+  // expect-error@+1: carry result #0 must have its init's type tensor<f32>, is tensor<f64>
+  %0:2 = chlo.scan(%a) inits(%c) dimension=0 {
+  ^bb0(%x: tensor<f32>, %z: tensor<f32>):
+    stablehlo.return %x, %z : tensor<f32>, tensor<f32>
+  } : (tensor<3xf32>, tensor<f32>) -> (tensor<3xf32>, tensor<f64>)
+  return
+}
+
+// -----
+
+// chlo.scan: the body takes whole inputs instead of their slices.
+func.func @f(%a: tensor<3x2xf32>, %c: tensor<2xf32>) {
+  // expect-error@+1: body region argument #0 must be tensor<2xf32>, is tensor<3x2xf32>
+  %0:2 = chlo.scan(%a) inits(%c) dimension=0 {
+  ^bb0(%x: tensor<3x2xf32>, %z: tensor<2xf32>):
+    stablehlo.return %z, %z : tensor<2xf32>, tensor<2xf32>
+  } : (tensor<3x2xf32>, tensor<2xf32>) -> (tensor<3x2xf32>, tensor<2xf32>)
+  return
+}
+
+// -----
+
+// chlo.scan: an output slice of the wrong type.
+func.func @f(%a: tensor<3xi32>, %c: tensor<i32>) {
+  // expect-error@+1: body region result #0 must be tensor<i32>, is tensor<i1>
+  %0:2 = chlo.scan(%a) inits(%c) dimension=0 {
+  ^bb0(%x: tensor<i32>, %z: tensor<i32>):
+    %p = stablehlo.compare GT, %x, %z : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p, %z : tensor<i1>, tensor<i32>
+  } : (tensor<3xi32>, tensor<i32>) -> (tensor<3xi32>, tensor<i32>)
+  return
+}
+
+// -----
+
+// chlo.scan in the generic form: the result groups do not give one carry per init.
+func.func @f(%a: tensor<3xi32>, %c: tensor<i32>) {
+  // expect-error@+1: resultSegmentSizes must split the 2 results into outputs and one carry per init (1)
+  %0:2 = "chlo.scan"(%a, %c) <{dimension = 0 : i64, operandSegmentSizes = array<i32: 1, 1>, resultSegmentSizes = array<i32: 2, 0>}> ({
+  ^bb0(%x: tensor<i32>, %z: tensor<i32>):
+    stablehlo.return %x, %z : tensor<i32>, tensor<i32>
+  }) : (tensor<3xi32>, tensor<i32>) -> (tensor<3xi32>, tensor<i32>)
+  return
+}
+
+// -----
+
+// chlo.scan with neither inputs nor outputs has no length.
+func.func @f(%c: tensor<i32>) {
+  // expect-error@+1: needs an input or an output to take its length from
+  %0 = chlo.scan() inits(%c) dimension=0 {
+  ^bb0(%z: tensor<i32>):
+    stablehlo.return %z : tensor<i32>
+  } : (tensor<i32>) -> tensor<i32>
+  return
+}
