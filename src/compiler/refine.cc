@@ -212,6 +212,9 @@ class Refiner {
         for (size_t i = 0; i < op.num_results() && i < op.operands.size(); ++i)
           SetResult(op, i, DimsOf(op.operands[i]->type));
         break;
+      case OpCode::kChloScan:
+        RefineScan(op, depth);
+        break;
       case OpCode::kIf:
       case OpCode::kCase:
         for (auto& r : op.regions) {
@@ -233,6 +236,41 @@ class Refiner {
     }
     if (c == OpCode::kCustomCall) CheckShapeAssertion(op);
     Fold(op);
+  }
+
+  // chlo.scan: the body sees the inputs' slices (the dimension removed) and the carries (the
+  // inits' types); the outputs are the body's slices with the scan's length put back at the
+  // dimension, the final carries have the inits' types.
+  void RefineScan(Operation& op, int depth) {
+    std::vector<int64_t> seg;
+    int64_t dim = 0;
+    ir::Block* b = op.regions.empty() ? nullptr : op.regions[0]->front();
+    if (!ir::GetI64List(op.attr("operandSegmentSizes"), &seg) || seg.size() != 2 || seg[0] < 0 || seg[1] < 0 ||
+        seg[0] + seg[1] != static_cast<int64_t>(op.operands.size()) || !ir::GetInt(op.attr("dimension"), &dim) ||
+        dim < 0 || !b || b->args.size() != op.operands.size() || op.num_results() < static_cast<size_t>(seg[1]))
+      return;  // the verifier names what is wrong
+    const size_t n = static_cast<size_t>(seg[0]), m = static_cast<size_t>(seg[1]), k = op.num_results() - m;
+    int64_t length = kDynamic;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      Dims d = DimsOf(op.operands[i]->type);
+      if (i < n) {
+        if (dim >= static_cast<int64_t>(d.size())) return;
+        if (d[dim] != kDynamic) length = d[dim];
+        d.erase(d.begin() + dim);
+      }
+      b->args[i]->type = WithDims(op, b->args[i]->type, d, "body argument", i);
+    }
+    RefineBlock(*b, depth);
+    const Operation* ret = b->terminator();
+    for (size_t i = 0; ret && i < k && i < ret->operands.size(); ++i) {
+      Dims d = DimsOf(ret->operands[i]->type);
+      if (dim > static_cast<int64_t>(d.size())) continue;
+      if (length == kDynamic && op.result(i)->type.IsTensor() && dim < op.result(i)->type.rank())
+        length = op.result(i)->type.shape()[dim];
+      d.insert(d.begin() + dim, length);
+      if (static_cast<int64_t>(d.size()) == op.result(i)->type.rank()) SetResult(op, i, d);
+    }
+    for (size_t j = 0; j < m; ++j) SetResult(op, k + j, DimsOf(op.operands[n + j]->type));
   }
 
   // A func.call or composite: a copy of the callee for these argument types and known values.

@@ -159,3 +159,27 @@ func.func private @scan_squares(%x: tensor<3xf32>) -> tensor<3xf32> {
   } : (tensor<3xf32>) -> tensor<3xf32>
   return %r : tensor<3xf32>
 }
+
+// -----
+
+// A scan over a dynamically shaped argument, refined from the caller's static type.
+func.func @main() {
+  %x = stablehlo.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %r = call @cumsum_rows(%x) : (tensor<2x3xf32>) -> tensor<?x?xf32>
+  %s = stablehlo.reshape %r : (tensor<?x?xf32>) -> tensor<2x3xf32>
+  check.expect_eq_const %s, dense<[[1.0, 3.0, 6.0], [4.0, 9.0, 15.0]]> : tensor<2x3xf32>
+  func.return
+}
+
+func.func private @cumsum_rows(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x?xf32>) -> tensor<i32>
+  %n1 = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>
+  %zb = stablehlo.dynamic_broadcast_in_dim %z, %n1, dims = [] : (tensor<f32>, tensor<1xi32>) -> tensor<?xf32>
+  %r:2 = chlo.scan(%x) inits(%zb) dimension=1 {
+  ^bb0(%v: tensor<?xf32>, %c: tensor<?xf32>):
+    %s = stablehlo.add %v, %c : tensor<?xf32>
+    stablehlo.return %s, %s : tensor<?xf32>, tensor<?xf32>
+  } : (tensor<?x?xf32>, tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>)
+  return %r#0 : tensor<?x?xf32>
+}
