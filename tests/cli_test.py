@@ -43,8 +43,25 @@ def main():
                 "  return %y : tensor<?x2xf32>\n}\n")
     write_npy(f"{tmp}/m32.npy", "<f4", (3, 2), struct.pack("<6f", 0, 1, 2, 3, 4, 5))
     write_npy(f"{tmp}/m23.npy", "<f4", (2, 3), struct.pack("<6f", 0, 1, 2, 3, 4, 5))
+    # An HloModuleProtoWithConfig (tests/python/hlo_builder.py): main() = all-reduce of the
+    # replica ids, its config asking for 2 replicas.
+    sys.path.insert(0, f"{root}/tests/python")
+    from hlo_builder import Module, S, field_bytes, field_varint
+    m = Module()
+    add = m.scalar_computation("add", "add", "s32")
+    e = m.computation("main")
+    ids = e.add("convert", S("s32"), [e.add("replica-id", S("u32"))])
+    e.add("all-reduce", S("s32"), [ids], f38=[add.id])
+    with_config = f"{tmp}/two_replicas.bin"
+    with open(with_config, "wb") as f:
+        f.write(field_bytes(1, m.serialize()) + field_bytes(2, field_varint(4, 2)))
     cases = [
         # (argv, stdin, expected exit, text expected in stdout+stderr)
+        (["opt", "--format", "hlo_with_config", "--converted", with_config], None, 0, "mhlo.num_replicas = 2 : i32"),
+        (["opt", "--format", "hlo_with_config", with_config], None, 0, "stablehlo.all_reduce"),
+        (["opt", "--format", "protobuf", with_config], None, 2, "--format takes mlir, hlo or hlo_with_config"),
+        (["run", "--format", "hlo_with_config", "--print", with_config], None, 0, "device 1 result #0 = dense<1> : tensor<i32>"),
+        (["run", "--format", "hlo", with_config], None, 1, "HloModuleProto"),
         ([], None, 2, "usage: openpjrt <command>"),
         (["--help"], None, 0, "commands:"),
         (["frobnicate"], None, 2, "unknown command 'frobnicate'"),

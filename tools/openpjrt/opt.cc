@@ -17,6 +17,7 @@ namespace {
 
 constexpr char kOptUsage[] =
     "usage: openpjrt opt FILE [--split-input-file] [--generic] [--no-verify] [--converted] [-o OUT]\n"
+    "                         [--format mlir|hlo|hlo_with_config]\n"
     "\n"
     "Parses FILE (MLIR text, a StableHLO portable artifact in MLIR bytecode, or a serialized\n"
     "HloModuleProto for files named *.pb; '-' reads standard input), verifies it against the StableHLO\n"
@@ -27,12 +28,14 @@ constexpr char kOptUsage[] =
     "  --no-verify         skip the verifier\n"
     "  --converted         for bytecode or HloModuleProto input: print the StableHLO text it\n"
     "                      converts to\n"
-    "  -o OUT              write the output to OUT instead of standard output\n";
+    "  -o OUT              write the output to OUT instead of standard output\n"
+    "  --format F          the input format: mlir, hlo (HloModuleProto) or hlo_with_config\n"
+    "                      (HloModuleProtoWithConfig); default hlo for files named *.pb, else mlir\n";
 
 }  // namespace
 
 int OptMain(int argc, char** argv) {
-  std::string file, out_path;
+  std::string file, out_path, format;
   bool split = false, generic = false, verify = true, converted = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -49,17 +52,26 @@ int OptMain(int argc, char** argv) {
       verify = false;
     } else if (a == "-o" && i + 1 < argc) {
       out_path = argv[++i];
+    } else if (a == "--format" && i + 1 < argc) {
+      format = argv[++i];
+      if (format != "mlir" && format != "hlo" && format != "hlo_with_config") {
+        std::fprintf(stderr, "openpjrt opt: --format takes mlir, hlo or hlo_with_config, got '%s'\n", format.c_str());
+        return 2;
+      }
     } else if (int rc = TakeInputArg("opt", a, &file, kOptUsage)) {
       return rc;
     }
   }
   std::string text;
   std::vector<ir::SourceChunk> chunks;
-  const bool hlo = file.size() > 3 && file.compare(file.size() - 3, 3, ".pb") == 0;
+  if (format.empty()) format = file.size() > 3 && file.compare(file.size() - 3, 3, ".pb") == 0 ? "hlo" : "mlir";
+  const bool hlo = format != "mlir", with_config = format == "hlo_with_config";
   if (hlo) split = false;
   if (int rc = LoadInput("opt", file, split, kOptUsage, &text, &chunks)) return rc;
   if (converted && (hlo || ir::IsBytecode(text))) {  // the StableHLO text the input becomes
-    auto t = hlo ? ir::HloProtoToText(text) : ir::BytecodeToText(text, file);
+    auto t = with_config ? ir::HloProtoWithConfigToText(text)
+             : hlo       ? ir::HloProtoToText(text)
+                         : ir::BytecodeToText(text, file);
     if (!t.ok()) {
       std::fprintf(stderr, "%s\n", std::string(t.status().message()).c_str());
       return 1;
@@ -75,7 +87,7 @@ int OptMain(int argc, char** argv) {
     ir::ParseOptions opts;
     opts.source_name = file == "-" ? "<stdin>" : file;
     opts.first_line = chunks[i].first_line;
-    auto m = hlo                               ? ir::ParseHloProto(chunks[i].text, opts.source_name)
+    auto m = hlo                               ? ir::ParseHloProto(chunks[i].text, opts.source_name, {}, with_config)
              : ir::IsBytecode(chunks[i].text) ? ir::ParseBytecode(chunks[i].text, opts.source_name)
                                               : ir::ParseModule(chunks[i].text, opts);
     absl::Status st = m.ok() ? (verify ? ir::VerifyModule(**m) : absl::OkStatus()) : m.status();
