@@ -203,6 +203,10 @@ class Converter {
                                 const std::vector<std::vector<size_t>>& op_counts, const std::vector<Value>& params,
                                 std::string* out, const std::string& indent);
 
+  // The tuple form of all-to-all, written with the array form (hlo_proto_ops.cc).
+  absl::StatusOr<Value> TupleAllToAll(const Msg& in, const Msg& comp, const Value& flat, int64_t split,
+                                      const std::string& attrs, std::string* out, const std::string& indent);
+
   // For a tuple shape, the number of leaves of each element; empty for an array.
   absl::StatusOr<std::vector<size_t>> ElementLeafCounts(const Msg& shape, const Msg& in);
 

@@ -558,9 +558,9 @@ absl::StatusOr<Value> Converter::Convert(const Msg& in, const Msg& comp, const s
       return Emit(out, indent, "stablehlo.collective_broadcast", flat, result, attrs);
     }
     // all-to-all: the array form splits and concatenates along one dimension, into as many
-    // pieces as a group has members; the tuple form (no dimension) is not converted.
-    if (dims.empty()) return Unimplemented(in, comp, "the tuple form of all-to-all (without a split dimension)");
-    if (dims.size() != 1) return Invalid(in, comp, "needs one split dimension");
+    // pieces as a group has members; the tuple form sends operand i to member i and returns, as
+    // element j, what member j sent.
+    if (dims.size() > 1) return Invalid(in, comp, "needs one split dimension");
     int64_t split = groups.group_size;
     if (groups.text.find("[") == std::string::npos) {
       // No groups: one group of every replica (no channel), of every partition (a channel), or
@@ -570,11 +570,60 @@ absl::StatusOr<Value> Converter::Convert(const Msg& in, const Msg& comp, const s
                           : devices_.num_replicas;
     }
     if (split <= 0) return Unimplemented(in, comp, "an all-to-all over replica groups of different sizes");
+    if (dims.empty()) {
+      for (const Leaf& r : result)
+        if (r.type != flat[0].type) return Invalid(in, comp, "has results of another type than its operands");
+      return TupleAllToAll(in, comp, flat, split, attrs, out, indent);
+    }
     return Emit(out, indent, "stablehlo.all_to_all", flat, result,
                 StrCat(attrs, ", split_dimension = ", dims[0], " : i64, concat_dimension = ", dims[0],
                        " : i64, split_count = ", split, " : i64"));
   }
   return Unimplemented(in, comp, StrCat("opcode '", opcode, "'"));
+}
+
+// The tuple form of all-to-all as the array form: the n operands (one type) stacked along a new
+// leading dimension, exchanged in n pieces along it, and the received rows taken apart again.
+absl::StatusOr<Value> Converter::TupleAllToAll(const Msg& in, const Msg& comp, const Value& flat, int64_t split,
+                                               const std::string& attrs, std::string* out,
+                                               const std::string& indent) {
+  const int64_t n = static_cast<int64_t>(flat.size());
+  if (n != split)
+    return Invalid(in, comp, StrCat("has ", n, " operands for groups of ", split, " (the tuple form sends one to each)"));
+  const std::string& type = flat[0].type;
+  for (const Leaf& l : flat)
+    if (l.type != type) return Unimplemented(in, comp, "the tuple form of all-to-all over operands of different types");
+  // tensor<AxBxE> -> its dimensions and "E".
+  const size_t open = type.find('<');
+  std::vector<int64_t> shape;
+  size_t pos = open + 1;
+  while (pos < type.size() && type[pos] >= '0' && type[pos] <= '9') {
+    size_t x = type.find('x', pos);
+    shape.push_back(std::stoll(type.substr(pos, x - pos)));
+    pos = x + 1;
+  }
+  const std::string elem = type.substr(pos, type.size() - pos - 1);
+  auto tensor = [&](int64_t lead) {
+    std::string t = StrCat("tensor<", lead, "x");
+    for (int64_t d : shape) t += StrCat(d, "x");
+    return t + elem + ">";
+  };
+  Value rows;
+  for (const Leaf& l : flat) rows.push_back(Emit(out, indent, "stablehlo.reshape", {l}, {{"", tensor(1)}}, "")[0]);
+  const Value stacked = Emit(out, indent, "stablehlo.concatenate", rows, {{"", tensor(n)}}, "dimension = 0 : i64");
+  const Value exchanged = Emit(out, indent, "stablehlo.all_to_all", stacked, stacked,
+                               StrCat(attrs, ", split_dimension = 0 : i64, concat_dimension = 0 : i64, split_count = ",
+                                      n, " : i64"));
+  Value result;
+  for (int64_t j = 0; j < n; ++j) {
+    std::vector<int64_t> start{j}, limit{j + 1}, stride{1};
+    for (int64_t d : shape) start.push_back(0), limit.push_back(d), stride.push_back(1);
+    const Value row = Emit(out, indent, "stablehlo.slice", exchanged, {{"", tensor(1)}},
+                           StrCat("start_indices = ", Array64(start), ", limit_indices = ", Array64(limit),
+                                  ", strides = ", Array64(stride)));
+    result.push_back(Emit(out, indent, "stablehlo.reshape", row, {{"", type}}, "")[0]);
+  }
+  return result;
 }
 
 }  // namespace openpjrt::ir::hlo_convert

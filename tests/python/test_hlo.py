@@ -303,13 +303,6 @@ def test_unsupported_inputs_are_unimplemented_by_name(c):
     e.add("custom-call", S("f32", 2), [x], f28="my_kernel")
     err = hlo_error(c, m)
     assert err.code == "UNIMPLEMENTED" and "target 'my_kernel'" in str(err), str(err)
-    # The tuple form of all-to-all.
-    m = Module()
-    e = m.computation("main")
-    x = e.param(0, S("f32", 2))
-    e.add("all-to-all", S("f32", 2), [x])
-    err = hlo_error(c, m)
-    assert err.code == "UNIMPLEMENTED" and "tuple form of all-to-all" in str(err), str(err)
     # Replica groups that cannot be: a negative id; an iota list whose reshape does not fit.
     m = Module()
     e = m.computation("main")
@@ -360,6 +353,20 @@ def test_collectives_across_two_replicas(c, groups):
         np.testing.assert_array_equal(cp, b if r == 0 else a)
         np.testing.assert_array_equal(a2a, np.concatenate([a[2 * r:2 * r + 2], b[2 * r:2 * r + 2]]))
         np.testing.assert_array_equal(cb, a)
+
+
+def test_tuple_all_to_all_sends_operand_i_to_replica_i(c):
+    # Replica r holds (x_r0, x_r1) and gets back (x_0r, x_1r).
+    m = Module()
+    e = m.computation("main")
+    a, b = e.param(0, S("s16", 2, 2)), e.param(1, S("s16", 2, 2))
+    e.add("all-to-all", T(S("s16", 2, 2), S("s16", 2, 2)), [a, b], f49=replica_groups([0, 1]))
+    exe = c.compile(m.serialize(), num_replicas=2, format="hlo")
+    x = [[np.arange(4, dtype=np.int16).reshape(2, 2) + 10 * r + 100 * i for i in range(2)] for r in range(2)]
+    out = [[np.asarray(o) for o in dev] for dev in exe.execute(x)]
+    for r in range(2):
+        for j in range(2):
+            np.testing.assert_array_equal(out[r][j], x[j][r])
 
 
 @pytest.mark.parametrize("fmt", ["hlo", "hlo_with_config"])
@@ -431,6 +438,12 @@ HLO_ERRORS = [
     ("too many group entries", lambda: _one_instruction("collective-broadcast", S("f32", 4),
                                                         f87=iota_device_list(1 << 11, 1 << 10)),
      "INVALID_ARGUMENT", "iota replica group list of 2048 x 1024"),
+    ("tuple all-to-all count", lambda: _one_instruction("all-to-all", T(S("f32", 4), S("f32", 4), S("f32", 4)), 3,
+                                                        f49=replica_groups([0, 1])),
+     "INVALID_ARGUMENT", "has 3 operands for groups of 2"),
+    ("tuple all-to-all types", lambda: _one_instruction("all-to-all", T(S("f32", 4), S("f32", 2)), 2,
+                                                        f49=replica_groups([0, 1])),
+     "INVALID_ARGUMENT", "has results of another type than its operands"),
     ("tuple reduce-scatter", lambda: _one_instruction("reduce-scatter", T(S("f32", 2), S("f32", 2)), 2, f14=[0],
                                                       to_apply=True),
      "UNIMPLEMENTED", "a reduce-scatter of several operands"),
