@@ -444,6 +444,14 @@ HLO_ERRORS = [
     ("tuple all-to-all types", lambda: _one_instruction("all-to-all", T(S("f32", 4), S("f32", 2)), 2,
                                                         f49=replica_groups([0, 1])),
      "INVALID_ARGUMENT", "has results of another type than its operands"),
+    ("tuple all-to-all operand types", lambda: _tuple_all_to_all_of_two_shapes(), "UNIMPLEMENTED",
+     "over operands of different types"),
+    ("iota reshape dimension", lambda: _one_instruction("collective-broadcast", S("f32", 4),
+                                                        f87=iota_device_list(1, 4, [0, 4], [0, 1])),
+     "INVALID_ARGUMENT", "bad reshape dimension"),
+    ("explicit group entries", lambda: _one_instruction("collective-broadcast", S("f32", 4),
+                                                        f49=replica_groups(*[range(1024)] * 1025)),
+     "INVALID_ARGUMENT", "more than 2^20 replica group entries"),
     ("tuple reduce-scatter", lambda: _one_instruction("reduce-scatter", T(S("f32", 2), S("f32", 2)), 2, f14=[0],
                                                       to_apply=True),
      "UNIMPLEMENTED", "a reduce-scatter of several operands"),
@@ -452,6 +460,14 @@ HLO_ERRORS = [
     ("tuple collective-broadcast", lambda: _one_instruction("collective-broadcast", T(S("f32", 4), S("f32", 4)), 2),
      "UNIMPLEMENTED", "a collective-broadcast of several operands"),
 ]
+
+
+def _tuple_all_to_all_of_two_shapes():
+    m = Module()
+    e = m.computation("main")
+    a, b = e.param(0, S("f32", 4)), e.param(1, S("f32", 2))
+    e.add("all-to-all", T(S("f32", 4), S("f32", 4)), [a, b], f49=replica_groups([0, 1]))
+    return m
 
 
 def _two_parameters_numbered_zero():

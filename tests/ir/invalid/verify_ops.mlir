@@ -1233,3 +1233,15 @@ func.func @f(%c: tensor<i32>) {
   } : (tensor<i32>) -> tensor<i32>
   return
 }
+
+// -----
+
+// chlo.scan in the generic form: operand groups that do not add up to the operands.
+func.func @f(%a: tensor<3xi32>, %c: tensor<i32>) {
+  // expect-error@+1: operandSegmentSizes must split the 2 operands into inputs and inits
+  %0:2 = "chlo.scan"(%a, %c) <{dimension = 0 : i64, operandSegmentSizes = array<i32: 2, 1>, resultSegmentSizes = array<i32: 1, 1>}> ({
+  ^bb0(%x: tensor<i32>, %z: tensor<i32>):
+    stablehlo.return %x, %z : tensor<i32>, tensor<i32>
+  }) : (tensor<3xi32>, tensor<i32>) -> (tensor<3xi32>, tensor<i32>)
+  return
+}
