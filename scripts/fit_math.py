@@ -89,6 +89,8 @@ if __name__ == "__main__":
     fit("f64 exp Q(r)", exp_q, -mp.log(2) / 2, mp.log(2) / 2, 10)
     fit("f64 log P(z)", log_p, 0, ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2, 7)
     fit("f64 tanh P(u)", tanh_p, 0, mp.mpf("0.55") ** 2, 10)
+    # f32 tanh's e^r - 1 = r + r^2 Q(r) on r in [0, ln 2) (a little past it for rounding in r).
+    fit("f32 tanh Q(r)", exp_q, 0, mp.log(2) * mp.mpf("1.0005"), 4)
     # f32 erf_inv, evaluated in f64: w < 5 and 5 <= w <= 16 (1 - |x| >= 2^-24 gives w < 15.95).
     fit("f32 erf_inv P(w - 2.5)", erfinv_w, -2.5, 2.5, 11)
     fit("f32 erf_inv P(sqrt(w) - 3)", erfinv_s, mp.sqrt(5) - 3, 1, 11)

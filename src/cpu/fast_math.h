@@ -6,11 +6,11 @@
 //
 // The polynomials are Chebyshev fits made for these functions (mpmath, 40 digits):
 //   exp:  e^r = 1 + (r + r^2 Q(r)),        |r| <= ln2/2, Q of degree 4 (error 6.5e-8 in Q)
-//   tanh: tanh(a) = a + a u P(u) / Q(u), u = a^2, a < 0.8, P and Q of degrees 1 and 2 (see Tanh)
+//   tanh: tanh(a) = t / (t + 2), t = e^2a - 1 = 2^n (r + r^2 Q(r)) + 2^n - 1, r in [0, ln 2), Q of degree 4
 //   log:  log1p(f) = f - f^2/2 + f^3 R(f),  f in [sqrt(1/2) - 1, sqrt(2) - 1], R of degree 7
 //   erf:  x P(x^2) below 1; 1 - e^(-x^2 + G(x - 2.5)) from 1 to 4 (see Erf)
 // Measured against long double over every 97th f32 (61st for log), the worst errors are:
-// exp 1 ULP, log 1 ULP, tanh 1 ULP, logistic 2 ULP (negative side); src/cpu/math_accuracy_test.cc
+// exp 1 ULP, log 1 ULP, tanh 2.3 ULP, logistic 2 ULP (negative side); src/cpu/math_accuracy_test.cc
 // holds them to that. f64 versions of exp, log, tanh and logistic follow the f32 ones.
 #pragma once
 
@@ -81,28 +81,31 @@ inline constexpr float kExpMin = -104.0f, kExpMax = 89.0f;
                               (std::bit_cast<uint32_t>(sign) & 0x80000000u));
 }
 
-// One division serves both ranges (a = |x|, u = a^2):
-//   below 0.8:   tanh a = a + a u P(u) / Q(u), P of degree 1, Q of degree 2 (a rational fit on [0, 1],
-//                relative error 1.5e-10), so only the small correction carries the rounding errors;
-//   from 0.8 on: tanh a = 1 - 2 / (E + 1), E = e^2a, the fraction at most 0.34 of the result.
-// About 30 vector operations and one vdivps per 16 lanes, against 45 operations for the
-// division-free form with both branches polynomial (1 Mi f32 from L2: 0.46 -> 0.33 ms on one core).
-// Over every f32 up to 10 the worst error is 1.10 ULP of the exact value (the division-free form: 1.12), and
-// each result is the correctly rounded value or a neighbour; clamped at 9.5 (tanh rounds to 1 there).
-inline constexpr float kTanhP[] = {-0.014683309476822615f, -0.3333333283662796f};
-inline constexpr float kTanhQ[] = {0.0157158263027668f, 0.4440497159957886f, 1.0f};
-inline constexpr float kTanhClamp = 9.5f, kTanhSplit = 0.8f;
+// tanh a = t / (t + 2) with t = e^2a - 1 (a = |x|), one formula for every a:
+//   2a = n ln 2 + r with n = floor(2a / ln 2), so r is in [0, ln 2) and nothing cancels below;
+//   e^r - 1 = r + r^2 Q(r), Q of degree 4 (scripts/fit_math.py: relative error 1.6e-7 in Q);
+//   t = 2^n (e^r - 1) + (2^n - 1) in one fused multiply-add (2^n - 1 exact while n <= 24).
+// About 19 vector operations and one vdivps per 16 lanes: the form with a rational below 0.8 and
+// 1 - 2 / (e^2a + 1) above (both evaluated for every lane, blended) took 32, and the tanh chain of
+// bench/ratios.py ran 8.6 -> 7.5 ms on one core. Over every f32 up to 10 the worst error is 2.3 ULP
+// (at small a, where t + 2 and the division each round; that form held 1.1), the mean 0.37.
+// Clamped at 9.5 (tanh rounds to 1 from 9.01 on).
+inline constexpr float kTanhQ[] = {0.0017868230437827941f, 0.008080907525090364f, 0.04173043468581952f,
+                                   0.16666108929842588f, 0.5000000774884833f};
+inline constexpr float kTanhClamp = 9.5f;
 [[gnu::always_inline]] inline float Tanh(float x) {
   const float a = MinOf(Abs(x), kTanhClamp);
-  const float u = a * a;
-  const float p = Horner(u, kTanhP);
-  const float q = Horner(u, kTanhQ);
-  const auto [e, n] = ExpSplit(2.0f * a);  // 2a in [0, 19]: no clamps, n at most 28
-  const float big_e = e * std::bit_cast<float>((n + 127) << 23);
-  const bool small = a < kTanhSplit;
-  const float num = small ? (a * u) * p : -2.0f;
-  const float den = small ? q : big_e + 1.0f;
-  return CopySign((small ? a : 1.0f) + num / den, x);  // the sign of -0 and of NaN kept
+  const float y = a + a;
+  const float p = y * kExpLog2e;  // in [0, 27.5]
+  float n = (p + kExpRound) - kExpRound;  // p rounded to an integer, then floor(p)
+  n = n > p ? n - 1.0f : n;
+  const float r = Fma(-n, kExpLn2Lo, Fma(-n, kExpLn2Hi, y));
+  const float m = Fma(r * r, Horner(r, kTanhQ), r);  // e^r - 1
+  // 2^n from n's bits in n + 1.5 * 2^23 (no float-to-int conversion, so NaN is harmless)
+  const int32_t ni = std::bit_cast<int32_t>(n + kExpRound) - std::bit_cast<int32_t>(kExpRound);
+  const float s = std::bit_cast<float>((ni + 127) << 23);
+  const float t = Fma(m, s, s - 1.0f);
+  return CopySign(t / (t + 2.0f), x);  // the sign of -0 and of NaN kept
 }
 
 // erf(x) = x P(x^2) below 1 (P of degree 6, relative error 1.4e-9, evaluated as x + x (P - 1)); from 1 to 4,

@@ -56,16 +56,13 @@ OPJ_MATH512 __m512 Exp(__m512 x) {
 
 OPJ_MATH512 __m512 Tanh(__m512 x) {
   const __m512 a = _mm512_min_ps(Splat(kTanhClamp), Abs(x));
-  const __m512 u = _mm512_mul_ps(a, a);
-  const __m512 p = Horner(u, kTanhP);
-  const __m512 q = Horner(u, kTanhQ);
-  const ExpSplitV s = ExpSplit(_mm512_mul_ps(Splat(2.0f), a));
-  const __m512 big_e = _mm512_mul_ps(s.e, PowerOfTwo(s.n));
-  const __mmask16 small = _mm512_cmp_ps_mask(a, Splat(kTanhSplit), _CMP_LT_OQ);
-  const __m512 num = _mm512_mask_blend_ps(small, Splat(-2.0f), _mm512_mul_ps(_mm512_mul_ps(a, u), p));
-  const __m512 den = _mm512_mask_blend_ps(small, _mm512_add_ps(big_e, Splat(1.0f)), q);
-  const __m512 r = _mm512_add_ps(_mm512_mask_blend_ps(small, Splat(1.0f), a), _mm512_div_ps(num, den));
-  return CopySign(r, x);
+  const __m512 y = _mm512_add_ps(a, a);
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(y, Splat(kExpLog2e)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  const __m512 r = _mm512_fnmadd_ps(n, Splat(kExpLn2Lo), _mm512_fnmadd_ps(n, Splat(kExpLn2Hi), y));
+  const __m512 m = Fma(_mm512_mul_ps(r, r), Horner(r, kTanhQ), r);
+  const __m512 s = _mm512_scalef_ps(Splat(1.0f), n);  // 2^n
+  const __m512 t = Fma(m, s, _mm512_sub_ps(s, Splat(1.0f)));
+  return CopySign(_mm512_div_ps(t, _mm512_add_ps(t, Splat(2.0f))), x);
 }
 
 OPJ_MATH512 __m512 Erf(__m512 x) {

@@ -41,7 +41,7 @@ class FusedBlockEval {
                  bool deferred = false, int keep = -1);
   void Run(int64_t start, int64_t count);
   void Finish();
-  const uint8_t* Value(size_t op) const { return buffers_[buffer_of_[op]].get(); }
+  const uint8_t* Value(size_t op) const { return buffers_[buffer_of_[op]]; }
 
  private:
   uint8_t* At(int value, int64_t start);
@@ -51,9 +51,10 @@ class FusedBlockEval {
   std::vector<Array>* outs_;
   bool stream_, deferred_;
   std::vector<int> buffer_of_;                        // op -> its block buffer, -1 if none
-  std::vector<std::unique_ptr<uint8_t[]>> buffers_;   // block buffers, shared by ops one after another
+  std::unique_ptr<uint8_t[]> arena_;                  // holds the buffers below
+  std::vector<uint8_t*> buffers_;                     // block buffers, shared by ops one after another
   std::vector<int> buffer_bytes_;                     // element size of each buffer
-  std::vector<std::unique_ptr<uint8_t[]>> gathered_;
+  std::vector<uint8_t*> gathered_;                    // per input: its gathered block, or null
 };
 
 // Elements e0 + r * ld + [0, cols) for r in [0, rows) of a product's row-major result are final.
