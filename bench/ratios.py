@@ -21,7 +21,8 @@ conv2d channels_last, the MLP forward pass and training step with autograd, a tr
 block (attention, layer norm, exact GELU), and a tiny torch.add,
 with torch.set_num_threads at the thread count. numpy rows are always there (the conv baseline is
 numpy's padded window view + tensordot, the training baseline the same forward/backward written
-in numpy). The machine load is printed with each run.
+in numpy). The tiny program's Execute from C++ is timed by `openpjrt bench` (build/bin/openpjrt,
+when built) against the same numpy ufunc call. The machine load is printed with each run.
 """
 import os
 import subprocess
@@ -393,6 +394,25 @@ def child(threads, quick):
     if torch is not None:
         tsmall = torch.from_numpy(small)
         add_pair("  same", torch_paired(ours, lambda: torch.add(tsmall, tsmall), 2001), "PyTorch eager torch.add")
+
+    # 5b. The same Execute from C++: `openpjrt bench` (the client library over the plugin: argument
+    # checks, output buffer, ready event, wait) on the same program, rounds alternating with the
+    # numpy ufunc call.
+    cli = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin", "openpjrt")
+    if os.path.exists(cli):
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+            f.write("func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
+                    "  %0 = stablehlo.add %x, %x : tensor<3xf32>\n  return %0 : tensor<3xf32>\n}\n")
+        cpp, base = [], []
+        for _ in range(3):
+            out = subprocess.run([cli, "bench", f.name, "--threads", str(threads), "--iters", "200000",
+                                  "--warmup", "2000"], capture_output=True, text=True, check=True).stdout
+            cpp.append(float(out.split("median_us=")[1].split()[0]) * 1e-6)
+            base.append(median_seconds(lambda: np.add(small, small), 2001))
+        os.unlink(f.name)
+        rows.append(("tiny add, Execute from C++ (openpjrt bench)", sorted(cpp)[1], "numpy ufunc (Python)",
+                     sorted(base)[1]))
 
     # 6. Compile of a 1,000-op program.
     lines = ["func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {", "  %v0 = stablehlo.add %x, %x : tensor<16xf32>"]

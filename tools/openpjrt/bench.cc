@@ -132,7 +132,7 @@ int BenchMain(int argc, char** argv) {
   std::printf("compile: %.3f ms\n", compile_ms);
   std::printf("execute: %d iterations after %d warm-up: min %.1f us, median %.1f us, p90 %.1f us, max %.1f us\n",
               iters, warmup, us.front(), pct(0.5), pct(0.9), us.back());
-  std::printf("median_us=%.1f p10_us=%.1f p90_us=%.1f compile_ms=%.3f\n", pct(0.5), pct(0.1), pct(0.9), compile_ms);
+  std::printf("median_us=%.2f p10_us=%.2f p90_us=%.2f compile_ms=%.3f\n", pct(0.5), pct(0.1), pct(0.9), compile_ms);
   return 0;
 }
 
