@@ -118,7 +118,8 @@ TEST(IsaVariants, Avx512LoopsGiveTheScalarBits) {
   std::vector<float> x = testing::F32Sweep(997, {65504.0f, 88.72f, 88.73f, 89.0f, -103.9f, -104.0f, -87.3f,
                                                  0.8f, 0.79999995f, 9.5f, 9.6f, -0.0f, 1.41421356f,
                                                  1.4142137f, 1.17549435e-38f, 1.1754942e-38f, 1.0f,
-                                                 0.99999994f, 4.0f, 3.9999998f});
+                                                 0.99999994f, 4.0f, 3.9999998f, 0.34657359f, 0.3465736f,
+                                                 0.6931472f, 0.69314712f, 9.01f, -9.02f, 1e-30f});
   ExpectLoopMatchesScalar<&fast::Exp>("exp", fast::Avx512Exp(), x);
   ExpectLoopMatchesScalar<&fast::Tanh>("tanh", fast::Avx512Tanh(), x);
   ExpectLoopMatchesScalar<&fast::Logistic<float>>("logistic", fast::Avx512Logistic(), x);
