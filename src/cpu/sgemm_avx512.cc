@@ -393,31 +393,60 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
     return;
   }
   // A tall product with a small B (a convolution: 3136 x 64 x 576 for 56x56x64 3x3) is cut into
-  // many row pieces that the threads take as they go, all reading one B packed once: a thread on
-  // a faster core simply takes more pieces (on this VM one core often runs FMA-bound code at
-  // 50-70% of the other's speed while both are busy, and one equal piece per thread waited for
-  // the slow one), and no piece packs B again. B must be small (<= 256 KiB packed): each piece
-  // reads all of it, half from the other core's L2, so pieces are kept at least 256 rows tall
-  // (4 per thread): 256^3 matmul was 10-25% and 784x512x128 3% slower with shorter pieces.
-  // A large B (a square product of 1024 and more) is packed once the same way for one row piece
-  // per part: every piece streams it from L3, but B is packed once instead of once per piece
-  // of a grid (1024^3 at 2 threads: 7.1-7.4 -> 6.5-6.7 ms; OpenBLAS 6.8-7.0 ms).
+  // many row pieces that the threads take as they go: a thread on a faster core simply takes more
+  // pieces (on this VM one core often runs FMA-bound code at 50-70% of the other's speed while
+  // both are busy, and one equal piece per thread waited for the slow one). B must be small
+  // (<= 256 KiB packed): every thread packs all of it once per call, before its first piece, and
+  // every piece reads it from the thread's own L2 (one copy packed by both threads together, half
+  // of it read from the other core's L2, was 2% slower: 56x56x64 3x3 at 2 threads 655 -> 640 us).
+  // Pieces are kept at least 256 rows tall (4 per thread): 256^3 matmul was 10-25% and
+  // 784x512x128 3% slower with shorter pieces.
+  // A large B (a square product of 1024 and more) is packed once by all the threads together for
+  // one row piece per part: every piece streams it from L3, but B is packed once instead of once
+  // per piece of a grid (1024^3 at 2 threads: 7.1-7.4 -> 6.5-6.7 ms; OpenBLAS 6.8-7.0 ms).
   const int64_t packed_size = k * col_tiles * kNr;
   const int64_t shared_rows = RoundUp((m + 4 * want - 1) / (4 * want), kMr);
   const int64_t big_rows = RoundUp((m + want - 1) / want, kMr);
   const bool small_b = shared_rows >= 256 && packed_size <= (int64_t{1} << 16);
   const bool big_b = packed_size > (int64_t{1} << 16) && big_rows >= 192 && n >= 512;
-  if (want > 1 && (small_b || big_b)) {
-    const int64_t rows = small_b ? shared_rows : big_rows;
-    const int64_t pm = (m + rows - 1) / rows;
+  const int64_t kcb = KcFor(k);
+  const int64_t kb = (k + kcb - 1) / kcb, nb = (n + kNc - 1) / kNc;
+  auto row_piece = [&](int64_t m0, int64_t rows, const float* packed) {
+    const SgemmOperand part = a.row_off ? SgemmOperand{a.p, a.rs, a.cs, a.row_off + m0, a.col_off}
+                                        : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
+    Piece(std::min(rows, m - m0), n, k, part, b, c + m0 * ldc, ldc, packed);
+    if (done) (*done)(m0, std::min(rows, m - m0), 0, n);
+  };
+  if (want > 1 && small_b) {
+    static std::atomic<uint64_t> calls{0};
+    const uint64_t call = calls.fetch_add(1, std::memory_order_relaxed) + 1;
+    const int64_t pm = (m + shared_rows - 1) / shared_rows;
+    parallel_for(pm, [&](int64_t piece) {
+      thread_local Scratch own;
+      thread_local uint64_t packed_call = 0;  // the call whose B `own` holds
+      float* packed = own.Get(own.b, own.b_size, packed_size);
+      if (packed_call != call) {
+        packed_call = call;
+        for (int64_t kbi = 0; kbi < kb; ++kbi)
+          for (int64_t jb = 0; jb < nb; ++jb) {
+            const int64_t jc = jb * kNc, pc = kbi * kcb;
+            PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, std::min(kcb, k - pc), std::min(kNc, n - jc),
+                  packed + PackedBlockOffset(n, k, jc, pc));
+          }
+      }
+      row_piece(piece * shared_rows, shared_rows, packed);
+    });
+    return;
+  }
+  if (want > 1 && big_b) {
+    const int64_t pm = (m + big_rows - 1) / big_rows;
     thread_local Scratch shared;
     float* packed = shared.Get(shared.b, shared.b_size, packed_size);
     // The packing is cut into units of up to 4 slivers of one (KcFor(k) x kNc) block; every piece
     // first helps with the units nobody has taken, then waits for the rest, so B is packed by
     // all the threads at once without a second fork and join.
     constexpr int64_t kUnitCols = 4 * kNr;
-    const int64_t kcb = KcFor(k);
-    const int64_t kb = (k + kcb - 1) / kcb, nb = (n + kNc - 1) / kNc, per_block = kNc / kUnitCols;
+    const int64_t per_block = kNc / kUnitCols;
     const int64_t units = kb * nb * per_block;
     std::atomic<int64_t> next_unit{0}, units_done{0};
     auto pack = [&](int64_t unit) {
@@ -434,11 +463,7 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
         units_done.fetch_add(1, std::memory_order_release);
       }
       while (units_done.load(std::memory_order_acquire) < units) _mm_pause();
-      const int64_t m0 = piece * rows;
-      const SgemmOperand part = a.row_off ? SgemmOperand{a.p, a.rs, a.cs, a.row_off + m0, a.col_off}
-                                          : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
-      Piece(std::min(rows, m - m0), n, k, part, b, c + m0 * ldc, ldc, packed);
-      if (done) (*done)(m0, std::min(rows, m - m0), 0, n);
+      row_piece(piece * big_rows, big_rows, packed);
     });
     return;
   }
