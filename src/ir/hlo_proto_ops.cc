@@ -1,5 +1,7 @@
 // The per-opcode conversions of the HloModuleProto reader: Converter::Convert writes one
 // HloInstructionProto as StableHLO (generic form) and returns the leaves of its value.
+#include <functional>
+
 #include "src/ir/hlo_convert.h"
 
 namespace openpjrt::ir::hlo_convert {
@@ -523,40 +525,53 @@ absl::StatusOr<Value> Converter::Convert(const Msg& in, const Msg& comp, const s
     std::string attrs;
     const int64_t channel = in.Int(f::kChannelId);
     if (channel > 0) attrs = StrCat("channel_handle = #stablehlo.channel_handle<handle = ", channel, ", type = 1>, ");
+    // reduce-scatter, collective-permute and collective-broadcast of several operands (a tuple)
+    // act on each operand independently: one StableHLO op (which takes one operand) per operand.
+    auto each = [&](const std::string& name, const std::string& op_attrs,
+                    const std::function<absl::StatusOr<std::string>(const Leaf&)>& region) -> absl::StatusOr<Value> {
+      Value results;
+      for (size_t i = 0; i < flat.size(); ++i) {
+        std::string r;
+        if (region) {
+          OPJ_TRY_ASSIGN(text, region(flat[i]));
+          r = std::move(text);
+        }
+        for (Leaf& l : Emit(out, indent, name, {flat[i]}, {result[i]}, op_attrs, r)) results.push_back(std::move(l));
+      }
+      return results;
+    };
     if (opcode == "collective-permute") {
       OPJ_TRY_ASSIGN(pairs, in.Subs(f::kSourceTargetPairs, "SourceTarget"));
       std::vector<std::string> rows;
       for (const Msg& st : pairs) rows.push_back(StrCat("[", st.Int(1), ", ", st.Int(2), "]"));
-      if (flat.size() != 1) return Unimplemented(in, comp, "a collective-permute of several operands");
-      return Emit(out, indent, "stablehlo.collective_permute", flat, result,
+      return each("stablehlo.collective_permute",
                   StrCat(attrs, "source_target_pairs = dense<", rows.empty() ? "" : "[" + Join(rows) + "]",
-                         "> : tensor<", rows.size(), "x2xi64>"));
+                         "> : tensor<", rows.size(), "x2xi64>"),
+                  nullptr);
     }
     OPJ_TRY_ASSIGN(groups, ReplicaGroups(in, comp));
     attrs += StrCat("replica_groups = ", groups.text);
     if (in.Int(f::kUseGlobalDeviceIds) != 0) attrs += ", use_global_device_ids";
     if (opcode == "all-reduce" || opcode == "reduce-scatter") {
-      if (opcode == "reduce-scatter" && flat.size() != 1)
-        return Unimplemented(in, comp, "a reduce-scatter of several operands");
-      const Value scalar = Scalars({flat[0]});
       OPJ_TRY_ASSIGN(id, called(0));
-      OPJ_TRY_ASSIGN(region, Region(id, {scalar, scalar}, indent));
       if (opcode == "reduce-scatter") {
         if (dims.size() != 1) return Invalid(in, comp, "needs one scatter dimension");
-        attrs += StrCat(", scatter_dimension = ", dims[0], " : i64");
+        return each("stablehlo.reduce_scatter", StrCat(attrs, ", scatter_dimension = ", dims[0], " : i64"),
+                    [&](const Leaf& operand) {
+                      const Value scalar = Scalars({operand});
+                      return Region(id, {scalar, scalar}, indent);
+                    });
       }
-      return Emit(out, indent, opcode == "all-reduce" ? "stablehlo.all_reduce" : "stablehlo.reduce_scatter", flat,
-                  result, attrs, region);
+      const Value scalar = Scalars({flat[0]});
+      OPJ_TRY_ASSIGN(region, Region(id, {scalar, scalar}, indent));
+      return Emit(out, indent, "stablehlo.all_reduce", flat, result, attrs, region);
     }
     if (opcode == "all-gather") {
       if (dims.size() != 1) return Invalid(in, comp, "needs one all-gather dimension");
       return Emit(out, indent, "stablehlo.all_gather", flat, result,
                   StrCat(attrs, ", all_gather_dim = ", dims[0], " : i64"));
     }
-    if (opcode == "collective-broadcast") {
-      if (flat.size() != 1) return Unimplemented(in, comp, "a collective-broadcast of several operands");
-      return Emit(out, indent, "stablehlo.collective_broadcast", flat, result, attrs);
-    }
+    if (opcode == "collective-broadcast") return each("stablehlo.collective_broadcast", attrs, nullptr);
     // all-to-all: the array form splits and concatenates along one dimension, into as many
     // pieces as a group has members; the tuple form sends operand i to member i and returns, as
     // element j, what member j sent.

@@ -6,7 +6,7 @@ import pytest
 
 import openpjrt
 from hlo_builder import (Module, S, T, collectives_module, dot_dims, field_bytes, field_packed, field_varint,  # noqa: F401
-                         iota_device_list, replica_groups, window)
+                         iota_device_list, replica_groups, source_target_pairs, window)
 
 
 @pytest.fixture(scope="module")
@@ -369,6 +369,36 @@ def test_tuple_all_to_all_sends_operand_i_to_replica_i(c):
             np.testing.assert_array_equal(out[r][j], x[j][r])
 
 
+def test_tuple_forms_of_reduce_scatter_permute_and_broadcast_act_per_operand(c):
+    # Each operand of the tuple form is reduced, sent or broadcast on its own, as if alone.
+    m = Module()
+    add = m.scalar_computation("add", "add")
+    e = m.computation("main")
+    x, y = e.param(0, S("f32", 4)), e.param(1, S("f32", 2, 2))
+    rs = e.add("reduce-scatter", T(S("f32", 2), S("f32", 1, 2)), [x, y], f14=[0], f38=[add.id],
+               f49=replica_groups([0, 1]))
+    cp = e.add("collective-permute", T(S("f32", 4), S("f32", 2, 2)), [x, y], f52=source_target_pairs((0, 1)))
+    cb = e.add("collective-broadcast", T(S("f32", 4), S("f32", 2, 2)), [x, y], f49=replica_groups([1, 0]))
+    leaves = [e.add("get-tuple-element", shape, [t], f13=i)
+              for t, shapes in ((rs, (S("f32", 2), S("f32", 1, 2))), (cp, (S("f32", 4), S("f32", 2, 2))),
+                                (cb, (S("f32", 4), S("f32", 2, 2))))
+              for i, shape in enumerate(shapes)]
+    e.add("tuple", T(S("f32", 2), S("f32", 1, 2), S("f32", 4), S("f32", 2, 2), S("f32", 4), S("f32", 2, 2)), leaves)
+    exe = c.compile(m.serialize(), num_replicas=2, format="hlo")
+    xs = [np.float32([1, 2, 3, 4]), np.float32([10, 20, 30, 40])]
+    ys = [np.float32([[5, 6], [7, 8]]), np.float32([[50, 60], [70, 80]])]
+    out = [[np.asarray(o) for o in dev] for dev in exe.execute([[xs[r], ys[r]] for r in range(2)])]
+    for r in range(2):
+        np.testing.assert_array_equal(out[r][0], (xs[0] + xs[1])[2 * r:2 * r + 2])
+        np.testing.assert_array_equal(out[r][1], (ys[0] + ys[1])[r:r + 1])
+        # Replica 0 sends to replica 1; replica 0 receives nothing (zeros).
+        np.testing.assert_array_equal(out[r][2], xs[0] if r == 1 else np.zeros(4, np.float32))
+        np.testing.assert_array_equal(out[r][3], ys[0] if r == 1 else np.zeros((2, 2), np.float32))
+        # The group [1, 0] broadcasts from its first member, replica 1.
+        np.testing.assert_array_equal(out[r][4], xs[1])
+        np.testing.assert_array_equal(out[r][5], ys[1])
+
+
 @pytest.mark.parametrize("fmt", ["hlo", "hlo_with_config"])
 def test_all_to_all_without_groups_splits_over_every_replica(c, fmt):
     # The split count comes from the compile options, or from the HloModuleConfigProto of the
@@ -452,13 +482,6 @@ HLO_ERRORS = [
     ("explicit group entries", lambda: _one_instruction("collective-broadcast", S("f32", 4),
                                                         f49=replica_groups(*[range(1024)] * 1025)),
      "INVALID_ARGUMENT", "more than 2^20 replica group entries"),
-    ("tuple reduce-scatter", lambda: _one_instruction("reduce-scatter", T(S("f32", 2), S("f32", 2)), 2, f14=[0],
-                                                      to_apply=True),
-     "UNIMPLEMENTED", "a reduce-scatter of several operands"),
-    ("tuple collective-permute", lambda: _one_instruction("collective-permute", T(S("f32", 4), S("f32", 4)), 2),
-     "UNIMPLEMENTED", "a collective-permute of several operands"),
-    ("tuple collective-broadcast", lambda: _one_instruction("collective-broadcast", T(S("f32", 4), S("f32", 4)), 2),
-     "UNIMPLEMENTED", "a collective-broadcast of several operands"),
 ]
 
 
