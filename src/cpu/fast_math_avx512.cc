@@ -71,20 +71,15 @@ OPJ_MATH512 __m512 Logistic(__m512 x) {
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, x);
 }
 
+// vgetexpps and vgetmantps read k and m = |x| / 2^k in [1, 2) straight from x, subnormals
+// included: the values fast_math.h's bit operations and its scaling of subnormals give.
 OPJ_MATH512 __m512 Log(__m512 x) {
-  const __mmask16 sub = _mm512_cmp_ps_mask(x, Splat(kLogMinNormal), _CMP_LT_OQ);
-  const __m512 xs = _mm512_mask_mul_ps(x, sub, x, Splat(8388608.0f));
-  const __m512i bits = _mm512_castps_si512(xs);
-  __m512i k = _mm512_sub_epi32(_mm512_and_si512(_mm512_srai_epi32(bits, 23), _mm512_set1_epi32(0xFF)),
-                               _mm512_set1_epi32(127));
-  k = _mm512_mask_sub_epi32(k, sub, k, _mm512_set1_epi32(23));
-  __m512 m = _mm512_castsi512_ps(
-      _mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFF)), _mm512_set1_epi32(0x3F800000)));
+  __m512 kf = _mm512_getexp_ps(x);
+  __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
   const __mmask16 high = _mm512_cmp_ps_mask(m, Splat(kLogSqrt2), _CMP_GT_OQ);
   m = _mm512_mask_mul_ps(m, high, m, Splat(0.5f));
-  k = _mm512_mask_add_epi32(k, high, k, _mm512_set1_epi32(1));
+  kf = _mm512_mask_add_ps(kf, high, kf, Splat(1.0f));
   const __m512 f = _mm512_sub_ps(m, Splat(1.0f));
-  const __m512 kf = _mm512_cvtepi32_ps(k);
   const __m512 p = Horner(f, kLogP);
   const __m512 half_f2 = _mm512_mul_ps(_mm512_mul_ps(Splat(0.5f), f), f);
   const __m512 tail = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(f, f), f), p);
