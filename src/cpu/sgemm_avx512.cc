@@ -212,21 +212,21 @@ struct IndexedRows {
 // the half kernel computes only the first 16 columns (for narrow edges). Each element sees the
 // same operations in the same order in every variant.
 template <bool kHalf = false, typename Rows = PackedRows>
-OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, float* __restrict c,
+OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, int64_t ldb, float* __restrict c,
                               int64_t ldc, bool accumulate) {
   __m512 acc[kMr][2];
 #pragma GCC unroll 12
   for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
   for (int64_t p = 0; p < kc; ++p) {
-    const __m512 b0 = _mm512_load_ps(bp);
-    const __m512 b1 = kHalf ? b0 : _mm512_load_ps(bp + 16);
+    const __m512 b0 = _mm512_loadu_ps(bp);
+    const __m512 b1 = kHalf ? b0 : _mm512_loadu_ps(bp + 16);
 #pragma GCC unroll 12
     for (int i = 0; i < kMr; ++i) {
       const __m512 av = _mm512_set1_ps(*a.At(p, i));
       acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
       if (!kHalf) acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
     }
-    bp += kNr;
+    bp += ldb;
   }
 #pragma GCC unroll 12
   for (int i = 0; i < kMr; ++i) {
@@ -244,11 +244,11 @@ OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, fl
 // One mr x nr tile of C (at most 12 x 32). A partial tile goes through a full-size buffer (same
 // arithmetic, same order).
 template <typename Rows>
-OPJ_AVX512 inline void Tile(int64_t kc, int64_t mr, int64_t nr, Rows a, const float* bp, float* c,
+OPJ_AVX512 inline void Tile(int64_t kc, int64_t mr, int64_t nr, Rows a, const float* bp, int64_t ldb, float* c,
                             int64_t ldc, bool accumulate, float* edge) {
-  if (mr == kMr && nr == kNr) return Kernel(kc, a, bp, c, ldc, accumulate);
-  if (nr <= 16) Kernel<true>(kc, a, bp, edge, kNr, false);
-  else Kernel(kc, a, bp, edge, kNr, false);
+  if (mr == kMr && nr == kNr) return Kernel(kc, a, bp, ldb, c, ldc, accumulate);
+  if (nr <= 16) Kernel<true>(kc, a, bp, ldb, edge, kNr, false);
+  else Kernel(kc, a, bp, ldb, edge, kNr, false);
   // Copied out with masked stores (a scalar loop compiled to a rep movsq per row, whose start-up
   // cost was a tenth of 512x128^T @ 128x10).
   const __mmask16 m0 = static_cast<__mmask16>(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
@@ -294,6 +294,13 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
   const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
   const int64_t kcb = KcFor(k);
   float* own_b = packed_b ? nullptr : scratch.Get(scratch.b, scratch.b_size, kcb * nc_max);
+  // B read in place, row by row (its slivers' rows are runs of kNr floats b.rs apart), when the
+  // piece has one block of rows: each packed sliver would serve at most kMc / kMr row slivers,
+  // and packing all of B was ~9% of the SGD step of bench/ratios.py (each thread packed all of
+  // a 784x512 weight for its 64 rows: 128x784 @ 784x512 + bias and ReLU at 2 threads 355-376 ->
+  // 324-343 us). Rows at most 4 KiB apart: at 8 KiB a sliver's rows crowd into a sixteenth of
+  // L2's sets (64x512 @ 512x2048 ran 3% slower in place). The last, partial sliver is packed.
+  const bool b_in_place = !packed_b && b.cs == 1 && b.rs <= 1024 && m <= kMc;
   float* ap = scratch.Get(scratch.a, scratch.a_size, kcb * mc_max);
   alignas(64) float edge[kMr * kNr];
   if (full_n == 0) full_n = n;
@@ -304,7 +311,12 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
       const int64_t kc = std::min(kcb, k - pc);
       const bool accumulate = pc > 0;
       const float* bp = packed_b ? PackedAt(packed_b, full_n, k, n0 + jc, pc) : own_b;
-      if (!packed_b) PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, kc, nc, own_b);
+      const int64_t full_nc = nc / kNr * kNr;
+      if (b_in_place) {
+        if (full_nc < nc) PackB(b.p + pc * b.rs + jc + full_nc, b.rs, 1, kc, nc - full_nc, own_b + full_nc * kc);
+      } else if (!packed_b) {
+        PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, kc, nc, own_b);
+      }
       for (int64_t ic = 0; ic < m; ic += kMc) {
         const int64_t mc = std::min(kMc, m - ic);
         // Whole slivers of A are read in place when packing would not pay: an indexed A (a
@@ -348,10 +360,13 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
           for (int64_t jr = 0; jr < nc; jr += kNr) {
             const int64_t nr = std::min(kNr, nc - jr);
             float* ct = c + (ic + ir) * ldc + jc + jr;
-            if (mode == 3) Tile(kc, mr, nr, stepped, bp + jr * kc, ct, ldc, accumulate, edge);
-            else if (mode == 1) Tile(kc, mr, nr, indexed, bp + jr * kc, ct, ldc, accumulate, edge);
-            else if (mode == 2) Tile(kc, mr, nr, strided, bp + jr * kc, ct, ldc, accumulate, edge);
-            else Tile(kc, mr, nr, packed, bp + jr * kc, ct, ldc, accumulate, edge);
+            const bool direct = b_in_place && jr < full_nc;
+            const float* bs = direct ? b.p + pc * b.rs + jc + jr : bp + jr * kc;
+            const int64_t ldb = direct ? b.rs : kNr;
+            if (mode == 3) Tile(kc, mr, nr, stepped, bs, ldb, ct, ldc, accumulate, edge);
+            else if (mode == 1) Tile(kc, mr, nr, indexed, bs, ldb, ct, ldc, accumulate, edge);
+            else if (mode == 2) Tile(kc, mr, nr, strided, bs, ldb, ct, ldc, accumulate, edge);
+            else Tile(kc, mr, nr, packed, bs, ldb, ct, ldc, accumulate, edge);
           }
         }
         if (done && pc + kc >= k) (*done)(m0 + ic, mc, n0 + jc, nc);
