@@ -42,6 +42,7 @@ TEST(FastSgemm, MatchesAReferenceForEdgeShapesAndLayouts) {
       {97, 129, 130, true, true},  {2100, 45, 300, false, true},  // tall: pieces share one packed B
       {400, 520, 300, false, true}, {770, 600, 260, true, false},  // large B packed once for 2 pieces
       {128, 520, 700, false, false}, {121, 300, 130, true, true},   // short and wide: A packed once
+      {150, 40, 700, true, false}, {30, 128, 64, true, false},      // column-major A read in place
   };
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1, 1);
