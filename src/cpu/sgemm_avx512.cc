@@ -515,19 +515,22 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
     return;
   }
   // Otherwise cut C into a grid of tm x tn parts (tm * tn = pieces, whole kernel tiles) that
-  // packs the least: every part packs its rows of A and its columns of B, so A is packed tn times
-  // and B tm times.
+  // costs the least: every part packs (or reads) its rows of A and its columns of B, so A is
+  // read tn times and B tm times, and a grid with column cuts costs 1.6 times as much. Pieces
+  // side by side on the same rows ran slower at 2 threads than the reads explain (128x784 @
+  // 784x512: 335-376 us in column halves, 296-308 in row halves, though each thread then reads
+  // all of B; 784x128^T @ 128x512 in 2 x 2 parts 307-360 us, in 4 row parts 272-279); B 8 or 16
+  // times larger than A still favours columns (64x512 @ 512x2048: 495-529 against 570-596 us).
   int64_t tm = 1, tn = 1;
   double best = -1;
   for (int64_t r = 1; r <= want; ++r) {
     if (want % r != 0 || r > row_tiles || want / r > col_tiles) continue;
-    const double cost = static_cast<double>(want / r) * m + static_cast<double>(r) * n;
+    const double cost = (static_cast<double>(want / r) * m + static_cast<double>(r) * n) * (want / r > 1 ? 1.6 : 1.0);
     if (best < 0 || cost < best) best = cost, tm = r, tn = want / r;
   }
-  // A product with an epilogue (`done`) is cut into whole rows: its epilogue then runs over
-  // contiguous rows, and column halves made it several times slower (128x784 @ 784x512 + bias,
-  // ReLU and mask at 2 threads: 400-430 -> 335 us; 784x512 weight gradient + SGD update
-  // 490 -> 310-350 us), although each thread then packs all of B.
+  // A product with an epilogue (`done`) is cut into whole rows when it can be: its epilogue then
+  // runs over contiguous rows, and in column halves it took three times as long (a bias, ReLU
+  // and mask epilogue of 128x512: 28 K against 81 K cycles per thread).
   if (best < 0 || (done && row_tiles >= want)) tm = std::min(want, row_tiles), tn = 1;
   const int64_t rows = (row_tiles + tm - 1) / tm * kMr, cols = (col_tiles + tn - 1) / tn * kNr;
   const int64_t pm = (m + rows - 1) / rows, pn = (n + cols - 1) / cols;
