@@ -56,70 +56,101 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
   const int64_t per_batch = padded;
   Array pad = Array::Allocate(ArrayType{ElemKind::kF32, {batch * per_batch}});
   float* pp = pad.mutable_as<float>();
-  {
-    const std::vector<int64_t> xs = RowMajorStrides(x.dims());
-    const float* px = x.as<float>();
-    // One padded row (the innermost spatial dimension's run of features) at a time, zeroed and
-    // filled, rows spread over the intra-op threads.
-    const int64_t row_len = ns == 0 ? in_feat : psp[ns - 1] * in_feat;
-    const int64_t rows = row_len == 0 ? 0 : per_batch / row_len;
-    constexpr int64_t kRowsPerPiece = 32;
-    const int64_t total = batch * rows;
-    st.ParallelFor((total + kRowsPerPiece - 1) / kRowsPerPiece, [&](int64_t piece) {
-      std::vector<int64_t> q(ns, 0);
-      for (int64_t br = piece * kRowsPerPiece; br < std::min(total, (piece + 1) * kRowsPerPiece); ++br) {
-        const int64_t b = br / rows, r = br % rows;
-        // Outer spatial coordinates of padded row r.
-        int64_t rem = r, src = b * xs[p.in_batch], dst = b * per_batch;
-        bool inside = true;
-        for (size_t i = ns - 1; ns > 0 && i-- > 0;) {
-          q[i] = rem % psp[i];
-          rem /= psp[i];
-          const int64_t at = q[i] - p.pad_low[i];
-          inside = inside && at >= 0 && at < isp[i];
-          src += at * xs[p.in_spatial[i]];
-          dst += q[i] * pstride[i];
-        }
-        std::memset(pp + dst, 0, static_cast<size_t>(row_len) * sizeof(float));
-        if (!inside) continue;
-        const size_t last = ns - 1;
-        for (int64_t j = 0; j < (ns ? psp[last] : 1); ++j) {
-          const int64_t at = ns ? j - p.pad_low[last] : 0;
-          if (ns && (at < 0 || at >= isp[last])) continue;
-          const float* from = px + src + (ns ? at * xs[p.in_spatial[last]] : 0);
-          float* to = pp + dst + (ns ? j * pstride[last] : 0);
-          if (xs[p.in_feature] == 1) std::memcpy(to, from, static_cast<size_t>(in_feat) * sizeof(float));
-          else for (int64_t c = 0; c < in_feat; ++c) to[c] = from[c * xs[p.in_feature]];
-        }
+  // The padded copy, one padded row (the innermost spatial dimension's run of features) at a
+  // time: padding zeroed, the rest copied (each float written once).
+  const std::vector<int64_t> xs = RowMajorStrides(x.dims());
+  const float* px = x.as<float>();
+  const int64_t row_len = ns == 0 ? in_feat : psp[ns - 1] * in_feat;
+  const int64_t pad_rows = row_len == 0 ? 0 : batch * (per_batch / row_len);
+  auto pad_row = [&](int64_t br) {
+    const int64_t rows = per_batch / row_len;
+    const int64_t b = br / rows;
+    int64_t rem = br % rows, src = b * xs[p.in_batch], dst = b * per_batch;
+    bool inside = true;
+    for (size_t i = ns - 1; ns > 0 && i-- > 0;) {
+      const int64_t q = rem % psp[i];
+      rem /= psp[i];
+      const int64_t at = q - p.pad_low[i];
+      inside = inside && at >= 0 && at < isp[i];
+      src += at * xs[p.in_spatial[i]];
+      dst += q * pstride[i];
+    }
+    float* to = pp + dst;
+    if (!inside) {
+      std::memset(to, 0, static_cast<size_t>(row_len) * sizeof(float));
+      return;
+    }
+    const size_t last = ns - 1;
+    const int64_t width = ns ? psp[last] : 1;
+    for (int64_t j = 0; j < width; ++j, to += in_feat) {
+      const int64_t at = ns ? j - p.pad_low[last] : 0;
+      if (ns && (at < 0 || at >= isp[last])) {
+        std::memset(to, 0, static_cast<size_t>(in_feat) * sizeof(float));
+        continue;
       }
-    });
-  }
+      const float* from = px + src + (ns ? at * xs[p.in_spatial[last]] : 0);
+      if (xs[p.in_feature] == 1) {
+        // Features innermost in the input too: the inside run of the row is one copy.
+        int64_t run = 1;
+        if (ns && xs[p.in_spatial[last]] == in_feat)
+          while (j + run < width && j + run - p.pad_low[last] < isp[last]) ++run;
+        std::memcpy(to, from, static_cast<size_t>(run * in_feat) * sizeof(float));
+        to += (run - 1) * in_feat;
+        j += run - 1;
+      } else {
+        for (int64_t c = 0; c < in_feat; ++c) to[c] = from[c * xs[p.in_feature]];
+      }
+    }
+  };
   // Offset tables.
   int64_t positions = 1;
   for (int64_t o : osp) positions *= o;
   const int64_t rows_total = batch * positions;
   std::vector<int64_t> row_off(static_cast<size_t>(rows_total)), col_off(static_cast<size_t>(depth));
-  {
-    // Output positions in row-major order, their window origins walked like an odometer (a
-    // division per dimension and row cost 47 us for 56x56 outputs).
-    std::vector<int64_t> step(ns);
-    for (size_t i = 0; i < ns; ++i) step[i] = p.strides[i] * pstride[i];
-    int64_t r = 0;
-    for (int64_t b = 0; b < batch && positions > 0; ++b) {
-      std::vector<int64_t> oi(ns, 0);
-      int64_t off = b * per_batch;
-      for (int64_t k = 0; k < positions; ++k) {
-        row_off[r++] = off;
-        for (size_t i = ns; i-- > 0;) {
-          if (++oi[i] < osp[i]) {
-            off += step[i];
-            break;
-          }
-          off -= (osp[i] - 1) * step[i];
-          oi[i] = 0;
+  std::vector<int64_t> step(ns);
+  for (size_t i = 0; i < ns; ++i) step[i] = p.strides[i] * pstride[i];
+  // Rows [r0, r1) of the row table: output positions in row-major order, their window origins
+  // walked like an odometer from r0's (a division per dimension and row cost 47 us for 56x56
+  // outputs).
+  auto row_table = [&](int64_t r0, int64_t r1) {
+    if (positions == 0 || r0 >= r1) return;
+    std::vector<int64_t> oi(ns);
+    int64_t lin = r0 % positions, off = r0 / positions * per_batch;
+    for (size_t i = ns; i-- > 0;) {
+      oi[i] = lin % osp[i];
+      lin /= osp[i];
+      off += oi[i] * step[i];
+    }
+    for (int64_t r = r0; r < r1; ++r) {
+      row_off[r] = off;
+      for (size_t i = ns; i-- > 0;) {
+        if (++oi[i] < osp[i]) {
+          off += step[i];
+          break;
         }
+        off -= (osp[i] - 1) * step[i];
+        oi[i] = 0;
+        if (i == 0) off += per_batch;
       }
     }
+  };
+  // The copy and the row table are cut into units that the product's pieces share out before
+  // they start (src/cpu/sgemm.h, SgemmPrologue), so the convolution forks once: a fork of its
+  // own for the copy cost 30 us of a 56x56x64 3x3 convolution at 2 threads (the helper woke
+  // late and the caller waited for its half).
+  constexpr int64_t kPadRowsPerUnit = 4, kTableRowsPerUnit = 1024;
+  const int64_t pad_units = (pad_rows + kPadRowsPerUnit - 1) / kPadRowsPerUnit;
+  const int64_t table_units = (rows_total + kTableRowsPerUnit - 1) / kTableRowsPerUnit;
+  const SgemmPrologue prologue{pad_units + table_units, [&](int64_t u) {
+                                 if (u < pad_units) {
+                                   for (int64_t r = u * kPadRowsPerUnit; r < std::min(pad_rows, (u + 1) * kPadRowsPerUnit); ++r)
+                                     pad_row(r);
+                                 } else {
+                                   u -= pad_units;
+                                   row_table(u * kTableRowsPerUnit, std::min(rows_total, (u + 1) * kTableRowsPerUnit));
+                                 }
+                               }};
+  {
     std::vector<int64_t> ki(ns, 0);
     int64_t wi = 0;
     do {
@@ -150,7 +181,7 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
     };
     FastSgemm(rows_total, per_group, depth, {pp, 0, 0, row_off.data(), gcol.data()},
               {kmat + g * depth * per_group, per_group, 1}, c + g * per_group, out_feat, pieces, parallel_for,
-              done && canonical ? &region : nullptr);
+              done && canonical ? &region : nullptr, g == 0 ? &prologue : nullptr);
   }
   if (!canonical) {
     float* po = out.mutable_as<float>();

@@ -43,11 +43,20 @@ bool HaveFastSgemm();
 // overlap). A product's epilogue (bias, activation) runs there while the region is in cache.
 using SgemmRegionDone = std::function<void(int64_t m0, int64_t rows, int64_t n0, int64_t cols)>;
 
+// Work that must finish before any part of the product starts (a convolution's padded copy of
+// its input, read as A): run(u) for u in [0, units), shared out by the threads that run the
+// parts, inside the product's one parallel_for, each thread taking units until none is left and
+// then waiting for the others' to finish.
+struct SgemmPrologue {
+  int64_t units = 0;
+  std::function<void(int64_t)> run;
+};
+
 // C[m x n] (row stride ldc) = A[m x k] B[k x n], split into up to `pieces` independent parts run
-// through parallel_for; `done` (optional) hears of each part as it completes. Only call when
-// HaveFastSgemm().
+// through parallel_for; `done` (optional) hears of each part as it completes; `prologue`
+// (optional) runs first. Only call when HaveFastSgemm().
 void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c,
                int64_t ldc, int pieces, const SgemmParallelFor& parallel_for,
-               const SgemmRegionDone* done = nullptr);
+               const SgemmRegionDone* done = nullptr, const SgemmPrologue* prologue = nullptr);
 
 }  // namespace openpjrt::cpu

@@ -413,9 +413,12 @@ PackedSgemmB PackSgemmB(int64_t k, int64_t n, SgemmOperand b) {
   return out;
 }
 
-void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c,
-               int64_t ldc, int pieces, const SgemmParallelFor& parallel_for, const SgemmRegionDone* done) {
-  if (m <= 0 || n <= 0) return;
+namespace {
+
+// FastSgemm once its prologue is taken care of: with `forked` set, parallel_for runs it at the
+// start of every part, so even a product run in one part goes through parallel_for.
+void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc,
+                    int pieces, const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, bool forked) {
   if (k <= 0) {
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     if (done) (*done)(0, m, 0, n);
@@ -436,7 +439,7 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
       Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, part, b, c + m0 * ldc + n0, ldc, done, m0, b.packed, n0,
             n);
     };
-    if (pm * pn == 1) run(0);
+    if (pm * pn == 1 && !forked) run(0);
     else parallel_for(pm * pn, run);
     return;
   }
@@ -546,18 +549,42 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
     Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, part, {b.p + n0 * b.cs, b.rs, b.cs},
           c + m0 * ldc + n0, ldc, done ? &shifted : nullptr, m0);
   };
-  if (pm * pn == 1) {
+  if (pm * pn == 1 && !forked) {
     run(0);
   } else {
     parallel_for(pm * pn, run);
   }
 }
 
+}  // namespace
+
+void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc, int pieces,
+               const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, const SgemmPrologue* prologue) {
+  if (m <= 0 || n <= 0) return;
+  if (!prologue || prologue->units <= 0) return FastSgemmParts(m, n, k, a, b, c, ldc, pieces, parallel_for, done, false);
+  if (k <= 0) {  // no parts to run it in
+    for (int64_t u = 0; u < prologue->units; ++u) prologue->run(u);
+    return FastSgemmParts(m, n, k, a, b, c, ldc, pieces, parallel_for, done, false);
+  }
+  std::atomic<int64_t> next_unit{0}, units_done{0};
+  const SgemmParallelFor with_prologue = [&](int64_t parts, const std::function<void(int64_t)>& fn) {
+    parallel_for(parts, [&](int64_t part) {
+      for (int64_t u; (u = next_unit.fetch_add(1, std::memory_order_relaxed)) < prologue->units;) {
+        prologue->run(u);
+        units_done.fetch_add(1, std::memory_order_release);
+      }
+      while (units_done.load(std::memory_order_acquire) < prologue->units) _mm_pause();
+      fn(part);
+    });
+  };
+  FastSgemmParts(m, n, k, a, b, c, ldc, pieces, with_prologue, done, true);
+}
+
 #else  // not x86-64: Eigen serves every product
 
 bool HaveFastSgemm() { return false; }
 void FastSgemm(int64_t, int64_t, int64_t, SgemmOperand, SgemmOperand, float*, int64_t, int,
-               const SgemmParallelFor&, const SgemmRegionDone*) {}
+               const SgemmParallelFor&, const SgemmRegionDone*, const SgemmPrologue*) {}
 PackedSgemmB PackSgemmB(int64_t, int64_t, SgemmOperand) { return {}; }
 
 #endif

@@ -501,3 +501,87 @@ func.func @conv_17_3d_groups2() {
   check.expect_eq %rf, %rc : tensor<2x2x9x4x7xf32>
   func.return
 }
+
+// -----
+
+func.func @conv_18_1d_groups1() {
+  %x_iota = stablehlo.iota dim = 0 : tensor<2100xi32>
+  %x_m = stablehlo.constant dense<7> : tensor<2100xi32>
+  %x_q = stablehlo.constant dense<11> : tensor<2100xi32>
+  %x_h = stablehlo.constant dense<5> : tensor<2100xi32>
+  %x_1 = stablehlo.multiply %x_iota, %x_m : tensor<2100xi32>
+  %x_2 = stablehlo.remainder %x_1, %x_q : tensor<2100xi32>
+  %x_3 = stablehlo.subtract %x_2, %x_h : tensor<2100xi32>
+  %xi = stablehlo.reshape %x_3 : (tensor<2100xi32>) -> tensor<700x3x1xi32>
+  %xf = stablehlo.convert %xi : (tensor<700x3x1xi32>) -> tensor<700x3x1xf32>
+  %w_iota = stablehlo.iota dim = 0 : tensor<2xi32>
+  %w_m = stablehlo.constant dense<5> : tensor<2xi32>
+  %w_q = stablehlo.constant dense<7> : tensor<2xi32>
+  %w_h = stablehlo.constant dense<3> : tensor<2xi32>
+  %w_1 = stablehlo.multiply %w_iota, %w_m : tensor<2xi32>
+  %w_2 = stablehlo.remainder %w_1, %w_q : tensor<2xi32>
+  %w_3 = stablehlo.subtract %w_2, %w_h : tensor<2xi32>
+  %wi = stablehlo.reshape %w_3 : (tensor<2xi32>) -> tensor<1x2x1xi32>
+  %wf = stablehlo.convert %wi : (tensor<1x2x1xi32>) -> tensor<1x2x1xf32>
+  %ri = stablehlo.convolution(%xi, %wi) dim_numbers = [0, b, f]x[i, o, 0]->[b, f, 0], window = {stride = [1], pad = [[0, 2]], lhs_dilate = [1], rhs_dilate = [2], reverse = [false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<700x3x1xi32>, tensor<1x2x1xi32>) -> tensor<3x2x702xi32>
+  %rf = stablehlo.convolution(%xf, %wf) dim_numbers = [0, b, f]x[i, o, 0]->[b, f, 0], window = {stride = [1], pad = [[0, 2]], lhs_dilate = [1], rhs_dilate = [2], reverse = [false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<700x3x1xf32>, tensor<1x2x1xf32>) -> tensor<3x2x702xf32>
+  %rc = stablehlo.convert %ri : (tensor<3x2x702xi32>) -> tensor<3x2x702xf32>
+  check.expect_eq %rf, %rc : tensor<3x2x702xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_19_2d_groups2() {
+  %x_iota = stablehlo.iota dim = 0 : tensor<9504xi32>
+  %x_m = stablehlo.constant dense<7> : tensor<9504xi32>
+  %x_q = stablehlo.constant dense<11> : tensor<9504xi32>
+  %x_h = stablehlo.constant dense<5> : tensor<9504xi32>
+  %x_1 = stablehlo.multiply %x_iota, %x_m : tensor<9504xi32>
+  %x_2 = stablehlo.remainder %x_1, %x_q : tensor<9504xi32>
+  %x_3 = stablehlo.subtract %x_2, %x_h : tensor<9504xi32>
+  %xi = stablehlo.reshape %x_3 : (tensor<9504xi32>) -> tensor<22x24x3x6xi32>
+  %xf = stablehlo.convert %xi : (tensor<22x24x3x6xi32>) -> tensor<22x24x3x6xf32>
+  %w_iota = stablehlo.iota dim = 0 : tensor<24xi32>
+  %w_m = stablehlo.constant dense<5> : tensor<24xi32>
+  %w_q = stablehlo.constant dense<7> : tensor<24xi32>
+  %w_h = stablehlo.constant dense<3> : tensor<24xi32>
+  %w_1 = stablehlo.multiply %w_iota, %w_m : tensor<24xi32>
+  %w_2 = stablehlo.remainder %w_1, %w_q : tensor<24xi32>
+  %w_3 = stablehlo.subtract %w_2, %w_h : tensor<24xi32>
+  %wi = stablehlo.reshape %w_3 : (tensor<24xi32>) -> tensor<3x4x2x1xi32>
+  %wf = stablehlo.convert %wi : (tensor<3x4x2x1xi32>) -> tensor<3x4x2x1xf32>
+  %ri = stablehlo.convolution(%xi, %wi) dim_numbers = [1, 0, b, f]x[i, o, 0, 1]->[b, 1, 0, f], window = {stride = [2, 2], pad = [[-1, 0], [-1, -1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [true, true]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<22x24x3x6xi32>, tensor<3x4x2x1xi32>) -> tensor<3x10x11x4xi32>
+  %rf = stablehlo.convolution(%xf, %wf) dim_numbers = [1, 0, b, f]x[i, o, 0, 1]->[b, 1, 0, f], window = {stride = [2, 2], pad = [[-1, 0], [-1, -1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [true, true]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<22x24x3x6xf32>, tensor<3x4x2x1xf32>) -> tensor<3x10x11x4xf32>
+  %rc = stablehlo.convert %ri : (tensor<3x10x11x4xi32>) -> tensor<3x10x11x4xf32>
+  check.expect_eq %rf, %rc : tensor<3x10x11x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_20_3d_groups1() {
+  %x_iota = stablehlo.iota dim = 0 : tensor<3240xi32>
+  %x_m = stablehlo.constant dense<7> : tensor<3240xi32>
+  %x_q = stablehlo.constant dense<11> : tensor<3240xi32>
+  %x_h = stablehlo.constant dense<5> : tensor<3240xi32>
+  %x_1 = stablehlo.multiply %x_iota, %x_m : tensor<3240xi32>
+  %x_2 = stablehlo.remainder %x_1, %x_q : tensor<3240xi32>
+  %x_3 = stablehlo.subtract %x_2, %x_h : tensor<3240xi32>
+  %xi = stablehlo.reshape %x_3 : (tensor<3240xi32>) -> tensor<12x1x9x3x10xi32>
+  %xf = stablehlo.convert %xi : (tensor<12x1x9x3x10xi32>) -> tensor<12x1x9x3x10xf32>
+  %w_iota = stablehlo.iota dim = 0 : tensor<8xi32>
+  %w_m = stablehlo.constant dense<5> : tensor<8xi32>
+  %w_q = stablehlo.constant dense<7> : tensor<8xi32>
+  %w_h = stablehlo.constant dense<3> : tensor<8xi32>
+  %w_1 = stablehlo.multiply %w_iota, %w_m : tensor<8xi32>
+  %w_2 = stablehlo.remainder %w_1, %w_q : tensor<8xi32>
+  %w_3 = stablehlo.subtract %w_2, %w_h : tensor<8xi32>
+  %wi = stablehlo.reshape %w_3 : (tensor<8xi32>) -> tensor<2x2x1x1x2xi32>
+  %wf = stablehlo.convert %wi : (tensor<2x2x1x1x2xi32>) -> tensor<2x2x1x1x2xf32>
+  %ri = stablehlo.convolution(%xi, %wi) dim_numbers = [2, f, 1, b, 0]x[0, 1, o, i, 2]->[f, b, 1, 2, 0], window = {stride = [2, 1, 1], pad = [[1, 2], [-1, 2], [1, 0]], lhs_dilate = [1, 1, 1], rhs_dilate = [1, 1, 1], reverse = [false, false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<12x1x9x3x10xi32>, tensor<2x2x1x1x2xi32>) -> tensor<1x3x9x12x6xi32>
+  %rf = stablehlo.convolution(%xf, %wf) dim_numbers = [2, f, 1, b, 0]x[0, 1, o, i, 2]->[f, b, 1, 2, 0], window = {stride = [2, 1, 1], pad = [[1, 2], [-1, 2], [1, 0]], lhs_dilate = [1, 1, 1], rhs_dilate = [1, 1, 1], reverse = [false, false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<12x1x9x3x10xf32>, tensor<2x2x1x1x2xf32>) -> tensor<1x3x9x12x6xf32>
+  %rc = stablehlo.convert %ri : (tensor<1x3x9x12x6xi32>) -> tensor<1x3x9x12x6xf32>
+  check.expect_eq %rf, %rc : tensor<1x3x9x12x6xf32>
+  func.return
+}

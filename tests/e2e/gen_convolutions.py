@@ -8,8 +8,11 @@ import random
 
 rng = random.Random(7)
 chunks = []
-for case in range(18):
-    ns = [0, 1, 2, 2, 2, 3][case % 6]
+for case in range(21):
+    # Cases 18-20 are larger (f32, no lhs dilation): the implicit GEMM's padded copy and offset
+    # tables are then built in several units, one starting inside the second batch element.
+    big = case >= 18
+    ns = [1, 2, 3][case - 18] if big else [0, 1, 2, 2, 2, 3][case % 6]
     groups = rng.choice([1, 1, 2])
     batch = rng.choice([1, 2, 3])
     k_in = rng.choice([1, 2, 3])
@@ -21,6 +24,10 @@ for case in range(18):
     rhs_d = [rng.choice([1, 1, 2]) for _ in range(ns)]
     pad = [[rng.randint(-1, 2), rng.randint(-1, 2)] for _ in range(ns)]
     rev = [rng.choice([False, True]) for _ in range(ns)]
+    if big:
+        batch = 3
+        in_sp = [[700], [24, 22], [10, 9, 12]][case - 18]
+        lhs_d = [1] * ns
     out_sp = []
     for i in range(ns):
         din = (in_sp[i] - 1) * lhs_d[i] + 1 + pad[i][0] + pad[i][1]
@@ -49,7 +56,7 @@ for case in range(18):
         return r
     def t(d, e):
         return "tensor<" + "".join(f"{v}x" for v in d) + e + ">"
-    fty = rng.choice(["f32", "f64"])
+    fty = "f32" if big else rng.choice(["f32", "f64"])
     window = ""
     if ns:
         window = (", window = {stride = [" + ", ".join(map(str, stride)) + "], pad = [" +
