@@ -4,7 +4,8 @@
 //
 // Blocking: C is cut into pieces (one per task); inside a piece, B is packed KcFor(k) x kNc at a
 // time into slivers 32 columns wide, A kMc x KcFor(k) at a time into slivers 12 rows tall, and the kernel
-// computes a 12 x 32 tile of C from one sliver of each in 24 zmm accumulators. A sliver of A
+// computes a 12 x 32 tile of C from one sliver of each in 24 zmm accumulators (4- and 8-row
+// kernels serve the last rows of a piece). A sliver of A
 // (12 KiB, the broadcast operand) stays in L1 while the slivers of B stream from the packed
 // block in L2 (1 MiB; half of this machine's L2), which the hardware prefetcher follows well:
 // 2048^2 at one thread went from ~125 to ~143 GFLOP/s when the two loops were swapped (B's
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 namespace openpjrt::cpu {
 
@@ -37,6 +39,10 @@ int64_t KcFor(int64_t k) {
   return std::max<int64_t>((k + blocks - 1) / blocks, 1);
 }
 constexpr int64_t kRowsInPlaceMaxN = 128;
+// Row pieces are cut at multiples of 4 rows, the height of the smallest kernel, so that a piece
+// ends in a 4- or 8-row tile rather than a full one (128 rows at 2 threads: 64 + 64 rows, 5 1/3
+// tiles of work each, instead of 72 + 56 rows, 6 and 5 tiles).
+constexpr int64_t kRowStep = 4;
 
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
@@ -213,20 +219,20 @@ struct IndexedRows {
   const float* At(int64_t p, int i) const { return rows[i] + coff[p]; }
 };
 
-// c[12 x 32] (row stride ldc) = or += the product of one sliver of A and one packed sliver of B;
-// the half kernel computes only the first 16 columns (for narrow edges). Each element sees the
-// same operations in the same order in every variant.
-template <bool kHalf = false, typename Rows = PackedRows>
+// c[kRows x 32] (row stride ldc) = or += the product of one sliver of A (its first kRows rows)
+// and one packed sliver of B; the half kernel computes only the first 16 columns (for narrow
+// edges). Each element sees the same operations in the same order in every variant.
+template <int kRows = kMr, bool kHalf = false, typename Rows = PackedRows>
 OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, int64_t ldb, float* __restrict c,
                               int64_t ldc, bool accumulate) {
-  __m512 acc[kMr][2];
+  __m512 acc[kRows][2];
 #pragma GCC unroll 12
-  for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
   for (int64_t p = 0; p < kc; ++p) {
     const __m512 b0 = _mm512_loadu_ps(bp);
     const __m512 b1 = kHalf ? b0 : _mm512_loadu_ps(bp + 16);
 #pragma GCC unroll 12
-    for (int i = 0; i < kMr; ++i) {
+    for (int i = 0; i < kRows; ++i) {
       const __m512 av = _mm512_set1_ps(*a.At(p, i));
       acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
       if (!kHalf) acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
@@ -234,7 +240,7 @@ OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, in
     bp += ldb;
   }
 #pragma GCC unroll 12
-  for (int i = 0; i < kMr; ++i) {
+  for (int i = 0; i < kRows; ++i) {
     float* row = c + i * ldc;
     if (accumulate) {
       _mm512_storeu_ps(row, _mm512_add_ps(_mm512_loadu_ps(row), acc[i][0]));
@@ -246,14 +252,38 @@ OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, in
   }
 }
 
-// One mr x nr tile of C (at most 12 x 32). A partial tile goes through a full-size buffer (same
-// arithmetic, same order).
+// One mr x nr tile of C (at most 12 x 32). A tile of 4 or 8 whole rows is computed by a kernel
+// of that height (a third or two thirds of the work of 12: a product of 128 rows splits into
+// two pieces of 64 = 5 x 12 + 4 rows); other partial tiles go through a full-size buffer,
+// computed by the smallest kernel of 4, 8 or 12 rows that covers them (same arithmetic, same
+// order). Partial slivers of A are always packed (zero past the last row).
 template <typename Rows>
 OPJ_AVX512 inline void Tile(int64_t kc, int64_t mr, int64_t nr, Rows a, const float* bp, int64_t ldb, float* c,
                             int64_t ldc, bool accumulate, float* edge) {
-  if (mr == kMr && nr == kNr) return Kernel(kc, a, bp, ldb, c, ldc, accumulate);
-  if (nr <= 16) Kernel<true>(kc, a, bp, ldb, edge, kNr, false);
-  else Kernel(kc, a, bp, ldb, edge, kNr, false);
+  if (nr == kNr) {
+    if (mr == kMr) return Kernel(kc, a, bp, ldb, c, ldc, accumulate);
+    if constexpr (std::is_same_v<Rows, PackedRows>) {
+      if (mr == 8) return Kernel<8>(kc, a, bp, ldb, c, ldc, accumulate);
+      if (mr == 4) return Kernel<4>(kc, a, bp, ldb, c, ldc, accumulate);
+    }
+  }
+  if constexpr (std::is_same_v<Rows, PackedRows>) {
+    if (mr <= 4) {
+      if (nr <= 16) Kernel<4, true>(kc, a, bp, ldb, edge, kNr, false);
+      else Kernel<4>(kc, a, bp, ldb, edge, kNr, false);
+    } else if (mr <= 8) {
+      if (nr <= 16) Kernel<8, true>(kc, a, bp, ldb, edge, kNr, false);
+      else Kernel<8>(kc, a, bp, ldb, edge, kNr, false);
+    } else if (nr <= 16) {
+      Kernel<kMr, true>(kc, a, bp, ldb, edge, kNr, false);
+    } else {
+      Kernel(kc, a, bp, ldb, edge, kNr, false);
+    }
+  } else if (nr <= 16) {
+    Kernel<kMr, true>(kc, a, bp, ldb, edge, kNr, false);
+  } else {
+    Kernel(kc, a, bp, ldb, edge, kNr, false);
+  }
   // Copied out with masked stores (a scalar loop compiled to a rep movsq per row, whose start-up
   // cost was a tenth of 512x128^T @ 128x10).
   const __mmask16 m0 = static_cast<__mmask16>(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
@@ -430,7 +460,7 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
     // B costs nothing to share: cut rows (each piece packs only its rows of A), and columns only
     // when there are too few rows for every piece.
     const int64_t tm = std::min(want, row_tiles), tn = std::min(col_tiles, (want + tm - 1) / tm);
-    const int64_t rows = (row_tiles + tm - 1) / tm * kMr, cols = (col_tiles + tn - 1) / tn * kNr;
+    const int64_t rows = RoundUp((m + tm - 1) / tm, kRowStep), cols = (col_tiles + tn - 1) / tn * kNr;
     const int64_t pm = (m + rows - 1) / rows, pn = (n + cols - 1) / cols;
     auto run = [&](int64_t piece) {
       const int64_t m0 = piece / pn * rows, n0 = piece % pn * cols;
@@ -535,7 +565,7 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
   // runs over contiguous rows, and in column halves it took three times as long (a bias, ReLU
   // and mask epilogue of 128x512: 28 K against 81 K cycles per thread).
   if (best < 0 || (done && row_tiles >= want)) tm = std::min(want, row_tiles), tn = 1;
-  const int64_t rows = (row_tiles + tm - 1) / tm * kMr, cols = (col_tiles + tn - 1) / tn * kNr;
+  const int64_t rows = RoundUp((m + tm - 1) / tm, kRowStep), cols = (col_tiles + tn - 1) / tn * kNr;
   const int64_t pm = (m + rows - 1) / rows, pn = (n + cols - 1) / cols;
   auto run = [&](int64_t piece) {
     const int64_t r = piece / pn, q = piece % pn;

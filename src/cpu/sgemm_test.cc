@@ -44,6 +44,9 @@ TEST(FastSgemm, MatchesAReferenceForEdgeShapesAndLayouts) {
       {400, 520, 300, false, true}, {770, 600, 260, true, false},  // large B packed once for 2 pieces
       {128, 520, 700, false, false}, {121, 300, 130, true, true},   // short and wide: A packed once
       {150, 40, 700, true, false}, {30, 128, 64, true, false},      // column-major A read in place
+      // Pieces cut at multiples of 4 rows end in 4- and 8-row kernels, whole or through the edge
+      // buffer (13-, 45- and 70-column edges; 62 = 5 x 12 + 2 rows).
+      {128, 64, 400, false, false}, {136, 45, 90, true, false}, {130, 70, 50, false, true},
   };
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1, 1);
