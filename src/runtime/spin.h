@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <mutex>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -23,6 +24,20 @@ bool SpinUntil(F&& ready) {
 #endif
     if ((i & 63) == 63 && std::chrono::steady_clock::now() >= deadline) return ready();
   }
+}
+
+// Locks mu, polling it for a while first. For locks held a few instructions at a time (the
+// pool's queue): a thread that blocks on a held std::mutex sleeps in the kernel at once, and on
+// a VM is woken tens of microseconds after the holder lets go (the helper of every intra-op
+// fork did, taking its task while the forking thread still held the queue's lock).
+inline void LockPolling(std::mutex& mu) {
+  for (int i = 0; i < 4096; ++i) {
+    if (mu.try_lock()) return;
+#if defined(__x86_64__)
+    _mm_pause();
+#endif
+  }
+  mu.lock();
 }
 
 }  // namespace openpjrt::runtime

@@ -27,7 +27,8 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::Schedule(std::function<void()> task) {
   int64_t queued;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    LockPolling(mu_);
+    std::lock_guard<std::mutex> lock(mu_, std::adopt_lock);
     queue_.push_back(std::move(task));
     queued = queued_.fetch_add(1, std::memory_order_release) + 1;
   }
@@ -71,7 +72,8 @@ void ThreadPool::Work() {
       });
       bool took = false;
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        LockPolling(mu_);
+        std::lock_guard<std::mutex> lock(mu_, std::adopt_lock);
         spinners_.store(0, std::memory_order_release);
         if (seen && !queue_.empty()) {
           task = std::move(queue_.front());
@@ -86,7 +88,8 @@ void ThreadPool::Work() {
       }
     }
     {
-      std::unique_lock<std::mutex> lock(mu_);
+      LockPolling(mu_);
+      std::unique_lock<std::mutex> lock(mu_, std::adopt_lock);
       cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and nothing left to run
       task = std::move(queue_.front());
