@@ -240,12 +240,16 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Build(std::string_view c
   exe->options_ = std::move(options);
 
   Accumulate(*exe->module_->op, &exe->cost_);
-  // Handing a run to the pool costs a thread wake-up (20-50 us on a 2-core VM) at the start and
-  // another for the waiting caller at the end, and the caller polling meanwhile takes a core from
-  // the workers. Loop-free programs of up to ~1-2 ms of work (250 MFLOP of GEMM, 32 MiB of memory
-  // traffic) therefore run on the thread that makes them runnable, which also takes its share of
-  // their intra-op pieces; longer ones go to the pool, where the handoff costs a few percent.
-  exe->runs_inline_ = !exe->dynamic_entry_ && exe->cost_.flops < 2.5e8 && exe->cost_.bytes_accessed < (32 << 20) &&
+  // Handing a run to the pool costs a thread wake-up at the start and another for the waiting
+  // caller at the end, and on a VM whose idle vCPU sleeps the second is slow: an MLP training
+  // step (410 MFLOP, 36 MB of traffic, ~1.5 ms of work at 2 threads) measured 90 us from
+  // Execute to the start of the run and 135 us from its end to the caller's return, 570 us in a
+  // quarter of the runs (median 1.80 ms through the pool, 1.44 ms on the caller's thread). So
+  // every loop-free program of up to ~10 GFLOP and 1 GiB of memory traffic (tens of
+  // milliseconds) runs on the thread that makes it runnable, which also takes its share of the
+  // intra-op pieces; programs with loops (whose run time the cost model cannot bound) and larger
+  // ones go to the pool, where the handoff costs a few percent at most.
+  exe->runs_inline_ = !exe->dynamic_entry_ && exe->cost_.flops < 1e10 && exe->cost_.bytes_accessed < (int64_t{1} << 30) &&
                       !HasLoops(*exe->module_->op);
   exe->optimized_text_ = ir::PrintModule(*exe->module_);
   uint64_t h = Fnv1a(kCompilerVersion);
