@@ -55,7 +55,49 @@ def main():
     with_config = f"{tmp}/two_replicas.bin"
     with open(with_config, "wb") as f:
         f.write(field_bytes(1, m.serialize()) + field_bytes(2, field_varint(4, 2)))
-    cases = [
+    # --args: literals, a file holding them, .npy files; a dynamic entry and a token argument.
+    axpy_args = "[dense<3.0> : tensor<f32>, dense<[0.0, 1.0, 2.0, 3.0]> : tensor<4xf32>]"
+    with open(f"{tmp}/axpy.args", "w") as f:
+        f.write(axpy_args + "\n")
+    poly_tok = f"{tmp}/poly_tok.mlir"
+    with open(poly_tok, "w") as f:
+        f.write("func.func @main(%t: !stablehlo.token, %x: tensor<?x2xf32>) -> (!stablehlo.token, tensor<i32>) {\n"
+                "  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x2xf32>) -> tensor<i32>\n"
+                "  return %t, %n : !stablehlo.token, tensor<i32>\n}\n")
+    checked = f"{tmp}/checked.mlir"
+    with open(checked, "w") as f:
+        f.write("func.func @main(%x: tensor<2xi32>) {\n"
+                "  %y = stablehlo.multiply %x, %x : tensor<2xi32>\n"
+                "  check.expect_eq_const %y, dense<[4, 9]> : tensor<2xi32>\n"
+                "  return\n}\n")
+    axpy_want = "result #0 = dense<[0.0, 3.0, 6.0, 9.0]> : tensor<4xf32>"
+    args_cases = [
+        (["run", "--print", "--args", axpy_args, axpy], None, 0, axpy_want),
+        (["run", "--print", f"--args={axpy_args}", axpy], None, 0, axpy_want),
+        (["run", "--print", "--plugin", "cpu", "--args", axpy_args, axpy], None, 0, axpy_want),
+        (["run", "--print", f"--args=@{tmp}/axpy.args", axpy], None, 0, axpy_want),
+        (["run", "--print", f"--args=@{tmp}/a.npy,@{tmp}/x.npy", axpy], None, 0, axpy_want),
+        (["run", "--args", "[dense<[2, 3]> : tensor<2xi32>]", checked], None, 0, "1 checks"),
+        (["run", "--args", "[dense<[2, 4]> : tensor<2xi32>]", checked], None, 1, "0 passed, 1 failed"),
+        (["run", "--print", "--args", "[dense<1.0> : tensor<5x2xf32>]", poly_tok], None, 0,
+         "result #1 = dense<5> : tensor<i32>"),
+        (["run", "--print", "--plugin", "cpu", "--args", "[dense<1.0> : tensor<5x2xf32>]", poly_tok], None, 0,
+         "result #1 = dense<5> : tensor<i32>"),
+        (["run", "--args", "[dense<1.0> : tensor<5x3xf32>]", poly_tok], None, 1,
+         "--args element #0 holds f32 of shape [5,3]; argument #1 is tensor<?x2xf32>"),
+        (["run", "--args", "not_array", axpy], None, 2, "--args: expected a list of dense literals"),
+        (["run", "--args", "[4.0 : f32]", axpy], None, 2, "element #0 of the list is 4.0 : f32, not a dense literal"),
+        (["run", "--args", "[dense<1> : tensor<2xi32>", axpy], None, 2, "--args:1:26: error: expected ']'"),
+        (["run", f"--args=@{tmp}/missing.args", axpy], None, 2, "failed to read args file"),
+        (["run", f"--args=@{tmp}/missing.npy", axpy], None, 2, "failed to read NumPy args file"),
+        (["run", f"--args=@{tmp}/a.npy,@{tmp}/axpy.args", axpy], None, 2, "cannot mix .npy and non-.npy args files"),
+        (["run", "--args", "[dense<1.0> : tensor<f32>]", axpy], None, 1, "--args gives 1 arrays; @main takes 2"),
+        (["run", "--args", "[dense<1> : tensor<i32>, dense<1.0> : tensor<4xf32>]", axpy], None, 1,
+         "--args element #0 holds i32 of shape []; argument #0 is tensor<f32>"),
+        (["run", "--args", axpy_args, "--input", f"0={tmp}/a.npy", axpy], None, 2, "with --args or with --input, not both"),
+        (["run", axpy], None, 1, "give them with --args or --input"),
+    ]
+    cases = args_cases + [
         # (argv, stdin, expected exit, text expected in stdout+stderr)
         (["opt", "--format", "hlo_with_config", "--converted", with_config], None, 0, "mhlo.num_replicas = 2 : i32"),
         (["opt", "--format", "hlo_with_config", with_config], None, 0, "stablehlo.all_reduce"),

@@ -762,6 +762,42 @@ const Operation* FindEntry(const ir::Module& module, const std::string& name) {
   return count == 1 ? only : nullptr;
 }
 
+absl::Status SpecialiseEntry(ir::Module& module, ir::Operation& entry,
+                             const std::vector<std::vector<int64_t>>& arg_dims) {
+  if (entry.regions.empty() || !entry.regions[0]->front())
+    return absl::InvalidArgumentError(StrCat("@", ir::FuncName(entry), " has no body"));
+  ir::Block& body = *entry.regions[0]->front();
+  if (arg_dims.size() != body.args.size())
+    return absl::InvalidArgumentError(
+        StrCat("@", ir::FuncName(entry), " takes ", body.args.size(), " arguments, got ", arg_dims.size()));
+  std::vector<ir::Type> inputs;
+  bool changed = false;
+  for (size_t i = 0; i < body.args.size(); ++i) {
+    ir::Type t = body.args[i]->type;
+    if (t.IsTensor() && !t.HasStaticShape()) {
+      const std::vector<int64_t>& dims = arg_dims[i];
+      bool fits = dims.size() == t.shape().size();
+      for (size_t d = 0; fits && d < dims.size(); ++d)
+        fits = dims[d] >= 0 && (t.shape()[d] == ir::kDynamic || t.shape()[d] == dims[d]);
+      if (!fits) {
+        std::string shape;
+        for (size_t d = 0; d < dims.size(); ++d) StrAppend(&shape, d ? "x" : "", dims[d]);
+        return absl::InvalidArgumentError(StrCat("argument #", i, " of shape [", shape, "] does not fit @",
+                                                 ir::FuncName(entry), "'s type ", t.ToString()));
+      }
+      t = module.ctx->Tensor(dims, t.element_type());
+      body.args[i]->type = t;
+      changed = true;
+    }
+    inputs.push_back(t);
+  }
+  if (!changed) return absl::OkStatus();
+  entry.SetAttr("function_type",
+                ir::Attribute::TypeAttr(module.ctx->Function(inputs, ir::FuncType(entry).results())));
+  if (absl::Status s = ir::VerifyModule(module); !s.ok()) return absl::InvalidArgumentError(s.message());
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::shared_ptr<cpu::Executable>> Compile(ir::Module& module,
                                                          const CompileOptions& options) {
   Operation* entry = const_cast<Operation*>(FindEntry(module, options.entry));

@@ -26,4 +26,11 @@ absl::StatusOr<std::shared_ptr<cpu::Executable>> Compile(ir::Module& module,
 // The function Compile would use as the entry point, or null.
 const ir::Operation* FindEntry(const ir::Module& module, const std::string& name);
 
+// Gives the dynamic argument types of `entry` the static sizes `arg_dims` (one list per argument;
+// the entries for static and non-tensor arguments are ignored) and re-verifies the module, so
+// that Compile refines the rest from them: how a shape-polymorphic @main is specialised for the
+// arrays it is called with. INVALID_ARGUMENT when a size list does not fit its argument's type.
+absl::Status SpecialiseEntry(ir::Module& module, ir::Operation& entry,
+                             const std::vector<std::vector<int64_t>>& arg_dims);
+
 }  // namespace openpjrt::compiler

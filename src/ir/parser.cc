@@ -552,6 +552,25 @@ absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
   return m;
 }
 
+Attribute Parser::ParseLoneAttribute() {
+  Attribute a = ParseAttribute();
+  Expect(Tok::kEof, "the end of the attribute");
+  return a;
+}
+
+absl::StatusOr<Attribute> ParseAttributeText(std::string_view text, Context& ctx, const ParseOptions& options) {
+  try {
+    Parser p(text, options, &ctx);
+    return p.ParseLoneAttribute();
+  } catch (const ParseError& e) {
+    return absl::InvalidArgumentError(e.what());
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(StrCat(options.source_name, ": error: out of memory while parsing"));
+  } catch (const std::length_error&) {
+    return absl::ResourceExhaustedError(StrCat(options.source_name, ": error: input too large"));
+  }
+}
+
 std::vector<SourceChunk> SplitInputFile(std::string_view text) {
   std::vector<SourceChunk> chunks;
   size_t start = 0;

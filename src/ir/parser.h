@@ -25,6 +25,12 @@ absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
                                                     const ParseOptions& options = {},
                                                     std::shared_ptr<Context> ctx = nullptr);
 
+// Parses one attribute on its own (`[dense<1> : tensor<2xi32>, 4 : i64]`, `dense<...> : tensor<...>`),
+// as `openpjrt run --args` takes them: nothing but whitespace and comments may follow it. Errors
+// name file:line:col as ParseModule's do.
+absl::StatusOr<Attribute> ParseAttributeText(std::string_view text, Context& ctx,
+                                             const ParseOptions& options = {});
+
 struct SourceChunk {
   std::string_view text;
   uint32_t first_line;

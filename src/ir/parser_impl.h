@@ -61,6 +61,7 @@ class Parser {
  public:
   Parser(std::string_view src, const ParseOptions& opts, Context* ctx);
   std::unique_ptr<Operation> ParseTopLevel();
+  Attribute ParseLoneAttribute();  // one attribute, then the end of the text
 
   // ---- errors and tokens (parser.cc)
   [[noreturn]] void Error(const Token& at, const std::string& msg);

@@ -80,6 +80,24 @@ TEST(Parser, HexBlobsAndSplats) {
   EXPECT_EQ(parts[1], -2.0f);
 }
 
+TEST(Parser, StandaloneAttributes) {
+  Context ctx;
+  auto a = ParseAttributeText("[dense<[1, 2]> : tensor<2xi32>, dense<1.5> : tensor<f32>] // two", ctx);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_EQ(a->kind(), AttrKind::kArray);
+  ASSERT_EQ((*a)->elements.size(), 2u);
+  EXPECT_EQ(Values<int32_t>((*a)->elements[0]), (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(Values<float>((*a)->elements[1]), (std::vector<float>{1.5f}));
+  ParseOptions opts;
+  opts.source_name = "args";
+  auto trailing = ParseAttributeText("[dense<1> : tensor<i8>] x", ctx, opts);
+  ASSERT_FALSE(trailing.ok());
+  EXPECT_NE(trailing.status().message().find("args:1:25: error: expected the end of the attribute"), std::string::npos)
+      << trailing.status();
+  auto bad = ParseAttributeText("[dense<300> : tensor<i8>]", ctx, opts);
+  EXPECT_FALSE(bad.ok());
+}
+
 TEST(Parser, TypesAreInterned) {
   auto ctx = std::make_shared<Context>();
   Attribute a = ConstantOf("dense<1.0> : tensor<2x3xf32>", ctx);

@@ -171,21 +171,9 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Build(std::string_view c
     for (const auto& a : body.args) dynamic = dynamic || (a->type.IsTensor() && !a->type.HasStaticShape());
     if (dynamic && specialise) {
       // The arguments' static types replace the dynamic ones; refinement does the rest.
-      std::vector<ir::Type> inputs;
-      for (size_t i = 0; i < body.args.size(); ++i) {
-        ir::Type t = body.args[i]->type;
-        if (t.IsTensor() && !t.HasStaticShape()) {
-          const BufferShape& want = (*specialise)[i];
-          std::vector<int64_t> dims(want.type.dims.begin(), want.type.dims.end());
-          t = exe->module_->ctx->Tensor(dims, t.element_type());
-          body.args[i]->type = t;
-        }
-        inputs.push_back(t);
-      }
-      entry->SetAttr("function_type", ir::Attribute::TypeAttr(exe->module_->ctx->Function(
-                                          inputs, ir::FuncType(*entry).results())));
-      if (absl::Status s = ir::VerifyModule(*exe->module_); !s.ok())
-        return absl::InvalidArgumentError(s.message());
+      std::vector<std::vector<int64_t>> dims;
+      for (const BufferShape& s : *specialise) dims.emplace_back(s.type.dims.begin(), s.type.dims.end());
+      if (absl::Status s = compiler::SpecialiseEntry(*exe->module_, *entry, dims); !s.ok()) return s;
       dynamic = false;
     }
   }

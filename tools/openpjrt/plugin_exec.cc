@@ -53,6 +53,16 @@ PJRT_Buffer_Type PjrtType(const ir::Type& tensor) {
 
 }  // namespace
 
+absl::Status CheckFits(const Signature& sig, size_t i, const client::HostArray& a, const std::string& what) {
+  const ir::Type& t = sig.args[i];
+  bool fits = t.IsTensor() && a.type == PjrtType(t) && a.dims.size() == t.shape().size();
+  for (size_t d = 0; fits && d < a.dims.size(); ++d) fits = t.shape()[d] == ir::kDynamic || t.shape()[d] == a.dims[d];
+  if (!fits)
+    return absl::InvalidArgumentError(StrCat(what, " holds ", client::ElementName(a.type), " of shape [", Dims(a.dims),
+                                             "]; argument #", i, " is ", ir::PrintType(t), " (@", sig.name, ")"));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<client::HostArray>> EntryInputs(const Signature& sig,
                                                            const std::map<int, std::string>& files,
                                                            bool random_rest) {
@@ -78,12 +88,7 @@ absl::StatusOr<std::vector<client::HostArray>> EntryInputs(const Signature& sig,
     if (it != files.end()) {
       auto f = client::ReadNpy(it->second);
       if (!f.ok()) return f.status();
-      // Dynamic dimensions (?) take the file's sizes; the plugin specialises the program for them.
-      bool fits = f->type == a.type && f->dims.size() == a.dims.size();
-      for (size_t d = 0; fits && d < a.dims.size(); ++d) fits = a.dims[d] == ir::kDynamic || a.dims[d] == f->dims[d];
-      if (!fits)
-        return absl::InvalidArgumentError(StrCat(it->second, " holds ", client::ElementName(f->type), " of shape [",
-                                                 Dims(f->dims), "]; argument #", i, " is ", tname));
+      if (absl::Status s = CheckFits(sig, i, *f, it->second); !s.ok()) return s;
       out.push_back(std::move(*f));
       continue;
     }

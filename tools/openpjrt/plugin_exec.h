@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "src/client/client.h"
 #include "src/client/npy.h"
+#include "src/cpu/program.h"
 #include "src/ir/ir.h"
 
 namespace openpjrt::tools {
@@ -27,6 +28,20 @@ absl::Status ParseInputFlag(const std::string& value, std::map<int, std::string>
 absl::StatusOr<std::vector<client::HostArray>> EntryInputs(const Signature& sig,
                                                            const std::map<int, std::string>& files,
                                                            bool random_rest);
+
+// INVALID_ARGUMENT naming `what` unless `a` fits argument #i of `sig`: its element type, its rank
+// and every static size (a dynamic size takes the array's).
+absl::Status CheckFits(const Signature& sig, size_t i, const client::HostArray& a, const std::string& what);
+
+// `run --args VALUE` (args.cc): a list of dense literals (`[dense<1> : tensor<2xi32>, ...]`), @FILE
+// holding such a list, or @a.npy,@b.npy,... Errors name the source and position.
+absl::StatusOr<std::vector<client::HostArray>> ParseArgsFlag(const std::string& value);
+// Every argument of `sig` in order: `given` for the arguments that are not tokens (checked with
+// CheckFits), an empty TOKEN array for each token.
+absl::StatusOr<std::vector<client::HostArray>> ArgsInputs(const Signature& sig,
+                                                          const std::vector<client::HostArray>& given);
+// The same arrays as the in-process executor's values (tokens as tokens).
+absl::StatusOr<std::vector<cpu::RtValue>> ToRtValues(const std::vector<client::HostArray>& inputs);
 
 // Loads a plugin (a path, a name, or DefaultPluginPath() when empty) and creates a client with
 // at least `min_devices` addressable devices (asking for them with cpu_device_count when the

@@ -1,5 +1,5 @@
-// `openpjrt run`: compiles each module and executes its entry function with no arguments,
-// evaluating the check.* ops. One line per module, then `N passed, N failed`.
+// `openpjrt run`: compiles each module and executes its entry function with no arguments (or
+// those of --args), evaluating the check.* ops. One line per module, then `N passed, N failed`.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -23,17 +23,22 @@ namespace {
 constexpr char kRunUsage[] =
     "usage: openpjrt run FILE [--split-input-file] [--print] [--entry NAME]\n"
     "                         [--replicas N] [--partitions M]\n"
+    "                         [--args LIST | --args @FILE | --args @A.npy,@B.npy,...]\n"
     "                         [--plugin PATH] [--input NAME=FILE.npy ...] [--format mlir|hlo|hlo_with_config]\n"
     "\n"
     "Compiles FILE (MLIR text or bytecode, or a serialized HloModuleProto; '-' reads standard\n"
-    "input) for the CPU and runs its entry\n"
-    "function (@main, else the only function) with no arguments, evaluating check.* ops and\n"
-    "@check.* custom calls. Prints one line per module and closes with 'N passed, N failed';\n"
+    "input) for the CPU and runs its entry function (@main, else the only function) with no\n"
+    "arguments (or those of --args), evaluating check.* ops and @check.* custom calls.\n"
+    "Prints one line per module and closes with 'N passed, N failed';\n"
     "exits 0 only if every module passed.\n"
     "\n"
     "  --split-input-file  treat '// -----' lines as separators between independent modules\n"
     "  --print             print the entry function's results\n"
     "  --entry NAME        run @NAME instead\n"
+    "  --args LIST         the entry function's arguments, in order: a list of dense literals\n"
+    "                      ('[dense<1> : tensor<2xi32>, dense<[1.5, 2.0]> : tensor<2xf32>]'),\n"
+    "                      @FILE holding such a list, or @A.npy,@B.npy,... (token arguments are\n"
+    "                      supplied); a dynamic entry point is compiled for their shapes\n"
     "  --replicas N        run N replicas (default: the module's mhlo.num_replicas, else 1)\n"
     "  --partitions M      run M partitions each (default: mhlo.num_partitions, else 1)\n"
     "\n"
@@ -73,7 +78,8 @@ std::string FormatResult(ir::Context& ctx, const cpu::RtValue& v) {
 // execute, wait, and print. Locations the plugin reports as <program>:L:C are moved to the file.
 bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string& name,
                   const std::string& entry, const std::string& plugin_path,
-                  const std::map<int, std::string>& input_files, int replicas, int partitions, bool print,
+                  const std::map<int, std::string>& input_files, const std::vector<client::HostArray>* given,
+                  int replicas, int partitions, bool print,
                   const std::string& format, const std::string& where, std::string* why) {
   if (!entry.empty() && entry != "main") {
     *why = "--entry is not supported with --plugin (PJRT runs @main)";
@@ -116,17 +122,18 @@ bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string
   for (size_t i = 0; i < sig->args.size(); ++i) {
     const ir::Type t = sig->args[i];
     tokens += t.IsToken() ? 1 : 0;
-    if (t.IsTensor() && !t.HasStaticShape() && !input_files.count(static_cast<int>(i)))
+    if (!given && t.IsTensor() && !t.HasStaticShape() && !input_files.count(static_cast<int>(i)))
       return *why = StrCat("argument #", i, " has the dynamic type ", t.ToString(),
                            ": give it with --input NAME=FILE.npy (@", sig->name, " is compiled for its shape)"),
              false;
   }
-  const bool only_tokens = input_files.empty() && tokens == sig->args.size();
-  if (input_files.empty() && !only_tokens)
+  const bool only_tokens = !given && input_files.empty() && tokens == sig->args.size();
+  if (!given && input_files.empty() && !only_tokens)
     return *why = StrCat("@", sig->name, " takes ", sig->args.size(),
-                         " arguments; 'run' calls it with none (only token arguments are supplied)"), false;
+                         " arguments; 'run' calls it with none (give them with --args or --input)"), false;
   absl::StatusOr<std::vector<client::HostArray>> inputs = std::vector<client::HostArray>();
-  if (!only_tokens) inputs = EntryInputs(*sig, input_files, /*random_rest=*/false);
+  if (given) inputs = ArgsInputs(*sig, *given);
+  else if (!only_tokens) inputs = EntryInputs(*sig, input_files, /*random_rest=*/false);
   if (!inputs.ok()) return *why = std::string(inputs.status().message()), false;
   std::vector<std::vector<client::Buffer>> uploaded(n);
   std::vector<std::vector<const client::Buffer*>> args(n);
@@ -138,7 +145,7 @@ bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string
       uploaded[d].push_back(std::move(*b));
     }
     for (const client::HostArray& a : *inputs) {
-      auto b = c.Upload(a.data.data(), a.type, a.dims, &c.devices()[d]);
+      auto b = c.Upload(a.data.empty() ? &no_data : a.data.data(), a.type, a.dims, &c.devices()[d]);
       if (!b.ok()) return *why = StrCat("upload: ", b.status().message()), false;
       uploaded[d].push_back(std::move(*b));
     }
@@ -181,7 +188,8 @@ bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string
 int RunMain(int argc, char** argv) {
   std::string file, entry, plugin_path, format;
   std::map<int, std::string> inputs;
-  bool split = false, print = false, via_plugin = false;
+  std::vector<client::HostArray> given;
+  bool split = false, print = false, via_plugin = false, args_given = false;
   int64_t replicas_flag = 0, partitions_flag = 0;
   auto positive = [&](const char* flag, const char* text, int64_t* out) {
     char* end = nullptr;
@@ -211,6 +219,14 @@ int RunMain(int argc, char** argv) {
         return 2;
       }
       via_plugin = true;
+    } else if ((a == "--args" && i + 1 < argc) || a.rfind("--args=", 0) == 0) {
+      auto v = ParseArgsFlag(a == "--args" ? std::string(argv[++i]) : a.substr(7));
+      if (!v.ok()) {
+        std::fprintf(stderr, "openpjrt run: %s\n", std::string(v.status().message()).c_str());
+        return 2;
+      }
+      given = std::move(*v);
+      args_given = true;
     } else if (a == "--entry" && i + 1 < argc) {
       entry = argv[++i];
     } else if (a == "--format" && i + 1 < argc) {
@@ -226,6 +242,10 @@ int RunMain(int argc, char** argv) {
     } else if (int rc = TakeInputArg("run", a, &file, kRunUsage)) {
       return rc;
     }
+  }
+  if (args_given && !inputs.empty()) {
+    std::fprintf(stderr, "openpjrt run: give the arguments with --args or with --input, not both\n");
+    return 2;
   }
   std::string text;
   std::vector<ir::SourceChunk> chunks;
@@ -269,13 +289,34 @@ int RunMain(int argc, char** argv) {
       const int64_t replicas = replicas_flag ? replicas_flag : ModuleInt(**m, "mhlo.num_replicas", 1);
       const int64_t partitions = partitions_flag ? partitions_flag : ModuleInt(**m, "mhlo.num_partitions", 1);
       std::string why;
-      if (RunViaPlugin(**m, chunk, name, entry, plugin_path, inputs, static_cast<int>(replicas),
+      if (RunViaPlugin(**m, chunk, name, entry, plugin_path, inputs, args_given ? &given : nullptr,
+                       static_cast<int>(replicas),
                        static_cast<int>(partitions), print, format, where, &why)) {
         ++passed;
       } else {
         fail(why);
       }
       continue;
+    }
+    // --args: the entry's arguments, checked against its signature; a dynamic entry point is
+    // specialised for their shapes before compiling.
+    std::vector<cpu::RtValue> arg_values;
+    if (args_given) {
+      auto sig = EntrySignature(**m, entry);
+      auto host = sig.ok() ? ArgsInputs(*sig, given) : sig.status();
+      absl::Status st = host.status();
+      if (st.ok()) {
+        std::vector<std::vector<int64_t>> dims;
+        for (const client::HostArray& h : *host) dims.push_back(h.dims);
+        ir::Operation* f = const_cast<ir::Operation*>(compiler::FindEntry(**m, entry));
+        st = compiler::SpecialiseEntry(**m, *f, dims);
+      }
+      auto values = st.ok() ? ToRtValues(*host) : absl::StatusOr<std::vector<cpu::RtValue>>(st);
+      if (!values.ok()) {
+        fail(std::string(values.status().message()));
+        continue;
+      }
+      arg_values = std::move(*values);
     }
     compiler::CompileOptions copts;
     copts.entry = entry;
@@ -285,24 +326,24 @@ int RunMain(int argc, char** argv) {
       continue;
     }
     // Token arguments (JAX's ordered effects thread a !stablehlo.token through @main) get fresh
-    // tokens; any other argument needs an input.
+    // tokens; any other argument needs --args.
     size_t tokens = 0;
     if (const ir::Operation* f = compiler::FindEntry(**m, entry)) {
       for (ir::Type t : ir::FuncType(*f).inputs()) tokens += t.IsToken() ? 1 : 0;
     }
-    if (tokens != (*exe)->arg_types.size()) {
+    if (!args_given && tokens != (*exe)->arg_types.size()) {
       fail(StrCat("@", (*exe)->name, " takes ", (*exe)->arg_types.size(),
-                  " arguments; 'run' calls it with none (only token arguments are supplied)"));
+                  " arguments; 'run' calls it with none (give them with --args or --input)"));
       continue;
     }
+    if (!args_given) arg_values.assign(tokens, cpu::RtValue::Token());
     const int64_t replicas = replicas_flag ? replicas_flag : ModuleInt(**m, "mhlo.num_replicas", 1);
     const int64_t partitions = partitions_flag ? partitions_flag : ModuleInt(**m, "mhlo.num_partitions", 1);
     if (replicas < 1 || partitions < 1 || replicas * partitions > 1024) {
       fail(StrCat("unusable device count: ", replicas, " replicas x ", partitions, " partitions"));
       continue;
     }
-    std::vector<std::vector<cpu::RtValue>> args(replicas * partitions,
-                                                std::vector<cpu::RtValue>(tokens, cpu::RtValue::Token()));
+    std::vector<std::vector<cpu::RtValue>> args(replicas * partitions, arg_values);
     std::vector<cpu::CheckFailure> checks;
     int64_t checks_run = 0;
     auto t0 = std::chrono::steady_clock::now();

@@ -79,7 +79,7 @@ func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// expect-fail: @main takes 1 arguments; 'run' calls it with none (only token arguments are supplied)
+// expect-fail: @main takes 1 arguments; 'run' calls it with none (give them with --args or --input)
 func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
   return %a : tensor<2xf32>
 }
