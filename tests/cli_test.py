@@ -70,6 +70,17 @@ def main():
                 "  %y = stablehlo.multiply %x, %x : tensor<2xi32>\n"
                 "  check.expect_eq_const %y, dense<[4, 9]> : tensor<2xi32>\n"
                 "  return\n}\n")
+    # An old-style shape-polymorphic export: the size is an argument's value.
+    by_value = f"{tmp}/by_value.mlir"
+    with open(by_value, "w") as f:
+        f.write("func.func @main(%n: tensor<i64>, %x: tensor<?x2xf32>) -> tensor<?x2xf32> {\n"
+                "  %0 = stablehlo.reshape %n : (tensor<i64>) -> tensor<1xi64>\n"
+                "  %c = stablehlo.constant dense<2> : tensor<1xi64>\n"
+                "  %s = stablehlo.concatenate %0, %c, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>\n"
+                "  %i = stablehlo.dynamic_iota %s, dim = 0 : (tensor<2xi64>) -> tensor<?x2xf32>\n"
+                "  %y = stablehlo.dynamic_broadcast_in_dim %x, %s, dims = [0, 1] : (tensor<?x2xf32>, tensor<2xi64>) -> tensor<?x2xf32>\n"
+                "  %r = stablehlo.add %i, %y : tensor<?x2xf32>\n"
+                "  return %r : tensor<?x2xf32>\n}\n")
     axpy_want = "result #0 = dense<[0.0, 3.0, 6.0, 9.0]> : tensor<4xf32>"
     args_cases = [
         (["run", "--print", "--args", axpy_args, axpy], None, 0, axpy_want),
@@ -96,6 +107,12 @@ def main():
          "--args element #0 holds i32 of shape []; argument #0 is tensor<f32>"),
         (["run", "--args", axpy_args, "--input", f"0={tmp}/a.npy", axpy], None, 2, "with --args or with --input, not both"),
         (["run", axpy], None, 1, "give them with --args or --input"),
+        (["run", "--print", "--args", "[dense<3> : tensor<i64>, dense<0.5> : tensor<1x2xf32>]", by_value], None, 0,
+         "result #0 = dense<[[0.5, 0.5], [1.5, 1.5], [2.5, 2.5]]> : tensor<3x2xf32>"),
+        (["run", "--args", "[dense<3> : tensor<i64>, dense<0.5> : tensor<2x2xf32>]", by_value], None, 1,
+         "operand dimension 0 (2) is neither 1 nor result dimension 0 (3)"),
+        (["run", "--plugin", "cpu", "--args", "[dense<3> : tensor<i64>, dense<0.5> : tensor<1x2xf32>]", by_value], None, 1,
+         "must be refined to a static shape"),
     ]
     cases = args_cases + [
         # (argv, stdin, expected exit, text expected in stdout+stderr)

@@ -808,7 +808,7 @@ absl::StatusOr<std::shared_ptr<cpu::Executable>> Compile(ir::Module& module,
             : StrCat(module.source_name, ": error: no function @", options.entry));
   }
   if (HasDynamicShapes(module)) {
-    if (absl::Status s = RefineShapes(module, *entry); !s.ok()) return s;
+    if (absl::Status s = RefineShapes(module, *entry, &options.entry_arg_values); !s.ok()) return s;
     // The refined module must still be well formed (dynamic_broadcast_in_dim's sizes against its
     // operand, callers against their specialised callees, ...).
     if (absl::Status s = ir::VerifyModule(module); !s.ok()) return absl::InvalidArgumentError(s.message());

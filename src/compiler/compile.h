@@ -4,6 +4,7 @@
 // last use.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -15,6 +16,9 @@ namespace openpjrt::compiler {
 
 struct CompileOptions {
   std::string entry;  // the function to compile; empty: @main, else the module's only function
+  // Values of integer entry arguments known at compile time (argument index -> elements), for a
+  // program compiled for one call (`openpjrt run --args`): shape refinement may use them.
+  std::map<size_t, std::vector<int64_t>> entry_arg_values;
 };
 
 // Errors: INVALID_ARGUMENT for programs the executor cannot accept (dynamic shapes, recursion),

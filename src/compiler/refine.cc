@@ -118,6 +118,9 @@ class Refiner {
  public:
   explicit Refiner(ir::Module& m) : m_(m) {}
 
+  // A value known before refinement starts (an entry argument whose value the caller gives).
+  void SetKnown(const Value* v, Ints values) { known_[v] = std::move(values); }
+
   void RefineFunction(Operation& f, int depth) {
     if (depth > 64) Fail(f, "calls nest more than 64 deep (recursion is not allowed)");
     if (f.regions.empty() || !f.regions[0]->front()) return;
@@ -890,9 +893,22 @@ bool EvaluateInts(const ir::Module& module, const ir::Value* v, std::vector<int6
   return true;
 }
 
-absl::Status RefineShapes(ir::Module& module, ir::Operation& entry) {
+absl::Status RefineShapes(ir::Module& module, ir::Operation& entry,
+                          const std::map<size_t, std::vector<int64_t>>* arg_values) {
   try {
-    Refiner(module).RefineFunction(entry, 0);
+    Refiner r(module);
+    if (arg_values && !entry.regions.empty() && entry.regions[0]->front()) {
+      const ir::Block& body = *entry.regions[0]->front();
+      for (const auto& [i, values] : *arg_values) {
+        if (i >= body.args.size()) continue;
+        const Type t = body.args[i]->type;
+        if (t.IsTensor() && t.HasStaticShape() && t.element_type().IsElement() &&
+            ir::IsInteger(t.element_type().elem()) && t.NumElements() == static_cast<int64_t>(values.size()) &&
+            t.NumElements() <= kMaxKnownElements)
+          r.SetKnown(body.args[i].get(), values);
+      }
+    }
+    r.RefineFunction(entry, 0);
   } catch (const RefineError& e) {
     return absl::InvalidArgumentError(e.what());
   }

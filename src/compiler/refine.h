@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -31,7 +32,12 @@ bool HasDynamicShapes(const ir::Module& module);
 
 // Refines the functions reachable from `entry` (see above). Errors are INVALID_ARGUMENT with the
 // op's file:line:col: shapes that contradict each other, a failed shape assertion.
-absl::Status RefineShapes(ir::Module& module, ir::Operation& entry);
+// `arg_values` (optional) gives the values of some of the entry's integer arguments (argument
+// index -> row-major elements), as `openpjrt run --args` knows them: sizes computed from them
+// are then known too (the old-style shape-polymorphic exports whose @main takes a dimension size
+// as an i64 argument). Entries that do not fit their argument's type are ignored.
+absl::Status RefineShapes(ir::Module& module, ir::Operation& entry,
+                          const std::map<size_t, std::vector<int64_t>>* arg_values = nullptr);
 
 // The row-major elements of `v` when it is a small integer tensor (up to 4,096 elements) that
 // constants determine through ops without regions (the folding above: converts, reshapes,

@@ -155,4 +155,29 @@ absl::StatusOr<std::vector<cpu::RtValue>> ToRtValues(const std::vector<client::H
   return out;
 }
 
+std::map<size_t, std::vector<int64_t>> IntegerArgValues(const std::vector<client::HostArray>& inputs) {
+  std::map<size_t, std::vector<int64_t>> out;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ir::ElemKind k;
+    const client::HostArray& h = inputs[i];
+    if (h.type == PJRT_Buffer_Type_TOKEN || !KindOf(h.type, &k) || !ir::IsInteger(k)) continue;
+    const size_t bytes = static_cast<size_t>(ir::ByteSize(k));
+    const size_t count = h.data.size() / bytes;
+    if (count > 4096) continue;  // refinement folds only small integer tensors
+    const int bits = ir::BitWidth(k);
+    std::vector<int64_t> v(count);
+    for (size_t e = 0; e < count; ++e) {
+      uint64_t u = 0;
+      std::memcpy(&u, h.data.data() + e * bytes, bytes);  // little-endian
+      if (bits < 64) {
+        u &= (uint64_t{1} << bits) - 1;
+        if (!ir::IsUnsigned(k) && k != ir::ElemKind::kI1 && (u >> (bits - 1)) & 1) u |= ~((uint64_t{1} << bits) - 1);
+      }
+      v[e] = static_cast<int64_t>(u);
+    }
+    out[i] = std::move(v);
+  }
+  return out;
+}
+
 }  // namespace openpjrt::tools

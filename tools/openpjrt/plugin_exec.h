@@ -43,6 +43,10 @@ absl::StatusOr<std::vector<client::HostArray>> ArgsInputs(const Signature& sig,
 // The same arrays as the in-process executor's values (tokens as tokens).
 absl::StatusOr<std::vector<cpu::RtValue>> ToRtValues(const std::vector<client::HostArray>& inputs);
 
+// The elements of the small integer arrays among `inputs` (index -> values), which shape
+// refinement may use when a program is compiled for these arguments only.
+std::map<size_t, std::vector<int64_t>> IntegerArgValues(const std::vector<client::HostArray>& inputs);
+
 // Loads a plugin (a path, a name, or DefaultPluginPath() when empty) and creates a client with
 // at least `min_devices` addressable devices (asking for them with cpu_device_count when the
 // platform is "cpu"), plus `extra` create options.

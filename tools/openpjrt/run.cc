@@ -301,6 +301,8 @@ int RunMain(int argc, char** argv) {
     // --args: the entry's arguments, checked against its signature; a dynamic entry point is
     // specialised for their shapes before compiling.
     std::vector<cpu::RtValue> arg_values;
+    compiler::CompileOptions copts;
+    copts.entry = entry;
     if (args_given) {
       auto sig = EntrySignature(**m, entry);
       auto host = sig.ok() ? ArgsInputs(*sig, given) : sig.status();
@@ -311,6 +313,8 @@ int RunMain(int argc, char** argv) {
         ir::Operation* f = const_cast<ir::Operation*>(compiler::FindEntry(**m, entry));
         st = compiler::SpecialiseEntry(**m, *f, dims);
       }
+      // Compiled for these arguments only: sizes computed from integer arguments are known.
+      if (st.ok()) copts.entry_arg_values = IntegerArgValues(*host);
       auto values = st.ok() ? ToRtValues(*host) : absl::StatusOr<std::vector<cpu::RtValue>>(st);
       if (!values.ok()) {
         fail(std::string(values.status().message()));
@@ -318,8 +322,6 @@ int RunMain(int argc, char** argv) {
       }
       arg_values = std::move(*values);
     }
-    compiler::CompileOptions copts;
-    copts.entry = entry;
     auto exe = compiler::Compile(**m, copts);
     if (!exe.ok()) {
       fail(std::string(exe.status().message()));
