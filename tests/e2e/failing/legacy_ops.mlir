@@ -8,25 +8,55 @@ func.func @main() {
 
 // -----
 
-// expect-fail: einsum with '...' (broadcast dimensions) is not supported by the CPU executor yet
+// expect-fail: einsum_config "...b,bc->c": the operands' '...' stand for dimensions but the output term has no '...'
 func.func @main() {
   %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
-  %z = "stablehlo.einsum"(%x, %x) {einsum_config = "...b,bc->...c"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %z = "stablehlo.einsum"(%x, %x) {einsum_config = "...b,bc->c"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2xf32>
   func.return
 }
 
 // -----
 
-// expect-fail: einsum with the label 'a' repeated in one term is not supported by the CPU executor yet
+// expect-fail: einsum_config "...,...->...": the '...' dimensions of sizes 3 and 4 do not broadcast
 func.func @main() {
-  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
-  %z = "stablehlo.unary_einsum"(%x) {einsum_config = "aa->a"} : (tensor<2x2xf32>) -> tensor<2xf32>
+  %x = stablehlo.constant dense<1.0> : tensor<2x3xf32>
+  %y = stablehlo.constant dense<1.0> : tensor<4xf32>
+  %z = "stablehlo.einsum"(%x, %y) {einsum_config = "...,...->..."} : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
   func.return
 }
 
 // -----
 
-// expect-fail: einsum_config term "abc" has 3 labels for operand #0 of type tensor<2x2xf32>
+// expect-fail: einsum_config "abc...,c->...": term "abc..." has more labels than operand #0 of type tensor<2x2xf32> has dimensions
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %y = stablehlo.constant dense<1.0> : tensor<2xf32>
+  %z = "stablehlo.einsum"(%x, %y) {einsum_config = "abc...,c->..."} : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<f32>
+  func.return
+}
+
+// -----
+
+// expect-fail: einsum_config "a...b...,b->a": term "a...b..." may hold letters and one '...' only
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %y = stablehlo.constant dense<1.0> : tensor<2xf32>
+  %z = "stablehlo.einsum"(%x, %y) {einsum_config = "a...b...,b->a"} : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: label 'a' has two sizes in operand #0 of type tensor<2x3xf32>
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x3xf32>
+  %z = "stablehlo.unary_einsum"(%x) {einsum_config = "aa->a"} : (tensor<2x3xf32>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// expect-fail: einsum_config "abc,bc->a" has 3 labels for operand #0 of type tensor<2x2xf32>
 func.func @main() {
   %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
   %z = "stablehlo.einsum"(%x, %x) {einsum_config = "abc,bc->a"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2xf32>
@@ -44,7 +74,7 @@ func.func @main() {
 
 // -----
 
-// expect-fail: result must have the shape of "ac", got tensor<3x3xf32>
+// expect-fail: einsum_config "ab,bc->ac" makes tensor<2x2xf32>; the result is tensor<3x3xf32>
 func.func @main() {
   %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
   %z = "stablehlo.einsum"(%x, %x) {einsum_config = "ab,bc->ac"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<3x3xf32>
