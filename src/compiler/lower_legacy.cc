@@ -151,6 +151,8 @@ void Lowerer::LowerLegacy(const Operation& op, Env& env, Program& prog) {
   std::string config = cfg->str;
   const bool unary = op.code == OpCode::kUnaryEinsum;
   if (unary && !config.empty() && config[0] == ',') config.erase(0, 1);
+  for (char ch : config)  // bytes past ASCII are ExpandEllipsis's own labels
+    if (static_cast<unsigned char>(ch) >= kOutLabel) invalid(StrCat("einsum_config \"", cfg->str, "\": labels must be letters"));
   {
     std::vector<ArrayType> operand_types;
     for (size_t t = 0; t < (unary ? 1u : 2u) && t < op.operands.size(); ++t)

@@ -138,3 +138,12 @@ func.func @main() {
   %r = "stablehlo.torch_index_select"(%x, %i) {batch_dims = 1 : i64, dim = 1 : i64} : (tensor<3x2xi32>, tensor<4x1xi32>) -> tensor<3x1xi32>
   func.return
 }
+
+// -----
+
+// expect-fail: einsum_config "aé->a": labels must be letters
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %z = "stablehlo.unary_einsum"(%x) {einsum_config = "aé->a"} : (tensor<2x2xf32>) -> tensor<2xf32>
+  func.return
+}
