@@ -1,5 +1,6 @@
-// reduce: a typed loop when the reducer is a single binary op, otherwise the reducer region runs
-// once per element (the oracle path).
+// reduce: a typed loop when the reducer is a single binary op; an elementwise reducer region
+// (argmax's and argmin's, variadic reductions) evaluated for many accumulators at once
+// (LaneRegion); any other reducer region once per element (the oracle path).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "src/cpu/elementwise_ops.h"
 #include "src/cpu/fused.h"
 #include "src/cpu/isa.h"
+#include "src/cpu/region_lanes.h"
 #include "src/cpu/strided.h"
 #include "src/support/str.h"
 
@@ -350,6 +352,165 @@ void FusedReduce(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
+// es bytes from src to dst (the element sizes of every type).
+inline void CopyElement(uint8_t* dst, const uint8_t* src, int es) {
+  switch (es) {
+    case 1: *dst = *src; return;
+    case 2: std::memcpy(dst, src, 2); return;
+    case 4: std::memcpy(dst, src, 4); return;
+    case 8: std::memcpy(dst, src, 8); return;
+    default: std::memcpy(dst, src, static_cast<size_t>(es));
+  }
+}
+
+// The next `steps` elements of every lane into dst, step-major (dst[j * ld + t] = the element at
+// position pos[t] + j of lane t, whose elements are src[base[t] + off[...]]), up to end[t]: each
+// lane's elements are read in order, a cache line at a time, however far apart the lanes are. ld
+// is not a multiple of 4 KiB in bytes (16 rows 4 KiB apart share one set of the L1 cache).
+template <typename U>
+void GatherSteps(uint8_t* dst, const uint8_t* src, const int64_t* base, const int64_t* off, const int64_t* pos,
+                 const int64_t* end, int64_t count, int64_t steps) {
+  const int64_t ld = count + 64 / static_cast<int64_t>(sizeof(U));
+  U* d = reinterpret_cast<U*>(dst);
+  const U* x = reinterpret_cast<const U*>(src);
+  for (int64_t t = 0; t < count; ++t) {
+    const int64_t m = std::min(steps, end[t] - pos[t]);
+    const U* row = x + base[t];
+    const int64_t* o = off + pos[t];
+    for (int64_t j = 0; j < m; ++j) std::memcpy(&d[j * ld + t], &row[o[j]], sizeof(U));
+  }
+}
+void Gather(uint8_t* dst, const uint8_t* src, int es, const int64_t* base, const int64_t* off, const int64_t* pos,
+            const int64_t* end, int64_t count, int64_t steps) {
+  struct U128 { uint64_t lo, hi; };
+  switch (es) {
+    case 1: return GatherSteps<uint8_t>(dst, src, base, off, pos, end, count, steps);
+    case 2: return GatherSteps<uint16_t>(dst, src, base, off, pos, end, count, steps);
+    case 4: return GatherSteps<uint32_t>(dst, src, base, off, pos, end, count, steps);
+    case 8: return GatherSteps<uint64_t>(dst, src, base, off, pos, end, count, steps);
+    default: return GatherSteps<U128>(dst, src, base, off, pos, end, count, steps);
+  }
+}
+
+// The reduction with the reducer evaluated for up to LaneRegion::kLanes accumulators at once,
+// each folding its elements in order. When there are fewer outputs than lanes, each output's
+// elements are cut into consecutive chunks folded side by side (the first starting from the init
+// value, the others from their first element) and the chunks' results are then combined
+// pairwise in order: a schedule the specification allows (a binary tree whose in-order
+// traversal is the init value and the elements in order), the same result for an associative
+// reducer such as argmax's. False, having done nothing, when the region is not elementwise.
+bool LaneReduce(const Step& s, ExecState& st, const std::vector<const Array*>& inputs, std::vector<Array>& outs) {
+  const size_t n = inputs.size();
+  std::vector<int> es(n), arg_bytes;
+  for (size_t i = 0; i < n; ++i) es[i] = static_cast<int>(inputs[i]->type().ElementSize());
+  arg_bytes = es;
+  arg_bytes.insert(arg_bytes.end(), es.begin(), es.end());
+  std::unique_ptr<LaneRegion> lr = LaneRegion::Make(*s.regions[0], st, arg_bytes);
+  if (!lr || lr->num_results() != n) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (lr->result_bytes(i) != es[i]) return false;
+  // Offsets of the outputs' first elements and of the reduced positions, in row-major order.
+  const std::vector<int64_t> dims = inputs[0]->dims();
+  std::vector<int64_t> strides = RowMajorStrides(dims);
+  std::vector<bool> reduced(dims.size(), false);
+  for (int64_t d : s.Params<ReduceParams>().dims) reduced[static_cast<size_t>(d)] = true;
+  std::vector<int64_t> out_off{0}, red_off{0};
+  for (size_t d = 0; d < dims.size(); ++d) {
+    std::vector<int64_t>& offs = reduced[d] ? red_off : out_off;
+    std::vector<int64_t> next;
+    next.reserve(offs.size() * static_cast<size_t>(dims[d]));
+    for (int64_t base : offs)
+      for (int64_t k = 0; k < dims[d]; ++k) next.push_back(base + k * strides[d]);
+    offs = std::move(next);
+  }
+  const int64_t P = static_cast<int64_t>(out_off.size()), N = static_cast<int64_t>(red_off.size());
+  if (P == 0 || N == 0) return false;  // nothing to fold: the oracle path writes the init values
+  constexpr int64_t L = LaneRegion::kLanes;
+  int64_t chunks = 1;  // per output
+  if (P < L) {
+    int64_t root = 1;
+    while ((root + 1) * (root + 1) <= N) ++root;
+    chunks = std::max<int64_t>(1, std::min(L / P, root));
+  }
+  const int64_t chunk = (N + chunks - 1) / chunks;
+  chunks = (N + chunk - 1) / chunk;
+  const int64_t per_group = L / chunks;  // outputs folded together
+  std::vector<std::vector<uint8_t>> acc(n), staged(n);
+  for (size_t i = 0; i < n; ++i) {
+    acc[i].resize(static_cast<size_t>(L * es[i]));
+    staged[i].resize(static_cast<size_t>(16 * (L * es[i] + 64)));
+  }
+  std::vector<int64_t> pos(L), end(L), base(L);
+  std::vector<uint8_t> active(L);
+  std::vector<const uint8_t*> data(n), init(n);
+  for (size_t i = 0; i < n; ++i) {
+    data[i] = inputs[i]->data();
+    init[i] = st.slots[s.in[n + i]].array.data();
+  }
+  for (int64_t o0 = 0; o0 < P; o0 += per_group) {
+    const int64_t G = std::min(per_group, P - o0), S = G * chunks;
+    for (int64_t t = 0; t < S; ++t) {
+      const int64_t o = o0 + t / chunks, c = t % chunks;
+      base[t] = out_off[o];
+      pos[t] = c * chunk + (c == 0 ? 0 : 1);
+      end[t] = std::min(N, (c + 1) * chunk);
+      for (size_t i = 0; i < n; ++i)
+        CopyElement(acc[i].data() + t * es[i], c == 0 ? init[i] : data[i] + (out_off[o] + red_off[c * chunk]) * es[i], es[i]);
+    }
+    // kSteps elements of every lane gathered at a time, then folded one step after another.
+    constexpr int64_t kSteps = 16;
+    for (;;) {
+      int64_t steps = 0;
+      for (int64_t t = 0; t < S; ++t) steps = std::max(steps, std::min(kSteps, end[t] - pos[t]));
+      if (steps == 0) break;
+      for (size_t i = 0; i < n; ++i)
+        Gather(staged[i].data(), data[i], es[i], base.data(), red_off.data(), pos.data(), end.data(), S, steps);
+      for (int64_t j = 0; j < steps; ++j) {
+        int64_t live = 0;
+        for (int64_t t = 0; t < S; ++t) live += (active[t] = pos[t] + j < end[t]);
+        for (size_t i = 0; i < n; ++i) {
+          std::memcpy(lr->arg(i), acc[i].data(), static_cast<size_t>(S * es[i]));
+          std::memcpy(lr->arg(n + i), staged[i].data() + j * (S * es[i] + 64), static_cast<size_t>(S * es[i]));
+        }
+        lr->Run(S);
+        for (size_t i = 0; i < n; ++i) {
+          if (live == S) {
+            std::memcpy(acc[i].data(), lr->result(i), static_cast<size_t>(S * es[i]));
+            continue;
+          }
+          for (int64_t t = 0; t < S; ++t)
+            if (active[t]) CopyElement(acc[i].data() + t * es[i], lr->result(i) + t * es[i], es[i]);
+        }
+      }
+      for (int64_t t = 0; t < S; ++t) pos[t] += std::min(kSteps, end[t] - pos[t]);
+    }
+    // The chunks of each output combined pairwise, neighbours first, until one is left.
+    for (int64_t count = chunks; count > 1;) {
+      const int64_t half = count / 2;
+      for (size_t i = 0; i < n; ++i)
+        for (int64_t g = 0; g < G; ++g)
+          for (int64_t m = 0; m < half; ++m) {
+            const int64_t t = g * half + m;
+            CopyElement(lr->arg(i) + t * es[i], acc[i].data() + (g * chunks + 2 * m) * es[i], es[i]);
+            CopyElement(lr->arg(n + i) + t * es[i], acc[i].data() + (g * chunks + 2 * m + 1) * es[i], es[i]);
+          }
+      lr->Run(G * half);
+      for (size_t i = 0; i < n; ++i)
+        for (int64_t g = 0; g < G; ++g) {
+          for (int64_t m = 0; m < half; ++m)
+            CopyElement(acc[i].data() + (g * chunks + m) * es[i], lr->result(i) + (g * half + m) * es[i], es[i]);
+          if (count % 2)
+            CopyElement(acc[i].data() + (g * chunks + half) * es[i], acc[i].data() + (g * chunks + count - 1) * es[i], es[i]);
+        }
+      count = half + count % 2;
+    }
+    for (size_t i = 0; i < n; ++i)
+      for (int64_t g = 0; g < G; ++g)
+        CopyElement(outs[i].mutable_data() + (o0 + g) * es[i], acc[i].data() + g * chunks * es[i], es[i]);
+  }
+  return true;
+}
+
 void GenericReduce(const Step& s, ExecState& st) {
   const size_t n = s.in.size() / 2;
   const Program& body = *s.regions[0];
@@ -357,6 +518,10 @@ void GenericReduce(const Step& s, ExecState& st) {
   for (size_t i = 0; i < n; ++i) inputs[i] = &st.slots[s.in[i]].array;
   std::vector<Array> outs(n);
   for (size_t i = 0; i < n; ++i) outs[i] = Array::Allocate(s.out_types[i]);
+  if (LaneReduce(s, st, inputs, outs)) {
+    for (size_t i = 0; i < n; ++i) st.slots[s.out[i]] = RtValue::Of(std::move(outs[i]));
+    return;
+  }
   const int64_t n_out = outs[0].NumElements();
   // Accumulators start as the init values.
   std::vector<std::vector<RtValue>> acc(n_out, std::vector<RtValue>(n));
