@@ -1,11 +1,13 @@
 // reduce_window, select_and_scatter, convolution and map, written position by position after
 // the specification. Padding and base-dilation holes hold the init value (reduce_window) or
-// zero (convolution).
+// zero (convolution). An elementwise reduce_window or map region runs for many positions at once
+// (LaneRegion); other regions run once per element.
 #include <algorithm>
 #include <cstring>
 
 #include "src/cpu/elementwise_ops.h"
 #include "src/cpu/kernels_indexing.h"
+#include "src/cpu/region_lanes.h"
 #include "src/cpu/strided.h"
 #include "src/support/str.h"
 
@@ -29,6 +31,155 @@ int64_t InputIndex(const WindowParams& p, size_t d, int64_t o, int64_t w, int64_
   return i < in_dim ? i : -1;
 }
 
+// es bytes from src to dst, inlined for every element size (memcpy of a run-time size is a call).
+inline void CopyElement(uint8_t* dst, const uint8_t* src, int es) {
+  switch (es) {
+    case 1: *dst = *src; return;
+    case 2: std::memcpy(dst, src, 2); return;
+    case 4: std::memcpy(dst, src, 4); return;
+    case 8: std::memcpy(dst, src, 8); return;
+    default: std::memcpy(dst, src, static_cast<size_t>(es));
+  }
+}
+
+// The window reduction with the reducer evaluated for up to LaneRegion::kLanes output positions at
+// once, each folding its window in the specification's order (init, then the window's positions
+// in row-major order, holes as init). A cumulative window (one dimension of size N with window
+// N, N - 1 padding before, the others untouched: jnp.cumsum, cumprod, cummax) whose init value
+// is its own fold (body(init, init) == init, true of the sums, products and extrema JAX builds)
+// is computed as a running fold instead: position i's window is init, init for the padding,
+// then elements 0..i, which is position i - 1's fold continued by element i. False, having done
+// nothing, when the region is not elementwise.
+bool LaneReduceWindow(const Step& s, ExecState& st, const std::vector<const Array*>& in, std::vector<Array>& out) {
+  const WindowParams& p = s.Params<WindowParams>();
+  const size_t n = in.size();
+  std::vector<int> es(n), arg_bytes;
+  for (size_t i = 0; i < n; ++i) es[i] = static_cast<int>(in[i]->type().ElementSize());
+  arg_bytes = es;
+  arg_bytes.insert(arg_bytes.end(), es.begin(), es.end());
+  std::unique_ptr<LaneRegion> lr = LaneRegion::Make(*s.regions[0], st, arg_bytes);
+  if (!lr || lr->num_results() != n) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (lr->result_bytes(i) != es[i]) return false;
+  constexpr int64_t L = LaneRegion::kLanes;
+  const std::vector<int64_t> idims = in[0]->dims(), odims = out[0].dims();
+  const size_t rank = idims.size();
+  const std::vector<int64_t> istr = RowMajorStrides(idims), ostr = RowMajorStrides(odims);
+  const int64_t P = NumElements(odims);
+  std::vector<const uint8_t*> init(n);
+  for (size_t i = 0; i < n; ++i) init[i] = st.slots[s.in[n + i]].array.data();
+  std::vector<std::vector<uint8_t>> acc(n);
+  for (size_t i = 0; i < n; ++i) acc[i].resize(static_cast<size_t>(L * es[i]));
+  auto fill_init = [&](int64_t count) {
+    for (size_t i = 0; i < n; ++i)
+      for (int64_t t = 0; t < count; ++t) CopyElement(acc[i].data() + t * es[i], init[i], es[i]);
+  };
+  // acc = body(acc, x) over lanes [0, count), x already in the region's second arguments.
+  auto fold = [&](int64_t count) {
+    for (size_t i = 0; i < n; ++i) std::memcpy(lr->arg(i), acc[i].data(), static_cast<size_t>(count * es[i]));
+    lr->Run(count);
+    for (size_t i = 0; i < n; ++i) std::memcpy(acc[i].data(), lr->result(i), static_cast<size_t>(count * es[i]));
+  };
+
+  // A cumulative window along one dimension?
+  int cum = -1;
+  bool plain = true;
+  for (size_t d = 0; d < rank && plain; ++d) {
+    plain = p.strides[d] == 1 && p.base_dilations[d] == 1 && p.window_dilations[d] == 1 && p.pad_high[d] == 0 &&
+            odims[d] == idims[d];
+    if (plain && p.dims[d] != 1) {
+      if (cum >= 0 || p.dims[d] != idims[d] || p.pad_low[d] != idims[d] - 1) plain = false;
+      else cum = static_cast<int>(d);
+    } else if (plain && p.pad_low[d] != 0) {
+      plain = false;
+    }
+  }
+  if (plain && cum >= 0 && idims[cum] > 1) {
+    fill_init(1);
+    for (size_t i = 0; i < n; ++i) std::memcpy(lr->arg(n + i), init[i], es[i]);
+    fold(1);
+    for (size_t i = 0; i < n; ++i)
+      if (std::memcmp(acc[i].data(), init[i], es[i]) != 0) plain = false;
+  }
+  if (plain && cum >= 0 && idims[cum] > 1) {
+    // Lanes are the lines along `cum`; step k folds element k of every line.
+    const int64_t len = idims[cum], stride = istr[cum], lines = P / len;
+    std::vector<int64_t> line_base(static_cast<size_t>(std::min(lines, L)));
+    for (int64_t l0 = 0; l0 < lines; l0 += L) {
+      const int64_t G = std::min(L, lines - l0);
+      for (int64_t g = 0; g < G; ++g) {
+        const int64_t l = l0 + g;  // lines in row-major order of the other dimensions
+        line_base[g] = (l / stride) * stride * len + l % stride;
+      }
+      fill_init(G);
+      for (int64_t k = 0; k < len; ++k) {
+        for (size_t i = 0; i < n; ++i)
+          for (int64_t g = 0; g < G; ++g)
+            CopyElement(lr->arg(n + i) + g * es[i], in[i]->data() + (line_base[g] + k * stride) * es[i], es[i]);
+        fold(G);
+        for (size_t i = 0; i < n; ++i)
+          for (int64_t g = 0; g < G; ++g)
+            CopyElement(out[i].mutable_data() + (line_base[g] + k * stride) * es[i], acc[i].data() + g * es[i], es[i]);
+      }
+    }
+    return true;
+  }
+
+  // Lanes are output positions; step w folds window position w of each (or init in a hole). A
+  // lane whose whole window lies inside the input (no base dilation) reads element
+  // lane_lin + w_lin without checks; the others check each dimension.
+  bool no_base_dilation = true;
+  for (size_t d = 0; d < rank; ++d) no_base_dilation &= p.base_dilations[d] == 1;
+  std::vector<int64_t> base(static_cast<size_t>(L) * rank), lane_lin(L);
+  std::vector<uint8_t> inside(L);
+  for (int64_t o0 = 0; o0 < P; o0 += L) {
+    const int64_t G = std::min(L, P - o0);
+    for (int64_t g = 0; g < G; ++g) {
+      bool in_bounds = no_base_dilation;
+      lane_lin[g] = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        const int64_t oi = (o0 + g) / ostr[d] % odims[d];
+        const int64_t b = oi * p.strides[d] - p.pad_low[d];
+        base[g * rank + d] = b;
+        lane_lin[g] += b * istr[d];
+        in_bounds &= b >= 0 && b + (p.dims[d] - 1) * p.window_dilations[d] < idims[d];
+      }
+      inside[g] = in_bounds;
+    }
+    fill_init(G);
+    std::vector<int64_t> wi(rank, 0);
+    if (NumElements(p.dims) > 0) {
+      do {
+        int64_t w_lin = 0;
+        for (size_t d = 0; d < rank; ++d) w_lin += wi[d] * p.window_dilations[d] * istr[d];
+        for (int64_t g = 0; g < G; ++g) {
+          int64_t lin = lane_lin[g] + w_lin;
+          bool hole = false;
+          if (!inside[g]) {
+            lin = 0;
+            for (size_t d = 0; d < rank && !hole; ++d) {
+              int64_t pos = base[g * rank + d] + wi[d] * p.window_dilations[d];
+              if (pos < 0 || pos % p.base_dilations[d] != 0) {
+                hole = true;
+                break;
+              }
+              pos /= p.base_dilations[d];
+              hole = pos >= idims[d];
+              lin += pos * istr[d];
+            }
+          }
+          for (size_t i = 0; i < n; ++i)
+            CopyElement(lr->arg(n + i) + g * es[i], hole ? init[i] : in[i]->data() + lin * es[i], es[i]);
+        }
+        fold(G);
+      } while (NextIndex(wi, p.dims));
+    }
+    for (size_t i = 0; i < n; ++i)
+      std::memcpy(out[i].mutable_data() + o0 * es[i], acc[i].data(), static_cast<size_t>(G * es[i]));
+  }
+  return true;
+}
+
 void ReduceWindow(const Step& s, ExecState& st) {
   const WindowParams& p = s.Params<WindowParams>();
   const size_t n = s.in.size() / 2;
@@ -37,6 +188,10 @@ void ReduceWindow(const Step& s, ExecState& st) {
   for (size_t i = 0; i < n; ++i) {
     in[i] = &st.slots[s.in[i]].array;
     out[i] = Array::Allocate(s.out_types[i]);
+  }
+  if (NumElements(out[0].dims()) > 0 && LaneReduceWindow(s, st, in, out)) {
+    for (size_t i = 0; i < n; ++i) st.slots[s.out[i]] = RtValue::Of(std::move(out[i]));
+    return;
   }
   const std::vector<int64_t>& idims = in[0]->dims();
   const std::vector<int64_t>& odims = out[0].dims();

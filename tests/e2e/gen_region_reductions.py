@@ -2,11 +2,14 @@
 """Writes region_reductions.mlir: reductions whose reducer is a region of several elementwise
 ops (argmax and argmin as JAX writes them, variadic reductions), large enough that the executor
 folds many accumulators at once and cuts long reductions into chunks (src/cpu/region_lanes.h),
-with expected values from numpy. Inputs are built in the program from iota, so only the results
-are spelled out.
+and window reductions (pooling with strides, padding and dilations, cumulative sums and maxima,
+a variadic window) with expected values from numpy and a direct model of reduce_window. Inputs
+are built in the program from iota, so only the results are spelled out.
 
     /usr/bin/python3 tests/e2e/gen_region_reductions.py > tests/e2e/region_reductions.mlir
 """
+import itertools
+
 import numpy as np
 
 
@@ -170,6 +173,160 @@ def variadic_sum_max():
     return "\n".join(lines)
 
 
+def window_ref(xs, inits, op, wdims, strides, pads, bdil, wdil):
+    """reduce_window as the specification defines it: holes (padding, base dilation) hold init."""
+    shape = xs[0].shape
+    rank = len(shape)
+    padded = [(shape[d] - 1) * bdil[d] + 1 + pads[d][0] + pads[d][1] if shape[d] else 0 for d in range(rank)]
+    win = [(wdims[d] - 1) * wdil[d] + 1 for d in range(rank)]
+    oshape = [(padded[d] - win[d]) // strides[d] + 1 for d in range(rank)]
+    outs = [np.empty(oshape, x.dtype) for x in xs]
+    for o in itertools.product(*[range(k) for k in oshape]):
+        acc = list(inits)
+        for w in itertools.product(*[range(k) for k in wdims]):
+            idx, hole = [], False
+            for d in range(rank):
+                pos = o[d] * strides[d] + w[d] * wdil[d] - pads[d][0]
+                if pos < 0 or pos % bdil[d] or pos // bdil[d] >= shape[d]:
+                    hole = True
+                    break
+                idx.append(pos // bdil[d])
+            vals = list(inits) if hole else [x[tuple(idx)] for x in xs]
+            acc = op(acc, vals)
+        for k, a in enumerate(acc):
+            outs[k][o] = a
+    return outs
+
+
+def window_case(name, shape, et, a, b, m, off, init, body, op, wdims, strides, pads, bdil, wdil):
+    """One reduce_window over x = (a * i0 + b * i1) % m - off (rank 2) with a scalar body."""
+    x, text = values(shape, a, b, m)
+    x = (x - off).astype(np.int32)
+    T, I = ttype(shape, et), ttype(shape, "i32")
+    npt = {"i32": np.int32, "f32": np.float32}[et]
+    init_value = {"0xFF800000": -np.inf, "0x7F800000": np.inf}.get(init, init)
+    want = window_ref([x.astype(npt)], [npt(init_value)], lambda acc, v: [op(acc[0], v[0])],
+                      wdims, strides, pads, bdil, wdil)[0]
+    R = ttype(want.shape, et)
+    pad_text = ", ".join(f"[{lo}, {hi}]" for lo, hi in pads)
+    lines = [f"func.func @{name}() {{", text,
+             f"  %off = stablehlo.constant dense<{off}> : {I}",
+             f"  %xs = stablehlo.subtract %xi, %off : {I}",
+             f"  %x = stablehlo.convert %xs : ({I}) -> {T}" if et != "i32" else f"  %x = stablehlo.add %xs, %c0i : {I}",
+             f"  %init = stablehlo.constant dense<{init}> : tensor<{et}>",
+             f'  %r = "stablehlo.reduce_window"(%x, %init) ({{',
+             f"  ^bb0(%p: tensor<{et}>, %q: tensor<{et}>):",
+             f"    %v = {body} %p, %q : tensor<{et}>",
+             f"    stablehlo.return %v : tensor<{et}>",
+             f"  }}) {{window_dimensions = array<i64: {', '.join(map(str, wdims))}>, "
+             f"window_strides = array<i64: {', '.join(map(str, strides))}>, "
+             f"base_dilations = array<i64: {', '.join(map(str, bdil))}>, "
+             f"window_dilations = array<i64: {', '.join(map(str, wdil))}>, "
+             f"padding = dense<[{pad_text}]> : tensor<{len(shape)}x2xi64>}} : ({T}, tensor<{et}>) -> {R}",
+             f"  check.expect_eq_const %r, {lit(want)} : {R}",
+             "  func.return", "}"]
+    if et == "i32":
+        lines.insert(1, f"  %c0i = stablehlo.constant dense<0> : {I}")
+    return "\n".join(lines)
+
+
+def cumulative_cases():
+    """Cumulative windows (jnp.cumsum / cummax), forward as a running fold; a reverse one, and one
+    whose init is not its own fold (each padding position adds it again)."""
+    cases = []
+    add = lambda a, b: a + b
+    mx = lambda a, b: max(a, b)
+    # forward cumsum along dim 1: window [1, N], padding [[0, 0], [N - 1, 0]]
+    shape = (12, 300)
+    x, _ = values(shape, 5, 3, 17)
+    x = (x - 8).astype(np.int32)
+    want = np.cumsum(x, axis=1).astype(np.int32)
+    cases.append(("cumsum_rows_i32", shape, "i32", (5, 3, 17, 8), 0, "stablehlo.add", want,
+                  [1, shape[1]], [[0, 0], [shape[1] - 1, 0]]))
+    # forward cummax along dim 0 (f32)
+    shape = (300, 5)
+    x, _ = values(shape, 13, 7, 1009)
+    xf = (x - 500).astype(np.float32)
+    want = np.maximum.accumulate(xf, axis=0)
+    cases.append(("cummax_columns_f32", shape, "f32", (13, 7, 1009, 500), "0xFF800000", "stablehlo.maximum",
+                  want, [shape[0], 1], [[shape[0] - 1, 0], [0, 0]]))
+    # reverse cumsum along dim 1: padding after
+    shape = (6, 200)
+    x, _ = values(shape, 5, 3, 17)
+    x = (x - 8).astype(np.int32)
+    want = np.flip(np.cumsum(np.flip(x, 1), axis=1), 1).astype(np.int32)
+    cases.append(("reverse_cumsum_rows_i32", shape, "i32", (5, 3, 17, 8), 0, "stablehlo.add", want,
+                  [1, shape[1]], [[0, 0], [0, shape[1] - 1]]))
+    # forward cumsum with init 1: position i's window holds N - 1 - i padding inits and the init
+    shape = (4, 200)
+    x, _ = values(shape, 5, 3, 17)
+    x = (x - 8).astype(np.int32)
+    n = shape[1]
+    want = (np.cumsum(x, axis=1) + 1 + (n - 1 - np.arange(n))[None, :]).astype(np.int32)
+    cases.append(("cumsum_init_one_i32", shape, "i32", (5, 3, 17, 8), 1, "stablehlo.add", want,
+                  [1, n], [[0, 0], [n - 1, 0]]))
+    out = []
+    for name, shape, et, (a, b, m, off), init, body, want, wdims, pads in cases:
+        _, text = values(shape, a, b, m)
+        T, I = ttype(shape, et), ttype(shape, "i32")
+        conv = f"  %x = stablehlo.convert %xs : ({I}) -> {T}" if et != "i32" else f"  %x = stablehlo.add %xs, %off0 : {I}"
+        pad_text = ", ".join(f"[{lo}, {hi}]" for lo, hi in pads)
+        out.append("\n".join([
+            f"func.func @{name}() {{", text,
+            f"  %off = stablehlo.constant dense<{off}> : {I}", f"  %off0 = stablehlo.constant dense<0> : {I}",
+            f"  %xs = stablehlo.subtract %xi, %off : {I}", conv,
+            f"  %init = stablehlo.constant dense<{init}> : tensor<{et}>",
+            f'  %r = "stablehlo.reduce_window"(%x, %init) ({{',
+            f"  ^bb0(%p: tensor<{et}>, %q: tensor<{et}>):",
+            f"    %v = {body} %p, %q : tensor<{et}>",
+            f"    stablehlo.return %v : tensor<{et}>",
+            f"  }}) {{window_dimensions = array<i64: {', '.join(map(str, wdims))}>, "
+            f"padding = dense<[{pad_text}]> : tensor<2x2xi64>}} : ({T}, tensor<{et}>) -> {T}",
+            f"  check.expect_eq_const %r, {lit(want.astype(np.float32) if et == 'f32' else want)} : {T}",
+            "  func.return", "}"]))
+    return out
+
+
+def variadic_window():
+    """A two-operand window (max value and the first position holding it): 3x3 stride 2 pooling."""
+    shape = (9, 11)
+    x, text = values(shape, 7, 3, 13)
+    i0, i1 = np.indices(shape)
+    pos = (i0 * shape[1] + i1).astype(np.int32)
+
+    def op(acc, v):
+        if v[0] > acc[0] or (v[0] == acc[0] and v[1] < acc[1]):
+            return [v[0], v[1]]
+        return acc
+    wdims, strides, pads = [3, 3], [2, 2], [[1, 1], [1, 1]]
+    big = np.int32(1 << 30)
+    want = window_ref([x, pos], [np.int32(-1), big], op, wdims, strides, pads, [1, 1], [1, 1])
+    T = ttype(shape, "i32")
+    R = ttype(want[0].shape, "i32")
+    return "\n".join([
+        "func.func @window_max_and_position() {", text,
+        f"  %w = stablehlo.constant dense<{shape[1]}> : {T}",
+        f"  %r0 = stablehlo.multiply %i0, %w : {T}",
+        f"  %pos = stablehlo.add %r0, %i1 : {T}",
+        "  %lo = stablehlo.constant dense<-1> : tensor<i32>",
+        f"  %big = stablehlo.constant dense<{int(big)}> : tensor<i32>",
+        '  %r:2 = "stablehlo.reduce_window"(%xi, %pos, %lo, %big) ({',
+        "  ^bb0(%a: tensor<i32>, %b: tensor<i32>, %c: tensor<i32>, %d: tensor<i32>):",
+        "    %gt = stablehlo.compare GT, %c, %a, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+        "    %eq = stablehlo.compare EQ, %c, %a, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+        "    %lt = stablehlo.compare LT, %d, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+        "    %an = stablehlo.and %eq, %lt : tensor<i1>",
+        "    %take = stablehlo.or %gt, %an : tensor<i1>",
+        "    %v = stablehlo.select %take, %c, %a : tensor<i1>, tensor<i32>",
+        "    %k = stablehlo.select %take, %d, %b : tensor<i1>, tensor<i32>",
+        "    stablehlo.return %v, %k : tensor<i32>, tensor<i32>",
+        "  }) {window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 2, 2>, "
+        f"padding = dense<[[1, 1], [1, 1]]> : tensor<2x2xi64>}} : ({T}, {T}, tensor<i32>, tensor<i32>) -> ({R}, {R})",
+        f"  check.expect_eq_const %r#0, {lit(want[0])} : {R}",
+        f"  check.expect_eq_const %r#1, {lit(want[1])} : {R}",
+        "  func.return", "}"])
+
+
 def main():
     chunks = [
         arg_case("argmax_rows_f32", (64, 3000), 1, "GT", "f32", False),
@@ -179,7 +336,15 @@ def main():
         arg_case("argmin_rows_f64", (1500, 40), 1, "LT", "f64", False),
         full_argmax(100003),
         variadic_sum_max(),
-    ]
+        window_case("max_pool_2x2_stride_2_f32", (9, 10), "f32", 37, 11, 101, 50, "0xFF800000",
+                    "stablehlo.maximum", np.maximum, [2, 2], [2, 2], [[0, 1], [0, 0]], [1, 1], [1, 1]),
+        window_case("sum_3x3_same_i32", (8, 8), "i32", 5, 3, 17, 8, 0, "stablehlo.add", lambda p, q: p + q,
+                    [3, 3], [1, 1], [[1, 1], [1, 1]], [1, 1], [1, 1]),
+        window_case("sum_dilated_i32", (5, 6), "i32", 5, 3, 17, 8, 0, "stablehlo.add", lambda p, q: p + q,
+                    [2, 3], [1, 2], [[1, 0], [2, 1]], [2, 1], [1, 2]),
+        window_case("min_pool_large_f32", (40, 60), "f32", 37, 11, 1009, 500, "0x7F800000",
+                    "stablehlo.minimum", np.minimum, [3, 2], [2, 1], [[1, 1], [0, 1]], [1, 1], [1, 1]),
+    ] + cumulative_cases() + [variadic_window()]
     print("// Generated by gen_region_reductions.py: reductions whose reducer is a region of several\n"
           "// elementwise ops, evaluated for many accumulators at once; expected values from numpy.")
     print("\n\n// -----\n\n".join(chunks))
