@@ -39,6 +39,19 @@ std::vector<int64_t> ReadIndexVector(const Array& a) {
   return out;
 }
 
+int64_t ReadIndexAt(ElemKind kind, const uint8_t* p) {
+  int64_t v = 0;
+  DispatchKind(kind, [&]<ElemKind K>() {
+    using T = Traits<K>;
+    if constexpr (T::kCat == Cat::kSigned || T::kCat == Cat::kUnsigned || T::kCat == Cat::kBool) {
+      typename T::S x;
+      std::memcpy(&x, p, sizeof(x));
+      v = static_cast<int64_t>(T::Load(x));
+    }
+  });
+  return v;
+}
+
 int64_t ReadIndex(const Array& a) {
   int64_t v = 0;
   DispatchKind(a.elem(), [&]<ElemKind K>() {

@@ -353,6 +353,23 @@ void Map(const Step& s, ExecState& st) {
   Array out = Array::Allocate(s.out_types[0]);
   const int64_t n = out.NumElements(), es = out.type().ElementSize();
   std::vector<RtValue> args, res;
+  // An elementwise computation maps kLanes elements at a time.
+  std::vector<int> arg_bytes;
+  for (int in : s.in) arg_bytes.push_back(static_cast<int>(st.slots[in].array.type().ElementSize()));
+  std::unique_ptr<LaneRegion> lanes = LaneRegion::Make(*s.regions[0], st, arg_bytes);
+  if (lanes && (lanes->num_results() != 1 || lanes->result_bytes(0) != es)) lanes.reset();
+  if (lanes) {
+    for (int64_t start = 0; start < n; start += LaneRegion::kLanes) {
+      const int64_t count = std::min(LaneRegion::kLanes, n - start);
+      for (size_t k = 0; k < s.in.size(); ++k)
+        std::memcpy(lanes->arg(k), st.slots[s.in[k]].array.data() + start * arg_bytes[k],
+                    static_cast<size_t>(count * arg_bytes[k]));
+      lanes->Run(count);
+      std::memcpy(out.mutable_data() + start * es, lanes->result(0), static_cast<size_t>(count * es));
+    }
+    st.slots[s.out[0]] = RtValue::Of(std::move(out));
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) {
     args.clear();
     for (int in : s.in) args.push_back(RtValue::Of(ScalarAt(st.slots[in].array, i)));

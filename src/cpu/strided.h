@@ -65,6 +65,8 @@ inline std::vector<int64_t> ByteStrides(const ArrayType& t) {
 
 // Reads a rank-0 integer (or boolean) array as int64.
 int64_t ReadIndex(const Array& a);
+// The same for the element of kind `kind` at p (no array around it).
+int64_t ReadIndexAt(ElemKind kind, const uint8_t* p);
 // Reads every element of an integer array as int64.
 std::vector<int64_t> ReadIndexVector(const Array& a);
 // A rank-0 array holding element `linear` of `a`.
