@@ -146,8 +146,8 @@ void Scatter(const Step& s, ExecState& st) {
     if (!Contains(p.update_window_dims, d)) scatter_dims.push_back(d);
   const Program* body = s.regions.empty() ? nullptr : s.regions[0].get();
   std::vector<RtValue> args, out;
-  // An elementwise update computation (scatter-add and the like) is evaluated in place, one
-  // lane per update: updates may hit the same element, so they stay in order, one at a time.
+  // An elementwise update computation (scatter-add and the like) is evaluated in place, one lane
+  // per element of a window (distinct positions); windows may overlap, so they go one at a time.
   std::unique_ptr<LaneRegion> lanes;
   std::vector<int> es(n);
   for (size_t i = 0; i < n; ++i) es[i] = static_cast<int>(results[i].type().ElementSize());
@@ -200,6 +200,7 @@ void Scatter(const Step& s, ExecState& st) {
   for (int64_t k = 0; k < nb; ++k) batches_empty |= (bsizes[k] = u0.dims()[scatter_dims[k]]) == 0;
   const int64_t nidx = p.index_vector_dim < irank ? indices.dims()[p.index_vector_dim] : 1;
   const int64_t ies = indices.type().ElementSize();
+  std::vector<int64_t> lane_x(lanes ? LaneRegion::kLanes : 0), lane_u(lanes ? LaneRegion::kLanes : 0);
   if (!w_u.empty() && !batches_empty) do {
       int64_t ub = 0, ib = 0;
       for (int64_t k = 0; k < nb; ++k) {
@@ -224,6 +225,45 @@ void Scatter(const Step& s, ExecState& st) {
         inside &= xi[d] >= 0 && xi[d] + extent <= xdims[d];
         xb += xi[d] * xs[d];
       }
+      if (lanes) {
+        // The elements of one window are distinct positions of the result: up to kLanes of them
+        // (those in bounds) are updated by one evaluation of the computation.
+        for (size_t k0 = 0; k0 < w_u.size();) {
+          int64_t count = 0;
+          size_t k = k0;
+          for (; k < w_u.size() && count < LaneRegion::kLanes; ++k) {
+            if (!inside) {
+              bool ok = true;
+              for (size_t j = 0; j < nw && ok; ++j) {
+                const int64_t d = window_operand_dims[j], v = xi[d] + w_idx[k * nw + j];
+                ok = v >= 0 && v < xdims[d];
+              }
+              for (int64_t d = 0; d < xrank && ok; ++d)
+                if (!Contains(window_operand_dims, d)) ok = xi[d] >= 0 && xi[d] < xdims[d];
+              if (!ok) continue;
+            }
+            lane_x[count] = xb + w_x[k];
+            lane_u[count] = ub + w_u[k];
+            ++count;
+          }
+          k0 = k;
+          if (count == 0) continue;
+          for (size_t i = 0; i < n; ++i) {
+            const int e = es[i];
+            for (int64_t t = 0; t < count; ++t) {
+              CopyElement(lanes->arg(i) + t * e, results[i].data() + lane_x[t] * e, e);
+              CopyElement(lanes->arg(n + i) + t * e, updates[i]->data() + lane_u[t] * e, e);
+            }
+          }
+          lanes->Run(count);
+          for (size_t i = 0; i < n; ++i) {
+            const int e = es[i];
+            for (int64_t t = 0; t < count; ++t)
+              CopyElement(results[i].mutable_data() + lane_x[t] * e, lanes->result(i) + t * e, e);
+          }
+        }
+        continue;
+      }
       for (size_t k = 0; k < w_u.size(); ++k) {
         if (!inside) {
           bool ok = true;
@@ -238,14 +278,7 @@ void Scatter(const Step& s, ExecState& st) {
         const int64_t x_lin = xb + w_x[k], u_lin = ub + w_u[k];
         if (p.assign) {
           for (size_t i = 0; i < n; ++i)
-            std::memcpy(results[i].mutable_data() + x_lin * es[i], updates[i]->data() + u_lin * es[i], es[i]);
-        } else if (lanes) {
-          for (size_t i = 0; i < n; ++i) {
-            std::memcpy(lanes->arg(i), results[i].data() + x_lin * es[i], es[i]);
-            std::memcpy(lanes->arg(n + i), updates[i]->data() + u_lin * es[i], es[i]);
-          }
-          lanes->Run(1);
-          for (size_t i = 0; i < n; ++i) std::memcpy(results[i].mutable_data() + x_lin * es[i], lanes->result(i), es[i]);
+            CopyElement(results[i].mutable_data() + x_lin * es[i], updates[i]->data() + u_lin * es[i], es[i]);
         } else {
           args.clear();
           for (size_t i = 0; i < n; ++i) args.push_back(RtValue::Of(ScalarAt(results[i], x_lin)));
@@ -291,8 +324,8 @@ void Sort(const Step& s, ExecState& st) {
       std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
         for (size_t i = 0; i < n; ++i) {
           const int es = arg_bytes[2 * i];
-          std::memcpy(lanes->arg(2 * i), in[i]->data() + (base + a * stride) * es, es);
-          std::memcpy(lanes->arg(2 * i + 1), in[i]->data() + (base + b * stride) * es, es);
+          CopyElement(lanes->arg(2 * i), in[i]->data() + (base + a * stride) * es, es);
+          CopyElement(lanes->arg(2 * i + 1), in[i]->data() + (base + b * stride) * es, es);
         }
         lanes->Run(1);
         return lanes->result(0)[0] != 0;

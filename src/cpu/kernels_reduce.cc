@@ -352,17 +352,6 @@ void FusedReduce(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
-// es bytes from src to dst (the element sizes of every type).
-inline void CopyElement(uint8_t* dst, const uint8_t* src, int es) {
-  switch (es) {
-    case 1: *dst = *src; return;
-    case 2: std::memcpy(dst, src, 2); return;
-    case 4: std::memcpy(dst, src, 4); return;
-    case 8: std::memcpy(dst, src, 8); return;
-    default: std::memcpy(dst, src, static_cast<size_t>(es));
-  }
-}
-
 // The next `steps` elements of every lane into dst, step-major (dst[j * ld + t] = the element at
 // position pos[t] + j of lane t, whose elements are src[base[t] + off[...]]), up to end[t]: each
 // lane's elements are read in order, a cache line at a time, however far apart the lanes are. ld

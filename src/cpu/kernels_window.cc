@@ -31,17 +31,6 @@ int64_t InputIndex(const WindowParams& p, size_t d, int64_t o, int64_t w, int64_
   return i < in_dim ? i : -1;
 }
 
-// es bytes from src to dst, inlined for every element size (memcpy of a run-time size is a call).
-inline void CopyElement(uint8_t* dst, const uint8_t* src, int es) {
-  switch (es) {
-    case 1: *dst = *src; return;
-    case 2: std::memcpy(dst, src, 2); return;
-    case 4: std::memcpy(dst, src, 4); return;
-    case 8: std::memcpy(dst, src, 8); return;
-    default: std::memcpy(dst, src, static_cast<size_t>(es));
-  }
-}
-
 // The window reduction with the reducer evaluated for up to LaneRegion::kLanes output positions at
 // once, each folding its window in the specification's order (init, then the window's positions
 // in row-major order, holes as init). A cumulative window (one dimension of size N with window

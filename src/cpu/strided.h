@@ -63,6 +63,19 @@ inline std::vector<int64_t> ByteStrides(const ArrayType& t) {
   return s;
 }
 
+// es bytes from src to dst, inlined for every element size (a memcpy of a run-time size is a
+// library call, which per element cost gathers and scatters most of their time).
+inline void CopyElement(uint8_t* dst, const uint8_t* src, int64_t es) {
+  switch (es) {
+    case 1: *dst = *src; return;
+    case 2: std::memcpy(dst, src, 2); return;
+    case 4: std::memcpy(dst, src, 4); return;
+    case 8: std::memcpy(dst, src, 8); return;
+    case 16: std::memcpy(dst, src, 16); return;
+    default: std::memcpy(dst, src, static_cast<size_t>(es));
+  }
+}
+
 // Reads a rank-0 integer (or boolean) array as int64.
 int64_t ReadIndex(const Array& a);
 // The same for the element of kind `kind` at p (no array around it).
