@@ -18,10 +18,12 @@ and OPENBLAS_NUM_THREADS set to the thread count. When Debian's python3-torch is
 (`apt-get install python3-torch`, PyTorch 1.13 with oneDNN 2.6; only the benchmark uses it),
 PyTorch eager rows are added: matmul (torch.matmul, and oneDNN through mkldnn_linear),
 conv2d channels_last, the MLP forward pass and training step with autograd, a transformer encoder
-block (attention, layer norm, exact GELU), and a tiny torch.add,
+block (attention, layer norm, exact GELU), a max pool, and a tiny torch.add,
 with torch.set_num_threads at the thread count. numpy rows are always there (the conv baseline is
 numpy's padded window view + tensordot, the training baseline the same forward/backward written
-in numpy). The tiny program's Execute from C++ is timed by `openpjrt bench` (build/bin/openpjrt,
+in numpy). Ops defined by a scalar region or by indices are measured against numpy too: argmax
+(a variadic reduce), cumsum (a cumulative reduce_window), a 3x3/2 max pool, a gather (embedding
+lookup), a scatter-add (numpy's add.at) and a sort with a comparator region. The tiny program's Execute from C++ is timed by `openpjrt bench` (build/bin/openpjrt,
 when built) against the same numpy ufunc call. The machine load is printed with each run.
 """
 import os
@@ -380,6 +382,118 @@ def child(threads, quick):
         assert np.allclose(got, want, rtol=1e-3, atol=1e-4), float(np.abs(got - want).max())
         add_pair("transformer block 128x256, 4 heads, GELU", torch_paired(ours, torch_block, reps * 5),
                  "PyTorch eager")
+
+    # 4e. Ops whose semantics are a scalar region (argmax's variadic reduce, a cumulative
+    # reduce_window, max pooling, a scatter-add, a sort with JAX's float comparator) and gather,
+    # as jax.numpy writes them, against numpy (and PyTorch's max pool).
+    xr = rng.standard_normal((256, 4096)).astype(np.float32)
+    argmax = c.compile("""func.func @main(%x: tensor<256x4096xf32>) -> tensor<256xi32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %iota = stablehlo.iota dim = 1 : tensor<256x4096xi32>
+  %r:2 = stablehlo.reduce(%x init: %ninf), (%iota init: %c0) across dimensions = [1] : (tensor<256x4096xf32>, tensor<256x4096xi32>, tensor<f32>, tensor<i32>) -> (tensor<256xf32>, tensor<256xi32>)
+   reducer(%a: tensor<f32>, %c: tensor<f32>) (%b: tensor<i32>, %d: tensor<i32>) {
+    %gt = stablehlo.compare GT, %a, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %nan = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %o1 = stablehlo.or %gt, %nan : tensor<i1>
+    %eq = stablehlo.compare EQ, %a, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %lt = stablehlo.compare LT, %b, %d, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %an = stablehlo.and %eq, %lt : tensor<i1>
+    %o2 = stablehlo.or %o1, %an : tensor<i1>
+    %v = stablehlo.select %o2, %a, %c : tensor<i1>, tensor<f32>
+    %i = stablehlo.select %o2, %b, %d : tensor<i1>, tensor<i32>
+    stablehlo.return %v, %i : tensor<f32>, tensor<i32>
+  }
+  return %r#1 : tensor<256xi32>
+}""")
+    dxr = c.device_put(xr)
+    assert np.array_equal(np.asarray(argmax(dxr)), np.argmax(xr, axis=1))
+    t_ours, t_np = paired(lambda: run(argmax, dxr), lambda: np.argmax(xr, axis=1), reps)
+    rows.append(("argmax over rows of 256x4096 f32 (variadic reduce)", t_ours, "numpy", t_np))
+    xc = rng.standard_normal((256, 1024)).astype(np.float32)
+    cumsum = c.compile("""func.func @main(%x: tensor<256x1024xf32>) -> tensor<256x1024xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = "stablehlo.reduce_window"(%x, %z) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %c : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 1024>, padding = dense<[[0, 0], [1023, 0]]> : tensor<2x2xi64>} : (tensor<256x1024xf32>, tensor<f32>) -> tensor<256x1024xf32>
+  return %r : tensor<256x1024xf32>
+}""")
+    dxc = c.device_put(xc)
+    assert np.allclose(np.asarray(cumsum(dxc)), np.cumsum(xc, axis=1), rtol=1e-4, atol=1e-3)
+    t_ours, t_np = paired(lambda: run(cumsum, dxc), lambda: np.cumsum(xc, axis=1), reps)
+    rows.append(("cumsum along rows of 256x1024 f32 (reduce_window)", t_ours, "numpy", t_np))
+    xp = rng.standard_normal((1, 112, 112, 64)).astype(np.float32)
+    pool = c.compile("""func.func @main(%x: tensor<1x112x112x64xf32>) -> tensor<1x56x56x64xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %r = "stablehlo.reduce_window"(%x, %ninf) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %c : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>, padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>} : (tensor<1x112x112x64xf32>, tensor<f32>) -> tensor<1x56x56x64xf32>
+  return %r : tensor<1x56x56x64xf32>
+}""")
+    dxp = c.device_put(xp)
+
+    def np_pool():
+        padded = np.pad(xp, ((0, 0), (1, 1), (1, 1), (0, 0)), constant_values=-np.inf)
+        win = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))[:, ::2, ::2]
+        return win.max(axis=(4, 5))
+
+    assert np.array_equal(np.asarray(pool(dxp)), np_pool())
+    t_ours, t_np = paired(lambda: run(pool, dxp), np_pool, reps)
+    rows.append(("max pool 3x3/2 of 1x112x112x64 f32 (reduce_window)", t_ours, "numpy", t_np))
+    if torch is not None:
+        txp = torch.from_numpy(xp).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+
+        def torch_pool():
+            with torch.no_grad():
+                return torch.nn.functional.max_pool2d(txp, 3, 2, 1)
+
+        add_pair("  same", torch_paired(lambda: run(pool, dxp), torch_pool, reps), "PyTorch channels_last")
+    table = rng.standard_normal((1024, 64)).astype(np.float32)
+    idx = rng.integers(0, 1024, (65536, 1)).astype(np.int32)
+    upd = rng.standard_normal((65536, 64)).astype(np.float32)
+    dnums = "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1"
+    gather = c.compile("""func.func @main(%x: tensor<1024x64xf32>, %i: tensor<65536x1xi32>) -> tensor<65536x64xf32> {
+  %r = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 64>} : (tensor<1024x64xf32>, tensor<65536x1xi32>) -> tensor<65536x64xf32>
+  return %r : tensor<65536x64xf32>
+}""")
+    scatter = c.compile(f"""func.func @main(%x: tensor<1024x64xf32>, %i: tensor<65536x1xi32>, %u: tensor<65536x64xf32>) -> tensor<1024x64xf32> {{
+  %r = "stablehlo.scatter"(%x, %i, %u) ({{
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %c : tensor<f32>
+  }}) {{scatter_dimension_numbers = #stablehlo.scatter<{dnums}>}} : (tensor<1024x64xf32>, tensor<65536x1xi32>, tensor<65536x64xf32>) -> tensor<1024x64xf32>
+  return %r : tensor<1024x64xf32>
+}}""")
+    dtab, didx, dupd = c.device_put(table), c.device_put(idx), c.device_put(upd)
+    assert np.array_equal(np.asarray(gather(dtab, didx)), table[idx[:, 0]])
+    t_ours, t_np = paired(lambda: run(gather, dtab, didx), lambda: np.take(table, idx[:, 0], axis=0), reps)
+    rows.append(("gather of 65536 rows of 64 f32 (embedding lookup)", t_ours, "numpy take", t_np))
+
+    def np_scatter():
+        out = table.copy()
+        np.add.at(out, idx[:, 0], upd)
+        return out
+
+    assert np.allclose(np.asarray(scatter(dtab, didx, dupd)), np_scatter(), rtol=1e-4, atol=1e-4)
+    t_ours, t_np = paired(lambda: run(scatter, dtab, didx, dupd), np_scatter, 3)
+    rows.append(("scatter-add of 65536x64 f32 updates into 1024x64", t_ours, "numpy add.at", t_np))
+    xs_ = rng.standard_normal(1 << 18).astype(np.float32)
+    sort = c.compile("""func.func @main(%x: tensor<262144xf32>) -> tensor<262144xf32> {
+  %r = "stablehlo.sort"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.compare LT, %a, %b, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<262144xf32>) -> tensor<262144xf32>
+  return %r : tensor<262144xf32>
+}""")
+    dxs = c.device_put(xs_)
+    assert np.array_equal(np.asarray(sort(dxs)), np.sort(xs_, kind="stable"))
+    t_ours, t_np = paired(lambda: run(sort, dxs), lambda: np.sort(xs_, kind="stable"), 3)
+    rows.append(("sort of 256 Ki f32 (comparator region)", t_ours, "numpy", t_np))
 
     # 5. Dispatch of a tiny program from Python.
     tiny = c.compile("func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
