@@ -116,56 +116,75 @@ bool LaneReduceWindow(const Step& s, ExecState& st, const std::vector<const Arra
 
   // Lanes are output positions; step w folds window position w of each (or init in a hole). A
   // lane whose whole window lies inside the input (no base dilation) reads element
-  // lane_lin + w_lin without checks; the others check each dimension.
+  // lane_lin + w_lin without checks; the others check each dimension. Groups of positions are
+  // independent: the intra-op threads take contiguous ranges of them, each with its own lanes.
   bool no_base_dilation = true;
   for (size_t d = 0; d < rank; ++d) no_base_dilation &= p.base_dilations[d] == 1;
-  std::vector<int64_t> base(static_cast<size_t>(L) * rank), lane_lin(L);
-  std::vector<uint8_t> inside(L);
-  for (int64_t o0 = 0; o0 < P; o0 += L) {
-    const int64_t G = std::min(L, P - o0);
-    for (int64_t g = 0; g < G; ++g) {
-      bool in_bounds = no_base_dilation;
-      lane_lin[g] = 0;
-      for (size_t d = 0; d < rank; ++d) {
-        const int64_t oi = (o0 + g) / ostr[d] % odims[d];
-        const int64_t b = oi * p.strides[d] - p.pad_low[d];
-        base[g * rank + d] = b;
-        lane_lin[g] += b * istr[d];
-        in_bounds &= b >= 0 && b + (p.dims[d] - 1) * p.window_dilations[d] < idims[d];
+  const int64_t groups = (P + L - 1) / L;
+  const int64_t work = P * NumElements(p.dims);
+  const int64_t pieces = work >= (int64_t{1} << 17) ? std::min<int64_t>(groups, st.threads()) : 1;
+  std::vector<std::unique_ptr<LaneRegion>> regions(static_cast<size_t>(pieces));
+  regions[0] = std::move(lr);
+  for (int64_t k = 1; k < pieces; ++k)
+    if (!(regions[k] = LaneRegion::Make(*s.regions[0], st, arg_bytes))) return false;
+  st.ParallelFor(pieces, [&](int64_t piece) {
+    LaneRegion& lanes = *regions[piece];
+    std::vector<std::vector<uint8_t>> acc_own(n);
+    for (size_t i = 0; i < n; ++i) acc_own[i].resize(static_cast<size_t>(L * es[i]));
+    std::vector<int64_t> base(static_cast<size_t>(L) * rank), lane_lin(L);
+    std::vector<uint8_t> inside(L);
+    const int64_t g_first = groups * piece / pieces, g_last = groups * (piece + 1) / pieces;
+    for (int64_t o0 = g_first * L; o0 < std::min(P, g_last * L); o0 += L) {
+      const int64_t G = std::min(L, P - o0);
+      for (int64_t g = 0; g < G; ++g) {
+        bool in_bounds = no_base_dilation;
+        lane_lin[g] = 0;
+        for (size_t d = 0; d < rank; ++d) {
+          const int64_t oi = (o0 + g) / ostr[d] % odims[d];
+          const int64_t b = oi * p.strides[d] - p.pad_low[d];
+          base[g * rank + d] = b;
+          lane_lin[g] += b * istr[d];
+          in_bounds &= b >= 0 && b + (p.dims[d] - 1) * p.window_dilations[d] < idims[d];
+        }
+        inside[g] = in_bounds;
       }
-      inside[g] = in_bounds;
-    }
-    fill_init(G);
-    std::vector<int64_t> wi(rank, 0);
-    if (NumElements(p.dims) > 0) {
-      do {
-        int64_t w_lin = 0;
-        for (size_t d = 0; d < rank; ++d) w_lin += wi[d] * p.window_dilations[d] * istr[d];
-        for (int64_t g = 0; g < G; ++g) {
-          int64_t lin = lane_lin[g] + w_lin;
-          bool hole = false;
-          if (!inside[g]) {
-            lin = 0;
-            for (size_t d = 0; d < rank && !hole; ++d) {
-              int64_t pos = base[g * rank + d] + wi[d] * p.window_dilations[d];
-              if (pos < 0 || pos % p.base_dilations[d] != 0) {
-                hole = true;
-                break;
+      for (size_t i = 0; i < n; ++i)
+        for (int64_t t = 0; t < G; ++t) CopyElement(acc_own[i].data() + t * es[i], init[i], es[i]);
+      std::vector<int64_t> wi(rank, 0);
+      if (NumElements(p.dims) > 0) {
+        do {
+          int64_t w_lin = 0;
+          for (size_t d = 0; d < rank; ++d) w_lin += wi[d] * p.window_dilations[d] * istr[d];
+          for (int64_t g = 0; g < G; ++g) {
+            int64_t lin = lane_lin[g] + w_lin;
+            bool hole = false;
+            if (!inside[g]) {
+              lin = 0;
+              for (size_t d = 0; d < rank && !hole; ++d) {
+                int64_t pos = base[g * rank + d] + wi[d] * p.window_dilations[d];
+                if (pos < 0 || pos % p.base_dilations[d] != 0) {
+                  hole = true;
+                  break;
+                }
+                pos /= p.base_dilations[d];
+                hole = pos >= idims[d];
+                lin += pos * istr[d];
               }
-              pos /= p.base_dilations[d];
-              hole = pos >= idims[d];
-              lin += pos * istr[d];
             }
+            for (size_t i = 0; i < n; ++i)
+              CopyElement(lanes.arg(n + i) + g * es[i], hole ? init[i] : in[i]->data() + lin * es[i], es[i]);
           }
           for (size_t i = 0; i < n; ++i)
-            CopyElement(lr->arg(n + i) + g * es[i], hole ? init[i] : in[i]->data() + lin * es[i], es[i]);
-        }
-        fold(G);
-      } while (NextIndex(wi, p.dims));
+            std::memcpy(lanes.arg(i), acc_own[i].data(), static_cast<size_t>(G * es[i]));
+          lanes.Run(G);
+          for (size_t i = 0; i < n; ++i)
+            std::memcpy(acc_own[i].data(), lanes.result(i), static_cast<size_t>(G * es[i]));
+        } while (NextIndex(wi, p.dims));
+      }
+      for (size_t i = 0; i < n; ++i)
+        std::memcpy(out[i].mutable_data() + o0 * es[i], acc_own[i].data(), static_cast<size_t>(G * es[i]));
     }
-    for (size_t i = 0; i < n; ++i)
-      std::memcpy(out[i].mutable_data() + o0 * es[i], acc[i].data(), static_cast<size_t>(G * es[i]));
-  }
+  });
   return true;
 }
 
