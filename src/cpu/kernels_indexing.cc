@@ -151,14 +151,7 @@ void Scatter(const Step& s, ExecState& st) {
   std::unique_ptr<LaneRegion> lanes;
   std::vector<int> es(n);
   for (size_t i = 0; i < n; ++i) es[i] = static_cast<int>(results[i].type().ElementSize());
-  if (body && !p.assign) {
-    std::vector<int> arg_bytes = es;
-    arg_bytes.insert(arg_bytes.end(), es.begin(), es.end());
-    lanes = LaneRegion::Make(*body, st, arg_bytes);
-    if (lanes && lanes->num_results() != n) lanes.reset();
-    for (size_t i = 0; lanes && i < n; ++i)
-      if (lanes->result_bytes(i) != es[i]) lanes.reset();
-  }
+  if (body && !p.assign) lanes = LaneRegion::MakeFold(*body, st, es);
   // Batch by batch (the updates' scatter dimensions): the start index is read once, then every
   // element of the update window is applied, each checked against the bounds unless the whole
   // window is inside. The elements are applied batch-major, window elements in order: a
@@ -225,6 +218,16 @@ void Scatter(const Step& s, ExecState& st) {
         inside &= xi[d] >= 0 && xi[d] + extent <= xdims[d];
         xb += xi[d] * xs[d];
       }
+      // Window element k in bounds (when the window as a whole is not).
+      auto element_in_bounds = [&](size_t k) {
+        for (size_t j = 0; j < nw; ++j) {
+          const int64_t d = window_operand_dims[j], v = xi[d] + w_idx[k * nw + j];
+          if (v < 0 || v >= xdims[d]) return false;
+        }
+        for (int64_t d = 0; d < xrank; ++d)
+          if (!Contains(window_operand_dims, d) && (xi[d] < 0 || xi[d] >= xdims[d])) return false;
+        return true;
+      };
       if (lanes) {
         // The elements of one window are distinct positions of the result: up to kLanes of them
         // (those in bounds) are updated by one evaluation of the computation.
@@ -232,16 +235,7 @@ void Scatter(const Step& s, ExecState& st) {
           int64_t count = 0;
           size_t k = k0;
           for (; k < w_u.size() && count < LaneRegion::kLanes; ++k) {
-            if (!inside) {
-              bool ok = true;
-              for (size_t j = 0; j < nw && ok; ++j) {
-                const int64_t d = window_operand_dims[j], v = xi[d] + w_idx[k * nw + j];
-                ok = v >= 0 && v < xdims[d];
-              }
-              for (int64_t d = 0; d < xrank && ok; ++d)
-                if (!Contains(window_operand_dims, d)) ok = xi[d] >= 0 && xi[d] < xdims[d];
-              if (!ok) continue;
-            }
+            if (!inside && !element_in_bounds(k)) continue;
             lane_x[count] = xb + w_x[k];
             lane_u[count] = ub + w_u[k];
             ++count;
@@ -265,16 +259,7 @@ void Scatter(const Step& s, ExecState& st) {
         continue;
       }
       for (size_t k = 0; k < w_u.size(); ++k) {
-        if (!inside) {
-          bool ok = true;
-          for (size_t j = 0; j < nw && ok; ++j) {
-            const int64_t d = window_operand_dims[j], v = xi[d] + w_idx[k * nw + j];
-            ok = v >= 0 && v < xdims[d];
-          }
-          for (int64_t d = 0; d < xrank && ok; ++d)
-            if (!Contains(window_operand_dims, d)) ok = xi[d] >= 0 && xi[d] < xdims[d];
-          if (!ok) continue;
-        }
+        if (!inside && !element_in_bounds(k)) continue;
         const int64_t x_lin = xb + w_x[k], u_lin = ub + w_u[k];
         if (p.assign) {
           for (size_t i = 0; i < n; ++i)

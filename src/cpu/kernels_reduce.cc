@@ -390,14 +390,10 @@ void Gather(uint8_t* dst, const uint8_t* src, int es, const int64_t* base, const
 // reducer such as argmax's. False, having done nothing, when the region is not elementwise.
 bool LaneReduce(const Step& s, ExecState& st, const std::vector<const Array*>& inputs, std::vector<Array>& outs) {
   const size_t n = inputs.size();
-  std::vector<int> es(n), arg_bytes;
+  std::vector<int> es(n);
   for (size_t i = 0; i < n; ++i) es[i] = static_cast<int>(inputs[i]->type().ElementSize());
-  arg_bytes = es;
-  arg_bytes.insert(arg_bytes.end(), es.begin(), es.end());
-  std::unique_ptr<LaneRegion> lr = LaneRegion::Make(*s.regions[0], st, arg_bytes);
-  if (!lr || lr->num_results() != n) return false;
-  for (size_t i = 0; i < n; ++i)
-    if (lr->result_bytes(i) != es[i]) return false;
+  std::unique_ptr<LaneRegion> lr = LaneRegion::MakeFold(*s.regions[0], st, es);
+  if (!lr) return false;
   // Offsets of the outputs' first elements and of the reduced positions, in row-major order.
   const std::vector<int64_t> dims = inputs[0]->dims();
   std::vector<int64_t> strides = RowMajorStrides(dims);

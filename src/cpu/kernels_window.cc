@@ -42,14 +42,10 @@ int64_t InputIndex(const WindowParams& p, size_t d, int64_t o, int64_t w, int64_
 bool LaneReduceWindow(const Step& s, ExecState& st, const std::vector<const Array*>& in, std::vector<Array>& out) {
   const WindowParams& p = s.Params<WindowParams>();
   const size_t n = in.size();
-  std::vector<int> es(n), arg_bytes;
+  std::vector<int> es(n);
   for (size_t i = 0; i < n; ++i) es[i] = static_cast<int>(in[i]->type().ElementSize());
-  arg_bytes = es;
-  arg_bytes.insert(arg_bytes.end(), es.begin(), es.end());
-  std::unique_ptr<LaneRegion> lr = LaneRegion::Make(*s.regions[0], st, arg_bytes);
-  if (!lr || lr->num_results() != n) return false;
-  for (size_t i = 0; i < n; ++i)
-    if (lr->result_bytes(i) != es[i]) return false;
+  std::unique_ptr<LaneRegion> lr = LaneRegion::MakeFold(*s.regions[0], st, es);
+  if (!lr) return false;
   constexpr int64_t L = LaneRegion::kLanes;
   const std::vector<int64_t> idims = in[0]->dims(), odims = out[0].dims();
   const size_t rank = idims.size();
@@ -126,7 +122,7 @@ bool LaneReduceWindow(const Step& s, ExecState& st, const std::vector<const Arra
   std::vector<std::unique_ptr<LaneRegion>> regions(static_cast<size_t>(pieces));
   regions[0] = std::move(lr);
   for (int64_t k = 1; k < pieces; ++k)
-    if (!(regions[k] = LaneRegion::Make(*s.regions[0], st, arg_bytes))) return false;
+    if (!(regions[k] = LaneRegion::MakeFold(*s.regions[0], st, es))) return false;
   st.ParallelFor(pieces, [&](int64_t piece) {
     LaneRegion& lanes = *regions[piece];
     std::vector<std::vector<uint8_t>> acc_own(n);

@@ -134,6 +134,17 @@ std::unique_ptr<LaneRegion> LaneRegion::Make(const Program& region, const ExecSt
   return r;
 }
 
+std::unique_ptr<LaneRegion> LaneRegion::MakeFold(const Program& region, const ExecState& st,
+                                                 const std::vector<int>& es) {
+  std::vector<int> arg_bytes = es;
+  arg_bytes.insert(arg_bytes.end(), es.begin(), es.end());
+  std::unique_ptr<LaneRegion> r = Make(region, st, arg_bytes);
+  if (!r || r->num_results() != es.size()) return nullptr;
+  for (size_t i = 0; i < es.size(); ++i)
+    if (r->result_bytes(i) != es[i]) return nullptr;
+  return r;
+}
+
 void LaneRegion::Run(int64_t count) {
   for (const auto& plan : steps_) {
     const Step& s = *plan->step;

@@ -25,6 +25,9 @@ class LaneRegion {
   // region per tuple. arg_bytes[i]: the element size of argument i. `st` supplies outer values.
   static std::unique_ptr<LaneRegion> Make(const Program& region, const ExecState& st,
                                           const std::vector<int>& arg_bytes);
+  // A fold's body (reduce, reduce_window, scatter): arguments (acc_0..acc_n-1, x_0..x_n-1) and
+  // results acc_0..acc_n-1 of element sizes es; null when the region is not like that.
+  static std::unique_ptr<LaneRegion> MakeFold(const Program& region, const ExecState& st, const std::vector<int>& es);
   ~LaneRegion();
 
   // Argument i's kLanes elements, for the caller to fill before Run.

@@ -198,6 +198,15 @@ def window_ref(xs, inits, op, wdims, strides, pads, bdil, wdil):
     return outs
 
 
+def window_op(et, body, attrs, operand_type, result_type):
+    """%r = reduce_window(%x, %init) with a one-op body `body` and the attribute text `attrs`."""
+    return "\n".join([f'  %r = "stablehlo.reduce_window"(%x, %init) ({{',
+                      f"  ^bb0(%p: tensor<{et}>, %q: tensor<{et}>):",
+                      f"    %v = {body} %p, %q : tensor<{et}>",
+                      f"    stablehlo.return %v : tensor<{et}>",
+                      f"  }}) {{{attrs}}} : ({operand_type}, tensor<{et}>) -> {result_type}"])
+
+
 def window_case(name, shape, et, a, b, m, off, init, body, op, wdims, strides, pads, bdil, wdil):
     """One reduce_window over x = (a * i0 + b * i1) % m - off (rank 2) with a scalar body."""
     x, text = values(shape, a, b, m)
@@ -214,15 +223,11 @@ def window_case(name, shape, et, a, b, m, off, init, body, op, wdims, strides, p
              f"  %xs = stablehlo.subtract %xi, %off : {I}",
              f"  %x = stablehlo.convert %xs : ({I}) -> {T}" if et != "i32" else f"  %x = stablehlo.add %xs, %c0i : {I}",
              f"  %init = stablehlo.constant dense<{init}> : tensor<{et}>",
-             f'  %r = "stablehlo.reduce_window"(%x, %init) ({{',
-             f"  ^bb0(%p: tensor<{et}>, %q: tensor<{et}>):",
-             f"    %v = {body} %p, %q : tensor<{et}>",
-             f"    stablehlo.return %v : tensor<{et}>",
-             f"  }}) {{window_dimensions = array<i64: {', '.join(map(str, wdims))}>, "
-             f"window_strides = array<i64: {', '.join(map(str, strides))}>, "
-             f"base_dilations = array<i64: {', '.join(map(str, bdil))}>, "
-             f"window_dilations = array<i64: {', '.join(map(str, wdil))}>, "
-             f"padding = dense<[{pad_text}]> : tensor<{len(shape)}x2xi64>}} : ({T}, tensor<{et}>) -> {R}",
+             window_op(et, body, f"window_dimensions = array<i64: {', '.join(map(str, wdims))}>, "
+                       f"window_strides = array<i64: {', '.join(map(str, strides))}>, "
+                       f"base_dilations = array<i64: {', '.join(map(str, bdil))}>, "
+                       f"window_dilations = array<i64: {', '.join(map(str, wdil))}>, "
+                       f"padding = dense<[{pad_text}]> : tensor<{len(shape)}x2xi64>", T, R),
              f"  check.expect_eq_const %r, {lit(want)} : {R}",
              "  func.return", "}"]
     if et == "i32":
@@ -276,12 +281,8 @@ def cumulative_cases():
             f"  %off = stablehlo.constant dense<{off}> : {I}", f"  %off0 = stablehlo.constant dense<0> : {I}",
             f"  %xs = stablehlo.subtract %xi, %off : {I}", conv,
             f"  %init = stablehlo.constant dense<{init}> : tensor<{et}>",
-            f'  %r = "stablehlo.reduce_window"(%x, %init) ({{',
-            f"  ^bb0(%p: tensor<{et}>, %q: tensor<{et}>):",
-            f"    %v = {body} %p, %q : tensor<{et}>",
-            f"    stablehlo.return %v : tensor<{et}>",
-            f"  }}) {{window_dimensions = array<i64: {', '.join(map(str, wdims))}>, "
-            f"padding = dense<[{pad_text}]> : tensor<2x2xi64>}} : ({T}, tensor<{et}>) -> {T}",
+            window_op(et, body, f"window_dimensions = array<i64: {', '.join(map(str, wdims))}>, "
+                      f"padding = dense<[{pad_text}]> : tensor<2x2xi64>", T, T),
             f"  check.expect_eq_const %r, {lit(want.astype(np.float32) if et == 'f32' else want)} : {T}",
             "  func.return", "}"]))
     return out

@@ -32,6 +32,15 @@ def ttype(shape, et):
     return "tensor<" + "".join(f"{d}x" for d in shape) + et + ">"
 
 
+def start_index(indices, ivd, batch):
+    """The start index of batch position `batch`: indices with index_vector_dim left whole."""
+    idx = list(batch)
+    if ivd < indices.ndim:
+        idx.insert(ivd, slice(None))
+        return list(np.atleast_1d(indices[tuple(idx)]))
+    return [indices[tuple(idx)]]
+
+
 def scatter_ref(operand, indices, updates, uwd, iwd, sdod, ivd, fn):
     """Each update element, in row-major order, lands at start + window index unless outside."""
     out = operand.copy()
@@ -39,13 +48,7 @@ def scatter_ref(operand, indices, updates, uwd, iwd, sdod, ivd, fn):
     scatter_dims = [d for d in range(urank) if d not in uwd]
     window_operand_dims = [d for d in range(xrank) if d not in iwd]
     for ui in itertools.product(*[range(k) for k in updates.shape]):
-        batch = [ui[d] for d in scatter_dims]
-        idx = list(batch)
-        if ivd < indices.ndim:
-            idx.insert(ivd, slice(None))
-            start = list(np.atleast_1d(indices[tuple(idx)]))
-        else:
-            start = [indices[tuple(idx)]]
+        start = start_index(indices, ivd, [ui[d] for d in scatter_dims])
         xi = [0] * xrank
         for k, d in enumerate(sdod):
             xi[d] = int(start[k])
@@ -70,13 +73,7 @@ def gather_ref(operand, indices, offset_dims, csd, sim, ivd, slice_sizes):
     out = np.zeros(rshape, operand.dtype)
     window_dims = [d for d in range(operand.ndim) if d not in csd]
     for ri in itertools.product(*[range(k) for k in rshape]):
-        batch = [ri[d] for d in batch_dims]
-        idx = list(batch)
-        if ivd < indices.ndim:
-            idx.insert(ivd, slice(None))
-            start = list(np.atleast_1d(indices[tuple(idx)]))
-        else:
-            start = [indices[tuple(idx)]]
+        start = start_index(indices, ivd, [ri[d] for d in batch_dims])
         xi = [0] * operand.ndim
         for k, d in enumerate(sim):
             xi[d] = min(max(int(start[k]), 0), operand.shape[d] - slice_sizes[d])
