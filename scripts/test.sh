@@ -34,6 +34,9 @@ TSAN_OPTIONS=halt_on_error=1 PJRT_PLUGIN=build-tsan/lib/pjrt_c_api_cpu_plugin.so
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/collectives.mlir
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/run_parallel.mlir
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --replicas 4 examples/mlp_train_step.mlir
+# Region ops through the plugin, whose pool splits large window reductions over its threads.
+TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file \
+  --plugin build-tsan/lib/pjrt_c_api_cpu_plugin.so tests/e2e/region_reductions.mlir
 
 echo "== fuzzers (libFuzzer, ASan + UBSan): the parser, parse + compile + execute, portable artifacts, HloModuleProtos"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
