@@ -18,6 +18,28 @@ bool Contains(const std::vector<int64_t>& v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// Where batch position `bi` of a gather or scatter starts in the operand, unclamped: the start
+// index read from `indices` (strides `is`; the index vector along `ivd`, unless ivd is past its
+// rank) for the operand dimensions of `index_map`, plus the batch index for the batching
+// dimensions (operand_batching[k] takes batch dimension indices_batching[k] of the indices).
+void BatchStart(const Array& indices, int64_t ivd, const std::vector<int64_t>& is, const std::vector<int64_t>& bi,
+                const std::vector<int64_t>& index_map, const std::vector<int64_t>& operand_batching,
+                const std::vector<int64_t>& indices_batching, std::vector<int64_t>* xi) {
+  const int64_t irank = indices.type().rank(), ies = indices.type().ElementSize();
+  const int64_t nidx = ivd < irank ? indices.dims()[ivd] : 1;
+  int64_t ib = 0;
+  for (size_t k = 0; k < bi.size(); ++k) ib += bi[k] * is[static_cast<int64_t>(k) < ivd ? k : k + 1];
+  std::fill(xi->begin(), xi->end(), 0);
+  for (size_t k = 0; k < index_map.size() && static_cast<int64_t>(k) < nidx; ++k) {
+    const int64_t at = ib + (ivd < irank ? static_cast<int64_t>(k) * is[ivd] : 0);
+    (*xi)[index_map[k]] = ReadIndexAt(indices.elem(), indices.data() + at * ies);
+  }
+  for (size_t k = 0; k < operand_batching.size(); ++k) {
+    const int64_t ds = indices_batching[k];
+    (*xi)[operand_batching[k]] += bi[ds - (ds < ivd ? 0 : 1)];
+  }
+}
+
 // Gather as the specification defines it, organised for speed: for each batch position (the
 // result's non-offset dimensions) the start index is read once and the slice is copied by a
 // table of (operand, result) offsets computed once, a run at a time where the slice's last
@@ -27,7 +49,7 @@ void GatherWith(const Step& s, ExecState& st, const GatherParams& p) {
   const Array& indices = st.slots[s.in[1]].array;
   Array r = Array::Allocate(s.out_types[0]);
   const int64_t es = r.type().ElementSize();
-  const int64_t rrank = r.type().rank(), xrank = x.type().rank(), irank = indices.type().rank();
+  const int64_t rrank = r.type().rank(), xrank = x.type().rank();
   const std::vector<int64_t> xs = RowMajorStrides(x.dims()), rs = RowMajorStrides(r.dims());
   const std::vector<int64_t> is = RowMajorStrides(indices.dims());
   std::vector<int64_t> batch_dims;
@@ -74,25 +96,13 @@ void GatherWith(const Step& s, ExecState& st, const GatherParams& p) {
   const int64_t nb = static_cast<int64_t>(batch_dims.size());
   std::vector<int64_t> bsizes(nb), bi(nb, 0), xi(xrank);
   for (int64_t k = 0; k < nb; ++k) bsizes[k] = r.dims()[batch_dims[k]];
-  const int64_t nidx = p.index_vector_dim < irank ? indices.dims()[p.index_vector_dim] : 1;
-  const int64_t ies = indices.type().ElementSize();
-  const ElemKind ik = indices.elem();
   do {
-    int64_t rb = 0, ib = 0;
-    for (int64_t k = 0; k < nb; ++k) {
-      rb += bi[k] * rs[batch_dims[k]];
-      ib += bi[k] * is[k < p.index_vector_dim ? k : k + 1];
-    }
-    std::fill(xi.begin(), xi.end(), 0);
-    for (size_t k = 0; k < p.start_index_map.size() && static_cast<int64_t>(k) < nidx; ++k) {
-      const int64_t d = p.start_index_map[k];
-      const int64_t at = ib + (p.index_vector_dim < irank ? static_cast<int64_t>(k) * is[p.index_vector_dim] : 0);
-      xi[d] = std::clamp<int64_t>(ReadIndexAt(ik, indices.data() + at * ies), 0, x.dims()[d] - p.slice_sizes[d]);
-    }
-    for (size_t k = 0; k < p.operand_batching_dims.size(); ++k) {
-      const int64_t ds = p.start_indices_batching_dims[k];
-      xi[p.operand_batching_dims[k]] += bi[ds - (ds < p.index_vector_dim ? 0 : 1)];
-    }
+    int64_t rb = 0;
+    for (int64_t k = 0; k < nb; ++k) rb += bi[k] * rs[batch_dims[k]];
+    BatchStart(indices, p.index_vector_dim, is, bi, p.start_index_map, p.operand_batching_dims,
+               p.start_indices_batching_dims, &xi);
+    // Starts are clamped so that the slice fits (batching dimensions are never in the map).
+    for (int64_t d : p.start_index_map) xi[d] = std::clamp<int64_t>(xi[d], 0, x.dims()[d] - p.slice_sizes[d]);
     int64_t xb = 0;
     for (int64_t d = 0; d < xrank; ++d) {
       if (xi[d] < 0 || xi[d] + (Contains(slice_dims, d) ? p.slice_sizes[d] : 1) > x.dims()[d]) {
@@ -158,7 +168,6 @@ void Scatter(const Step& s, ExecState& st) {
   // permutation of the update index space, which the specification leaves to the implementation.
   const std::vector<int64_t> us = RowMajorStrides(u0.dims()), is = RowMajorStrides(indices.dims());
   const std::vector<int64_t>& xdims = results[0].dims();
-  const int64_t irank = indices.type().rank();
   // The operand dimensions the window spans, in order (update_window_dims is sorted).
   std::vector<int64_t> window_operand_dims;
   for (int64_t d = 0; d < xrank; ++d)
@@ -191,24 +200,12 @@ void Scatter(const Step& s, ExecState& st) {
   std::vector<int64_t> bsizes(nb), bi(nb, 0), xi(xrank);
   bool batches_empty = false;
   for (int64_t k = 0; k < nb; ++k) batches_empty |= (bsizes[k] = u0.dims()[scatter_dims[k]]) == 0;
-  const int64_t nidx = p.index_vector_dim < irank ? indices.dims()[p.index_vector_dim] : 1;
-  const int64_t ies = indices.type().ElementSize();
   std::vector<int64_t> lane_x(lanes ? LaneRegion::kLanes : 0), lane_u(lanes ? LaneRegion::kLanes : 0);
   if (!w_u.empty() && !batches_empty) do {
-      int64_t ub = 0, ib = 0;
-      for (int64_t k = 0; k < nb; ++k) {
-        ub += bi[k] * us[scatter_dims[k]];
-        ib += bi[k] * is[k < p.index_vector_dim ? k : k + 1];
-      }
-      std::fill(xi.begin(), xi.end(), 0);
-      for (size_t k = 0; k < p.scatter_dims_to_operand_dims.size() && static_cast<int64_t>(k) < nidx; ++k) {
-        const int64_t at = ib + (p.index_vector_dim < irank ? static_cast<int64_t>(k) * is[p.index_vector_dim] : 0);
-        xi[p.scatter_dims_to_operand_dims[k]] = ReadIndexAt(indices.elem(), indices.data() + at * ies);
-      }
-      for (size_t k = 0; k < p.input_batching_dims.size(); ++k) {
-        const int64_t ds = p.scatter_indices_batching_dims[k];
-        xi[p.input_batching_dims[k]] += bi[ds - (ds < p.index_vector_dim ? 0 : 1)];
-      }
+      int64_t ub = 0;
+      for (int64_t k = 0; k < nb; ++k) ub += bi[k] * us[scatter_dims[k]];
+      BatchStart(indices, p.index_vector_dim, is, bi, p.scatter_dims_to_operand_dims, p.input_batching_dims,
+                 p.scatter_indices_batching_dims, &xi);
       // Inside as a whole? Then no element needs its own check.
       bool inside = true;
       int64_t xb = 0;

@@ -147,3 +147,12 @@ func.func @main() {
   %z = "stablehlo.unary_einsum"(%x) {einsum_config = "aé->a"} : (tensor<2x2xf32>) -> tensor<2xf32>
   func.return
 }
+
+// -----
+
+// expect-fail: einsum_config "...b,bc": '...' needs an explicit output term
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %z = "stablehlo.einsum"(%x, %x) {einsum_config = "...b,bc"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  func.return
+}
