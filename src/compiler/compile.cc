@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "src/compiler/lowerer.h"
+#include "src/compiler/region_patterns.h"
 #include "src/compiler/refine.h"
 #include "src/cpu/collectives.h"
 #include "src/cpu/ffi.h"
@@ -370,12 +371,21 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
       std::vector<ElemKind> kinds;
       for (size_t i = 0; i < op.num_results(); ++i) kinds.push_back(kind_of(op.result(i)));
       if (op.num_results() == 1) p->has_fast = FastReducer(op, &p->fast);
+      if (op.num_results() == 2 && op.regions[0]->front())
+        p->has_arg = MatchArgReducer(*op.regions[0]->front(), &p->arg);
       for (size_t i = 0; i < op.operands.size() / 2; ++i)
-        if (kind_of(op.operands[i]) != kinds[i]) p->has_fast = false;
+        if (kind_of(op.operands[i]) != kinds[i]) p->has_fast = p->has_arg = false;
       KernelFn fn = Check(op, cpu::SelectReduce(*p, kinds));
       std::vector<ElemKind> want = kinds;
       want.insert(want.end(), kinds.begin(), kinds.end());  // inputs, then init values
       std::vector<int> in = OperandsAs(op, env, prog, want);
+      if (p->has_arg && p->dims.size() == 1) {
+        // argmax's indices: an iota along the reduced dimension need not be read (and, when
+        // nothing else reads it, DropUnreadSteps removes it).
+        const ir::Operation* iota = op.operands[1]->def;
+        p->arg_positions = iota && iota->code == OpCode::kIota && Int(*iota, "iota_dimension", -1) == p->dims[0];
+        if (p->arg_positions) in[1] = in[3];
+      }
       std::shared_ptr<Program> body = p->has_fast ? nullptr : LowerRegion(op, 0, env, depth);
       Step& s = AddStep(op, env, prog, fn, in);
       s.params = p;

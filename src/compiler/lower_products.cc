@@ -164,6 +164,10 @@ void Lowerer::LowerWindowed(const Operation& op, Env& env, Program& prog, int de
         want = {kind_of(op.operands[0]), kind_of(op.result(0)), kind_of(op.result(0))};
       }
       std::vector<int> in = OperandsAs(op, env, prog, want);
+      if (KernelFn fast = FastWindowKernel(op)) {
+        AddStep(op, env, prog, fast, in).params = p;
+        return;
+      }
       std::vector<std::shared_ptr<Program>> regions;
       for (size_t r = 0; r < op.regions.size(); ++r) regions.push_back(LowerRegion(op, r, env, depth));
       Step& s = AddStep(op, env, prog,

@@ -11,6 +11,7 @@
 #include "src/compiler/passes.h"
 #include "src/cpu/ffi.h"
 #include "src/cpu/kernels.h"
+#include "src/cpu/kernels_indexing.h"
 #include "src/cpu/kernels_linalg.h"
 #include "src/cpu/kernels_quant.h"
 #include "src/cpu/program.h"
@@ -85,6 +86,7 @@ class Lowerer {
       exe->result_types.push_back(t.IsTensor() ? ToArrayType(func, t) : ArrayType{});
       exe->result_is_token.push_back(t.IsToken());
     }
+    DropUnreadSteps(*exe->program);
     PrepackConstantWeights(*exe->program);
     FuseElementwise(*exe->program);
     FuseReductions(*exe->program);
@@ -487,6 +489,40 @@ class Lowerer {
     return args_ok && r.operands.size() == 1 && r.operands[0] == f.result(0);
   }
 
+  // A typed loop for a reduce_window whose body is one binary op, or a select_and_scatter whose
+  // select is one compare of its arguments and whose scatter is one add (cpu::FastReduceWindowKernel,
+  // cpu::FastSelectAndScatterKernel); null when the regions are anything else.
+  KernelFn FastWindowKernel(const Operation& op) {
+    auto elem = [&](const Value* v) { return ToArrayType(op, v->type).elem; };
+    const ir::Block* b0 = op.regions.empty() ? nullptr : op.regions[0]->front();
+    if (!b0 || b0->args.size() != 2) return nullptr;
+    BinaryOp bop;
+    if (op.code == OpCode::kReduceWindow) {
+      if (op.num_results() != 1 || !FastRegion(*b0, &bop) || elem(b0->args[0].get()) != elem(op.result(0)) ||
+          elem(b0->args[1].get()) != elem(op.result(0)))
+        return nullptr;
+      return cpu::FastReduceWindowKernel(bop, elem(op.result(0)));
+    }
+    if (op.code != OpCode::kSelectAndScatter || op.regions.size() != 2) return nullptr;
+    const ir::Block* b1 = op.regions[1]->front();
+    if (!b1 || !FastRegion(*b1, &bop) || elem(b1->args[0].get()) != elem(op.result(0))) return nullptr;
+    if (b0->ops.size() != 2 || b0->ops[0]->code != OpCode::kCompare || b0->ops[0]->operands.size() != 2) return nullptr;
+    const Operation& cmp = *b0->ops[0];
+    const Operation& ret = *b0->ops[1];
+    if (ret.operands.size() != 1 || ret.operands[0] != cmp.result(0)) return nullptr;
+    const ElemKind k = elem(op.operands[0]);
+    if (elem(b0->args[0].get()) != k || elem(b0->args[1].get()) != k) return nullptr;
+    cpu::CompareParams cp = CompareOf(cmp, k);
+    if (cmp.operands[0] == b0->args[1].get() && cmp.operands[1] == b0->args[0].get()) {
+      // compare(candidate, current): the same test with the direction mirrored
+      using D = cpu::CompareParams;
+      cp.dir = cp.dir == D::kGe ? D::kLe : cp.dir == D::kGt ? D::kLt : cp.dir == D::kLe ? D::kGe
+             : cp.dir == D::kLt ? D::kGt : cp.dir;
+    } else if (cmp.operands[0] != b0->args[0].get() || cmp.operands[1] != b0->args[1].get()) {
+      return nullptr;
+    }
+    return cpu::FastSelectAndScatterKernel(cp, bop, k, elem(op.result(0)));
+  }
 
   const ir::Module& m_;
   int next_slot_ = 0;

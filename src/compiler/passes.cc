@@ -1,6 +1,7 @@
 // The program passes of passes.h.
 #include "src/compiler/passes.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -437,6 +438,25 @@ void PrepackConstantWeights(Program& prog) {
     auto c = constant.find(s.in[1]);
     if (c != constant.end() && definitions[s.in[1]] == 1) cpu::PrepackDotRhs(s, *c->second);
   }
+}
+
+void DropUnreadSteps(Program& prog) {
+  std::vector<int> uses;
+  CollectUses(prog, &uses);
+  std::vector<bool> read;
+  for (int u : uses) {
+    if (u >= static_cast<int>(read.size())) read.resize(static_cast<size_t>(u) + 1, false);
+    read[static_cast<size_t>(u)] = true;
+  }
+  auto unread = [&](const Step& s) {
+    if (s.out.size() != 1 || s.out_types.size() != 1 || !s.regions.empty()) return false;
+    const int o = s.out[0];
+    if (o < static_cast<int>(read.size()) && read[static_cast<size_t>(o)]) return false;
+    if (s.fn == cpu::ConstantKernel()) return true;
+    absl::StatusOr<cpu::KernelFn> iota = cpu::SelectIota(s.out_types[0].elem);
+    return iota.ok() && s.fn == *iota;
+  };
+  prog.steps.erase(std::remove_if(prog.steps.begin(), prog.steps.end(), unread), prog.steps.end());
 }
 
 void CollectUses(const Program& p, std::vector<int>* uses) {

@@ -9,6 +9,9 @@
 
 namespace openpjrt::compiler {
 
+// Removes iota and constant steps whose results nothing reads (a kernel that computes what it
+// would have read, such as argmax's positions, leaves them behind).
+void DropUnreadSteps(cpu::Program& prog);
 // Runs of consecutive elementwise steps of one element count become one fused step (splat
 // constants and repeating broadcasts are read from their source).
 void FuseElementwise(cpu::Program& prog);

@@ -136,10 +136,22 @@ KernelFn PartitionIdKernel();
 // ---- reductions and regions (kernels_reduce.cc)
 // The reducer region of reduce: when it is one binary op (add, multiply, max, min, and, or,
 // xor), `fast` says which and the region is not run per element.
+// The reducer of JAX's argmax and argmin over (value, index) pairs, (v1, i1) the accumulator
+// and (v2, i2) the element: p = v1 `dir` v2, or v1 is NaN (when `nan`); q = p, or v1 == v2 and
+// i1 < i2; the result is (p ? v1 : v2, q ? i1 : i2) (the value chosen by q when `by_q`). The
+// direction is spelled as 0/1 flags (gt, lt, eq: GE is gt + eq) for branch-free loops.
+struct ArgReducer {
+  uint8_t gt = 0, lt = 0, eq = 0, nan = 0, by_q = 0;
+};
 struct ReduceParams {
   std::vector<int64_t> dims;
   bool has_fast = false;
   BinaryOp fast = BinaryOp::kAdd;
+  bool has_arg = false;  // the reducer is `arg` (two inputs: values, then integer indices)
+  ArgReducer arg;
+  // With has_arg: the indices are an iota along the one reduced dimension, so an element's index
+  // is its position there; the step's index input is then the init index again and not read.
+  bool arg_positions = false;
 };
 absl::StatusOr<KernelFn> SelectReduce(const ReduceParams& p, const std::vector<ElemKind>& kinds);
 // Whether `s` is a reduce step with a single-op reducer over one input (a candidate for

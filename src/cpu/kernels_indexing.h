@@ -37,6 +37,12 @@ struct WindowParams {
 };
 KernelFn ReduceWindowKernel();      // regions[0]: the reducer
 KernelFn SelectAndScatterKernel();  // regions[0]: select, regions[1]: scatter
+// The same as typed loops (kernels_pool.cc) when the regions are one op: a reduce_window body
+// op(acc, x) over element kind k, a select that is compare(current, candidate) without total order
+// and a scatter that adds, over operands of one kind. Null when no such loop exists; the steps
+// then carry their regions and use the kernels above. Same results, bit for bit.
+KernelFn FastReduceWindowKernel(BinaryOp op, ElemKind k);
+KernelFn FastSelectAndScatterKernel(CompareParams select, BinaryOp scatter, ElemKind operand, ElemKind result);
 
 struct ConvParams {
   int64_t in_batch, in_feature, k_in, k_out, out_batch, out_feature;

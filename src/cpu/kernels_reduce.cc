@@ -9,6 +9,7 @@
 #include "src/cpu/elementwise_ops.h"
 #include "src/cpu/fused.h"
 #include "src/cpu/isa.h"
+#include "src/cpu/reduce_internal.h"
 #include "src/cpu/region_lanes.h"
 #include "src/cpu/strided.h"
 #include "src/support/str.h"
@@ -100,13 +101,8 @@ void ForEachMapped(const ReduceMap& m, F&& f) {
   }
 }
 
-// The input's dimensions merged into runs of kept or reduced ones (size-1 dimensions dropped):
-// when they form [R0] [A] [R] [B] (R0 and R reduced, A and B kept, any of them absent) the
-// reduction runs over contiguous memory; otherwise `ok` is false.
-struct Blocks {
-  bool ok = false;
-  int64_t r0 = 1, a = 1, r = 1, b = 1;
-};
+}  // namespace
+
 Blocks MakeBlocks(const std::vector<int64_t>& in_dims, const std::vector<int64_t>& dims) {
   std::vector<bool> reduced(in_dims.size(), false);
   for (int64_t d : dims) reduced[d] = true;
@@ -128,6 +124,8 @@ Blocks MakeBlocks(const std::vector<int64_t>& in_dims, const std::vector<int64_t
   b.ok = i == runs.size();
   return b;
 }
+
+namespace {
 
 // Where a fast reduction reads its input: Get(offset, len) returns len (<= kFusedBlock)
 // consecutive input elements starting at linear offset `offset`. A plain array hands out a
@@ -496,6 +494,8 @@ bool LaneReduce(const Step& s, ExecState& st, const std::vector<const Array*>& i
   return true;
 }
 
+}  // namespace
+
 void GenericReduce(const Step& s, ExecState& st) {
   const size_t n = s.in.size() / 2;
   const Program& body = *s.regions[0];
@@ -530,6 +530,8 @@ void GenericReduce(const Step& s, ExecState& st) {
     st.slots[s.out[i]] = RtValue::Of(std::move(outs[i]));
   }
 }
+
+namespace {
 
 template <BinaryOp Op>
 KernelFn PickFast(ElemKind k, bool fused) {
@@ -566,6 +568,9 @@ KernelFn PickFastFor(BinaryOp op, ElemKind k, bool fused) {
 absl::StatusOr<KernelFn> SelectReduce(const ReduceParams& p, const std::vector<ElemKind>& kinds) {
   if (p.has_fast && kinds.size() == 1) {
     if (KernelFn fn = PickFastFor(p.fast, kinds[0], false)) return fn;
+  }
+  if (p.has_arg && kinds.size() == 2) {
+    if (KernelFn fn = ArgReduceKernel(kinds[0], kinds[1])) return fn;
   }
   return &GenericReduce;
 }

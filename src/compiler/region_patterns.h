@@ -1,0 +1,18 @@
+// Region bodies recognised by their structure, so that the ops owning them run as typed loops
+// instead of evaluating the region (src/cpu kernels take the recognised form as parameters).
+#pragma once
+
+#include "src/cpu/kernels.h"
+#include "src/ir/ir.h"
+
+namespace openpjrt::compiler {
+
+// Whether `body`, the reducer of a two-input reduce (block arguments v1, i1, v2, i2), is the
+// argmax / argmin reducer JAX writes (see cpu::ArgReducer):
+//   p = compare DIR v1, v2 [or compare NE v1, v1]; q = or p, (and (compare EQ v1, v2),
+//   (compare LT i1, i2)); return select p|q, v1, v2 and select q, i1, i2
+// with DIR one of GT, GE, LT, LE (not TOTALORDER), any operand order of the commutative and/or/
+// EQ, and mirrored compares (compare LT v2, v1 for GT). On a match fills *out.
+bool MatchArgReducer(const ir::Block& body, cpu::ArgReducer* out);
+
+}  // namespace openpjrt::compiler

@@ -1,0 +1,414 @@
+// Window ops whose regions are one op, as typed loops: reduce_window with a single binary-op
+// body (max, min and sum pooling, jnp.cumsum / cumprod / cummax) and select_and_scatter with a
+// single-compare select and an adding scatter (the gradient of max pooling). Each output folds
+// its window in the order of the region paths of kernels_window.cc (init, then the window's
+// positions in row-major order, holes as init) and rounds to the element type after every
+// step, as the region's result does, so the results are the same bits.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "src/cpu/elementwise_ops.h"
+#include "src/cpu/isa.h"
+#include "src/cpu/kernels_indexing.h"
+#include "src/cpu/strided.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+using namespace ops;
+
+int64_t Product(const std::vector<int64_t>& dims, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t d = from; d < to; ++d) n *= dims[d];
+  return n;
+}
+
+// acc[k] = op(acc[k], x[k]) for k < n, each result rounded to the storage type.
+template <BinaryOp Op, ElemKind K>
+[[gnu::always_inline]] inline void FoldBody(void* acc, const void* x, int64_t n) {
+  using T = Traits<K>;
+  using S = typename T::S;
+  S* __restrict a = static_cast<S*>(acc);
+  const S* __restrict b = static_cast<const S*>(x);
+  for (int64_t k = 0; k < n; ++k)
+    a[k] = T::Store(static_cast<typename T::C>(ApplyBinary<Op, T>(T::Load(a[k]), T::Load(b[k]))));
+}
+// acc[k] = op(x[k], acc[k]): the step of a right fold.
+template <BinaryOp Op, ElemKind K>
+[[gnu::always_inline]] inline void FoldLeftBody(void* acc, const void* x, int64_t n) {
+  using T = Traits<K>;
+  using S = typename T::S;
+  S* __restrict a = static_cast<S*>(acc);
+  const S* __restrict b = static_cast<const S*>(x);
+  for (int64_t k = 0; k < n; ++k)
+    a[k] = T::Store(static_cast<typename T::C>(ApplyBinary<Op, T>(T::Load(b[k]), T::Load(a[k]))));
+}
+using FoldFn = void (*)(void*, const void*, int64_t);
+
+template <int64_t kBlock, typename S, typename Step>
+[[gnu::always_inline]] inline int64_t FoldManyBlocks(S* __restrict a, const void* const* x, int64_t m, int64_t k0,
+                                                     int64_t n, Step step) {
+  for (; k0 + kBlock <= n; k0 += kBlock) {
+    S r[kBlock];
+    for (int64_t k = 0; k < kBlock; ++k) r[k] = a[k0 + k];
+    for (int64_t w = 0; w < m; ++w) {
+      const S* __restrict b = static_cast<const S*>(x[w]) + k0;
+      for (int64_t k = 0; k < kBlock; ++k) r[k] = step(r[k], b[k]);
+    }
+    for (int64_t k = 0; k < kBlock; ++k) a[k0 + k] = r[k];
+  }
+  return k0;
+}
+
+// acc[k] = op(...op(op(acc[k], x[0][k]), x[1][k])..., x[m-1][k]) for k < n: a window's m
+// positions folded in order, a vector of elements kept in a register across them.
+template <BinaryOp Op, ElemKind K>
+[[gnu::always_inline]] inline void FoldManyBody(void* acc, const void* const* x, int64_t m, int64_t n) {
+  using T = Traits<K>;
+  using S = typename T::S;
+  auto step = [](S a, S b) { return T::Store(static_cast<typename T::C>(ApplyBinary<Op, T>(T::Load(a), T::Load(b)))); };
+  S* a = static_cast<S*>(acc);
+  constexpr int64_t kVector = 64 / sizeof(S);
+  const int64_t k0 = FoldManyBlocks<kVector>(a, x, m, 0, n, step);
+  for (int64_t w = 0; w < m; ++w) {
+    const S* __restrict b = static_cast<const S*>(x[w]);
+    for (int64_t k = k0; k < n; ++k) a[k] = step(a[k], b[k]);
+  }
+}
+using FoldManyFn = void (*)(void*, const void* const*, int64_t, int64_t);
+
+template <BinaryOp Op, ElemKind K>
+FoldFn Fold() {
+  static const FoldFn fn = ForCpu<&FoldBody<Op, K>, HasVectorCopies(K)>();
+  return fn;
+}
+template <BinaryOp Op, ElemKind K>
+FoldFn FoldLeft() {
+  static const FoldFn fn = ForCpu<&FoldLeftBody<Op, K>, HasVectorCopies(K)>();
+  return fn;
+}
+
+// The window's geometry: the leading `q` dimensions the window moves over, and the trailing
+// dimensions it leaves alone (size 1, stride 1, no padding or dilation), which are `inner`
+// consecutive elements that every step folds side by side.
+struct Geometry {
+  size_t q = 0;
+  int64_t inner = 1;
+  std::vector<int64_t> odims, wdims;    // the first q of each
+  std::vector<std::vector<int64_t>> at;  // per dimension: [o * window + w] -> input offset, -1: a hole
+};
+
+Geometry MakeGeometry(const WindowParams& p, const std::vector<int64_t>& idims, const std::vector<int64_t>& odims) {
+  Geometry g;
+  const size_t rank = idims.size();
+  size_t q = rank;
+  while (q > 0) {
+    const size_t d = q - 1;
+    if (p.dims[d] != 1 || p.strides[d] != 1 || p.base_dilations[d] != 1 || p.window_dilations[d] != 1 ||
+        p.pad_low[d] != 0 || p.pad_high[d] != 0)
+      break;
+    --q;
+  }
+  g.q = q;
+  g.inner = Product(idims, q, rank);
+  const std::vector<int64_t> istr = RowMajorStrides(idims);
+  for (size_t d = 0; d < q; ++d) {
+    g.odims.push_back(odims[d]);
+    g.wdims.push_back(p.dims[d]);
+    std::vector<int64_t> t(static_cast<size_t>(odims[d] * p.dims[d]));
+    for (int64_t o = 0; o < odims[d]; ++o)
+      for (int64_t w = 0; w < p.dims[d]; ++w) {
+        const int64_t pos = o * p.strides[d] + w * p.window_dilations[d] - p.pad_low[d];
+        int64_t off = -1;
+        if (pos >= 0 && pos % p.base_dilations[d] == 0 && pos / p.base_dilations[d] < idims[d])
+          off = pos / p.base_dilations[d] * istr[d];
+        t[static_cast<size_t>(o * p.dims[d] + w)] = off;
+      }
+    g.at.push_back(std::move(t));
+  }
+  return g;
+}
+
+// Calls f(first, last) on contiguous ranges of [0, n) that together cover it: one range, or one
+// per intra-op thread when `work` element steps are worth splitting.
+template <typename F>
+void Split(ExecState& st, int64_t n, int64_t work, F&& f) {
+  const int64_t pieces = work >= (int64_t{1} << 17) ? std::min<int64_t>(n, st.threads()) : 1;
+  if (pieces <= 1) return f(int64_t{0}, n);
+  st.ParallelFor(pieces, [&](int64_t k) { f(n * k / pieces, n * (k + 1) / pieces); });
+}
+
+// Unravels linear position `o` of `dims` (row-major) into idx.
+void Unravel(int64_t o, const std::vector<int64_t>& dims, std::vector<int64_t>& idx) {
+  for (size_t d = dims.size(); d-- > 0;) {
+    idx[d] = o % dims[d];
+    o /= dims[d];
+  }
+}
+
+// Input offset of window position wi at output position oi, or -1 for a hole.
+int64_t WindowOffset(const Geometry& g, const std::vector<int64_t>& oi, const std::vector<int64_t>& wi) {
+  int64_t off = 0;
+  for (size_t d = 0; d < g.q; ++d) {
+    const int64_t v = g.at[d][static_cast<size_t>(oi[d] * g.wdims[d] + wi[d])];
+    if (v < 0) return -1;
+    off += v;
+  }
+  return off;
+}
+
+// The cumulative windows of jnp.cumsum and friends: one dimension of size N with window N and
+// N - 1 padding on one side, the others untouched, and an init value that is its own fold. A
+// forward window (padding before) is a running fold: position i's window is init, padding (init),
+// then elements 0..i, which is position i - 1's fold continued by element i. A reverse window
+// (padding after) is folded from the end: position i >= 1 gets op(init, op(x_i, op(x_i+1, ...
+// op(x_N-1, init)))), a schedule whose in-order traversal is its window (the specification leaves
+// the tree to the implementation; the trailing padding folds to init), and position 0, which has
+// no padding, the plain fold. False when the window is not of that form.
+template <BinaryOp Op, ElemKind K>
+bool CumulativeFold(const WindowParams& p, const typename Traits<K>::S* x, typename Traits<K>::S* y,
+                    const std::vector<int64_t>& idims, const std::vector<int64_t>& odims,
+                    typename Traits<K>::S init, ExecState& st) {
+  using T = Traits<K>;
+  using S = typename T::S;
+  const size_t rank = idims.size();
+  int cum = -1;
+  bool reverse = false;
+  for (size_t d = 0; d < rank; ++d) {
+    if (p.strides[d] != 1 || p.base_dilations[d] != 1 || p.window_dilations[d] != 1 || odims[d] != idims[d])
+      return false;
+    if (p.dims[d] == 1) {
+      if (p.pad_low[d] != 0 || p.pad_high[d] != 0) return false;
+      continue;
+    }
+    const int64_t n = idims[d];
+    if (cum >= 0 || p.dims[d] != n) return false;
+    if (p.pad_low[d] == n - 1 && p.pad_high[d] == 0) {
+      reverse = false;
+    } else if (p.pad_low[d] == 0 && p.pad_high[d] == n - 1) {
+      reverse = true;
+    } else {
+      return false;
+    }
+    cum = static_cast<int>(d);
+  }
+  if (cum < 0 || idims[cum] < 2) return false;
+  const S twice = T::Store(static_cast<typename T::C>(ApplyBinary<Op, T>(T::Load(init), T::Load(init))));
+  if (std::memcmp(&twice, &init, sizeof(S)) != 0) return false;
+  const int64_t outer = Product(idims, 0, cum), len = idims[cum], inner = Product(idims, cum + 1, rank);
+  const FoldFn fold = Fold<Op, K>(), fold_left = FoldLeft<Op, K>();
+  Split(st, outer, outer * len * inner, [&](int64_t o0, int64_t o1) {
+    std::vector<S> run(static_cast<size_t>(inner));
+    for (int64_t o = o0; o < o1; ++o) {
+      const S* xs = x + o * len * inner;
+      S* ys = y + o * len * inner;
+      if (inner == 1) {  // one line: the same steps on scalars
+        auto step = [](S a, S b) { return T::Store(static_cast<typename T::C>(ApplyBinary<Op, T>(T::Load(a), T::Load(b)))); };
+        if (!reverse) {
+          S acc = init;
+          for (int64_t k = 0; k < len; ++k) ys[k] = acc = step(acc, xs[k]);
+        } else {
+          S acc = init;
+          for (int64_t k = len - 1; k >= 1; --k) {
+            acc = step(xs[k], acc);
+            ys[k] = step(init, acc);
+          }
+          acc = init;
+          for (int64_t k = 0; k < len; ++k) acc = step(acc, xs[k]);
+          ys[0] = acc;
+        }
+        continue;
+      }
+      if (!reverse) {
+        std::fill_n(ys, inner, init);
+        fold(ys, xs, inner);
+        for (int64_t k = 1; k < len; ++k) {
+          std::memcpy(ys + k * inner, ys + (k - 1) * inner, static_cast<size_t>(inner) * sizeof(S));
+          fold(ys + k * inner, xs + k * inner, inner);
+        }
+        continue;
+      }
+      std::fill(run.begin(), run.end(), init);
+      for (int64_t k = len - 1; k >= 1; --k) {
+        fold_left(run.data(), xs + k * inner, inner);
+        std::fill_n(ys + k * inner, inner, init);
+        fold(ys + k * inner, run.data(), inner);
+      }
+      std::fill_n(ys, inner, init);
+      for (int64_t k = 0; k < len; ++k) fold(ys, xs + k * inner, inner);
+    }
+  });
+  return true;
+}
+
+template <BinaryOp Op, ElemKind K>
+void FastReduceWindow(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  using S = typename T::S;
+  const WindowParams& p = s.Params<WindowParams>();
+  const Array& in = st.slots[s.in[0]].array;
+  const S init = *st.slots[s.in[1]].array.as<S>();
+  Array out = Array::Allocate(s.out_types[0]);
+  const std::vector<int64_t> idims = in.dims(), odims = out.dims();
+  const S* x = in.as<S>();
+  S* y = out.mutable_as<S>();
+  if (out.NumElements() == 0 || CumulativeFold<Op, K>(p, x, y, idims, odims, init, st)) {
+    st.slots[s.out[0]] = RtValue::Of(std::move(out));
+    return;
+  }
+  const Geometry g = MakeGeometry(p, idims, odims);
+  const int64_t P = Product(g.odims, 0, g.q), W = Product(g.wdims, 0, g.q), inner = g.inner;
+  static const FoldManyFn fold_many = ForCpu<&FoldManyBody<Op, K>, HasVectorCopies(K)>();
+  Split(st, P, P * W * inner, [&](int64_t o0, int64_t o1) {
+    std::vector<S> inits(static_cast<size_t>(inner), init);
+    std::vector<int64_t> oi(g.q), wi(g.q);
+    std::vector<const void*> src(static_cast<size_t>(W));
+    Unravel(o0, g.odims, oi);
+    for (int64_t o = o0; o < o1; ++o) {
+      S* acc = y + o * inner;
+      std::fill_n(acc, inner, init);
+      if (W > 0) {
+        std::fill(wi.begin(), wi.end(), 0);
+        int64_t m = 0;
+        do {
+          const int64_t off = WindowOffset(g, oi, wi);
+          if (inner == 1) {
+            const S v = off < 0 ? init : x[off];
+            *acc = T::Store(static_cast<typename T::C>(ApplyBinary<Op, T>(T::Load(*acc), T::Load(v))));
+          } else {
+            src[static_cast<size_t>(m++)] = off < 0 ? static_cast<const void*>(inits.data()) : x + off;
+          }
+        } while (NextIndex(wi, g.wdims));
+        if (m > 0) fold_many(acc, src.data(), m, inner);
+      }
+      NextIndex(oi, g.odims);
+    }
+  });
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
+template <CompareParams::Dir D, typename C>
+[[gnu::always_inline]] inline bool Holds(C a, C b) {
+  if constexpr (D == CompareParams::kGe) return a >= b;
+  else if constexpr (D == CompareParams::kGt) return a > b;
+  else if constexpr (D == CompareParams::kLe) return a <= b;
+  else return a < b;
+}
+
+// The select step over `n` side-by-side windows: where compare D(best, candidate) fails, the
+// candidate (x[off + c], at offset off + c) becomes the choice. Branch-free, so it vectorises.
+template <CompareParams::Dir D, ElemKind K>
+[[gnu::always_inline]] inline void SelectStepBody(void* best, int64_t* __restrict chosen, const void* x, int64_t off,
+                                                  int64_t n) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  C* __restrict b = static_cast<C*>(best);
+  const typename T::S* __restrict v = static_cast<const typename T::S*>(x) + off;
+  for (int64_t c = 0; c < n; ++c) {
+    const C cand = T::Load(v[c]);
+    const bool keep = Holds<D>(b[c], cand);
+    b[c] = keep ? b[c] : cand;
+    chosen[c] = keep ? chosen[c] : off + c;
+  }
+}
+using SelectStepFn = void (*)(void*, int64_t*, const void*, int64_t, int64_t);
+
+// select_and_scatter with select = compare D (the current choice, a candidate) and scatter =
+// add: for every source position (row-major), the window's first position not a hole is chosen,
+// each later one replaces it unless the select holds, and the source element is added into the
+// result at the choice. The `inner` untouched elements of a window choose side by side.
+template <CompareParams::Dir D, ElemKind KX, ElemKind KS>
+void FastSelectAndScatter(const Step& s, ExecState& st) {
+  using TX = Traits<KX>;
+  using TS = Traits<KS>;
+  using SX = typename TX::S;
+  using SS = typename TS::S;
+  const WindowParams& p = s.Params<WindowParams>();
+  const Array& xa = st.slots[s.in[0]].array;
+  const Array& src = st.slots[s.in[1]].array;
+  const SS init = *st.slots[s.in[2]].array.as<SS>();
+  Array out = Array::Allocate(s.out_types[0]);
+  SS* y = out.mutable_as<SS>();
+  std::fill_n(y, out.NumElements(), init);
+  const SX* x = xa.as<SX>();
+  const SS* source = src.as<SS>();
+  const Geometry g = MakeGeometry(p, xa.dims(), src.dims());
+  const int64_t P = Product(g.odims, 0, g.q), inner = g.inner;
+  static const SelectStepFn select_step = ForCpu<&SelectStepBody<D, KX>, HasVectorCopies(KX)>();
+  if (src.NumElements() > 0 && Product(g.wdims, 0, g.q) > 0) {
+    std::vector<int64_t> oi(g.q), wi(g.q), chosen(static_cast<size_t>(inner));
+    std::vector<typename TX::C> best(static_cast<size_t>(inner));
+    for (int64_t o = 0; o < P; ++o) {
+      std::fill(wi.begin(), wi.end(), 0);
+      bool any = false;
+      do {
+        const int64_t off = WindowOffset(g, oi, wi);
+        if (off < 0) continue;
+        if (!any) {
+          for (int64_t c = 0; c < inner; ++c) {
+            best[c] = TX::Load(x[off + c]);
+            chosen[c] = off + c;
+          }
+          any = true;
+          continue;
+        }
+        select_step(best.data(), chosen.data(), x, off, inner);
+      } while (NextIndex(wi, g.wdims));
+      if (any) {
+        const SS* sv = source + o * inner;
+        for (int64_t c = 0; c < inner; ++c) {
+          SS& t = y[chosen[c]];
+          t = TS::Store(static_cast<typename TS::C>(ApplyBinary<BinaryOp::kAdd, TS>(TS::Load(t), TS::Load(sv[c]))));
+        }
+      }
+      NextIndex(oi, g.odims);
+    }
+  }
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
+template <ElemKind K>
+KernelFn PickSelectDir(CompareParams::Dir d) {
+  switch (d) {
+    case CompareParams::kGe: return &FastSelectAndScatter<CompareParams::kGe, K, K>;
+    case CompareParams::kGt: return &FastSelectAndScatter<CompareParams::kGt, K, K>;
+    case CompareParams::kLe: return &FastSelectAndScatter<CompareParams::kLe, K, K>;
+    case CompareParams::kLt: return &FastSelectAndScatter<CompareParams::kLt, K, K>;
+    default: return nullptr;
+  }
+}
+
+template <BinaryOp Op>
+KernelFn PickWindow(ElemKind k) {
+  KernelFn fn = nullptr;
+  DispatchKind(k, [&]<ElemKind K>() {
+    if constexpr (Supported<Traits<K>>(Op) && Traits<K>::kCat != Cat::kComplex) fn = &FastReduceWindow<Op, K>;
+  });
+  return fn;
+}
+
+}  // namespace
+
+KernelFn FastReduceWindowKernel(BinaryOp op, ElemKind k) {
+  switch (op) {
+    case BinaryOp::kAdd: return PickWindow<BinaryOp::kAdd>(k);
+    case BinaryOp::kMul: return PickWindow<BinaryOp::kMul>(k);
+    case BinaryOp::kMax: return PickWindow<BinaryOp::kMax>(k);
+    case BinaryOp::kMin: return PickWindow<BinaryOp::kMin>(k);
+    case BinaryOp::kAnd: return PickWindow<BinaryOp::kAnd>(k);
+    case BinaryOp::kOr: return PickWindow<BinaryOp::kOr>(k);
+    default: return nullptr;
+  }
+}
+
+KernelFn FastSelectAndScatterKernel(CompareParams select, BinaryOp scatter, ElemKind operand, ElemKind result) {
+  if (select.total_order || scatter != BinaryOp::kAdd || operand != result) return nullptr;
+  KernelFn fn = nullptr;
+  DispatchKind(operand, [&]<ElemKind K>() {
+    if constexpr (HasVectorCopies(K) && Traits<K>::kCat != Cat::kBool) fn = PickSelectDir<K>(select.dir);
+  });
+  return fn;
+}
+
+}  // namespace openpjrt::cpu
