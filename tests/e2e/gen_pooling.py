@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""Writes pooling.mlir: the window ops and reductions that run as typed loops when their regions
+are one op or JAX's argmax reducer (src/cpu/kernels_pool.cc, kernels_argreduce.cc): max, min
+and sum pooling over NHWC and NCHW layouts (channels folded side by side, vector-sized or not,
+padding and dilation holes), cumulative windows forward and reverse, max pooling's gradient
+(select_and_scatter) with ties and overlapping windows, and argmax / argmin as jnp.argmax writes
+them (iota indices or not, NaN, 16 and 64 rows at a time with leftovers, few long rows cut into
+pieces, a middle dimension, several value and index types). Expected values come from numpy and
+direct models of the specification; inputs are built in the program from iota, and the values
+are small integers, so every type holds them and every sum is exact.
+
+    /usr/bin/python3 tests/e2e/gen_pooling.py > tests/e2e/pooling.mlir
+"""
+import itertools
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_region_reductions import lit, ttype, window_ref  # noqa: E402
+
+NP = {"f32": np.float32, "f64": np.float64, "bf16": np.float32, "f16": np.float16, "i32": np.int32,
+      "i64": np.int64, "ui32": np.uint32}
+
+
+def values(shape, coeffs, m, off, et, name="%x"):
+    """x = (sum_d coeffs[d] * i_d) % m - off over iotas, as numpy and as StableHLO of type et."""
+    idx = np.indices(shape)
+    x = (sum(c * i for c, i in zip(coeffs, idx)) % m - off).astype(np.int64)
+    I = ttype(shape, "i32")
+    lines = [f"  %acc0 = stablehlo.constant dense<0> : {I}"]
+    for d, c in enumerate(coeffs):
+        lines += [f"  %io{d} = stablehlo.iota dim = {d} : {I}",
+                  f"  %co{d} = stablehlo.constant dense<{c}> : {I}",
+                  f"  %te{d} = stablehlo.multiply %io{d}, %co{d} : {I}",
+                  f"  %acc{d + 1} = stablehlo.add %acc{d}, %te{d} : {I}"]
+    lines += [f"  %mod = stablehlo.constant dense<{m}> : {I}",
+              f"  %off = stablehlo.constant dense<{off}> : {I}",
+              f"  %rem = stablehlo.remainder %acc{len(coeffs)}, %mod : {I}",
+              f"  %xi = stablehlo.subtract %rem, %off : {I}"]
+    if et == "i32":
+        lines.append(f"  {name} = stablehlo.add %xi, %acc0 : {I}")
+    else:
+        lines.append(f"  {name} = stablehlo.convert %xi : ({I}) -> {ttype(shape, et)}")
+    return x, "\n".join(lines)
+
+
+def window_attrs(wdims, strides, pads, bdil=None, wdil=None):
+    rank = len(wdims)
+    bdil, wdil = bdil or [1] * rank, wdil or [1] * rank
+    pad_text = ", ".join(f"[{lo}, {hi}]" for lo, hi in pads)
+    return (f"window_dimensions = array<i64: {', '.join(map(str, wdims))}>, "
+            f"window_strides = array<i64: {', '.join(map(str, strides))}>, "
+            f"base_dilations = array<i64: {', '.join(map(str, bdil))}>, "
+            f"window_dilations = array<i64: {', '.join(map(str, wdil))}>, "
+            f"padding = dense<[{pad_text}]> : tensor<{rank}x2xi64>")
+
+
+def pool_case(name, shape, coeffs, m, off, et, body, op, init_text, init_value, wdims, strides, pads,
+              bdil=None, wdil=None):
+    x, text = values(shape, coeffs, m, off, et)
+    rank = len(shape)
+    bd, wd = bdil or [1] * rank, wdil or [1] * rank
+    want = window_ref([x.astype(np.float64)], [init_value], lambda acc, v: [op(acc[0], v[0])],
+                      wdims, strides, pads, bd, wd)[0]
+    T, R = ttype(shape, et), ttype(want.shape, et)
+    return "\n".join([
+        f"func.func @{name}() {{", text,
+        f"  %init = stablehlo.constant dense<{init_text}> : tensor<{et}>",
+        '  %r = "stablehlo.reduce_window"(%x, %init) ({',
+        f"  ^bb0(%p: tensor<{et}>, %q: tensor<{et}>):",
+        f"    %v = {body} %p, %q : tensor<{et}>",
+        f"    stablehlo.return %v : tensor<{et}>",
+        f"  }}) {{{window_attrs(wdims, strides, pads, bdil, wdil)}}} : ({T}, tensor<{et}>) -> {R}",
+        f"  check.expect_eq_const %r, {lit(want.astype(NP[et]))} : {R}",
+        "  func.return", "}"])
+
+
+def cumulative_case(name, shape, dim, reverse, coeffs, m, off, et, body, op, init_text, init_value):
+    x, text = values(shape, coeffs, m, off, et)
+    n = shape[dim]
+    pads = [[0, 0] for _ in shape]
+    pads[dim] = [0, n - 1] if reverse else [n - 1, 0]
+    wdims = [1] * len(shape)
+    wdims[dim] = n
+    xs = (np.flip(x, dim) if reverse else x).astype(np.float64)
+    want = op.accumulate(np.concatenate([np.full_like(np.take(xs, [0], axis=dim), init_value), xs], axis=dim),
+                         axis=dim)
+    want = np.delete(want, 0, axis=dim)
+    if reverse:
+        want = np.flip(want, dim)
+    T = ttype(shape, et)
+    return "\n".join([
+        f"func.func @{name}() {{", text,
+        f"  %init = stablehlo.constant dense<{init_text}> : tensor<{et}>",
+        '  %r = "stablehlo.reduce_window"(%x, %init) ({',
+        f"  ^bb0(%p: tensor<{et}>, %q: tensor<{et}>):",
+        f"    %v = {body} %p, %q : tensor<{et}>",
+        f"    stablehlo.return %v : tensor<{et}>",
+        f"  }}) {{{window_attrs(wdims, [1] * len(shape), pads)}}} : ({T}, tensor<{et}>) -> {T}",
+        f"  check.expect_eq_const %r, {lit(want.astype(NP[et]))} : {T}",
+        "  func.return", "}"])
+
+
+def select_and_scatter_ref(x, src, keep, wdims, strides, pads):
+    """The specification's select_and_scatter with an adding scatter and init 0."""
+    out = np.zeros(x.shape, np.int64)
+    for o in itertools.product(*[range(k) for k in src.shape]):
+        sel = None
+        for w in itertools.product(*[range(k) for k in wdims]):
+            idx = tuple(o[d] * strides[d] + w[d] - pads[d][0] for d in range(x.ndim))
+            if any(i < 0 or i >= x.shape[d] for d, i in enumerate(idx)):
+                continue
+            if sel is None or not keep(x[sel], x[idx]):
+                sel = idx
+        if sel is not None:
+            out[sel] += src[o]
+    return out
+
+
+def sas_case(name, shape, coeffs, m, et, cmp_text, keep, wdims, strides, pads):
+    x, text = values(shape, coeffs, m, 0, et)
+    padded = [shape[d] + pads[d][0] + pads[d][1] for d in range(len(shape))]
+    sshape = tuple((padded[d] - wdims[d]) // strides[d] + 1 for d in range(len(shape)))
+    src = (np.arange(int(np.prod(sshape))).reshape(sshape) % 13 + 1).astype(np.int64)
+    want = select_and_scatter_ref(x, src, keep, wdims, strides, pads)
+    T, S = ttype(shape, et), ttype(sshape, et)
+    n = int(np.prod(sshape))
+    return "\n".join([
+        f"func.func @{name}() {{", text,
+        f"  %sflat = stablehlo.iota dim = 0 : tensor<{n}xi32>",
+        f"  %c13 = stablehlo.constant dense<13> : tensor<{n}xi32>",
+        f"  %c1 = stablehlo.constant dense<1> : tensor<{n}xi32>",
+        f"  %sr = stablehlo.remainder %sflat, %c13 : tensor<{n}xi32>",
+        f"  %s1 = stablehlo.add %sr, %c1 : tensor<{n}xi32>",
+        f"  %s2 = stablehlo.reshape %s1 : (tensor<{n}xi32>) -> {ttype(sshape, 'i32')}",
+        f"  %s = stablehlo.convert %s2 : ({ttype(sshape, 'i32')}) -> {S}" if et != "i32" else
+        f"  %s = stablehlo.add %s2, %s2 : {S}",
+        f"  %zero = stablehlo.constant dense<0> : tensor<{et}>",
+        '  %r = "stablehlo.select_and_scatter"(%x, %s, %zero) ({',
+        f"  ^bb0(%a: tensor<{et}>, %b: tensor<{et}>):",
+        f"    %c = {cmp_text} : (tensor<{et}>, tensor<{et}>) -> tensor<i1>",
+        "    stablehlo.return %c : tensor<i1>",
+        "  }, {",
+        f"  ^bb0(%a: tensor<{et}>, %b: tensor<{et}>):",
+        f"    %c = stablehlo.add %a, %b : tensor<{et}>",
+        f"    stablehlo.return %c : tensor<{et}>",
+        f"  }}) {{{window_attrs(wdims, strides, pads)}}} : ({T}, {S}, tensor<{et}>) -> {T}",
+        f"  check.expect_eq_const %r, {lit((want * (2 if et == 'i32' else 1)).astype(NP[et]))} : {T}",
+        "  func.return", "}"])
+
+
+def jax_arg_reducer(vt, it, pick, signed="SIGNED", value_by_q=False):
+    """The reducer jnp.argmax (pick GT) / jnp.argmin (pick LT) writes: the value is chosen by p,
+    the index by q (value_by_q chooses both by q, as some exporters write it)."""
+    ct = "FLOAT" if vt[0] in "fb" else "SIGNED"
+    return f"""   reducer(%a: tensor<{vt}>, %c: tensor<{vt}>) (%b: tensor<{it}>, %d: tensor<{it}>) {{
+    %p0 = stablehlo.compare {pick}, %a, %c, {ct} : (tensor<{vt}>, tensor<{vt}>) -> tensor<i1>
+    %nan = stablehlo.compare NE, %a, %a, {ct} : (tensor<{vt}>, tensor<{vt}>) -> tensor<i1>
+    %p = stablehlo.or %p0, %nan : tensor<i1>
+    %eq = stablehlo.compare EQ, %a, %c, {ct} : (tensor<{vt}>, tensor<{vt}>) -> tensor<i1>
+    %lt = stablehlo.compare LT, %b, %d, {signed} : (tensor<{it}>, tensor<{it}>) -> tensor<i1>
+    %an = stablehlo.and %eq, %lt : tensor<i1>
+    %q = stablehlo.or %p, %an : tensor<i1>
+    %v = stablehlo.select {'%q' if value_by_q else '%p'}, %a, %c : tensor<i1>, tensor<{vt}>
+    %i = stablehlo.select %q, %b, %d : tensor<i1>, tensor<{it}>
+    stablehlo.return %v, %i : tensor<{vt}>, tensor<{it}>
+  }}"""
+
+
+def arg_ref(x, idx, dim, pick):
+    """The left fold of JAX's reducer from (-inf or +inf, 0) along dim: first NaN, else the
+    smallest index among the extreme values."""
+    xm = np.moveaxis(x, dim, -1)
+    im = np.moveaxis(idx, dim, -1)
+    out = np.empty(xm.shape[:-1], np.int64)
+    for pos in itertools.product(*[range(k) for k in xm.shape[:-1]]):
+        row, irow = xm[pos], im[pos]
+        nans = np.nonzero(np.isnan(row))[0]
+        if len(nans):
+            out[pos] = irow[nans[0]]
+            continue
+        best = row.max() if pick == "GT" else row.min()
+        out[pos] = irow[row == best].min()
+    return out
+
+
+def arg_case(name, shape, dim, pick, vt, it, coeffs, m, nan_every=0, reversed_indices=False, value_by_q=False):
+    x, text = values(shape, coeffs, m, m // 2, vt)
+    xf = x.astype(np.float64)
+    T, I = ttype(shape, vt), ttype(shape, it)
+    lines = [f"func.func @{name}() {{", text]
+    xv = "%x"
+    if nan_every:
+        # NaN where the flat position % nan_every == 7: several per row, the first one wins
+        flat = np.arange(x.size).reshape(shape)
+        xf = np.where(flat % nan_every == 7, np.nan, xf)
+        n = x.size
+        lines += [f"  %fl = stablehlo.iota dim = 0 : tensor<{n}xi32>",
+                  f"  %ne = stablehlo.constant dense<{nan_every}> : tensor<{n}xi32>",
+                  f"  %c7 = stablehlo.constant dense<7> : tensor<{n}xi32>",
+                  f"  %fr = stablehlo.remainder %fl, %ne : tensor<{n}xi32>",
+                  f"  %fm = stablehlo.compare EQ, %fr, %c7, SIGNED : (tensor<{n}xi32>, tensor<{n}xi32>) -> tensor<{n}xi1>",
+                  f"  %mask = stablehlo.reshape %fm : (tensor<{n}xi1>) -> {ttype(shape, 'i1')}",
+                  f"  %nan = stablehlo.constant dense<0x7FC00000> : tensor<f32>",
+                  f"  %nanv = stablehlo.convert %nan : (tensor<f32>) -> tensor<{vt}>",
+                  f"  %nanb = stablehlo.broadcast_in_dim %nanv, dims = [] : (tensor<{vt}>) -> {T}",
+                  f"  %x1 = stablehlo.select %mask, %nanb, %x : {ttype(shape, 'i1')}, {T}"]
+        xv = "%x1"
+    pos = np.indices(shape)[dim]
+    lines.append(f"  %iota = stablehlo.iota dim = {dim} : {I}")
+    if reversed_indices:
+        # indices shape[dim] - 1 - position: not an iota, so they are read, and the smallest
+        # index among equal extremes is the last one
+        lines += [f"  %top = stablehlo.constant dense<{shape[dim] - 1}> : {I}",
+                  f"  %ids = stablehlo.subtract %top, %iota : {I}"]
+        pos = shape[dim] - 1 - pos
+        iv = "%ids"
+    else:
+        iv = "%iota"
+    want = arg_ref(xf, pos, dim, pick)
+    init = ("0xFF800000" if pick == "GT" else "0x7F800000") if vt[0] in "fb" else \
+        (str(-(1 << 31)) if pick == "GT" else str((1 << 31) - 1))
+    init_type = "f32" if vt[0] in "fb" else vt
+    out_shape = tuple(d for k, d in enumerate(shape) if k != dim)
+    R, RI = ttype(out_shape, vt), ttype(out_shape, it)
+    signed = "UNSIGNED" if it.startswith("ui") else "SIGNED"
+    lines += [f"  %init = stablehlo.constant dense<{init}> : tensor<{init_type}>",
+              f"  %initv = stablehlo.convert %init : (tensor<{init_type}>) -> tensor<{vt}>",
+              f"  %zero = stablehlo.constant dense<0> : tensor<{it}>",
+              f"  %r:2 = stablehlo.reduce({xv} init: %initv), ({iv} init: %zero) across dimensions = [{dim}] : "
+              f"({T}, {I}, tensor<{vt}>, tensor<{it}>) -> ({R}, {RI})",
+              jax_arg_reducer(vt, it, pick, signed, value_by_q),
+              f"  check.expect_eq_const %r#1, {lit(want.astype(NP[it]))} : {RI}",
+              "  func.return", "}"]
+    return "\n".join(lines)
+
+
+def main():
+    ninf, pinf = "0xFF800000", "0x7F800000"
+    nhwc_max = [[0, 0], [1, 1], [1, 1], [0, 0]]
+    chunks = [
+        # NHWC max pool 3x3/2 SAME-style: 20 channels (a vector of 16 and 4 more) side by side
+        pool_case("max_pool_nhwc_f32", (2, 9, 11, 20), (3, 7, 5, 11), 97, 48, "f32", "stablehlo.maximum",
+                  max, ninf, -np.inf, [1, 3, 3, 1], [1, 2, 2, 1], nhwc_max),
+        # sum pooling with padding holes (init 0), 48 channels (three vectors)
+        pool_case("sum_pool_nhwc_f32", (1, 6, 6, 48), (0, 7, 5, 3), 31, 15, "f32", "stablehlo.add",
+                  lambda a, b: a + b, "0.0", 0.0, [1, 3, 3, 1], [1, 1, 1, 1], nhwc_max),
+        pool_case("sum_pool_nhwc_bf16", (1, 6, 5, 40), (0, 7, 5, 3), 17, 8, "bf16", "stablehlo.add",
+                  lambda a, b: a + b, "0.0", 0.0, [1, 2, 2, 1], [1, 2, 1, 1], [[0, 0], [0, 1], [1, 0], [0, 0]]),
+        # NCHW: the window moves over the last dimension, so each output folds alone
+        pool_case("min_pool_nchw_i32", (2, 3, 10, 9), (5, 3, 7, 11), 101, 50, "i32", "stablehlo.minimum",
+                  min, str((1 << 31) - 1), (1 << 31) - 1, [1, 1, 3, 2], [1, 1, 2, 1], [[0, 0], [0, 0], [1, 1], [0, 1]]),
+        # base and window dilation with channels side by side
+        pool_case("max_pool_dilated_nhwc_f64", (1, 5, 6, 17), (0, 7, 5, 3), 41, 20, "f64", "stablehlo.maximum",
+                  max, "0xFFF0000000000000", -np.inf, [1, 2, 3, 1], [1, 1, 2, 1], [[0, 0], [1, 0], [2, 1], [0, 0]],
+                  [1, 2, 1, 1], [1, 1, 2, 1]),
+        # cumulative windows: along a leading dimension (rows side by side) and along the last
+        cumulative_case("cumsum_axis0_f32", (200, 33), 0, False, (3, 7), 11, 5, "f32", "stablehlo.add",
+                        np.add, "0.0", 0.0),
+        cumulative_case("reverse_cumsum_axis0_f32", (150, 33), 0, True, (3, 7), 11, 5, "f32", "stablehlo.add",
+                        np.add, "0.0", 0.0),
+        cumulative_case("reverse_cumsum_axis1_f32", (7, 300), 1, True, (3, 7), 11, 5, "f32", "stablehlo.add",
+                        np.add, "0.0", 0.0),
+        cumulative_case("reverse_cummax_axis1_i32", (6, 100), 1, True, (13, 7), 1009, 500, "i32",
+                        "stablehlo.maximum", np.maximum, str(-(1 << 31)), -(1 << 31)),
+        cumulative_case("cummin_axis1_f32", (5, 120), 1, False, (13, 7), 1009, 500, "f32",
+                        "stablehlo.minimum", np.minimum, pinf, np.inf),
+        # max pooling's gradient: GE keeps the first maximum, GT the last; overlapping windows add
+        sas_case("max_pool_grad_nhwc_f32", (1, 9, 9, 20), (0, 7, 5, 3), 23, "f32",
+                 "stablehlo.compare GE, %a, %b, FLOAT", lambda cur, cand: cur >= cand,
+                 [1, 3, 3, 1], [1, 2, 2, 1], nhwc_max),
+        sas_case("max_pool_grad_overlapping_gt_f32", (2, 6, 7, 3), (5, 3, 2, 1), 5, "f32",
+                 "stablehlo.compare GT, %a, %b, FLOAT", lambda cur, cand: cur > cand,
+                 [1, 2, 2, 1], [1, 1, 1, 1], [[0, 0], [0, 0], [0, 0], [0, 0]]),
+        sas_case("min_pool_grad_swapped_compare_f32", (1, 8, 8, 17), (0, 7, 5, 3), 9, "f32",
+                 "stablehlo.compare GE, %b, %a, FLOAT", lambda cur, cand: cand >= cur,
+                 [1, 3, 3, 1], [1, 2, 2, 1], nhwc_max),
+        sas_case("max_pool_grad_nchw_i32", (1, 2, 9, 10), (0, 5, 7, 3), 19, "i32",
+                 "stablehlo.compare GE, %a, %b, SIGNED", lambda cur, cand: cur >= cand,
+                 [1, 1, 3, 3], [1, 1, 2, 3], [[0, 0], [0, 0], [1, 1], [0, 2]]),
+        # argmax / argmin as jnp writes them
+        arg_case("argmax_70_rows_f32", (70, 1000), 1, "GT", "f32", "i32", (37, 11), 101),
+        arg_case("argmax_rows_nan_f32", (70, 1000), 1, "GT", "f32", "i32", (37, 11), 101, nan_every=331),
+        arg_case("argmax_rows_read_indices_f32", (40, 777), 1, "GT", "f32", "i32", (37, 11), 101,
+                 reversed_indices=True),
+        arg_case("argmin_three_long_rows_f32", (3, 5000), 1, "LT", "f32", "i32", (37, 11), 1009, nan_every=4111),
+        arg_case("argmin_long_rows_read_indices_i32", (2, 3001), 1, "LT", "i32", "i32", (37, 11), 1009,
+                 reversed_indices=True),
+        arg_case("argmax_rows_i32_values_i64_indices", (20, 333), 1, "GT", "i32", "i64", (37, 11), 101),
+        arg_case("argmax_rows_ui32_indices_f32", (33, 200), 1, "GT", "f32", "ui32", (37, 11), 53),
+        arg_case("argmax_rows_f16", (17, 300), 1, "GT", "f16", "i32", (37, 11), 101, nan_every=97),
+        arg_case("argmax_rows_value_by_q_f64", (18, 260), 1, "GT", "f64", "i32", (37, 11), 101, value_by_q=True),
+        arg_case("argmax_middle_axis_f32", (4, 500, 7), 1, "GT", "f32", "i32", (3, 37, 11), 101, nan_every=1201),
+        arg_case("argmin_leading_axis_bf16", (300, 9), 0, "LT", "bf16", "i32", (37, 11), 101,
+                 reversed_indices=True),
+    ]
+    print("// Generated by gen_pooling.py: pooling, cumulative windows, max pooling's gradient and\n"
+          "// argmax / argmin through their typed loops; expected values from numpy and direct models.")
+    print("\n\n// -----\n\n".join(chunks))
+
+
+if __name__ == "__main__":
+    main()
