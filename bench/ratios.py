@@ -22,7 +22,8 @@ block (attention, layer norm, exact GELU), a max pool, and a tiny torch.add,
 with torch.set_num_threads at the thread count. numpy rows are always there (the conv baseline is
 numpy's padded window view + tensordot, the training baseline the same forward/backward written
 in numpy). Ops defined by a scalar region or by indices are measured against numpy too: argmax
-(a variadic reduce), cumsum (a cumulative reduce_window), a 3x3/2 max pool, a gather (embedding
+(a variadic reduce, JAX's reducer), cumsum (a cumulative reduce_window), a 3x3/2 max pool and its
+gradient (select_and_scatter), a gather (embedding
 lookup), a scatter-add (numpy's add.at) and a sort with a comparator region. The tiny program's Execute from C++ is timed by `openpjrt bench` (build/bin/openpjrt,
 when built) against the same numpy ufunc call. The machine load is printed with each run.
 """
@@ -400,7 +401,7 @@ def child(threads, quick):
     %lt = stablehlo.compare LT, %b, %d, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
     %an = stablehlo.and %eq, %lt : tensor<i1>
     %o2 = stablehlo.or %o1, %an : tensor<i1>
-    %v = stablehlo.select %o2, %a, %c : tensor<i1>, tensor<f32>
+    %v = stablehlo.select %o1, %a, %c : tensor<i1>, tensor<f32>
     %i = stablehlo.select %o2, %b, %d : tensor<i1>, tensor<i32>
     stablehlo.return %v, %i : tensor<f32>, tensor<i32>
   }
@@ -452,6 +453,50 @@ def child(threads, quick):
                 return torch.nn.functional.max_pool2d(txp, 3, 2, 1)
 
         add_pair("  same", torch_paired(lambda: run(pool, dxp), torch_pool, reps), "PyTorch channels_last")
+    # Its gradient as JAX writes it: select_and_scatter with a GE select and an adding scatter.
+    gp = rng.standard_normal((1, 56, 56, 64)).astype(np.float32)
+    pool_grad = c.compile("""func.func @main(%x: tensor<1x112x112x64xf32>, %g: tensor<1x56x56x64xf32>) -> tensor<1x112x112x64xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = "stablehlo.select_and_scatter"(%x, %g, %z) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.compare GE, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %c : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>, padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>} : (tensor<1x112x112x64xf32>, tensor<1x56x56x64xf32>, tensor<f32>) -> tensor<1x112x112x64xf32>
+  return %r : tensor<1x112x112x64xf32>
+}""")
+    dgp = c.device_put(gp)
+
+    def np_pool_grad():
+        # The first maximum of each window (numpy's argmax), its gradient added there.
+        padded = np.pad(xp, ((0, 0), (1, 1), (1, 1), (0, 0)), constant_values=-np.inf)
+        win = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))[:, ::2, ::2]
+        first = win.reshape(1, 56, 56, 64, 9).argmax(axis=4)
+        rows_ = np.arange(56)[None, :, None, None] * 2 + first // 3
+        cols_ = np.arange(56)[None, None, :, None] * 2 + first % 3
+        chans = np.broadcast_to(np.arange(64)[None, None, None, :], first.shape)
+        grad = np.zeros(padded.shape, np.float32)
+        np.add.at(grad, (0, rows_, cols_, chans), gp)
+        return grad[:, 1:-1, 1:-1, :]
+
+    assert np.allclose(np.asarray(pool_grad(dxp, dgp)), np_pool_grad(), rtol=1e-6, atol=1e-6)
+    t_ours, t_np = paired(lambda: run(pool_grad, dxp, dgp), np_pool_grad, reps)
+    rows.append(("max pool 3x3/2 gradient (select_and_scatter)", t_ours, "numpy argmax+add.at", t_np))
+    if torch is not None:
+        # PyTorch's backward reads the positions its forward pass saved; ours selects again.
+        tgp = torch.from_numpy(gp).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+        _, tidx = torch.nn.functional.max_pool2d(txp, 3, 2, 1, return_indices=True)
+
+        def torch_pool_grad():
+            with torch.no_grad():
+                return torch.ops.aten.max_pool2d_with_indices_backward(tgp, txp, [3, 3], [2, 2], [1, 1], [1, 1],
+                                                                     False, tidx)
+
+        add_pair("  same", torch_paired(lambda: run(pool_grad, dxp, dgp), torch_pool_grad, reps),
+                 "PyTorch backward (saved indices)")
     table = rng.standard_normal((1024, 64)).astype(np.float32)
     idx = rng.integers(0, 1024, (65536, 1)).astype(np.int32)
     upd = rng.standard_normal((65536, 64)).astype(np.float32)
