@@ -37,6 +37,9 @@ TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --replicas 4 examples/m
 # Region ops through the plugin, whose pool splits large window reductions over its threads.
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file \
   --plugin build-tsan/lib/pjrt_c_api_cpu_plugin.so tests/e2e/region_reductions.mlir
+# The typed pooling, cumulative, argmax and sort loops, split over the same threads.
+TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file \
+  --plugin build-tsan/lib/pjrt_c_api_cpu_plugin.so tests/e2e/pooling.mlir
 
 echo "== fuzzers (libFuzzer, ASan + UBSan): the parser, parse + compile + execute, portable artifacts, HloModuleProtos"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \

@@ -59,8 +59,23 @@ def window_attrs(wdims, strides, pads, bdil=None, wdil=None):
             f"padding = dense<[{pad_text}]> : tensor<{rank}x2xi64>")
 
 
+def check_result(want, et, sums):
+    """Checks %r against want: every element, or (sums) the sums over all but the last dimension."""
+    R = ttype(want.shape, et)
+    if not sums:
+        return f"  check.expect_eq_const %r, {lit(want.astype(NP[et]))} : {R}"
+    dims = ", ".join(str(d) for d in range(want.ndim - 1))
+    total = want.astype(np.float64).sum(axis=tuple(range(want.ndim - 1)))
+    S = ttype(total.shape, et)
+    return "\n".join([f"  %z = stablehlo.constant dense<0> : tensor<{et}>" if et[0] in "iu" else
+                      f"  %z = stablehlo.constant dense<0.0> : tensor<{et}>",
+                      f"  %sums = stablehlo.reduce(%r init: %z) applies stablehlo.add across dimensions = [{dims}] : "
+                      f"({R}, tensor<{et}>) -> {S}",
+                      f"  check.expect_eq_const %sums, {lit(total.astype(NP[et]))} : {S}"])
+
+
 def pool_case(name, shape, coeffs, m, off, et, body, op, init_text, init_value, wdims, strides, pads,
-              bdil=None, wdil=None):
+              bdil=None, wdil=None, sums=False):
     x, text = values(shape, coeffs, m, off, et)
     rank = len(shape)
     bd, wd = bdil or [1] * rank, wdil or [1] * rank
@@ -75,11 +90,11 @@ def pool_case(name, shape, coeffs, m, off, et, body, op, init_text, init_value, 
         f"    %v = {body} %p, %q : tensor<{et}>",
         f"    stablehlo.return %v : tensor<{et}>",
         f"  }}) {{{window_attrs(wdims, strides, pads, bdil, wdil)}}} : ({T}, tensor<{et}>) -> {R}",
-        f"  check.expect_eq_const %r, {lit(want.astype(NP[et]))} : {R}",
+        check_result(want, et, sums),
         "  func.return", "}"])
 
 
-def cumulative_case(name, shape, dim, reverse, coeffs, m, off, et, body, op, init_text, init_value):
+def cumulative_case(name, shape, dim, reverse, coeffs, m, off, et, body, op, init_text, init_value, sums=False):
     x, text = values(shape, coeffs, m, off, et)
     n = shape[dim]
     pads = [[0, 0] for _ in shape]
@@ -101,7 +116,7 @@ def cumulative_case(name, shape, dim, reverse, coeffs, m, off, et, body, op, ini
         f"    %v = {body} %p, %q : tensor<{et}>",
         f"    stablehlo.return %v : tensor<{et}>",
         f"  }}) {{{window_attrs(wdims, [1] * len(shape), pads)}}} : ({T}, tensor<{et}>) -> {T}",
-        f"  check.expect_eq_const %r, {lit(want.astype(NP[et]))} : {T}",
+        check_result(want, et, sums),
         "  func.return", "}"])
 
 
@@ -342,6 +357,15 @@ def main():
         arg_case("argmax_middle_axis_f32", (4, 500, 7), 1, "GT", "f32", "i32", (3, 37, 11), 101, nan_every=1201),
         arg_case("argmin_leading_axis_bf16", (300, 9), 0, "LT", "bf16", "i32", (37, 11), 101,
                  reversed_indices=True),
+    ]
+    chunks += [
+        # large enough to be split over the intra-op threads (through a plugin with two or more;
+        # scripts/test.sh runs this file through the ThreadSanitizer plugin)
+        pool_case("max_pool_split_over_threads_f32", (1, 64, 64, 32), (0, 7, 5, 3), 97, 48, "f32",
+                  "stablehlo.maximum", max, ninf, -np.inf, [1, 3, 3, 1], [1, 1, 1, 1], nhwc_max, sums=True),
+        cumulative_case("cumsum_split_over_threads_i32", (300, 500), 1, False, (3, 7), 11, 5, "i32",
+                        "stablehlo.add", np.add, "0", 0, sums=True),
+        arg_case("argmax_split_over_threads_f32", (300, 1000), 1, "GT", "f32", "i32", (37, 11), 1009),
     ]
     specials = np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 1.5, -2.5, 0.0, -0.0, 3.0, np.nan, -2.5, 7.25,
                          -1e30, 1e-30, -1e-30, 1.5, 2.0, -np.inf, 0.5] * 2)

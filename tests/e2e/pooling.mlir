@@ -963,6 +963,110 @@ func.func @argmin_leading_axis_bf16() {
 
 // -----
 
+func.func @max_pool_split_over_threads_f32() {
+  %acc0 = stablehlo.constant dense<0> : tensor<1x64x64x32xi32>
+  %io0 = stablehlo.iota dim = 0 : tensor<1x64x64x32xi32>
+  %co0 = stablehlo.constant dense<0> : tensor<1x64x64x32xi32>
+  %te0 = stablehlo.multiply %io0, %co0 : tensor<1x64x64x32xi32>
+  %acc1 = stablehlo.add %acc0, %te0 : tensor<1x64x64x32xi32>
+  %io1 = stablehlo.iota dim = 1 : tensor<1x64x64x32xi32>
+  %co1 = stablehlo.constant dense<7> : tensor<1x64x64x32xi32>
+  %te1 = stablehlo.multiply %io1, %co1 : tensor<1x64x64x32xi32>
+  %acc2 = stablehlo.add %acc1, %te1 : tensor<1x64x64x32xi32>
+  %io2 = stablehlo.iota dim = 2 : tensor<1x64x64x32xi32>
+  %co2 = stablehlo.constant dense<5> : tensor<1x64x64x32xi32>
+  %te2 = stablehlo.multiply %io2, %co2 : tensor<1x64x64x32xi32>
+  %acc3 = stablehlo.add %acc2, %te2 : tensor<1x64x64x32xi32>
+  %io3 = stablehlo.iota dim = 3 : tensor<1x64x64x32xi32>
+  %co3 = stablehlo.constant dense<3> : tensor<1x64x64x32xi32>
+  %te3 = stablehlo.multiply %io3, %co3 : tensor<1x64x64x32xi32>
+  %acc4 = stablehlo.add %acc3, %te3 : tensor<1x64x64x32xi32>
+  %mod = stablehlo.constant dense<97> : tensor<1x64x64x32xi32>
+  %off = stablehlo.constant dense<48> : tensor<1x64x64x32xi32>
+  %rem = stablehlo.remainder %acc4, %mod : tensor<1x64x64x32xi32>
+  %xi = stablehlo.subtract %rem, %off : tensor<1x64x64x32xi32>
+  %x = stablehlo.convert %xi : (tensor<1x64x64x32xi32>) -> tensor<1x64x64x32xf32>
+  %init = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %r = "stablehlo.reduce_window"(%x, %init) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %v = stablehlo.maximum %p, %q : tensor<f32>
+    stablehlo.return %v : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 1, 1, 1>, base_dilations = array<i64: 1, 1, 1, 1>, window_dilations = array<i64: 1, 1, 1, 1>, padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>} : (tensor<1x64x64x32xf32>, tensor<f32>) -> tensor<1x64x64x32xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %sums = stablehlo.reduce(%r init: %z) applies stablehlo.add across dimensions = [0, 1, 2] : (tensor<1x64x64x32xf32>, tensor<f32>) -> tensor<32xf32>
+  check.expect_eq_const %sums, dense<[82256.0, 82561.0, 82520.0, 82885.0, 82845.0, 83036.0, 83314.0, 83280.0, 83592.0, 83428.0, 83840.0, 83770.0, 83845.0, 83924.0, 83683.0, 83955.0, 83678.0, 83773.0, 83530.0, 83429.0, 83417.0, 83280.0, 83336.0, 82987.0, 82992.0, 82910.0, 82829.0, 82778.0, 82490.0, 82570.0, 82397.0, 82529.0]> : tensor<32xf32>
+  func.return
+}
+
+// -----
+
+func.func @cumsum_split_over_threads_i32() {
+  %acc0 = stablehlo.constant dense<0> : tensor<300x500xi32>
+  %io0 = stablehlo.iota dim = 0 : tensor<300x500xi32>
+  %co0 = stablehlo.constant dense<3> : tensor<300x500xi32>
+  %te0 = stablehlo.multiply %io0, %co0 : tensor<300x500xi32>
+  %acc1 = stablehlo.add %acc0, %te0 : tensor<300x500xi32>
+  %io1 = stablehlo.iota dim = 1 : tensor<300x500xi32>
+  %co1 = stablehlo.constant dense<7> : tensor<300x500xi32>
+  %te1 = stablehlo.multiply %io1, %co1 : tensor<300x500xi32>
+  %acc2 = stablehlo.add %acc1, %te1 : tensor<300x500xi32>
+  %mod = stablehlo.constant dense<11> : tensor<300x500xi32>
+  %off = stablehlo.constant dense<5> : tensor<300x500xi32>
+  %rem = stablehlo.remainder %acc2, %mod : tensor<300x500xi32>
+  %xi = stablehlo.subtract %rem, %off : tensor<300x500xi32>
+  %x = stablehlo.add %xi, %acc0 : tensor<300x500xi32>
+  %init = stablehlo.constant dense<0> : tensor<i32>
+  %r = "stablehlo.reduce_window"(%x, %init) ({
+  ^bb0(%p: tensor<i32>, %q: tensor<i32>):
+    %v = stablehlo.add %p, %q : tensor<i32>
+    stablehlo.return %v : tensor<i32>
+  }) {window_dimensions = array<i64: 1, 500>, window_strides = array<i64: 1, 1>, base_dilations = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, padding = dense<[[0, 0], [499, 0]]> : tensor<2x2xi64>} : (tensor<300x500xi32>, tensor<i32>) -> tensor<300x500xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %sums = stablehlo.reduce(%r init: %z) applies stablehlo.add across dimensions = [0] : (tensor<300x500xi32>, tensor<i32>) -> tensor<500xi32>
+  check.expect_eq_const %sums, dense<[-6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4, 4, 3, 1, -2, -6, 0, -6, -2, 1, 3, 4]> : tensor<500xi32>
+  func.return
+}
+
+// -----
+
+func.func @argmax_split_over_threads_f32() {
+  %acc0 = stablehlo.constant dense<0> : tensor<300x1000xi32>
+  %io0 = stablehlo.iota dim = 0 : tensor<300x1000xi32>
+  %co0 = stablehlo.constant dense<37> : tensor<300x1000xi32>
+  %te0 = stablehlo.multiply %io0, %co0 : tensor<300x1000xi32>
+  %acc1 = stablehlo.add %acc0, %te0 : tensor<300x1000xi32>
+  %io1 = stablehlo.iota dim = 1 : tensor<300x1000xi32>
+  %co1 = stablehlo.constant dense<11> : tensor<300x1000xi32>
+  %te1 = stablehlo.multiply %io1, %co1 : tensor<300x1000xi32>
+  %acc2 = stablehlo.add %acc1, %te1 : tensor<300x1000xi32>
+  %mod = stablehlo.constant dense<1009> : tensor<300x1000xi32>
+  %off = stablehlo.constant dense<504> : tensor<300x1000xi32>
+  %rem = stablehlo.remainder %acc2, %mod : tensor<300x1000xi32>
+  %xi = stablehlo.subtract %rem, %off : tensor<300x1000xi32>
+  %x = stablehlo.convert %xi : (tensor<300x1000xi32>) -> tensor<300x1000xf32>
+  %iota = stablehlo.iota dim = 1 : tensor<300x1000xi32>
+  %init = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %initv = stablehlo.convert %init : (tensor<f32>) -> tensor<f32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.reduce(%x init: %initv), (%iota init: %zero) across dimensions = [1] : (tensor<300x1000xf32>, tensor<300x1000xi32>, tensor<f32>, tensor<i32>) -> (tensor<300xf32>, tensor<300xi32>)
+   reducer(%a: tensor<f32>, %c: tensor<f32>) (%b: tensor<i32>, %d: tensor<i32>) {
+    %p0 = stablehlo.compare GT, %a, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %nan = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %p = stablehlo.or %p0, %nan : tensor<i1>
+    %eq = stablehlo.compare EQ, %a, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %lt = stablehlo.compare LT, %b, %d, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %an = stablehlo.and %eq, %lt : tensor<i1>
+    %q = stablehlo.or %p, %an : tensor<i1>
+    %v = stablehlo.select %p, %a, %c : tensor<i1>, tensor<f32>
+    %i = stablehlo.select %q, %b, %d : tensor<i1>, tensor<i32>
+    stablehlo.return %v, %i : tensor<f32>, tensor<i32>
+  }
+  check.expect_eq_const %r#1, dense<[642, 180, 727, 265, 812, 350, 897, 435, 982, 520, 58, 605, 143, 690, 228, 775, 313, 860, 398, 945, 483, 21, 568, 106, 653, 191, 738, 276, 823, 361, 908, 446, 993, 531, 69, 616, 154, 701, 239, 786, 324, 871, 409, 956, 494, 32, 579, 117, 664, 202, 749, 287, 834, 372, 919, 457, 637, 542, 80, 627, 165, 712, 250, 797, 335, 882, 420, 967, 505, 43, 590, 128, 675, 213, 760, 298, 845, 383, 930, 468, 6, 553, 91, 638, 176, 723, 261, 808, 346, 893, 431, 978, 516, 54, 601, 139, 686, 224, 771, 309, 856, 394, 941, 479, 17, 564, 102, 649, 187, 734, 272, 819, 357, 904, 442, 989, 527, 65, 612, 150, 697, 235, 782, 320, 867, 405, 952, 490, 28, 575, 113, 660, 198, 745, 283, 830, 368, 915, 453, 633, 538, 76, 623, 161, 708, 246, 793, 331, 878, 416, 963, 501, 39, 586, 124, 671, 209, 756, 294, 841, 379, 926, 464, 2, 549, 87, 634, 172, 719, 257, 804, 342, 889, 427, 974, 512, 50, 597, 135, 682, 220, 767, 305, 852, 390, 937, 475, 13, 560, 98, 645, 183, 730, 268, 815, 353, 900, 438, 985, 523, 61, 608, 146, 693, 231, 778, 316, 863, 401, 948, 486, 24, 571, 109, 656, 194, 741, 279, 826, 364, 911, 449, 996, 534, 72, 619, 157, 704, 242, 789, 327, 874, 412, 959, 497, 35, 582, 120, 667, 205, 752, 290, 837, 375, 922, 460, 640, 545, 83, 630, 168, 715, 253, 800, 338, 885, 423, 970, 508, 46, 593, 131, 678, 216, 763, 301, 848, 386, 933, 471, 9, 556, 94, 641, 179, 726, 264, 811, 349, 896, 434, 981, 519, 57, 604, 142, 689, 227, 774, 312, 859, 397, 944, 482, 20, 567, 105, 652, 190, 737]> : tensor<300xi32>
+  func.return
+}
+
+// -----
+
 func.func @argsort_total_order_f32() {
   %flat = stablehlo.constant dense<[0x7fc00000, 0xff800000, 0x7f800000, -0.0, 0.0, 1.5, -2.5, 0.0, -0.0, 3.0, 0x7fc00000, -2.5, 7.25, -1.0000000150474662e+30, 1.0000000031710769e-30, -1.0000000031710769e-30, 1.5, 2.0, 0xff800000, 0.5, 0x7fc00000, 0xff800000, 0x7f800000, -0.0, 0.0, 1.5, -2.5, 0.0, -0.0, 3.0, 0x7fc00000, -2.5, 7.25, -1.0000000150474662e+30, 1.0000000031710769e-30, -1.0000000031710769e-30, 1.5, 2.0, 0xff800000, 0.5]> : tensor<40xf32>
   %k = stablehlo.reshape %flat : (tensor<40xf32>) -> tensor<40xf32>
