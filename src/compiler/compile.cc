@@ -470,6 +470,7 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     case OpCode::kSort: {
       auto p = std::make_shared<cpu::SortParams>();
       p->dimension = Int(op, "dimension", -1);
+      if (op.regions[0]->front()) p->by_key = MatchSortKey(*op.regions[0]->front(), &p->key);
       std::vector<int> in = Operands(op, env);
       auto cmp = LowerRegion(op, 0, env, depth);
       Step& s = AddStep(op, env, prog, cpu::SortKernel(), in);

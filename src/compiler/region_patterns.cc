@@ -1,6 +1,7 @@
 // Structural matching of reducer regions (see region_patterns.h).
 #include "src/compiler/region_patterns.h"
 
+#include <cstring>
 #include <string>
 
 namespace openpjrt::compiler {
@@ -70,7 +71,85 @@ bool MatchPick(const Value* p, const Value* v1, const Value* v2, cpu::ArgReducer
   });
 }
 
+// The bits of a scalar float constant (an f32 or f64 stablehlo.constant), or false.
+bool ConstantBits(const Value* v, uint64_t* bits, double* value) {
+  const Operation* c = Def(v, OpCode::kConstant);
+  if (!c) return false;
+  ir::Attribute a = c->attr("value");
+  if (!a || a.kind() != ir::AttrKind::kDenseElements || !a->data || !a->type.IsTensor() ||
+      a->type.NumElements() != 1)
+    return false;
+  const ir::ElemKind k = a->type.element_type().elem();
+  if ((k != ir::ElemKind::kF32 && k != ir::ElemKind::kF64) || a->data->size() < (k == ir::ElemKind::kF32 ? 4u : 8u))
+    return false;
+  *bits = 0;
+  if (k == ir::ElemKind::kF32) {
+    float f;
+    std::memcpy(&f, a->data->data(), 4);
+    std::memcpy(bits, &f, 4);
+    *value = f;
+  } else {
+    std::memcpy(value, a->data->data(), 8);
+    std::memcpy(bits, value, 8);
+  }
+  return true;
+}
+
+// key(x) as MatchSortKey describes it; *arg is x.
+bool MatchKey(const Value* v, const Value** arg, cpu::SortKey* k) {
+  k->canon_zero = k->canon_nan = false;
+  double value = 0;
+  // select(compare NE x, x; NaN; inner)
+  if (const Operation* sel = Def(v, OpCode::kSelect); sel && sel->operands.size() == 3) {
+    const Operation* ne = Def(sel->operands[0], OpCode::kCompare);
+    if (ne && ne->operands.size() == 2 && ne->operands[0] == ne->operands[1] && Direction(*ne) == "NE" &&
+        ConstantBits(sel->operands[1], &k->nan_bits, &value) && value != value) {
+      k->canon_nan = true;
+      v = sel->operands[2];
+      *arg = ne->operands[0];
+    }
+  }
+  // select(compare EQ x, 0; constant; x)
+  if (const Operation* sel = Def(v, OpCode::kSelect); sel && sel->operands.size() == 3) {
+    const Operation* eq = Def(sel->operands[0], OpCode::kCompare);
+    uint64_t zero_bits = 0;
+    if (!eq || eq->operands.size() != 2 || Direction(*eq) != "EQ" || eq->operands[0] != sel->operands[2] ||
+        !ConstantBits(eq->operands[1], &zero_bits, &value) || value != 0 ||
+        !ConstantBits(sel->operands[1], &k->zero_bits, &value))
+      return false;
+    k->canon_zero = true;
+    v = sel->operands[2];
+  }
+  if (v->def || (k->canon_nan && *arg != v)) return false;  // x must be a block argument
+  *arg = v;
+  return true;
+}
+
 }  // namespace
+
+bool MatchSortKey(const ir::Block& body, cpu::SortKey* out) {
+  const Operation* ret = body.terminator();
+  if (!ret || (ret->code != OpCode::kReturn && ret->code != OpCode::kFuncReturn) || ret->operands.size() != 1)
+    return false;
+  const Operation* cmp = Def(ret->operands[0], OpCode::kCompare);
+  if (!cmp || cmp->operands.size() != 2) return false;
+  ir::Attribute dir = cmp->attr("comparison_direction");
+  if (!dir || dir.kind() != ir::AttrKind::kEnum || (dir->str != "LT" && dir->str != "GT")) return false;
+  ir::Attribute ct = cmp->attr("compare_type");
+  cpu::SortKey lhs, rhs;
+  const Value *a = nullptr, *b = nullptr;
+  if (!MatchKey(cmp->operands[0], &a, &lhs) || !MatchKey(cmp->operands[1], &b, &rhs)) return false;
+  if (lhs.canon_zero != rhs.canon_zero || lhs.canon_nan != rhs.canon_nan || lhs.zero_bits != rhs.zero_bits ||
+      lhs.nan_bits != rhs.nan_bits || a->block != &body || b->block != &body)
+    return false;
+  // Block argument 2k is operand k's element a, 2k + 1 its element b.
+  if (a->index / 2 != b->index / 2 || a->index == b->index) return false;
+  *out = lhs;
+  out->operand = static_cast<int>(a->index / 2);
+  out->less = (dir->str == "LT") == (a->index % 2 == 0);
+  out->total_order = ct && ct.kind() == ir::AttrKind::kEnum && ct->str == "TOTALORDER";
+  return true;
+}
 
 bool MatchArgReducer(const ir::Block& body, cpu::ArgReducer* out) {
   if (body.args.size() != 4) return false;

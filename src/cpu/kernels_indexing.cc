@@ -295,20 +295,15 @@ int64_t OrderKey(S v) {
   }
 }
 
-// A comparator that is compare LT or GT of one operand's pair of elements (a, b), over integers
-// or TOTALORDER floats (a strict weak order either way): each line is sorted stably by keys
-// computed once per element, with no call per comparison. False, having done nothing, for any
-// other comparator.
-bool SortByKeys(const Step& s, ExecState& st, const Step& c, const int* arg_of, const std::vector<const Array*>& in,
+// Sorts each line stably by order keys computed once per element, with no call per comparison
+// (see SortKey). False, having done nothing, for key kinds it does not handle.
+bool SortByKeys(const Step& s, ExecState& st, const SortKey& sk, const std::vector<const Array*>& in,
                 std::vector<Array>& out) {
-  if (c.name != "stablehlo.compare" || !c.raw_op || c.in.size() != 2 || arg_of[0] / 2 != arg_of[1] / 2 ||
-      arg_of[0] == arg_of[1] || !c.params)
-    return false;
-  const CompareParams& cp = *static_cast<const CompareParams*>(c.params.get());
-  const bool less = (cp.dir == CompareParams::kLt) == (arg_of[0] % 2 == 0);  // a < b, or b > a
-  if (cp.dir != CompareParams::kLt && cp.dir != CompareParams::kGt) return false;
-  const Array& keys = *in[static_cast<size_t>(arg_of[0] / 2)];
+  const Array& keys = *in[static_cast<size_t>(sk.operand)];
   const ElemKind k = keys.type().elem;
+  const bool is_float = k == ElemKind::kF32 || k == ElemKind::kF64;
+  if (is_float && !sk.total_order) return false;  // NaN would break the ordering
+  if (!is_float && (sk.canon_zero || sk.canon_nan)) return false;
   std::vector<int64_t> key;
   const std::vector<int64_t>& dims = in[0]->dims();
   const int64_t rank = static_cast<int64_t>(dims.size());
@@ -318,12 +313,22 @@ bool SortByKeys(const Step& s, ExecState& st, const Step& c, const int* arg_of, 
   auto load = [&](auto tag) {
     using S = decltype(tag);
     const S* x = keys.as<S>();
+    S zero{}, nan{};
+    std::memcpy(&zero, &sk.zero_bits, sizeof(S));
+    std::memcpy(&nan, &sk.nan_bits, sizeof(S));
     key.resize(static_cast<size_t>(total));
-    for (int64_t i = 0; i < total; ++i) key[i] = OrderKey(x[i]);
+    for (int64_t i = 0; i < total; ++i) {
+      S v = x[i];
+      if constexpr (std::is_floating_point_v<S>) {
+        if (sk.canon_zero && v == 0) v = zero;
+        if (sk.canon_nan && v != v) v = nan;
+      }
+      key[i] = OrderKey(v);
+    }
   };
   switch (k) {
-    case ElemKind::kF32: if (!cp.total_order) return false; load(float{}); break;
-    case ElemKind::kF64: if (!cp.total_order) return false; load(double{}); break;
+    case ElemKind::kF32: load(float{}); break;
+    case ElemKind::kF64: load(double{}); break;
     case ElemKind::kI32: load(int32_t{}); break;
     case ElemKind::kI64: load(int64_t{}); break;
     case ElemKind::kU32: load(uint32_t{}); break;
@@ -335,7 +340,7 @@ bool SortByKeys(const Step& s, ExecState& st, const Step& c, const int* arg_of, 
     if (rank > 0 && (base / stride) % len != 0) continue;
     std::iota(perm.begin(), perm.end(), 0);
     const int64_t* kb = key.data() + base;
-    if (less) {
+    if (sk.less) {
       std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return kb[a * stride] < kb[b * stride]; });
     } else {
       std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return kb[a * stride] > kb[b * stride]; });
@@ -348,6 +353,21 @@ bool SortByKeys(const Step& s, ExecState& st, const Step& c, const int* arg_of, 
   }
   for (size_t i = 0; i < in.size(); ++i) st.slots[s.out[i]] = RtValue::Of(std::move(out[i]));
   return true;
+}
+
+// SortByKeys for a comparator lowered to one compare step of one operand's pair (a, b).
+bool SortByCompareStep(const Step& s, ExecState& st, const Step& c, const int* arg_of,
+                       const std::vector<const Array*>& in, std::vector<Array>& out) {
+  if (c.name != "stablehlo.compare" || !c.raw_op || c.in.size() != 2 || arg_of[0] / 2 != arg_of[1] / 2 ||
+      arg_of[0] == arg_of[1] || !c.params)
+    return false;
+  const CompareParams& cp = *static_cast<const CompareParams*>(c.params.get());
+  if (cp.dir != CompareParams::kLt && cp.dir != CompareParams::kGt) return false;
+  SortKey sk;
+  sk.operand = arg_of[0] / 2;
+  sk.less = (cp.dir == CompareParams::kLt) == (arg_of[0] % 2 == 0);  // a < b, or b > a
+  sk.total_order = cp.total_order;
+  return SortByKeys(s, st, sk, in, out);
 }
 
 void Sort(const Step& s, ExecState& st) {
@@ -366,6 +386,7 @@ void Sort(const Step& s, ExecState& st) {
   std::vector<int64_t> strides = RowMajorStrides(dims);
   const int64_t stride = rank == 0 ? 1 : strides[dim];
   const int64_t total = in[0]->NumElements();
+  if (p.by_key && SortByKeys(s, st, p.key, in, out)) return;
   const Program& cmp = *s.regions[0];
   std::vector<int64_t> perm(len);
   std::vector<RtValue> args, res;
@@ -386,7 +407,7 @@ void Sort(const Step& s, ExecState& st) {
       if (it == cmp.args.end()) direct = false;
       else arg_of[k] = static_cast<int>(it - cmp.args.begin());
     }
-    if (direct && SortByKeys(s, st, c, arg_of, in, out)) return;
+    if (direct && SortByCompareStep(s, st, c, arg_of, in, out)) return;
     if (direct) {
       for (int64_t base = 0; base < total; ++base) {
         if (rank > 0 && (base / stride) % len != 0) continue;

@@ -26,8 +26,20 @@ struct ScatterParams {
 };
 KernelFn ScatterKernel();  // regions[0]: the update computation (unless assign)
 
+// A comparator that is compare LT/GT (integers, or floats in TOTALORDER) of key(a) and key(b) for
+// one operand's pair of elements, where key is the element itself or, as jnp.sort writes it, the
+// element with zeros replaced by zero_bits and NaNs by nan_bits.
+struct SortKey {
+  int operand = 0;
+  bool less = true;  // ascending
+  bool total_order = false;
+  bool canon_zero = false, canon_nan = false;
+  uint64_t zero_bits = 0, nan_bits = 0;  // the replacements' bits, in the operand's element type
+};
 struct SortParams {
   int64_t dimension = -1;
+  bool by_key = false;  // the comparator is `key` (recognised by the compiler)
+  SortKey key;
 };
 KernelFn SortKernel();  // regions[0]: the comparator
 

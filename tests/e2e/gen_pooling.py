@@ -284,11 +284,34 @@ def sort_case(name, keys, et, dim, cmp_text, order_key, descending=False):
         f"  %iota = stablehlo.iota dim = {dim} : {I}",
         f'  %r:2 = "stablehlo.sort"(%k, %iota) ({{',
         f"  ^bb0(%a: tensor<{et}>, %b: tensor<{et}>, %c: tensor<i32>, %d: tensor<i32>):",
-        f"    %lt = {cmp_text} : (tensor<{et}>, tensor<{et}>) -> tensor<i1>",
+        cmp_text if "\n" in cmp_text else f"    %lt = {cmp_text} : (tensor<{et}>, tensor<{et}>) -> tensor<i1>",
         "    stablehlo.return %lt : tensor<i1>",
         f"  }}) {{dimension = {dim} : i64, is_stable = true}} : ({K}, {I}) -> ({K}, {I})",
         f"  check.expect_eq_const %r#1, {lit(want)} : {I}",
         "  func.return", "}"])
+
+
+def jax_float_comparator(et):
+    """jnp.sort's comparator for floats: -0 and NaNs made canonical, then LT in TOTALORDER."""
+    T = f"tensor<{et}>"
+    nan = "0x7FC00000" if et == "f32" else "0x7FF8000000000000"
+    lines = []
+    for side, arg in (("l", "%a"), ("r", "%b")):
+        lines += [f"    %z{side} = stablehlo.constant dense<0.000000e+00> : {T}",
+                  f"    %e{side} = stablehlo.compare EQ, {arg}, %z{side}, FLOAT : ({T}, {T}) -> tensor<i1>",
+                  f"    %c{side} = stablehlo.constant dense<0.000000e+00> : {T}",
+                  f"    %s{side} = stablehlo.select %e{side}, %c{side}, {arg} : tensor<i1>, {T}",
+                  f"    %n{side} = stablehlo.compare NE, {arg}, {arg}, FLOAT : ({T}, {T}) -> tensor<i1>",
+                  f"    %q{side} = stablehlo.constant dense<{nan}> : {T}",
+                  f"    %k{side} = stablehlo.select %n{side}, %q{side}, %s{side} : tensor<i1>, {T}"]
+    lines.append(f"    %lt = stablehlo.compare LT, %kl, %kr, TOTALORDER : ({T}, {T}) -> tensor<i1>")
+    return "\n".join(lines)
+
+
+def canonical_order(v):
+    """jnp.sort's order: -0 equals +0, every NaN (either sign) after +inf."""
+    v = float(v)
+    return (1, 0.0) if np.isnan(v) else (0, v + 0.0)
 
 
 def total_order(v):
@@ -374,6 +397,10 @@ def main():
         # sorts whose comparator is one compare of the keys run on precomputed order keys
         sort_case("argsort_total_order_f32", specials.astype(np.float32), "f32", 0,
                   "stablehlo.compare LT, %a, %b, TOTALORDER", total_order),
+        sort_case("argsort_jax_comparator_f32", np.concatenate([specials, -specials[:10]]).astype(np.float32), "f32", 0,
+                  jax_float_comparator("f32"), canonical_order),
+        sort_case("argsort_jax_comparator_rows_f64", rng.choice(np.concatenate([specials, -specials]), (5, 24)),
+                  "f64", 1, jax_float_comparator("f64"), canonical_order),
         sort_case("argsort_descending_columns_f64", rng.choice(specials, (30, 4)), "f64", 0,
                   "stablehlo.compare GT, %a, %b, TOTALORDER", total_order, descending=True),
         sort_case("argsort_u32_swapped_compare", rng.integers(0, 1 << 32, (3, 50), dtype=np.uint64) // 3 * 3,
