@@ -318,27 +318,25 @@ using SelectStepFn = void (*)(void*, int64_t*, const void*, int64_t, int64_t);
 // add: for every source position (row-major), the window's first position not a hole is chosen,
 // each later one replaces it unless the select holds, and the source element is added into the
 // result at the choice. The `inner` untouched elements of a window choose side by side.
-template <CompareParams::Dir D, ElemKind KX, ElemKind KS>
+template <CompareParams::Dir D, ElemKind K>
 void FastSelectAndScatter(const Step& s, ExecState& st) {
-  using TX = Traits<KX>;
-  using TS = Traits<KS>;
-  using SX = typename TX::S;
-  using SS = typename TS::S;
+  using T = Traits<K>;
+  using S = typename T::S;
   const WindowParams& p = s.Params<WindowParams>();
   const Array& xa = st.slots[s.in[0]].array;
   const Array& src = st.slots[s.in[1]].array;
-  const SS init = *st.slots[s.in[2]].array.as<SS>();
+  const S init = *st.slots[s.in[2]].array.as<S>();
   Array out = Array::Allocate(s.out_types[0]);
-  SS* y = out.mutable_as<SS>();
+  S* y = out.mutable_as<S>();
   std::fill_n(y, out.NumElements(), init);
-  const SX* x = xa.as<SX>();
-  const SS* source = src.as<SS>();
+  const S* x = xa.as<S>();
+  const S* source = src.as<S>();
   const Geometry g = MakeGeometry(p, xa.dims(), src.dims());
   const int64_t P = Product(g.odims, 0, g.q), inner = g.inner;
-  static const SelectStepFn select_step = ForCpu<&SelectStepBody<D, KX>, HasVectorCopies(KX)>();
+  static const SelectStepFn select_step = ForCpu<&SelectStepBody<D, K>, HasVectorCopies(K)>();
   if (src.NumElements() > 0 && Product(g.wdims, 0, g.q) > 0) {
     std::vector<int64_t> oi(g.q), wi(g.q), chosen(static_cast<size_t>(inner));
-    std::vector<typename TX::C> best(static_cast<size_t>(inner));
+    std::vector<typename T::C> best(static_cast<size_t>(inner));
     for (int64_t o = 0; o < P; ++o) {
       std::fill(wi.begin(), wi.end(), 0);
       bool any = false;
@@ -347,7 +345,7 @@ void FastSelectAndScatter(const Step& s, ExecState& st) {
         if (off < 0) continue;
         if (!any) {
           for (int64_t c = 0; c < inner; ++c) {
-            best[c] = TX::Load(x[off + c]);
+            best[c] = T::Load(x[off + c]);
             chosen[c] = off + c;
           }
           any = true;
@@ -356,10 +354,10 @@ void FastSelectAndScatter(const Step& s, ExecState& st) {
         select_step(best.data(), chosen.data(), x, off, inner);
       } while (NextIndex(wi, g.wdims));
       if (any) {
-        const SS* sv = source + o * inner;
+        const S* sv = source + o * inner;
         for (int64_t c = 0; c < inner; ++c) {
-          SS& t = y[chosen[c]];
-          t = TS::Store(static_cast<typename TS::C>(ApplyBinary<BinaryOp::kAdd, TS>(TS::Load(t), TS::Load(sv[c]))));
+          S& t = y[chosen[c]];
+          t = T::Store(static_cast<typename T::C>(ApplyBinary<BinaryOp::kAdd, T>(T::Load(t), T::Load(sv[c]))));
         }
       }
       NextIndex(oi, g.odims);
@@ -371,10 +369,10 @@ void FastSelectAndScatter(const Step& s, ExecState& st) {
 template <ElemKind K>
 KernelFn PickSelectDir(CompareParams::Dir d) {
   switch (d) {
-    case CompareParams::kGe: return &FastSelectAndScatter<CompareParams::kGe, K, K>;
-    case CompareParams::kGt: return &FastSelectAndScatter<CompareParams::kGt, K, K>;
-    case CompareParams::kLe: return &FastSelectAndScatter<CompareParams::kLe, K, K>;
-    case CompareParams::kLt: return &FastSelectAndScatter<CompareParams::kLt, K, K>;
+    case CompareParams::kGe: return &FastSelectAndScatter<CompareParams::kGe, K>;
+    case CompareParams::kGt: return &FastSelectAndScatter<CompareParams::kGt, K>;
+    case CompareParams::kLe: return &FastSelectAndScatter<CompareParams::kLe, K>;
+    case CompareParams::kLt: return &FastSelectAndScatter<CompareParams::kLt, K>;
     default: return nullptr;
   }
 }
