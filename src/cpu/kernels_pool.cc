@@ -24,25 +24,18 @@ int64_t Product(const std::vector<int64_t>& dims, size_t from, size_t to) {
   return n;
 }
 
-// acc[k] = op(acc[k], x[k]) for k < n, each result rounded to the storage type.
-template <BinaryOp Op, ElemKind K>
+// acc[k] = op(acc[k], x[k]) for k < n, each result rounded to the storage type; with kRight,
+// acc[k] = op(x[k], acc[k]) (the step of a right fold).
+template <BinaryOp Op, ElemKind K, bool kRight>
 [[gnu::always_inline]] inline void FoldBody(void* acc, const void* x, int64_t n) {
   using T = Traits<K>;
   using S = typename T::S;
   S* __restrict a = static_cast<S*>(acc);
   const S* __restrict b = static_cast<const S*>(x);
-  for (int64_t k = 0; k < n; ++k)
-    a[k] = T::Store(static_cast<typename T::C>(ApplyBinary<Op, T>(T::Load(a[k]), T::Load(b[k]))));
-}
-// acc[k] = op(x[k], acc[k]): the step of a right fold.
-template <BinaryOp Op, ElemKind K>
-[[gnu::always_inline]] inline void FoldLeftBody(void* acc, const void* x, int64_t n) {
-  using T = Traits<K>;
-  using S = typename T::S;
-  S* __restrict a = static_cast<S*>(acc);
-  const S* __restrict b = static_cast<const S*>(x);
-  for (int64_t k = 0; k < n; ++k)
-    a[k] = T::Store(static_cast<typename T::C>(ApplyBinary<Op, T>(T::Load(b[k]), T::Load(a[k]))));
+  for (int64_t k = 0; k < n; ++k) {
+    const auto l = T::Load(kRight ? b[k] : a[k]), r = T::Load(kRight ? a[k] : b[k]);
+    a[k] = T::Store(static_cast<typename T::C>(ApplyBinary<Op, T>(l, r)));
+  }
 }
 using FoldFn = void (*)(void*, const void*, int64_t);
 
@@ -78,14 +71,9 @@ template <BinaryOp Op, ElemKind K>
 }
 using FoldManyFn = void (*)(void*, const void* const*, int64_t, int64_t);
 
-template <BinaryOp Op, ElemKind K>
+template <BinaryOp Op, ElemKind K, bool kRight = false>
 FoldFn Fold() {
-  static const FoldFn fn = ForCpu<&FoldBody<Op, K>, HasVectorCopies(K)>();
-  return fn;
-}
-template <BinaryOp Op, ElemKind K>
-FoldFn FoldLeft() {
-  static const FoldFn fn = ForCpu<&FoldLeftBody<Op, K>, HasVectorCopies(K)>();
+  static const FoldFn fn = ForCpu<&FoldBody<Op, K, kRight>, HasVectorCopies(K)>();
   return fn;
 }
 
@@ -197,7 +185,7 @@ bool CumulativeFold(const WindowParams& p, const typename Traits<K>::S* x, typen
   const S twice = T::Store(static_cast<typename T::C>(ApplyBinary<Op, T>(T::Load(init), T::Load(init))));
   if (std::memcmp(&twice, &init, sizeof(S)) != 0) return false;
   const int64_t outer = Product(idims, 0, cum), len = idims[cum], inner = Product(idims, cum + 1, rank);
-  const FoldFn fold = Fold<Op, K>(), fold_left = FoldLeft<Op, K>();
+  const FoldFn fold = Fold<Op, K>(), fold_right = Fold<Op, K, true>();
   Split(st, outer, outer * len * inner, [&](int64_t o0, int64_t o1) {
     std::vector<S> run(static_cast<size_t>(inner));
     for (int64_t o = o0; o < o1; ++o) {
@@ -231,7 +219,7 @@ bool CumulativeFold(const WindowParams& p, const typename Traits<K>::S* x, typen
       }
       std::fill(run.begin(), run.end(), init);
       for (int64_t k = len - 1; k >= 1; --k) {
-        fold_left(run.data(), xs + k * inner, inner);
+        fold_right(run.data(), xs + k * inner, inner);
         std::fill_n(ys + k * inner, inner, init);
         fold(ys + k * inner, run.data(), inner);
       }

@@ -74,6 +74,15 @@ def check_result(want, et, sums):
                       f"  check.expect_eq_const %sums, {lit(total.astype(NP[et]))} : {S}"])
 
 
+def reduce_window_text(et, body, attrs, T, R):
+    """%r = reduce_window(%x, %init) with the one-op body `body`."""
+    return "\n".join(['  %r = "stablehlo.reduce_window"(%x, %init) ({',
+                      f"  ^bb0(%p: tensor<{et}>, %q: tensor<{et}>):",
+                      f"    %v = {body} %p, %q : tensor<{et}>",
+                      f"    stablehlo.return %v : tensor<{et}>",
+                      f"  }}) {{{attrs}}} : ({T}, tensor<{et}>) -> {R}"])
+
+
 def pool_case(name, shape, coeffs, m, off, et, body, op, init_text, init_value, wdims, strides, pads,
               bdil=None, wdil=None, sums=False):
     x, text = values(shape, coeffs, m, off, et)
@@ -85,11 +94,7 @@ def pool_case(name, shape, coeffs, m, off, et, body, op, init_text, init_value, 
     return "\n".join([
         f"func.func @{name}() {{", text,
         f"  %init = stablehlo.constant dense<{init_text}> : tensor<{et}>",
-        '  %r = "stablehlo.reduce_window"(%x, %init) ({',
-        f"  ^bb0(%p: tensor<{et}>, %q: tensor<{et}>):",
-        f"    %v = {body} %p, %q : tensor<{et}>",
-        f"    stablehlo.return %v : tensor<{et}>",
-        f"  }}) {{{window_attrs(wdims, strides, pads, bdil, wdil)}}} : ({T}, tensor<{et}>) -> {R}",
+        reduce_window_text(et, body, window_attrs(wdims, strides, pads, bdil, wdil), T, R),
         check_result(want, et, sums),
         "  func.return", "}"])
 
@@ -111,11 +116,7 @@ def cumulative_case(name, shape, dim, reverse, coeffs, m, off, et, body, op, ini
     return "\n".join([
         f"func.func @{name}() {{", text,
         f"  %init = stablehlo.constant dense<{init_text}> : tensor<{et}>",
-        '  %r = "stablehlo.reduce_window"(%x, %init) ({',
-        f"  ^bb0(%p: tensor<{et}>, %q: tensor<{et}>):",
-        f"    %v = {body} %p, %q : tensor<{et}>",
-        f"    stablehlo.return %v : tensor<{et}>",
-        f"  }}) {{{window_attrs(wdims, [1] * len(shape), pads)}}} : ({T}, tensor<{et}>) -> {T}",
+        reduce_window_text(et, body, window_attrs(wdims, [1] * len(shape), pads), T, T),
         check_result(want, et, sums),
         "  func.return", "}"])
 
