@@ -41,6 +41,58 @@ void BatchStart(const Array& indices, int64_t ivd, const std::vector<int64_t>& i
   }
 }
 
+// The embedding lookup (jnp.take along axis 0, x[ids]): whole rows of the operand, one per index,
+// each start clamped as the specification says, the rows copied side by side by the intra-op
+// threads. True when the gather is of that form: start_index_map = collapsed_slice_dims = [0],
+// no batching dimensions, slice_sizes = [1, every other dimension in full], offset_dims the
+// result's trailing dimensions, one index component per start.
+bool GatherRows(const Step& s, ExecState& st, const GatherParams& p, const Array& x, const Array& indices,
+                Array& r) {
+  const int64_t xrank = x.type().rank(), rrank = r.type().rank(), irank = indices.type().rank();
+  if (xrank < 1 || p.start_index_map != std::vector<int64_t>{0} || p.collapsed_slice_dims != std::vector<int64_t>{0} ||
+      !p.operand_batching_dims.empty() || static_cast<int64_t>(p.slice_sizes.size()) != xrank || p.slice_sizes[0] != 1)
+    return false;
+  if (static_cast<int64_t>(p.offset_dims.size()) != xrank - 1) return false;
+  for (int64_t d = 1; d < xrank; ++d)
+    if (p.slice_sizes[d] != x.dims()[d] || p.offset_dims[d - 1] != rrank - xrank + d) return false;
+  // One index component: an implicit trailing index dimension, or a last dimension of size 1.
+  const bool implicit = p.index_vector_dim == irank;
+  if (!implicit && !(p.index_vector_dim == irank - 1 && indices.dims()[irank - 1] == 1)) return false;
+  const ElemKind ik = indices.type().elem;
+  if (ik != ElemKind::kI32 && ik != ElemKind::kI64 && ik != ElemKind::kU32 && ik != ElemKind::kU64) return false;
+  const int64_t rows = indices.NumElements(), n = x.dims()[0];
+  if (n == 0) return false;  // no row to take: the general path reports it
+  const int64_t row = x.NumElements() / n, bytes = r.type().ElementSize() * row;
+  if (rows * row != r.NumElements()) return false;
+  const uint8_t* idx = indices.data();
+  const uint8_t* src = x.data();
+  uint8_t* dst = r.mutable_data();
+  auto copy = [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      int64_t k;
+      switch (ik) {
+        case ElemKind::kI32: { int32_t v; std::memcpy(&v, idx + 4 * i, 4); k = v; break; }
+        case ElemKind::kU32: { uint32_t v; std::memcpy(&v, idx + 4 * i, 4); k = v; break; }
+        case ElemKind::kI64: { std::memcpy(&k, idx + 8 * i, 8); break; }
+        default: {
+          uint64_t v;
+          std::memcpy(&v, idx + 8 * i, 8);
+          k = v > static_cast<uint64_t>(n - 1) ? n - 1 : static_cast<int64_t>(v);
+        }
+      }
+      k = std::clamp<int64_t>(k, 0, n - 1);
+      std::memcpy(dst + i * bytes, src + k * bytes, static_cast<size_t>(bytes));
+    }
+  };
+  const int64_t pieces = rows * bytes >= (int64_t{1} << 20) ? std::min<int64_t>(rows, st.threads()) : 1;
+  if (pieces <= 1) {
+    copy(0, rows);
+  } else {
+    st.ParallelFor(pieces, [&](int64_t k) { copy(rows * k / pieces, rows * (k + 1) / pieces); });
+  }
+  return true;
+}
+
 // Gather as the specification defines it, organised for speed: for each batch position (the
 // result's non-offset dimensions) the start index is read once and the slice is copied by a
 // table of (operand, result) offsets computed once, a run at a time where the slice's last
@@ -56,7 +108,7 @@ void GatherWith(const Step& s, ExecState& st, const GatherParams& p) {
   std::vector<int64_t> batch_dims;
   for (int64_t d = 0; d < rrank; ++d)
     if (!Contains(p.offset_dims, d)) batch_dims.push_back(d);
-  if (r.NumElements() == 0) {
+  if (r.NumElements() == 0 || GatherRows(s, st, p, x, indices, r)) {
     st.slots[s.out[0]] = RtValue::Of(std::move(r));
     return;
   }
