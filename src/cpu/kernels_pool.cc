@@ -284,23 +284,34 @@ template <CompareParams::Dir D, typename C>
   else return a < b;
 }
 
-// The select step over `n` side-by-side windows: where compare D(best, candidate) fails, the
-// candidate (x[off + c], at offset off + c) becomes the choice. Branch-free, so it vectorises.
+// The select over `n` side-by-side windows of m positions each (x + off[j] + c is window c's
+// position j): which[c] = the position chosen, starting from position 0, a later candidate
+// replacing the choice where compare D(choice, candidate) fails. best holds n values of the
+// compute type. Branch-free, so the loop over the windows vectorises.
 template <CompareParams::Dir D, ElemKind K>
-[[gnu::always_inline]] inline void SelectStepBody(void* best, int64_t* __restrict chosen, const void* x, int64_t off,
-                                                  int64_t n) {
+[[gnu::always_inline]] inline void SelectManyBody(const void* x, const int64_t* off, int64_t m, void* best_buffer,
+                                                  int32_t* __restrict which, int64_t n) {
   using T = Traits<K>;
   using C = typename T::C;
-  C* __restrict b = static_cast<C*>(best);
-  const typename T::S* __restrict v = static_cast<const typename T::S*>(x) + off;
+  C* __restrict best = static_cast<C*>(best_buffer);
+  const typename T::S* v = static_cast<const typename T::S*>(x);
+  const typename T::S* __restrict x0 = v + off[0];
   for (int64_t c = 0; c < n; ++c) {
-    const C cand = T::Load(v[c]);
-    const bool keep = Holds<D>(b[c], cand);
-    b[c] = keep ? b[c] : cand;
-    chosen[c] = keep ? chosen[c] : off + c;
+    best[c] = T::Load(x0[c]);
+    which[c] = 0;
+  }
+  for (int64_t j = 1; j < m; ++j) {
+    const typename T::S* __restrict xj = v + off[j];
+    const int32_t jj = static_cast<int32_t>(j);
+    for (int64_t c = 0; c < n; ++c) {
+      const C cand = T::Load(xj[c]);
+      const bool keep = Holds<D>(best[c], cand);
+      best[c] = keep ? best[c] : cand;
+      which[c] = keep ? which[c] : jj;
+    }
   }
 }
-using SelectStepFn = void (*)(void*, int64_t*, const void*, int64_t, int64_t);
+using SelectManyFn = void (*)(const void*, const int64_t*, int64_t, void*, int32_t*, int64_t);
 
 // select_and_scatter with select = compare D (the current choice, a candidate) and scatter =
 // add: for every source position (row-major), the window's first position not a hole is chosen,
@@ -321,34 +332,28 @@ void FastSelectAndScatter(const Step& s, ExecState& st) {
   const S* source = src.as<S>();
   const Geometry g = MakeGeometry(p, xa.dims(), src.dims());
   const int64_t P = Product(g.odims, 0, g.q), inner = g.inner;
-  static const SelectStepFn select_step = ForCpu<&SelectStepBody<D, K>, HasVectorCopies(K)>();
-  if (src.NumElements() > 0 && Product(g.wdims, 0, g.q) > 0) {
-    std::vector<int64_t> oi(g.q), wi(g.q), chosen(static_cast<size_t>(inner));
+  static const SelectManyFn select_many = ForCpu<&SelectManyBody<D, K>, HasVectorCopies(K)>();
+  const int64_t W = Product(g.wdims, 0, g.q);
+  if (src.NumElements() > 0 && W > 0) {
+    std::vector<int64_t> oi(g.q), wi(g.q), offs(static_cast<size_t>(W));
+    std::vector<int32_t> which(static_cast<size_t>(inner));
     std::vector<typename T::C> best(static_cast<size_t>(inner));
     for (int64_t o = 0; o < P; ++o) {
+      // The window's positions that are not holes, in order.
       std::fill(wi.begin(), wi.end(), 0);
-      bool any = false;
+      int64_t m = 0;
       do {
         const int64_t off = WindowOffset(g, oi, wi);
-        if (off < 0) continue;
-        if (!any) {
-          for (int64_t c = 0; c < inner; ++c) {
-            best[c] = T::Load(x[off + c]);
-            chosen[c] = off + c;
-          }
-          any = true;
-          continue;
-        }
-        select_step(best.data(), chosen.data(), x, off, inner);
+        if (off >= 0) offs[static_cast<size_t>(m++)] = off;
       } while (NextIndex(wi, g.wdims));
-      if (any) {
-        const S* sv = source + o * inner;
-        for (int64_t c = 0; c < inner; ++c) {
-          S& t = y[chosen[c]];
-          t = T::Store(static_cast<typename T::C>(ApplyBinary<BinaryOp::kAdd, T>(T::Load(t), T::Load(sv[c]))));
-        }
-      }
       NextIndex(oi, g.odims);
+      if (m == 0) continue;
+      select_many(x, offs.data(), m, best.data(), which.data(), inner);
+      const S* sv = source + o * inner;
+      for (int64_t c = 0; c < inner; ++c) {
+        S& t = y[offs[static_cast<size_t>(which[c])] + c];
+        t = T::Store(static_cast<typename T::C>(ApplyBinary<BinaryOp::kAdd, T>(T::Load(t), T::Load(sv[c]))));
+      }
     }
   }
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
