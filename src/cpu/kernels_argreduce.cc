@@ -117,10 +117,11 @@ OPJ_TARGET_512 void ArgFoldRows32(const ArgReducer* f, void* av, void* ai, const
     __m512i rv[G][16], ri[G][16];
     for (int g = 0; g < G; ++g) {
       // Each lane is its own stream, more than the hardware prefetchers follow: ask for the
-      // cache lines four blocks ahead.
+      // cache lines eight blocks ahead (argmax over 256x4096 f32 at one thread: 4 blocks ahead
+      // 455 us, 8 or 16 blocks 395-405 us, 64 blocks 850 us).
       for (int t = 0; t < 16; ++t) {
-        _mm_prefetch(reinterpret_cast<const char*>(v + pos[16 * g + t] + j + 64), _MM_HINT_T0);
-        if (w) _mm_prefetch(reinterpret_cast<const char*>(w + pos[16 * g + t] + j + 64), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(v + pos[16 * g + t] + j + 128), _MM_HINT_T0);
+        if (w) _mm_prefetch(reinterpret_cast<const char*>(w + pos[16 * g + t] + j + 128), _MM_HINT_T0);
       }
       for (int t = 0; t < 16; ++t) rv[g][t] = _mm512_loadu_si512(v + pos[16 * g + t] + j);
       Transpose16x16(rv[g]);
