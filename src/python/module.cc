@@ -6,8 +6,11 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <structmember.h>
 
+#include <cstddef>
 #include <cstring>
+#include <new>
 
 #include "absl/container/inlined_vector.h"
 
@@ -72,24 +75,68 @@ struct PyExecutable {
   py::object to_device0;  // the package's conversion of anything else to an Array on device 0
 };
 
-// The Array behind a Python object when it is exactly an Array, found without pybind11's
-// per-call type registry lookup (a hash of the type name; a quarter of a tiny call's binding
-// cost).
+// The Array type is a plain CPython heap type rather than a pybind11 class: creating and
+// freeing a pybind11 instance registers it in (and removes it from) pybind11's instance map,
+// which was ~1,800 of the ~10,000 instructions of a tiny call from Python. The type_caster
+// below lets pybind11 bindings take and return PyBuffer as before; the properties and methods
+// are pybind11 functions set on the type.
+// (Standard layout, so that offsetof can name the weak reference list for the type's spec; the
+// PyBuffer is constructed in place in `storage`.)
+struct ArrayObject {
+  PyObject_HEAD
+  PyObject* weakrefs;
+  alignas(PyBuffer) unsigned char storage[sizeof(PyBuffer)];
+  PyBuffer& value() { return *std::launder(reinterpret_cast<PyBuffer*>(storage)); }
+};
+
+PyTypeObject* g_array_type = nullptr;
+
+// The Array behind a Python object when it is exactly an Array.
 const PyBuffer* AsArray(py::handle h) {
-  static const py::detail::type_info* info = py::detail::get_type_info(typeid(PyBuffer));
-  if (!info || Py_TYPE(h.ptr()) != info->type) return nullptr;
-  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
-  return static_cast<const PyBuffer*>(inst->get_value_and_holder(info).value_ptr());
+  if (!g_array_type || Py_TYPE(h.ptr()) != g_array_type) return nullptr;
+  return &reinterpret_cast<ArrayObject*>(h.ptr())->value();
 }
 
-// A new Python Array owning `b` (pybind11's generic cast with the type looked up once).
-py::object NewArray(Buffer b) {
-  static const py::detail::type_info* info = py::detail::get_type_info(typeid(PyBuffer));
-  PyBuffer value{std::make_shared<Buffer>(std::move(b))};
-  return py::reinterpret_steal<py::object>(py::detail::type_caster_generic::cast(
-      &value, py::return_value_policy::move, py::handle(), info, nullptr,
-      [](const void* p) -> void* { return new PyBuffer(std::move(*static_cast<PyBuffer*>(const_cast<void*>(p)))); }));
+// A new Python Array holding `b` (null with a Python error set when out of memory).
+PyObject* NewArrayObject(std::shared_ptr<Buffer> b) {
+  PyObject* self = g_array_type->tp_alloc(g_array_type, 0);  // zeroed; holds a reference to the type
+  if (!self) return nullptr;
+  new (reinterpret_cast<ArrayObject*>(self)->storage) PyBuffer{std::move(b)};
+  return self;
 }
+
+void ArrayDealloc(PyObject* self) {
+  auto* o = reinterpret_cast<ArrayObject*>(self);
+  PyTypeObject* type = Py_TYPE(self);
+  if (o->weakrefs) PyObject_ClearWeakRefs(self);
+  o->value().~PyBuffer();
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+py::object NewArray(Buffer b) {
+  PyObject* o = NewArrayObject(std::make_shared<Buffer>(std::move(b)));
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
+}
+
+}  // namespace
+
+namespace pybind11::detail {
+template <>
+struct type_caster<PyBuffer> {
+  PYBIND11_TYPE_CASTER(PyBuffer, const_name("Array"));
+  bool load(handle src, bool) {
+    const PyBuffer* b = AsArray(src);
+    if (!b) return false;
+    value = *b;
+    return true;
+  }
+  static handle cast(const PyBuffer& b, return_value_policy, handle) { return NewArrayObject(b.buffer); }
+};
+}  // namespace pybind11::detail
+
+namespace {
 
 py::object WrapOutputs(std::vector<Buffer> outs) {
   if (outs.size() == 1) return NewArray(std::move(outs[0]));
@@ -123,10 +170,8 @@ PyObject* CEntryPoint(Body&& body) {
 // Array.block_until_ready() as a plain C method (no pybind11 dispatch): waits for the array and
 // returns it, raising its error if it has one.
 PyObject* BlockUntilReady(PyObject* self, PyObject*) {
-  static const py::detail::type_info* info = py::detail::get_type_info(typeid(PyBuffer));
   return CEntryPoint([&]() -> PyObject* {
-    auto* inst = reinterpret_cast<py::detail::instance*>(self);
-    const PyBuffer& b = *static_cast<const PyBuffer*>(inst->get_value_and_holder(info).value_ptr());
+    const PyBuffer& b = reinterpret_cast<ArrayObject*>(self)->value();
     Future f = b.buffer->Ready();
     if (f.valid() && f.IsReady()) {  // the common case for small programs: no GIL round trip
       Throw(f.Await());
@@ -274,41 +319,58 @@ PYBIND11_MODULE(_openpjrt, m) {
       });
 
   // An array on a device (the package's openpjrt.Array).
-  py::class_<PyBuffer>(m, "Array")
-      .def_property_readonly("element_type", [](const PyBuffer& b) { return ElementName(b.buffer->element_type()); })
-      .def_property_readonly("shape", [](const PyBuffer& b) {
-        const std::vector<int64_t> d = b.buffer->dims();
-        py::tuple t(d.size());
-        for (size_t i = 0; i < d.size(); ++i) t[i] = d[i];
-        return t;
-      })
-      .def_property_readonly("ndim", [](const PyBuffer& b) { return b.buffer->dims().size(); })
-      .def_property_readonly("size", [](const PyBuffer& b) {
-        int64_t n = 1;
-        for (int64_t d : b.buffer->dims()) n *= d;
-        return n;
-      })
-      .def_property_readonly("device", [](const PyBuffer& b) { return b.buffer->device_id(); })
-      .def_property_readonly("_buffer", [](py::object self) { return self; })  // older package code
-      .def("is_ready", [](const PyBuffer& b) { return b.buffer->Ready().IsReady(); })
-      .def("to_bytes", [](const PyBuffer& b) {
-        absl::StatusOr<std::vector<uint8_t>> h = absl::UnknownError("");
-        {
-          py::gil_scoped_release release;
-          h = b.buffer->ToHost();
-        }
-        std::vector<uint8_t> v = Take(std::move(h));
-        return py::bytes(reinterpret_cast<const char*>(v.data()), v.size());
-      })
-      .def("delete", [](const PyBuffer& b) { Throw(b.buffer->Delete()); });
-
+  // An array on a device (the package's openpjrt.Array): the plain type described at
+  // ArrayObject, its properties and methods pybind11 functions.
   {
-    static PyMethodDef block = {"block_until_ready", &BlockUntilReady, METH_NOARGS,
-                                "Waits until the array is computed and returns it (raises its error)."};
-    PyTypeObject* array_type = reinterpret_cast<PyTypeObject*>(py::type::of<PyBuffer>().ptr());
-    py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod(array_type, &block));
-    if (!descr || PyObject_SetAttrString(reinterpret_cast<PyObject*>(array_type), "block_until_ready", descr.ptr()) != 0)
-      throw py::error_already_set();
+    static PyMethodDef methods[] = {
+        {"block_until_ready", &BlockUntilReady, METH_NOARGS,
+         "Waits until the array is computed and returns it (raises its error)."},
+        {nullptr, nullptr, 0, nullptr}};
+    static PyMemberDef members[] = {
+        {"__weaklistoffset__", T_PYSSIZET, static_cast<Py_ssize_t>(offsetof(ArrayObject, weakrefs)), READONLY, nullptr},
+        {nullptr, 0, 0, 0, nullptr}};
+    static PyType_Slot slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(&ArrayDealloc)},
+                                  {Py_tp_methods, methods},
+                                  {Py_tp_members, members},
+                                  {0, nullptr}};
+    static PyType_Spec spec = {"openpjrt._openpjrt.Array", static_cast<int>(sizeof(ArrayObject)), 0,
+                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, slots};
+    py::object type = py::reinterpret_steal<py::object>(PyType_FromSpec(&spec));
+    if (!type) throw py::error_already_set();
+    g_array_type = reinterpret_cast<PyTypeObject*>(type.ptr());
+    Py_INCREF(type.ptr());  // kept for the life of the process (g_array_type)
+    m.attr("Array") = type;
+    py::object property = py::module_::import("builtins").attr("property");
+    auto prop = [&](const char* name, auto&& fn) { py::setattr(type, name, property(py::cpp_function(fn))); };
+    auto method = [&](const char* name, auto&& fn) {
+      py::setattr(type, name, py::cpp_function(fn, py::name(name), py::is_method(type)));
+    };
+    prop("element_type", [](const PyBuffer& b) { return ElementName(b.buffer->element_type()); });
+    prop("shape", [](const PyBuffer& b) {
+      const std::vector<int64_t> d = b.buffer->dims();
+      py::tuple t(d.size());
+      for (size_t i = 0; i < d.size(); ++i) t[i] = d[i];
+      return t;
+    });
+    prop("ndim", [](const PyBuffer& b) { return b.buffer->dims().size(); });
+    prop("size", [](const PyBuffer& b) {
+      int64_t n = 1;
+      for (int64_t d : b.buffer->dims()) n *= d;
+      return n;
+    });
+    prop("device", [](const PyBuffer& b) { return b.buffer->device_id(); });
+    prop("_buffer", [](py::object self) { return self; });  // older package code
+    method("is_ready", [](const PyBuffer& b) { return b.buffer->Ready().IsReady(); });
+    method("to_bytes", [](const PyBuffer& b) {
+      absl::StatusOr<std::vector<uint8_t>> h = absl::UnknownError("");
+      {
+        py::gil_scoped_release release;
+        h = b.buffer->ToHost();
+      }
+      std::vector<uint8_t> v = Take(std::move(h));
+      return py::bytes(reinterpret_cast<const char*>(v.data()), v.size());
+    });
+    method("delete", [](const PyBuffer& b) { Throw(b.buffer->Delete()); });
   }
 
   py::class_<PyExecutable> executable(m, "Executable", py::dynamic_attr());

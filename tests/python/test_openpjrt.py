@@ -65,6 +65,32 @@ def test_call_returns_arrays_and_tuples(c):
     assert e.value.code == "INVALID_ARGUMENT"
 
 
+def test_array_type_lifetime_and_refusals(c):
+    # Array is a plain extension type: not constructible from Python, weakly referenceable, and
+    # the object goes with its last reference; a deleted Array reads as an error.
+    import gc
+    import weakref
+    with pytest.raises(TypeError):
+        openpjrt.Array()
+    a = c.device_put(np.float32([1, 2]))
+    r = weakref.ref(a)
+    assert r() is a and a._buffer is a
+    exe = c.compile(identity("tensor<2xf32>"))
+    # pybind11 bindings take Arrays through the type's caster and refuse anything else.
+    out = exe._execute([[a]], [], -1)
+    assert isinstance(out[0][0], openpjrt.Array)
+    np.testing.assert_array_equal(np.asarray(out[0][0]), [1, 2])
+    with pytest.raises(TypeError):
+        exe._execute([[np.float32([1, 2])]], [], -1)
+    a.delete()
+    with pytest.raises(openpjrt.Error) as e:
+        a.numpy()
+    assert e.value.code == "FAILED_PRECONDITION"
+    del a, e  # (the exception's traceback holds a frame that holds the Array)
+    gc.collect()
+    assert r() is None
+
+
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                                    np.uint32, np.uint64, np.float16, np.float32, np.float64,
                                    np.complex64, np.complex128])
