@@ -105,8 +105,16 @@ absl::Status Executable::RunWith(ExecState& state, std::span<RtValue> args,
   } catch (const std::bad_alloc&) {
     state.status = absl::ResourceExhaustedError(StrCat("out of memory while running @", name));
   }
-  if (state.ok())
-    for (int s : program->results) out->push_back(state.slots[s]);
+  if (state.ok()) {
+    // Each result slot is moved out at its last use in the list (a slot returned twice is
+    // copied for the earlier places).
+    const std::vector<int>& results = program->results;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const bool again = std::find(results.begin() + i + 1, results.end(), results[i]) != results.end();
+      if (again) out->push_back(state.slots[results[i]]);
+      else out->push_back(std::move(state.slots[results[i]]));
+    }
+  }
   for (RtValue& v : state.slots) v = RtValue();
   return state.status;
 }

@@ -3,6 +3,8 @@
 #include "src/runtime/executable.h"
 
 #include <mutex>
+#include <optional>
+#include <span>
 
 #include "src/ir/bytecode.h"
 #include "src/ir/hlo_proto.h"
@@ -367,8 +369,8 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::ExecuteNow(const Executable& exe
                                                            ExecuteRequest& req,
                                                            const std::vector<bool>& donate) {
   thread_local FastScratch tls;
-  FastScratch local;
-  FastScratch& x = tls.busy ? local : tls;
+  std::optional<FastScratch> local;  // only when an FFI handler runs a program from inside one
+  FastScratch& x = tls.busy ? local.emplace() : tls;
   x.busy = true;
   x.args.clear();
   x.out.clear();
@@ -455,13 +457,15 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
     chosen = *std::move(s);
   }
   const Executable& exe = *chosen;
-  std::vector<Device*> devices = devices_;
+  // The devices to run on: the executable's own, or the one execute_device names (a span, so
+  // that a call does not copy the list).
+  std::span<Device* const> devices(devices_);
   if (req.execute_device) {
     if (devices_.size() != 1 && !exe.options().compile_portable_executable)
       return absl::InvalidArgumentError(StrCat(
           "PJRT_LoadedExecutable_Execute_Args.execute_device is set, but the executable runs on ",
           devices_.size(), " devices and was not compiled portable (compile_portable_executable)"));
-    devices = {req.execute_device};
+    devices = std::span<Device* const>(&req.execute_device, 1);
   }
   const size_t n = devices.size();
   if (req.args.size() != n)
