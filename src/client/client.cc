@@ -476,6 +476,13 @@ absl::Status Future::Await() {
   return OPJ_CALL(p, Event_Error, e);
 }
 
+absl::Status Future::ReadyStatus() const {
+  if (!event_) return absl::FailedPreconditionError("the status of an empty future");
+  OPJ_ARGS(PJRT_Event_Error_Args, e);
+  e.event = event_;
+  return OPJ_CALL(*client_->plugin, Event_Error, e);
+}
+
 bool Future::IsReady() const {
   if (!event_) return false;
   OPJ_ARGS(PJRT_Event_IsReady_Args, a);

@@ -118,6 +118,8 @@ class Future {
   ~Future();
   absl::Status Await();
   bool IsReady() const;
+  // The outcome of a future that IsReady() reported ready, without waiting (PJRT_Event_Error).
+  absl::Status ReadyStatus() const;
   void OnReady(std::function<void(absl::Status)> fn);
   bool valid() const { return event_ != nullptr; }
 

@@ -161,6 +161,23 @@ TEST_F(ClientTest, ErrorsCarryCodesAndMessages) {
   EXPECT_EQ(typed->element_type(), PJRT_Buffer_Type_S32);
   auto missing = client->CompileFile("/nonexistent.mlir");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+
+  // A failed computation: its output's ready future reports the error through ReadyStatus as
+  // through Await; a good one reports OK; an empty future refuses.
+  auto failing = client->Compile(
+      "func.func @main() -> tensor<f32> {\n  %0 = stablehlo.constant dense<1.0> : tensor<f32>\n"
+      "  check.expect_eq_const %0, dense<2.0> : tensor<f32>\n  return %0 : tensor<f32>\n}");
+  ASSERT_TRUE(failing.ok()) << failing.status();
+  auto failed = failing->ExecuteOne({});
+  ASSERT_TRUE(failed.ok()) << failed.status();
+  Future f = (*failed)[0].Ready();
+  EXPECT_EQ(f.Await().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(f.IsReady());
+  const absl::Status why = f.ReadyStatus();
+  EXPECT_EQ(why.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(why.message().find("check failed"), std::string::npos) << why;
+  EXPECT_TRUE(typed->Ready().ReadyStatus().ok());
+  EXPECT_EQ(Future().ReadyStatus().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(PluginLoad, ByNameByPathAndFailures) {

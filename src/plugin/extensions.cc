@@ -69,7 +69,8 @@ PJRT_Error* LayoutSerialize(PJRT_Layouts_MemoryLayout_Serialize_Args* args) {
 PJRT_Error* BufferLayout(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args, args);
   OPJ_REQUIRE(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args, args, buffer);
-  args->layout = new PJRT_Layouts_MemoryLayout{args->buffer->minor_to_major};
+  const auto& order = args->buffer->minor_to_major;
+  args->layout = new PJRT_Layouts_MemoryLayout{std::vector<int64_t>(order.begin(), order.end())};
   return nullptr;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "include/openpjrt/c/pjrt_c_api.h"
 #include "include/openpjrt/c/pjrt_c_api_ffi_extension.h"
@@ -82,7 +83,8 @@ struct PJRT_Client {
 struct PJRT_Buffer {
   openpjrt::runtime::BufferRef buffer;
   PJRT_Client* client = nullptr;
-  std::vector<int64_t> minor_to_major;  // for GetMemoryLayout
+  // For GetMemoryLayout (inline up to rank 6: no allocation per buffer).
+  absl::InlinedVector<int64_t, 6> minor_to_major;
 };
 
 // Layouts extension: a dense layout is its minor-to-major order (row-major on this plugin).
