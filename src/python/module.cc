@@ -8,6 +8,10 @@
 #include <pybind11/stl.h>
 #include <structmember.h>
 
+#if PY_VERSION_HEX < 0x030A0000
+#error "the Array type needs Python 3.10 or later (Py_TPFLAGS_DISALLOW_INSTANTIATION)"
+#endif
+
 #include <cstddef>
 #include <cstring>
 #include <new>
