@@ -5,7 +5,10 @@ and sum pooling over NHWC and NCHW layouts (channels folded side by side, vector
 padding and dilation holes), cumulative windows forward and reverse, max pooling's gradient
 (select_and_scatter) with ties and overlapping windows, and argmax / argmin as jnp.argmax writes
 them (iota indices or not, NaN, 16 and 64 rows at a time with leftovers, few long rows cut into
-pieces, a middle dimension, several value and index types), and sorts whose comparator is one
+pieces, a middle dimension, several value and index types; f32 rows whose fold is a selection,
+with both results checked bit for bit against the reducer's left fold: signed zeros as the
+extreme, NaN payloads, infinities, ties across 256-element chunks, reducers with and without the
+NaN term, GE / LE, init values that win, tie or are NaN), and sorts whose comparator is one
 compare of the keys (TOTALORDER floats with NaN, infinities and signed zeros, integers, both
 directions, stable among equal keys). Expected values come from numpy and
 direct models of the specification; inputs are built in the program from iota, and the values
@@ -255,6 +258,101 @@ def arg_case(name, shape, dim, pick, vt, it, coeffs, m, nan_every=0, reversed_in
     return "\n".join(lines)
 
 
+def arg_reducer_text(pick, it, nan_term=True, value_by_q=False, signed="SIGNED"):
+    """A reducer of JAX's form over f32 values with DIR = pick (GT, GE, LT or LE), with or
+    without the NaN term in p."""
+    nan_lines = ("    %nan = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+                 "    %p = stablehlo.or %p0, %nan : tensor<i1>\n") if nan_term else ""
+    p = "%p" if nan_term else "%p0"
+    return f"""   reducer(%a: tensor<f32>, %c: tensor<f32>) (%b: tensor<{it}>, %d: tensor<{it}>) {{
+    %p0 = stablehlo.compare {pick}, %a, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+{nan_lines}    %eq = stablehlo.compare EQ, %a, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %lt = stablehlo.compare LT, %b, %d, {signed} : (tensor<{it}>, tensor<{it}>) -> tensor<i1>
+    %an = stablehlo.and %eq, %lt : tensor<i1>
+    %q = stablehlo.or {p}, %an : tensor<i1>
+    %v = stablehlo.select {'%q' if value_by_q else p}, %a, %c : tensor<i1>, tensor<f32>
+    %i = stablehlo.select %q, %b, %d : tensor<i1>, tensor<{it}>
+    stablehlo.return %v, %i : tensor<f32>, tensor<{it}>
+  }}"""
+
+
+def arg_fold_ref(row, pick, nan_term, value_by_q, init_v, init_i):
+    """The left fold of that reducer along a row from (init_v, init_i), the index being the
+    position: the region's own schedule, element by element."""
+    av, ai = np.float32(init_v), int(init_i)
+    for k, x in enumerate(row):
+        a, c = float(av), float(x)
+        better = {"GT": a > c, "GE": a >= c, "LT": a < c, "LE": a <= c}[pick]
+        p = better or (nan_term and a != a)
+        q = p or (a == c and ai < k)
+        if not (q if value_by_q else p):
+            av = np.float32(x)
+        if not q:
+            ai = k
+    return av, ai
+
+
+def select_case(name, rows, pick, it, nan_term=True, value_by_q=False, init=None):
+    """Rows of f32 reduced along their last dimension with iota indices by a reducer of JAX's
+    form: both results checked (the value's bits, so the sign of a zero and a NaN's payload
+    count) against the reducer's left fold."""
+    rows = np.asarray(rows, np.float32)
+    n, m = rows.shape
+    init_v, init_i = init if init is not None else (-np.inf if pick[0] == "G" else np.inf, 0)
+    got = [arg_fold_ref(r, pick, nan_term, value_by_q, init_v, init_i) for r in rows]
+    want_bits = np.array([np.float32(v).view(np.int32) for v, _ in got], np.int32)
+    want_idx = np.array([i for _, i in got], NP[it])
+    flat = ", ".join(float_text(v, "f32") for v in rows.reshape(-1))
+    T, I = ttype(rows.shape, "f32"), ttype(rows.shape, it)
+    R, RI, RB = ttype((n,), "f32"), ttype((n,), it), ttype((n,), "i32")
+    signed = "UNSIGNED" if it.startswith("ui") else "SIGNED"
+    return "\n".join([
+        f"func.func @{name}() {{",
+        f"  %flat = stablehlo.constant dense<[{flat}]> : tensor<{rows.size}xf32>",
+        f"  %x = stablehlo.reshape %flat : (tensor<{rows.size}xf32>) -> {T}",
+        f"  %iota = stablehlo.iota dim = 1 : {I}",
+        f"  %initv = stablehlo.constant dense<{float_text(np.float32(init_v), 'f32')}> : tensor<f32>",
+        f"  %initi = stablehlo.constant dense<{init_i}> : tensor<{it}>",
+        f"  %r:2 = stablehlo.reduce(%x init: %initv), (%iota init: %initi) across dimensions = [1] : "
+        f"({T}, {I}, tensor<f32>, tensor<{it}>) -> ({R}, {RI})",
+        arg_reducer_text(pick, it, nan_term, value_by_q, signed),
+        f"  %bits = stablehlo.bitcast_convert %r#0 : ({R}) -> {RB}",
+        f"  check.expect_eq_const %bits, {lit(want_bits)} : {RB}",
+        f"  check.expect_eq_const %r#1, {lit(want_idx)} : {RI}",
+        "  func.return", "}"])
+
+
+def select_rows(n, m, seed):
+    """n rows of m small half-integers (many ties), then rows with the extreme and its ties at
+    chunk edges (256 elements), signed zeros as the extreme in different chunks, NaNs with
+    payloads, infinities."""
+    rng = np.random.default_rng(seed)
+    rows = (rng.integers(-40, 40, (n, m)) * 0.5).astype(np.float32)
+    neg = -(rng.integers(1, 40, (n, m)) * 0.5).astype(np.float32)
+    if n > 0:
+        rows[0] = neg[0]; rows[0, min(m - 1, 10)] = 0.0; rows[0, min(m - 1, 500)] = -0.0  # max +0 then -0
+    if n > 1:
+        rows[1] = neg[1]; rows[1, min(m - 1, 3)] = -0.0; rows[1, min(m - 1, 299)] = 0.0  # max -0 then +0
+    if n > 2:
+        rows[2] = -np.inf                                                          # all -inf
+    if n > 3:
+        rows[3, min(m - 1, 515)] = np.frombuffer(np.uint32(0x7FC00001).tobytes(), np.float32)[0]
+        rows[3, m - 1] = np.frombuffer(np.uint32(0xFFC00000).tobytes(), np.float32)[0]
+    if n > 4:
+        rows[4, [k for k in (256, 257, m - 1) if k < m]] = 30.0                    # ties across chunks
+    if n > 5:
+        rows[5, m - 1] = 31.0                                                      # the last element
+    if n > 6:
+        rows[6, 0] = 32.0; rows[6, m - 1] = np.inf; rows[6, m // 2] = -np.inf      # inf at the end
+    if n > 7:
+        rows[7] = np.nan                                                           # all NaN
+    if n > 8:
+        rows[8] = -rows[0]                                                         # min +0 then -0
+    if n > 9:
+        rows[9, min(m - 1, 5)] = np.nan; rows[9, min(m - 1, 6)] = np.nan           # NaN mid-row
+    return rows
+
+
 def float_text(v, et):
     """A float as a StableHLO literal: specials as hex bit patterns."""
     if np.isnan(v) or np.isinf(v):
@@ -405,6 +503,18 @@ def main():
         arg_case("argmax_middle_axis_f32", (4, 500, 7), 1, "GT", "f32", "i32", (3, 37, 11), 101, nan_every=1201),
         arg_case("argmin_leading_axis_bf16", (300, 9), 0, "LT", "bf16", "i32", (37, 11), 101,
                  reversed_indices=True),
+        # f32 rows with iota indices: one read for the extreme and a search of its chunk
+        # (SelectRowsF32), both results checked bit for bit against the reducer's left fold
+        select_case("argmax_select_rows_f32", select_rows(11, 530, 1), "GT", "i32"),
+        select_case("argmin_select_rows_by_q_i64", select_rows(11, 300, 2), "LT", "i64", value_by_q=True),
+        select_case("argmax_select_no_nan_term_f32", select_rows(11, 270, 3), "GT", "i32", nan_term=False),
+        select_case("argmin_select_no_nan_term_le_ui32", select_rows(11, 257, 4), "LE", "ui32", nan_term=False),
+        select_case("argmax_select_ge_init_wins_f32", select_rows(11, 40, 5), "GE", "i32", init=(15.0, 7)),
+        select_case("argmax_select_init_ties_f32", select_rows(11, 17, 6), "GT", "i32", init=(19.5, 3)),
+        select_case("argmax_select_nan_init_f32", select_rows(4, 15, 7), "GT", "i64", init=(np.nan, 2)),
+        select_case("argmax_select_nan_init_no_nan_term_f32", select_rows(4, 15, 8), "GT", "i32", nan_term=False,
+                    init=(np.nan, 2)),
+        select_case("argmin_select_single_element_rows_f32", select_rows(12, 1, 9), "LT", "i32"),
     ]
     chunks += [
         # large enough to be split over the intra-op threads (through a plugin with two or more;
