@@ -5,9 +5,9 @@
 // 16 rows loaded and transposed in registers, four groups' dependency chains interleaved; else
 // through a transposed staging buffer), or, when there are fewer than 16 rows, as consecutive
 // pieces whose results are then combined pairwise in order (a schedule the specification
-// allows). Indices that are an iota along the reduced dimension are computed, not read. f32 rows
-// with such indices, under a reducer whose fold is an order-free selection, are instead read once
-// for their extreme and then searched where it first appeared (SelectRowsF32: 256x4096 at one
+// allows). Indices that are an iota along the reduced dimension are computed, not read. f32, bf16 and
+// f16 rows with such indices, under a reducer whose fold is an order-free selection, are instead read once
+// for their extreme and then searched where it first appeared (SelectRows: 256x4096 at one
 // thread ~400 -> ~165 us). Other arrangements of the reduced dimensions take the region path
 // (GenericReduce).
 #include <algorithm>
@@ -177,7 +177,7 @@ OPJ_TARGET_512 void ArgFoldRows32(const ArgReducer* f, void* av, void* ai, const
 #endif
 
 #if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
-// f32 rows whose indices are their positions, for the reducers whose fold over a row is a
+// f32, bf16 and f16 rows whose indices are their positions, for the reducers whose fold over a row is a
 // selection that does not depend on the order of the fold: exactly one of GT / LT picks (argmax /
 // argmin), and either NaN handling (p includes v1 != v1) or a row without NaN. Over the row's
 // elements in order, such a fold keeps the first NaN (value and index) when the reducer handles
@@ -191,13 +191,40 @@ OPJ_TARGET_512 void ArgFoldRows32(const ArgReducer* f, void* av, void* ai, const
 // compares and blends per element.
 constexpr int64_t kSelectChunk = 256;
 
+// 16 elements of kind KV (f32, or bf16 / f16 widened exactly) as f32 lanes; Partial loads the
+// first `m` lanes' elements and gives the others `fill`.
+template <ElemKind KV>
+struct Lanes16 {
+  using S = typename Traits<KV>::S;
+  OPJ_TARGET_512 static __m512 Load(const S* p) {
+    if constexpr (KV == ElemKind::kF32) {
+      return _mm512_loadu_ps(p);
+    } else {
+      const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+      if constexpr (KV == ElemKind::kBF16) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+      else return _mm512_cvtph_ps(h);
+    }
+  }
+  OPJ_TARGET_512 static __m512 Partial(const S* p, __mmask16 m, __m512 fill) {
+    if constexpr (KV == ElemKind::kF32) {
+      return _mm512_mask_loadu_ps(fill, m, p);
+    } else {
+      const __m256i h = _mm256_maskz_loadu_epi16(m, p);
+      const __m512 v = KV == ElemKind::kBF16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16))
+                                             : _mm512_cvtph_ps(h);
+      return _mm512_mask_blend_ps(m, fill, v);
+    }
+  }
+};
+
 struct RowSelection {
   int64_t first = -1, last = -1, nan = -1;  // chunks: extreme first / last seen, first NaN
   float extreme = 0;
 };
 
-template <bool kGt>
-OPJ_TARGET_512 RowSelection ScanRowF32(const float* x, int64_t n) {
+template <ElemKind KV, bool kGt>
+OPJ_TARGET_512 RowSelection ScanRow(const typename Traits<KV>::S* x, int64_t n) {
+  using L = Lanes16<KV>;
   const __m512 ident = _mm512_set1_ps(kGt ? -__builtin_inff() : __builtin_inff());
   RowSelection r;
   for (int64_t c0 = 0, chunk = 0; c0 < n; c0 += kSelectChunk, ++chunk) {
@@ -206,14 +233,14 @@ OPJ_TARGET_512 RowSelection ScanRowF32(const float* x, int64_t n) {
     __mmask16 un = 0;
     int64_t k = 0;
     for (; k + 16 <= len; k += 16) {
-      const __m512 v = _mm512_loadu_ps(x + c0 + k);
+      const __m512 v = L::Load(x + c0 + k);
       // (max_ps(v, acc) returns acc when v is NaN.)
       acc[(k >> 4) & 3] = kGt ? _mm512_max_ps(v, acc[(k >> 4) & 3]) : _mm512_min_ps(v, acc[(k >> 4) & 3]);
       un |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
     }
     if (k < len) {
       const __mmask16 m = static_cast<__mmask16>((1u << (len - k)) - 1);
-      const __m512 v = _mm512_mask_loadu_ps(ident, m, x + c0 + k);
+      const __m512 v = L::Partial(x + c0 + k, m, ident);
       acc[0] = kGt ? _mm512_max_ps(v, acc[0]) : _mm512_min_ps(v, acc[0]);
       un |= _mm512_mask_cmp_ps_mask(m, v, v, _CMP_UNORD_Q);
     }
@@ -232,13 +259,13 @@ OPJ_TARGET_512 RowSelection ScanRowF32(const float* x, int64_t n) {
 }
 
 // Positions in x[c0, c0 + len) where pred holds (EQ to `value`, or UNORD): the first, or the last.
-template <int kPred, bool kLast>
-OPJ_TARGET_512 int64_t FindInChunk(const float* x, int64_t c0, int64_t len, float value) {
+template <ElemKind KV, int kPred, bool kLast>
+OPJ_TARGET_512 int64_t FindInChunk(const typename Traits<KV>::S* x, int64_t c0, int64_t len, float value) {
   const __m512 w = _mm512_set1_ps(value);
   int64_t found = -1;
   for (int64_t k = 0; k < len; k += 16) {
     const __mmask16 in = len - k >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (len - k)) - 1);
-    const __m512 v = _mm512_maskz_loadu_ps(in, x + c0 + k);
+    const __m512 v = Lanes16<KV>::Partial(x + c0 + k, in, _mm512_setzero_ps());
     const __mmask16 hit = _mm512_mask_cmp_ps_mask(in, v, kPred == 0 ? w : v, kPred == 0 ? _CMP_EQ_OQ : _CMP_UNORD_Q);
     if (!hit) continue;
     if (!kLast) return c0 + k + __builtin_ctz(hit);
@@ -251,34 +278,35 @@ OPJ_TARGET_512 int64_t FindInChunk(const float* x, int64_t c0, int64_t len, floa
 // (fold: ArgFoldBody for f32 values and KI indices); the reducer must be one of the selections
 // above (SelectsRows), and a row with NaN under a reducer without NaN handling is folded element
 // by element.
-template <ElemKind KI>
-OPJ_TARGET_512 void SelectRowsF32(const ArgReducer* f, ArgFoldFn fold, const float* x, int64_t r0, int64_t r1,
-                                  int64_t n, float init_v, typename Traits<KI>::S init_i, float* ov,
-                                  typename Traits<KI>::S* oi) {
+template <ElemKind KV, ElemKind KI>
+OPJ_TARGET_512 void SelectRows(const ArgReducer* f, ArgFoldFn fold, const typename Traits<KV>::S* x, int64_t r0,
+                               int64_t r1, int64_t n, typename Traits<KV>::S init_v, typename Traits<KI>::S init_i,
+                               typename Traits<KV>::S* ov, typename Traits<KI>::S* oi) {
+  using VS = typename Traits<KV>::S;
   using IS = typename Traits<KI>::S;
   for (int64_t row = r0; row < r1; ++row) {
-    const float* xr = x + row * n;
-    float av = init_v;
+    const VS* xr = x + row * n;
+    VS av = init_v;
     IS ai = init_i;
-    const RowSelection sel = f->gt ? ScanRowF32<true>(xr, n) : ScanRowF32<false>(xr, n);
+    const RowSelection sel = f->gt ? ScanRow<KV, true>(xr, n) : ScanRow<KV, false>(xr, n);
     if (sel.nan >= 0 && !f->nan) {
       for (int64_t k = 0; k < n; ++k) {
         const IS index = static_cast<IS>(k);
         fold(f, &av, &ai, xr + k, &index, 1);
       }
     } else {
+      // Chunk c of the row: [c * kSelectChunk, c * kSelectChunk + len(c)).
+      auto len = [&](int64_t c) { return std::min(kSelectChunk, n - c * kSelectChunk); };
       int64_t at;
-      float v;
+      VS v;
       if (sel.nan >= 0) {
-        at = FindInChunk<1, false>(xr, sel.nan * kSelectChunk, std::min(kSelectChunk, n - sel.nan * kSelectChunk), 0);
+        at = FindInChunk<KV, 1, false>(xr, sel.nan * kSelectChunk, len(sel.nan), 0);
         v = xr[at];
       } else {
-        at = FindInChunk<0, false>(xr, sel.first * kSelectChunk, std::min(kSelectChunk, n - sel.first * kSelectChunk),
-                                   sel.extreme);
+        at = FindInChunk<KV, 0, false>(xr, sel.first * kSelectChunk, len(sel.first), sel.extreme);
         v = xr[at];
         if (!f->by_q && !f->eq && sel.extreme == 0)  // +0 and -0 are equal: the last one's sign
-          v = xr[FindInChunk<0, true>(xr, sel.last * kSelectChunk, std::min(kSelectChunk, n - sel.last * kSelectChunk),
-                                      sel.extreme)];
+          v = xr[FindInChunk<KV, 0, true>(xr, sel.last * kSelectChunk, len(sel.last), sel.extreme)];
       }
       const IS index = static_cast<IS>(at);
       fold(f, &av, &ai, &v, &index, 1);
@@ -325,11 +353,12 @@ void StagePositions(U* dst, const int64_t* start, const int64_t* row_start, int6
     for (int64_t j = 0; j < steps; ++j) dst[j * 16 + t] = static_cast<U>(start[t] - row_start[t] + j);
 }
 
-// Whether rows of KV values whose indices are positions (`positions`) take SelectRowsF32.
+// Whether rows of KV values whose indices are positions (`positions`) take SelectRows.
 template <ElemKind KV>
 bool SelectsRows(const ArgReducer& f, bool positions) {
 #if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
-  return KV == ElemKind::kF32 && positions && (f.gt != f.lt) && IsaLevel() >= 2;
+  constexpr bool kind = KV == ElemKind::kF32 || KV == ElemKind::kBF16 || KV == ElemKind::kF16;
+  return kind && positions && (f.gt != f.lt) && IsaLevel() >= 2;
 #else
   (void)f;
   (void)positions;
@@ -378,11 +407,11 @@ void ArgReduce(const Step& s, ExecState& st) {
     });
   } else if (SelectsRows<KV>(*f, xi == nullptr)) {
 #if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
-    if constexpr (KV == ElemKind::kF32) {
-      // Rows whose fold is an order-free selection (SelectRowsF32), split over the threads.
+    if constexpr (KV == ElemKind::kF32 || KV == ElemKind::kBF16 || KV == ElemKind::kF16) {
+      // Rows whose fold is an order-free selection (SelectRows), split over the threads.
       const int64_t pieces = A * R >= (int64_t{1} << 17) ? std::min<int64_t>(A, st.threads()) : 1;
       st.ParallelFor(pieces, [&](int64_t piece) {
-        SelectRowsF32<KI>(f, fold, xv, A * piece / pieces, A * (piece + 1) / pieces, R, init_v, init_i, ov, oi);
+        SelectRows<KV, KI>(f, fold, xv, A * piece / pieces, A * (piece + 1) / pieces, R, init_v, init_i, ov, oi);
       });
     }
 #endif

@@ -258,21 +258,22 @@ def arg_case(name, shape, dim, pick, vt, it, coeffs, m, nan_every=0, reversed_in
     return "\n".join(lines)
 
 
-def arg_reducer_text(pick, it, nan_term=True, value_by_q=False, signed="SIGNED"):
-    """A reducer of JAX's form over f32 values with DIR = pick (GT, GE, LT or LE), with or
+def arg_reducer_text(pick, it, nan_term=True, value_by_q=False, signed="SIGNED", vt="f32"):
+    """A reducer of JAX's form over float values with DIR = pick (GT, GE, LT or LE), with or
     without the NaN term in p."""
-    nan_lines = ("    %nan = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+    V = f"tensor<{vt}>"
+    nan_lines = (f"    %nan = stablehlo.compare NE, %a, %a, FLOAT : ({V}, {V}) -> tensor<i1>\n"
                  "    %p = stablehlo.or %p0, %nan : tensor<i1>\n") if nan_term else ""
     p = "%p" if nan_term else "%p0"
-    return f"""   reducer(%a: tensor<f32>, %c: tensor<f32>) (%b: tensor<{it}>, %d: tensor<{it}>) {{
-    %p0 = stablehlo.compare {pick}, %a, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-{nan_lines}    %eq = stablehlo.compare EQ, %a, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    return f"""   reducer(%a: {V}, %c: {V}) (%b: tensor<{it}>, %d: tensor<{it}>) {{
+    %p0 = stablehlo.compare {pick}, %a, %c, FLOAT : ({V}, {V}) -> tensor<i1>
+{nan_lines}    %eq = stablehlo.compare EQ, %a, %c, FLOAT : ({V}, {V}) -> tensor<i1>
     %lt = stablehlo.compare LT, %b, %d, {signed} : (tensor<{it}>, tensor<{it}>) -> tensor<i1>
     %an = stablehlo.and %eq, %lt : tensor<i1>
     %q = stablehlo.or {p}, %an : tensor<i1>
-    %v = stablehlo.select {'%q' if value_by_q else p}, %a, %c : tensor<i1>, tensor<f32>
+    %v = stablehlo.select {'%q' if value_by_q else p}, %a, %c : tensor<i1>, {V}
     %i = stablehlo.select %q, %b, %d : tensor<i1>, tensor<{it}>
-    stablehlo.return %v, %i : tensor<f32>, tensor<{it}>
+    stablehlo.return %v, %i : {V}, tensor<{it}>
   }}"""
 
 
@@ -292,31 +293,39 @@ def arg_fold_ref(row, pick, nan_term, value_by_q, init_v, init_i):
     return av, ai
 
 
-def select_case(name, rows, pick, it, nan_term=True, value_by_q=False, init=None):
-    """Rows of f32 reduced along their last dimension with iota indices by a reducer of JAX's
-    form: both results checked (the value's bits, so the sign of a zero and a NaN's payload
-    count) against the reducer's left fold."""
+def select_case(name, rows, pick, it, nan_term=True, value_by_q=False, init=None, vt="f32"):
+    """Rows of floats (vt: f32, or bf16 / f16 converted from f32 in the program) reduced along
+    their last dimension with iota indices by a reducer of JAX's form: both results checked (the
+    value's bits as f32, so the sign of a zero and a NaN's payload count) against the reducer's
+    left fold. The values are half-integers, infinities and NaNs, exact in every vt; for bf16 and
+    f16 NaNs are the quiet ones of either sign, which convert both ways unchanged."""
     rows = np.asarray(rows, np.float32)
+    if vt != "f32":
+        rows = np.where(np.isnan(rows), np.where(np.signbit(rows), np.float32(-np.nan), np.float32(np.nan)), rows)
+        rows = rows.astype(np.float32)
     n, m = rows.shape
     init_v, init_i = init if init is not None else (-np.inf if pick[0] == "G" else np.inf, 0)
     got = [arg_fold_ref(r, pick, nan_term, value_by_q, init_v, init_i) for r in rows]
     want_bits = np.array([np.float32(v).view(np.int32) for v, _ in got], np.int32)
     want_idx = np.array([i for _, i in got], NP[it])
     flat = ", ".join(float_text(v, "f32") for v in rows.reshape(-1))
-    T, I = ttype(rows.shape, "f32"), ttype(rows.shape, it)
-    R, RI, RB = ttype((n,), "f32"), ttype((n,), it), ttype((n,), "i32")
+    T32, T, I = ttype(rows.shape, "f32"), ttype(rows.shape, vt), ttype(rows.shape, it)
+    R32, R, RI, RB = ttype((n,), "f32"), ttype((n,), vt), ttype((n,), it), ttype((n,), "i32")
     signed = "UNSIGNED" if it.startswith("ui") else "SIGNED"
     return "\n".join([
         f"func.func @{name}() {{",
         f"  %flat = stablehlo.constant dense<[{flat}]> : tensor<{rows.size}xf32>",
-        f"  %x = stablehlo.reshape %flat : (tensor<{rows.size}xf32>) -> {T}",
+        f"  %x32 = stablehlo.reshape %flat : (tensor<{rows.size}xf32>) -> {T32}",
+        f"  %x = stablehlo.convert %x32 : ({T32}) -> {T}",
         f"  %iota = stablehlo.iota dim = 1 : {I}",
-        f"  %initv = stablehlo.constant dense<{float_text(np.float32(init_v), 'f32')}> : tensor<f32>",
+        f"  %initv32 = stablehlo.constant dense<{float_text(np.float32(init_v), 'f32')}> : tensor<f32>",
+        f"  %initv = stablehlo.convert %initv32 : (tensor<f32>) -> tensor<{vt}>",
         f"  %initi = stablehlo.constant dense<{init_i}> : tensor<{it}>",
         f"  %r:2 = stablehlo.reduce(%x init: %initv), (%iota init: %initi) across dimensions = [1] : "
-        f"({T}, {I}, tensor<f32>, tensor<{it}>) -> ({R}, {RI})",
-        arg_reducer_text(pick, it, nan_term, value_by_q, signed),
-        f"  %bits = stablehlo.bitcast_convert %r#0 : ({R}) -> {RB}",
+        f"({T}, {I}, tensor<{vt}>, tensor<{it}>) -> ({R}, {RI})",
+        arg_reducer_text(pick, it, nan_term, value_by_q, signed, vt),
+        f"  %v32 = stablehlo.convert %r#0 : ({R}) -> {R32}",
+        f"  %bits = stablehlo.bitcast_convert %v32 : ({R32}) -> {RB}",
         f"  check.expect_eq_const %bits, {lit(want_bits)} : {RB}",
         f"  check.expect_eq_const %r#1, {lit(want_idx)} : {RI}",
         "  func.return", "}"])
@@ -515,6 +524,10 @@ def main():
         select_case("argmax_select_nan_init_no_nan_term_f32", select_rows(4, 15, 8), "GT", "i32", nan_term=False,
                     init=(np.nan, 2)),
         select_case("argmin_select_single_element_rows_f32", select_rows(12, 1, 9), "LT", "i32"),
+        select_case("argmax_select_rows_bf16", select_rows(11, 270, 11), "GT", "i32", vt="bf16"),
+        select_case("argmin_select_no_nan_term_f16", select_rows(11, 270, 12), "LT", "i64", nan_term=False, vt="f16"),
+        select_case("argmax_select_init_ties_by_q_bf16", select_rows(11, 23, 13), "GE", "i32", value_by_q=True,
+                    init=(19.5, 3), vt="bf16"),
     ]
     chunks += [
         # large enough to be split over the intra-op threads (through a plugin with two or more;
