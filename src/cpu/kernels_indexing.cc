@@ -347,8 +347,80 @@ int64_t OrderKey(S v) {
   }
 }
 
+// Unsigned keys whose order is the comparator's: the order key moved into the unsigned range
+// (32 bits for 32-bit kinds), complemented for a descending sort (so that a stable ascending
+// sort of the keys is the stable descending sort of the elements).
+template <typename U>
+U UnsignedKey(int64_t order_key, bool is_unsigned, bool less) {
+  U u;
+  if constexpr (sizeof(U) == 4) {
+    u = is_unsigned ? static_cast<uint32_t>(order_key) : static_cast<uint32_t>(order_key) ^ 0x80000000u;
+  } else {
+    u = static_cast<uint64_t>(order_key) ^ (uint64_t{1} << 63);
+  }
+  return less ? u : static_cast<U>(~u);
+}
+
+// One line's stable sort by key: (key, position) pairs in `a` (n of them; `b` the same size) come
+// back ordered in `a`. Long lines take a least-significant-digit radix sort (11-bit digits, one
+// histogram pass for all digits, digits that every key shares skipped), short ones a merge sort.
+template <typename U>
+struct KeyedPos {
+  U key;
+  uint32_t pos;
+};
+
+template <typename U>
+void SortLine(KeyedPos<U>* a, KeyedPos<U>* b, int64_t n) {
+  if (n < 512) {
+    std::stable_sort(a, a + n, [](const KeyedPos<U>& x, const KeyedPos<U>& y) { return x.key < y.key; });
+    return;
+  }
+  constexpr int kBits = 11, kDigits = (8 * sizeof(U) + kBits - 1) / kBits;
+  constexpr uint32_t kMask = (1u << kBits) - 1;
+  std::vector<uint32_t> hist(static_cast<size_t>(kDigits) << kBits, 0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int d = 0; d < kDigits; ++d) ++hist[(static_cast<size_t>(d) << kBits) + ((a[i].key >> (d * kBits)) & kMask)];
+  KeyedPos<U>* from = a;
+  KeyedPos<U>* to = b;
+  for (int d = 0; d < kDigits; ++d) {
+    uint32_t* h = hist.data() + (static_cast<size_t>(d) << kBits);
+    if (h[(from[0].key >> (d * kBits)) & kMask] == static_cast<uint32_t>(n)) continue;  // one value: no move
+    uint32_t sum = 0;
+    for (uint32_t v = 0; v <= kMask; ++v) {
+      const uint32_t c = h[v];
+      h[v] = sum;
+      sum += c;
+    }
+    for (int64_t i = 0; i < n; ++i) to[h[(from[i].key >> (d * kBits)) & kMask]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != a) std::copy(from, from + n, a);
+}
+
+// Gathers one line of an operand: out[j * stride] = in[pos[j] * stride] for elements of es bytes.
+template <typename U>
+void GatherLine(uint8_t* out, const uint8_t* in, const KeyedPos<U>* order, int64_t n, int64_t stride, int64_t es) {
+  auto typed = [&](auto tag) {
+    using T = decltype(tag);
+    T* o = reinterpret_cast<T*>(out);
+    const T* x = reinterpret_cast<const T*>(in);
+    for (int64_t j = 0; j < n; ++j) std::memcpy(o + j * stride, x + order[j].pos * stride, sizeof(T));
+  };
+  switch (es) {
+    case 1: typed(uint8_t{}); break;
+    case 2: typed(uint16_t{}); break;
+    case 4: typed(uint32_t{}); break;
+    case 8: typed(uint64_t{}); break;
+    default:
+      for (int64_t j = 0; j < n; ++j) CopyElement(out + j * stride * es, in + order[j].pos * stride * es, es);
+  }
+}
+
 // Sorts each line stably by order keys computed once per element, with no call per comparison
-// (see SortKey). False, having done nothing, for key kinds it does not handle.
+// (see SortKey): each line's (key, position) pairs are sorted (SortLine) and every operand is
+// gathered through the positions. Lines are shared out over the intra-op threads. False, having
+// done nothing, for key kinds it does not handle.
 bool SortByKeys(const Step& s, ExecState& st, const SortKey& sk, const std::vector<const Array*>& in,
                 std::vector<Array>& out) {
   const Array& keys = *in[static_cast<size_t>(sk.operand)];
@@ -356,53 +428,60 @@ bool SortByKeys(const Step& s, ExecState& st, const SortKey& sk, const std::vect
   const bool is_float = k == ElemKind::kF32 || k == ElemKind::kF64;
   if (is_float && !sk.total_order) return false;  // NaN would break the ordering
   if (!is_float && (sk.canon_zero || sk.canon_nan)) return false;
-  std::vector<int64_t> key;
+  if (k != ElemKind::kF32 && k != ElemKind::kF64 && k != ElemKind::kI32 && k != ElemKind::kI64 &&
+      k != ElemKind::kU32 && k != ElemKind::kU64)
+    return false;
   const std::vector<int64_t>& dims = in[0]->dims();
   const int64_t rank = static_cast<int64_t>(dims.size());
   const int64_t dim = rank == 0 ? 0 : (s.Params<SortParams>().dimension + rank) % rank;
   const int64_t len = rank == 0 ? 1 : dims[dim], total = in[0]->NumElements();
+  if (len >= (int64_t{1} << 32)) return false;  // positions are 32-bit
   const int64_t stride = rank == 0 ? 1 : RowMajorStrides(dims)[dim];
-  auto load = [&](auto tag) {
-    using S = decltype(tag);
-    const S* x = keys.as<S>();
-    S zero{}, nan{};
-    std::memcpy(&zero, &sk.zero_bits, sizeof(S));
-    std::memcpy(&nan, &sk.nan_bits, sizeof(S));
-    key.resize(static_cast<size_t>(total));
-    for (int64_t i = 0; i < total; ++i) {
-      S v = x[i];
-      if constexpr (std::is_floating_point_v<S>) {
-        if (sk.canon_zero && v == 0) v = zero;
-        if (sk.canon_nan && v != v) v = nan;
+  const int64_t lines = len == 0 ? 0 : total / len;
+  const bool is_unsigned = k == ElemKind::kU32 || k == ElemKind::kU64;
+  // Line l starts at (l / stride) * len * stride + l % stride.
+  auto line_base = [&](int64_t l) { return l / stride * len * stride + l % stride; };
+  auto run = [&](auto utag) {
+    using U = decltype(utag);
+    auto sort_lines = [&](int64_t l0, int64_t l1) {
+      std::vector<KeyedPos<U>> a(static_cast<size_t>(len)), b(static_cast<size_t>(len));
+      for (int64_t l = l0; l < l1; ++l) {
+        const int64_t base = line_base(l);
+        auto fill = [&](auto tag) {
+          using S = decltype(tag);
+          const S* x = keys.as<S>() + base;
+          S zero{}, nan{};
+          std::memcpy(&zero, &sk.zero_bits, sizeof(S));
+          std::memcpy(&nan, &sk.nan_bits, sizeof(S));
+          for (int64_t j = 0; j < len; ++j) {
+            S v = x[j * stride];
+            if constexpr (std::is_floating_point_v<S>) {
+              if (sk.canon_zero && v == 0) v = zero;
+              if (sk.canon_nan && v != v) v = nan;
+            }
+            a[j] = {UnsignedKey<U>(OrderKey(v), is_unsigned, sk.less), static_cast<uint32_t>(j)};
+          }
+        };
+        switch (k) {
+          case ElemKind::kF32: fill(float{}); break;
+          case ElemKind::kF64: fill(double{}); break;
+          case ElemKind::kI32: fill(int32_t{}); break;
+          case ElemKind::kI64: fill(int64_t{}); break;
+          case ElemKind::kU32: fill(uint32_t{}); break;
+          default: fill(uint64_t{}); break;
+        }
+        SortLine(a.data(), b.data(), len);
+        for (size_t i = 0; i < in.size(); ++i) {
+          const int64_t es = out[i].type().ElementSize();
+          GatherLine(out[i].mutable_data() + base * es, in[i]->data() + base * es, a.data(), len, stride, es);
+        }
       }
-      key[i] = OrderKey(v);
-    }
+    };
+    const int64_t pieces = lines >= 2 && total >= (int64_t{1} << 15) ? std::min<int64_t>(lines, st.threads()) : 1;
+    st.ParallelFor(pieces, [&](int64_t piece) { sort_lines(lines * piece / pieces, lines * (piece + 1) / pieces); });
   };
-  switch (k) {
-    case ElemKind::kF32: load(float{}); break;
-    case ElemKind::kF64: load(double{}); break;
-    case ElemKind::kI32: load(int32_t{}); break;
-    case ElemKind::kI64: load(int64_t{}); break;
-    case ElemKind::kU32: load(uint32_t{}); break;
-    case ElemKind::kU64: load(uint64_t{}); break;
-    default: return false;
-  }
-  std::vector<int64_t> perm(static_cast<size_t>(len));
-  for (int64_t base = 0; base < total; ++base) {
-    if (rank > 0 && (base / stride) % len != 0) continue;
-    std::iota(perm.begin(), perm.end(), 0);
-    const int64_t* kb = key.data() + base;
-    if (sk.less) {
-      std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return kb[a * stride] < kb[b * stride]; });
-    } else {
-      std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return kb[a * stride] > kb[b * stride]; });
-    }
-    for (size_t i = 0; i < in.size(); ++i) {
-      const int64_t es = out[i].type().ElementSize();
-      for (int64_t j = 0; j < len; ++j)
-        CopyElement(out[i].mutable_data() + (base + j * stride) * es, in[i]->data() + (base + perm[j] * stride) * es, es);
-    }
-  }
+  if (k == ElemKind::kF32 || k == ElemKind::kI32 || k == ElemKind::kU32) run(uint32_t{});
+  else run(uint64_t{});
   for (size_t i = 0; i < in.size(); ++i) st.slots[s.out[i]] = RtValue::Of(std::move(out[i]));
   return true;
 }
