@@ -140,7 +140,10 @@ def select_and_scatter_ref(x, src, keep, wdims, strides, pads):
     return out
 
 
-def sas_case(name, shape, coeffs, m, et, cmp_text, keep, wdims, strides, pads):
+def sas_case(name, shape, coeffs, m, et, cmp_text, keep, wdims, strides, pads, weighted_sums=False):
+    """select_and_scatter with an add scatter, checked element by element or (weighted_sums,
+    integer et) by per-channel sums of the result times its flat position % 1000 + 1 (so that an
+    add landing on the wrong element changes them)."""
     x, text = values(shape, coeffs, m, 0, et)
     padded = [shape[d] + pads[d][0] + pads[d][1] for d in range(len(shape))]
     sshape = tuple((padded[d] - wdims[d]) // strides[d] + 1 for d in range(len(shape)))
@@ -168,8 +171,30 @@ def sas_case(name, shape, coeffs, m, et, cmp_text, keep, wdims, strides, pads):
         f"    %c = stablehlo.add %a, %b : tensor<{et}>",
         f"    stablehlo.return %c : tensor<{et}>",
         f"  }}) {{{window_attrs(wdims, strides, pads)}}} : ({T}, {S}, tensor<{et}>) -> {T}",
-        f"  check.expect_eq_const %r, {lit((want * (2 if et == 'i32' else 1)).astype(NP[et]))} : {T}",
+        *(weighted_check(want * (2 if et == 'i32' else 1), et) if weighted_sums else
+          [f"  check.expect_eq_const %r, {lit((want * (2 if et == 'i32' else 1)).astype(NP[et]))} : {T}"]),
         "  func.return", "}"])
+
+
+def weighted_check(want, et):
+    """Lines checking %r by sums over all but the last dimension of %r * (flat position % 1000 + 1)."""
+    n = want.size
+    T = ttype(want.shape, et)
+    w = (np.arange(n) % 1000 + 1).reshape(want.shape)
+    total = (want.astype(np.int64) * w).sum(axis=tuple(range(want.ndim - 1)))
+    S = ttype(total.shape, et)
+    dims = ", ".join(str(d) for d in range(want.ndim - 1))
+    return [f"  %wf = stablehlo.iota dim = 0 : tensor<{n}x{et}>",
+            f"  %wm = stablehlo.constant dense<1000> : tensor<{n}x{et}>",
+            f"  %w1 = stablehlo.constant dense<1> : tensor<{n}x{et}>",
+            f"  %wr = stablehlo.remainder %wf, %wm : tensor<{n}x{et}>",
+            f"  %wa = stablehlo.add %wr, %w1 : tensor<{n}x{et}>",
+            f"  %w = stablehlo.reshape %wa : (tensor<{n}x{et}>) -> {T}",
+            f"  %rw = stablehlo.multiply %r, %w : {T}",
+            f"  %z = stablehlo.constant dense<0> : tensor<{et}>",
+            f"  %sums = stablehlo.reduce(%rw init: %z) applies stablehlo.add across dimensions = [{dims}] : "
+            f"({T}, tensor<{et}>) -> {S}",
+            f"  check.expect_eq_const %sums, {lit(total.astype(NP[et]))} : {S}"]
 
 
 def jax_arg_reducer(vt, it, pick, signed="SIGNED", value_by_q=False):
@@ -570,6 +595,9 @@ def main():
         cumulative_case("cumsum_split_over_threads_i32", (300, 500), 1, False, (3, 7), 11, 5, "i32",
                         "stablehlo.add", np.add, "0", 0, sums=True),
         arg_case("argmax_split_over_threads_f32", (300, 1000), 1, "GT", "f32", "i32", (37, 11), 1009),
+        sas_case("max_pool_grad_many_windows_i32", (1, 41, 41, 40), (0, 7, 5, 3), 23, "i32",
+                 "stablehlo.compare GE, %a, %b, SIGNED", lambda cur, cand: cur >= cand,
+                 [1, 3, 3, 1], [1, 2, 2, 1], nhwc_max, weighted_sums=True),
         sort_formula_case("sort_rows_split_over_threads_i32", (8, 5000), 1, (37, 11), 101, 50),
         sort_formula_case("sort_columns_split_over_threads_i32", (1000, 40), 0, (7, 13), 61, 30),
     ]

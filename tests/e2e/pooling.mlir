@@ -1419,6 +1419,61 @@ func.func @argmax_split_over_threads_f32() {
 
 // -----
 
+func.func @max_pool_grad_many_windows_i32() {
+  %acc0 = stablehlo.constant dense<0> : tensor<1x41x41x40xi32>
+  %io0 = stablehlo.iota dim = 0 : tensor<1x41x41x40xi32>
+  %co0 = stablehlo.constant dense<0> : tensor<1x41x41x40xi32>
+  %te0 = stablehlo.multiply %io0, %co0 : tensor<1x41x41x40xi32>
+  %acc1 = stablehlo.add %acc0, %te0 : tensor<1x41x41x40xi32>
+  %io1 = stablehlo.iota dim = 1 : tensor<1x41x41x40xi32>
+  %co1 = stablehlo.constant dense<7> : tensor<1x41x41x40xi32>
+  %te1 = stablehlo.multiply %io1, %co1 : tensor<1x41x41x40xi32>
+  %acc2 = stablehlo.add %acc1, %te1 : tensor<1x41x41x40xi32>
+  %io2 = stablehlo.iota dim = 2 : tensor<1x41x41x40xi32>
+  %co2 = stablehlo.constant dense<5> : tensor<1x41x41x40xi32>
+  %te2 = stablehlo.multiply %io2, %co2 : tensor<1x41x41x40xi32>
+  %acc3 = stablehlo.add %acc2, %te2 : tensor<1x41x41x40xi32>
+  %io3 = stablehlo.iota dim = 3 : tensor<1x41x41x40xi32>
+  %co3 = stablehlo.constant dense<3> : tensor<1x41x41x40xi32>
+  %te3 = stablehlo.multiply %io3, %co3 : tensor<1x41x41x40xi32>
+  %acc4 = stablehlo.add %acc3, %te3 : tensor<1x41x41x40xi32>
+  %mod = stablehlo.constant dense<23> : tensor<1x41x41x40xi32>
+  %off = stablehlo.constant dense<0> : tensor<1x41x41x40xi32>
+  %rem = stablehlo.remainder %acc4, %mod : tensor<1x41x41x40xi32>
+  %xi = stablehlo.subtract %rem, %off : tensor<1x41x41x40xi32>
+  %x = stablehlo.add %xi, %acc0 : tensor<1x41x41x40xi32>
+  %sflat = stablehlo.iota dim = 0 : tensor<17640xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<17640xi32>
+  %c1 = stablehlo.constant dense<1> : tensor<17640xi32>
+  %sr = stablehlo.remainder %sflat, %c13 : tensor<17640xi32>
+  %s1 = stablehlo.add %sr, %c1 : tensor<17640xi32>
+  %s2 = stablehlo.reshape %s1 : (tensor<17640xi32>) -> tensor<1x21x21x40xi32>
+  %s = stablehlo.add %s2, %s2 : tensor<1x21x21x40xi32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %r = "stablehlo.select_and_scatter"(%x, %s, %zero) ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %c = stablehlo.compare GE, %a, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %c = stablehlo.add %a, %b : tensor<i32>
+    stablehlo.return %c : tensor<i32>
+  }) {window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>, base_dilations = array<i64: 1, 1, 1, 1>, window_dilations = array<i64: 1, 1, 1, 1>, padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>} : (tensor<1x41x41x40xi32>, tensor<1x21x21x40xi32>, tensor<i32>) -> tensor<1x41x41x40xi32>
+  %wf = stablehlo.iota dim = 0 : tensor<67240xi32>
+  %wm = stablehlo.constant dense<1000> : tensor<67240xi32>
+  %w1 = stablehlo.constant dense<1> : tensor<67240xi32>
+  %wr = stablehlo.remainder %wf, %wm : tensor<67240xi32>
+  %wa = stablehlo.add %wr, %w1 : tensor<67240xi32>
+  %w = stablehlo.reshape %wa : (tensor<67240xi32>) -> tensor<1x41x41x40xi32>
+  %rw = stablehlo.multiply %r, %w : tensor<1x41x41x40xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %sums = stablehlo.reduce(%rw init: %z) applies stablehlo.add across dimensions = [0, 1, 2] : (tensor<1x41x41x40xi32>, tensor<i32>) -> tensor<40xi32>
+  check.expect_eq_const %sums, dense<[2896242, 2949172, 2930152, 2977928, 3126820, 3022988, 2988112, 3022512, 3088988, 3030740, 2955608, 2930632, 3001252, 3061308, 3046550, 3043104, 2991174, 3134600, 3102182, 3072640, 3063334, 3157944, 3131030, 2958512, 3072310, 3091304, 3160774, 3176008, 3115656, 3160740, 3265500, 3185456, 3078448, 3123196, 3167140, 3185800, 3165016, 3192068, 3183276, 3185440]> : tensor<40xi32>
+  func.return
+}
+
+// -----
+
 func.func @sort_rows_split_over_threads_i32() {
   %acc0 = stablehlo.constant dense<0> : tensor<8x5000xi32>
   %io0 = stablehlo.iota dim = 0 : tensor<8x5000xi32>
