@@ -3,7 +3,9 @@
 // single-compare select and an adding scatter (the gradient of max pooling). Each output folds
 // its window in the order of the region paths of kernels_window.cc (init, then the window's
 // positions in row-major order, holes as init) and rounds to the element type after every
-// step, as the region's result does, so the results are the same bits.
+// step, as the region's result does, so the results are the same bits. Untouched trailing
+// dimensions (NHWC channels) fold side by side; when the window also moves over the last
+// dimension (NCHW), outputs along it fold 64 side by side from staged window positions.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -70,6 +72,30 @@ template <BinaryOp Op, ElemKind K>
   }
 }
 using FoldManyFn = void (*)(void*, const void* const*, int64_t, int64_t);
+
+// dst[t] = x[offsets[t]], or fill where offsets[t] < 0 (a hole), for t < n: one window position
+// of n outputs side by side.
+template <ElemKind K>
+[[gnu::always_inline]] inline void StageBody(void* dst, const void* x, const int64_t* offsets, const void* fill,
+                                             int64_t n) {
+  using S = typename Traits<K>::S;
+  S* __restrict d = static_cast<S*>(dst);
+  const S* __restrict v = static_cast<const S*>(x);
+  const S f = *static_cast<const S*>(fill);
+  for (int64_t t = 0; t < n; ++t) d[t] = offsets[t] < 0 ? f : v[offsets[t] < 0 ? 0 : offsets[t]];
+}
+using StageFn = void (*)(void*, const void*, const int64_t*, const void*, int64_t);
+
+// dst[t] = x[t * kStride] for t < n: StageBody when the n offsets are evenly spaced and none is
+// a hole (the inside of a row with window stride 1 or 2).
+template <ElemKind K, int kStride>
+[[gnu::always_inline]] inline void StageStridedBody(void* dst, const void* x, int64_t n) {
+  using S = typename Traits<K>::S;
+  S* __restrict d = static_cast<S*>(dst);
+  const S* __restrict v = static_cast<const S*>(x);
+  for (int64_t t = 0; t < n; ++t) d[t] = v[t * kStride];
+}
+using StageStridedFn = void (*)(void*, const void*, int64_t);
 
 template <BinaryOp Op, ElemKind K, bool kRight = false>
 FoldFn Fold() {
@@ -248,6 +274,81 @@ void FastReduceWindow(const Step& s, ExecState& st) {
   const Geometry g = MakeGeometry(p, idims, odims);
   const int64_t P = Product(g.odims, 0, g.q), W = Product(g.wdims, 0, g.q), inner = g.inner;
   static const FoldManyFn fold_many = ForCpu<&FoldManyBody<Op, K>, HasVectorCopies(K)>();
+  if (inner == 1 && g.q >= 1 && W > 0) {
+    // The window moves over the last dimension too (NCHW pooling): outputs along the last
+    // dimension fold side by side, 64 at a time. For each window position in row-major order
+    // (the outer dimensions' part, then the last dimension's), the 64 outputs' elements are
+    // staged (init for holes) and folded in, so each output still folds its window in order.
+    static const StageFn stage = ForCpu<&StageBody<K>, HasVectorCopies(K)>();
+    constexpr int64_t kLanes = 64;
+    const size_t q = g.q, last = q - 1;
+    const int64_t OL = g.odims[last], WL = g.wdims[last], rows = P / OL, WO = W / WL;
+    static const StageStridedFn stage2 = ForCpu<&StageStridedBody<K, 2>, HasVectorCopies(K)>();
+    // The last dimension's offsets by window position: by_w[wl * OL + o] (-1: a hole), and per
+    // (window position, block of kLanes outputs) the element step between the block's offsets
+    // when it is 1 or 2 and none is a hole (0 otherwise).
+    const int64_t nblocks = (OL + kLanes - 1) / kLanes;
+    std::vector<int64_t> by_w(static_cast<size_t>(WL * OL)), all_holes(static_cast<size_t>(kLanes), -1);
+    std::vector<int> step_of(static_cast<size_t>(WL * nblocks), 0);
+    for (int64_t o = 0; o < OL; ++o)
+      for (int64_t wl = 0; wl < WL; ++wl)
+        by_w[static_cast<size_t>(wl * OL + o)] = g.at[last][static_cast<size_t>(o * WL + wl)];
+    for (int64_t wl = 0; wl < WL; ++wl)
+      for (int64_t bi = 0; bi < nblocks; ++bi) {
+        const int64_t* o = by_w.data() + wl * OL + bi * kLanes;
+        const int64_t n = std::min(kLanes, OL - bi * kLanes);
+        const int64_t d = n > 1 ? o[1] - o[0] : 1;
+        bool even = (d == 1 || d == 2) && o[0] >= 0;
+        for (int64_t t = 1; t < n && even; ++t) even = o[t] - o[t - 1] == d;
+        step_of[static_cast<size_t>(wl * nblocks + bi)] = even ? static_cast<int>(d) : 0;
+      }
+    Split(st, rows, P * W, [&](int64_t r0, int64_t r1) {
+      std::vector<int64_t> oi(q), wi(q);
+      std::vector<S> staged(static_cast<size_t>(W * kLanes));
+      std::vector<const void*> src(static_cast<size_t>(W));
+      for (int64_t r = r0; r < r1; ++r) {
+        Unravel(r * OL, g.odims, oi);  // oi[last] = 0
+        for (int64_t b = 0; b < OL; b += kLanes) {
+          const int64_t n = std::min(kLanes, OL - b);
+          int64_t j = 0;
+          std::fill(wi.begin(), wi.end(), 0);
+          for (int64_t wo = 0; wo < WO; ++wo) {
+            // The outer dimensions' part of the offset (all holes when any is a hole).
+            int64_t outer = 0;
+            bool hole = false;
+            for (size_t d = 0; d < last; ++d) {
+              const int64_t v = g.at[d][static_cast<size_t>(oi[d] * g.wdims[d] + wi[d])];
+              hole = hole || v < 0;
+              outer += v;
+            }
+            for (int64_t wl = 0; wl < WL; ++wl, ++j) {
+              S* dst = staged.data() + j * kLanes;
+              const int64_t* o = by_w.data() + wl * OL + b;
+              const int step = hole ? 0 : step_of[static_cast<size_t>(wl * nblocks + b / kLanes)];
+              if (step == 1) {
+                src[static_cast<size_t>(j)] = x + outer + o[0];  // read in place
+                continue;
+              }
+              if (step == 2) stage2(dst, x + outer + o[0], n);
+              else stage(dst, hole ? static_cast<const void*>(&init) : static_cast<const void*>(x + outer),
+                         hole ? all_holes.data() : o, &init, n);
+              src[static_cast<size_t>(j)] = dst;
+            }
+            // Next outer window position (row-major over dims 0..last-1).
+            for (size_t d = last; d-- > 0;) {
+              if (++wi[d] < g.wdims[d]) break;
+              wi[d] = 0;
+            }
+          }
+          S* acc = y + r * OL + b;
+          std::fill_n(acc, n, init);
+          fold_many(acc, src.data(), W, n);
+        }
+      }
+    });
+    st.slots[s.out[0]] = RtValue::Of(std::move(out));
+    return;
+  }
   Split(st, P, P * W * inner, [&](int64_t o0, int64_t o1) {
     std::vector<S> inits(static_cast<size_t>(inner), init);
     std::vector<int64_t> oi(g.q), wi(g.q);

@@ -140,6 +140,43 @@ def select_and_scatter_ref(x, src, keep, wdims, strides, pads):
     return out
 
 
+def bf16_round(v):
+    """float32 -> the nearest bf16 (ties to even), as float32."""
+    b = int(np.float32(v).view(np.uint32))
+    b = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
+    return np.uint32(b & 0xFFFFFFFF).view(np.float32)
+
+
+def bf16_sum_pool_nchw_case(name, shape, seed):
+    """A 3x3 stride-1 sum pool (padding 1) over the last two dimensions of bf16 values k * 2^e,
+    whose sums round differently in other orders: the expected values fold each window in
+    row-major order from init 0, rounding to bf16 after every add."""
+    rng = np.random.default_rng(seed)
+    x = (rng.integers(-15, 16, shape) * 2.0 ** rng.integers(0, 9, shape)).astype(np.float32)
+    n, c, h, w = shape
+    want = np.zeros(shape, np.float32)
+    for i0, i1, i2, i3 in itertools.product(range(n), range(c), range(h), range(w)):
+        acc = np.float32(0)
+        for a, b in itertools.product(range(3), range(3)):
+            y, z = i2 + a - 1, i3 + b - 1
+            v = x[i0, i1, y, z] if 0 <= y < h and 0 <= z < w else np.float32(0)
+            acc = bf16_round(np.float32(acc) + np.float32(v))
+        want[i0, i1, i2, i3] = acc
+    flat = ", ".join(repr(float(v)) for v in x.reshape(-1))
+    T32, T = ttype(shape, "f32"), ttype(shape, "bf16")
+    return "\n".join([
+        f"func.func @{name}() {{",
+        f"  %flat = stablehlo.constant dense<[{flat}]> : tensor<{x.size}xf32>",
+        f"  %x32 = stablehlo.reshape %flat : (tensor<{x.size}xf32>) -> {T32}",
+        f"  %x = stablehlo.convert %x32 : ({T32}) -> {T}",
+        "  %init = stablehlo.constant dense<0.0> : tensor<bf16>",
+        reduce_window_text("bf16", "stablehlo.add",
+                           window_attrs([1, 1, 3, 3], [1, 1, 1, 1], [[0, 0], [0, 0], [1, 1], [1, 1]]), T, T),
+        f"  %r32 = stablehlo.convert %r : ({T}) -> {T32}",
+        f"  check.expect_eq_const %r32, {lit(want)} : {T32}",
+        "  func.return", "}"])
+
+
 def sas_case(name, shape, coeffs, m, et, cmp_text, keep, wdims, strides, pads, weighted_sums=False):
     """select_and_scatter with an add scatter, checked element by element or (weighted_sums,
     integer et) by per-channel sums of the result times its flat position % 1000 + 1 (so that an
@@ -527,6 +564,16 @@ def main():
         # NCHW: the window moves over the last dimension, so each output folds alone
         pool_case("min_pool_nchw_i32", (2, 3, 10, 9), (5, 3, 7, 11), 101, 50, "i32", "stablehlo.minimum",
                   min, str((1 << 31) - 1), (1 << 31) - 1, [1, 1, 3, 2], [1, 1, 2, 1], [[0, 0], [0, 0], [1, 1], [0, 1]]),
+        # NCHW with wide rows: outputs along W folded 64 at a time (a stride-2 staging, in place at
+        # stride 1, per-element offsets where the padding or a dilation makes holes)
+        pool_case("max_pool_nchw_wide_f32", (2, 3, 9, 150), (5, 3, 7, 11), 97, 48, "f32", "stablehlo.maximum",
+                  max, ninf, -np.inf, [1, 1, 3, 3], [1, 1, 2, 2], [[0, 0], [0, 0], [1, 1], [1, 1]]),
+        pool_case("sum_pool_nchw_stride1_bf16", (1, 2, 6, 140), (0, 3, 7, 5), 17, 8, "bf16", "stablehlo.add",
+                  lambda a, b: a + b, "0.0", 0.0, [1, 1, 3, 3], [1, 1, 1, 1], [[0, 0], [0, 0], [1, 1], [1, 1]]),
+        pool_case("max_pool_nchw_dilated_f32", (1, 2, 5, 70), (0, 3, 7, 5), 41, 20, "f32", "stablehlo.maximum",
+                  max, ninf, -np.inf, [1, 1, 2, 3], [1, 1, 1, 3], [[0, 0], [0, 0], [1, 0], [2, 3]],
+                  [1, 1, 1, 2], [1, 1, 1, 2]),
+        bf16_sum_pool_nchw_case("sum_pool_nchw_rounding_order_bf16", (1, 2, 4, 70), 21),
         # base and window dilation with channels side by side
         pool_case("max_pool_dilated_nhwc_f64", (1, 5, 6, 17), (0, 7, 5, 3), 41, 20, "f64", "stablehlo.maximum",
                   max, "0xFFF0000000000000", -np.inf, [1, 2, 3, 1], [1, 1, 2, 1], [[0, 0], [1, 0], [2, 1], [0, 0]],
@@ -592,6 +639,9 @@ def main():
         # scripts/test.sh runs this file through the ThreadSanitizer plugin)
         pool_case("max_pool_split_over_threads_f32", (1, 64, 64, 32), (0, 7, 5, 3), 97, 48, "f32",
                   "stablehlo.maximum", max, ninf, -np.inf, [1, 3, 3, 1], [1, 1, 1, 1], nhwc_max, sums=True),
+        pool_case("sum_pool_nchw_split_over_threads_f32", (1, 32, 64, 64), (0, 3, 7, 5), 23, 11, "f32",
+                  "stablehlo.add", lambda a, b: a + b, "0.0", 0.0, [1, 1, 3, 3], [1, 1, 1, 1],
+                  [[0, 0], [0, 0], [1, 1], [1, 1]], sums=True),
         cumulative_case("cumsum_split_over_threads_i32", (300, 500), 1, False, (3, 7), 11, 5, "i32",
                         "stablehlo.add", np.add, "0", 0, sums=True),
         arg_case("argmax_split_over_threads_f32", (300, 1000), 1, "GT", "f32", "i32", (37, 11), 1009),
