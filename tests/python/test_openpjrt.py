@@ -91,6 +91,18 @@ def test_array_type_lifetime_and_refusals(c):
     assert r() is None
 
 
+def test_a_value_returned_twice_comes_back_twice(c):
+    # Results are moved out of the program's slots; a slot named twice in the return (and an
+    # argument returned as is) must still reach every place.
+    exe = c.compile("func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {\n"
+                    "  %0 = stablehlo.add %x, %x : tensor<3xf32>\n"
+                    "  return %0, %x, %0 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>\n}")
+    a, x, b = exe(np.float32([1, 2, 3]))
+    np.testing.assert_array_equal(np.asarray(a), [2, 4, 6])
+    np.testing.assert_array_equal(np.asarray(x), [1, 2, 3])
+    np.testing.assert_array_equal(np.asarray(b), [2, 4, 6])
+
+
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                                    np.uint32, np.uint64, np.float16, np.float32, np.float64,
                                    np.complex64, np.complex128])
