@@ -246,6 +246,20 @@ struct IndexedRows {
   const float* At(int64_t p, int i) const { return rows[i] + coff[p]; }
 };
 
+// The kernel asks for the row of B kPrefetchSteps steps ahead of the one it reads (2 KiB ahead in a
+// packed sliver, running into the next sliver at the end). The hardware prefetcher alone left the
+// kernel waiting on L2: 2048^3 and 1024^3 were 4-7% faster at two threads with this (against
+// numpy in alternating rounds: 1.11 -> 1.06 and 1.06 -> 0.99), 1024^3 5% at one; 32 steps
+// measured the same, 64 and more worse.
+constexpr int64_t kPrefetchSteps = 16;
+// (The address may lie past the end of B: computed as an integer, and a prefetch never faults.)
+template <bool kHalf>
+OPJ_AVX512 inline void PrefetchB(const float* bp, int64_t ldb) {
+  const uintptr_t ahead = reinterpret_cast<uintptr_t>(bp) + static_cast<uintptr_t>(kPrefetchSteps * ldb * 4);
+  _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+  if (!kHalf) _mm_prefetch(reinterpret_cast<const char*>(ahead + 64), _MM_HINT_T0);
+}
+
 // c[kRows x 32] (row stride ldc) = or += the product of one sliver of A (its first kRows rows)
 // and one packed sliver of B; the half kernel computes only the first 16 columns (for narrow
 // edges). Each element sees the same operations in the same order in every variant.
@@ -265,6 +279,7 @@ OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, in
       const float* r3 = r0 + s3;
       const float* r6 = r3 + s3;
       for (int64_t q = a.runs[g].len; q > 0; --q, ++r0, ++r3, ++r6) {
+        PrefetchB<kHalf>(bp, ldb);
         const __m512 b0 = _mm512_loadu_ps(bp);
         const __m512 b1 = kHalf ? b0 : _mm512_loadu_ps(bp + 16);
         const float* rows[kMr] = {r0,         r0 + s,         r0 + 2 * s, r3,         r0 + 4 * s,  r3 + 2 * s,
@@ -280,6 +295,7 @@ OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, in
     }
   } else {
     for (int64_t p = 0; p < kc; ++p) {
+      PrefetchB<kHalf>(bp, ldb);
       const __m512 b0 = _mm512_loadu_ps(bp);
       const __m512 b1 = kHalf ? b0 : _mm512_loadu_ps(bp + 16);
 #pragma GCC unroll 12
