@@ -3,8 +3,7 @@
 // checked the CPU (so no AVX-512 code can leak into inline functions shared with other files).
 //
 // Blocking: C is cut into pieces (one per task); inside a piece, B is packed KcFor(k) x kNc at a
-// time into slivers 32 columns wide, A kMc x KcFor(k) at a time into slivers 12 rows tall (a
-// row-major A simply copied row by row, read through SteppedRows), and the kernel
+// time into slivers 32 columns wide, A kMc x KcFor(k) at a time into slivers 12 rows tall, and the kernel
 // computes a 12 x 32 tile of C from one sliver of each in 24 zmm accumulators (4- and 8-row
 // kernels serve the last rows of a piece). A sliver of A
 // (12 KiB, the broadcast operand) stays in L1 while the slivers of B stream from the packed
@@ -405,13 +404,7 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
   // 324-343 us). Rows at most 4 KiB apart: at 8 KiB a sliver's rows crowd into a sixteenth of
   // L2's sets (64x512 @ 512x2048 ran 3% slower in place). The last, partial sliver is packed.
   const bool b_in_place = !packed_b && b.cs == 1 && b.rs <= 1024 && m <= kMc;
-  // A row-major A (unit column stride) is copied row by row, kc floats to a row ldp apart, and
-  // its whole slivers are read as SteppedRows: a copy of runs costs far less than transposing
-  // into the kernel's broadcast order (PackA was 5.6% of 2048^3 at one thread). ldp is padded so
-  // that the 12 rows of a sliver fall in different L1 sets. Partial slivers are packed after.
-  const int64_t ldp = RoundUp(kcb, 16) + 16;
-  const bool rows_copied = !a.row_off && a.cs == 1;
-  float* ap = scratch.Get(scratch.a, scratch.a_size, rows_copied ? mc_max * ldp + kMr * kcb : kcb * mc_max);
+  float* ap = scratch.Get(scratch.a, scratch.a_size, kcb * mc_max);
   alignas(64) float edge[kMr * kNr];
   if (full_n == 0) full_n = n;
   for (int64_t jc = 0, nc; jc < n; jc += nc) {
@@ -438,7 +431,6 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
       } else if (!packed_b) {
         PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, kc, nc, own_b);
       }
-      const OffsetRun whole_block{0, kc};
       for (int64_t ic = 0; ic < m; ic += kMc) {
         const int64_t mc = std::min(kMc, m - ic);
         // Whole slivers of A are read in place when packing would not pay: an indexed A (a
@@ -456,10 +448,6 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
           if (full < mc) PackAIndexed(a.p, a.row_off + ic + full, a.col_off + pc, mc - full, kc, ap + full * kc);
         } else if (rows_in_place || columns_in_place) {
           if (full < mc) PackA(a.p + (ic + full) * a.rs + pc * a.cs, a.rs, a.cs, mc - full, kc, ap + full * kc);
-        } else if (rows_copied) {
-          const float* src = a.p + ic * a.rs + pc;
-          for (int64_t i = 0; i < full; ++i) std::memcpy(ap + i * ldp, src + i * a.rs, sizeof(float) * kc);
-          if (full < mc) PackA(src + full * a.rs, a.rs, 1, mc - full, kc, ap + mc_max * ldp);
         } else {
           PackA(a.p + ic * a.rs + pc * a.cs, a.rs, a.cs, mc, kc, ap);
         }
@@ -467,9 +455,9 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
           const int64_t mr = std::min(kMr, mc - ir);
           IndexedRows indexed;
           StridedRows strided;
-          int mode = mr < kMr ? 0 : a.row_off ? 1 : rows_in_place ? 2 : columns_in_place ? 4 : rows_copied ? 3 : 0;
+          int mode = mr < kMr ? 0 : a.row_off ? 1 : rows_in_place ? 2 : columns_in_place ? 4 : 0;
           const ColumnRows columns{a.p + (ic + ir) + pc * a.cs, a.cs};
-          SteppedRows stepped{ap + ir * ldp, ldp, &whole_block, 1};
+          SteppedRows stepped{nullptr, 0, nullptr, 0};
           if (mode == 1) {
             // Rows evenly spaced (a sliver of one output row): one base pointer instead of twelve
             // (the twelve spilled to the stack; 2.5% faster for 56x56x64 3x3).
@@ -487,7 +475,7 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
           } else if (mode == 2) {
             for (int i = 0; i < kMr; ++i) strided.rows[i] = a.p + (ic + ir + i) * a.rs + pc;
           }
-          const PackedRows packed{rows_copied && !rows_in_place ? ap + mc_max * ldp : ap + ir * kc};
+          const PackedRows packed{ap + ir * kc};
           for (int64_t jr = 0; jr < nc; jr += kNr) {
             const int64_t nr = std::min(kNr, nc - jr);
             float* ct = c + (ic + ir) * ldc + jc + jr;
