@@ -5,12 +5,13 @@ intra_op_threads and OpenBLAS's thread count).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/ratios.py [--quick]
 
-Each comparison alternates openpjrt and its baseline in three rounds (this VM's speed changes
-from second to second; both sides then see the same machine) and reports each side's median over
-the rounds, every round the median of repeated runs (inputs already on the device, results waited
-for; at least 50 ms of runs, so that short programs are measured in steady state), started 0.3 s
-after the previous measurement so that OpenBLAS's spinning threads are asleep, and after 50 ms of
-untimed calls (this VM runs slower for a while after a pause).
+Each comparison measures openpjrt and its baseline one right after the other in five rounds
+(this VM's speed changes from second to second; within a round both sides see the same machine)
+and reports the round whose ratio is the median, each side's time the median of repeated runs
+(inputs already on the device, results waited for; at least 50 ms of runs, so that short
+programs are measured in steady state), started 0.3 s after the previous measurement so that
+OpenBLAS's spinning threads are asleep, and after 50 ms of untimed calls (this VM runs slower for
+a while after a pause).
 ratio = openpjrt time / baseline time: below 1 means openpjrt is faster. numpy's BLAS must be
 OpenBLAS (each table names the library loaded; `apt-get install libopenblas0-pthread`), started
 with OPENBLAS_CORETYPE=SkylakeX (0.3.21 misdetects this CPU and would fall back to SSE3 kernels)
@@ -72,18 +73,27 @@ def child(threads, quick):
     def add_pair(name, pair, base_name):
         rows.append((name, pair[0], base_name, pair[1]))
 
-    def paired(ours, base, reps, rounds=3):
-        # This VM's speed changes from one second to the next (one core sometimes runs at 50-70%
-        # of the other's speed for a while): measure the two sides in alternating rounds so that
-        # both see the same machine, and take each side's median over all its rounds.
-        a, b = [], []
+    def paired(ours, base, reps, rounds=5):
+        # This VM's speed changes from one second to the next (for seconds at a time a core runs
+        # at 55-70% of its speed: a tiny Execute took 0.93 us in one 1.5 ms stretch and 1.7 us in
+        # the next, with the process idle in between). Both sides are measured in each round, one
+        # right after the other (which goes first alternates), so each round's ratio compares them
+        # on the same machine; the round with the median ratio gives both times. (Each side's
+        # median over all rounds, the rule before, could pair one side's fast phase with the
+        # other's slow one: three rounds put the tiny add at 0.68 and at 1.08 of torch.add on
+        # the same build.)
         per = max(1, (reps + rounds - 1) // rounds)
-        for _ in range(rounds):
-            a.append(median_seconds(ours, per))
-            b.append(median_seconds(base, per))
-        a.sort()
-        b.sort()
-        return a[len(a) // 2], b[len(b) // 2]
+        pairs = []
+        for r in range(rounds):
+            if r % 2 == 0:
+                a = median_seconds(ours, per)
+                b = median_seconds(base, per)
+            else:
+                b = median_seconds(base, per)
+                a = median_seconds(ours, per)
+            pairs.append((a / b, a, b))
+        pairs.sort()
+        return pairs[len(pairs) // 2][1:]
 
     def torch_paired(ours, base, reps):
         # Debian's PyTorch runs matmuls through OpenBLAS (libblas.so.3) and everything else on its

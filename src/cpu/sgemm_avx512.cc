@@ -266,8 +266,14 @@ template <int kRows = kMr, bool kHalf = false, typename Rows = PackedRows>
 OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, int64_t ldb, float* __restrict c,
                               int64_t ldc, bool accumulate) {
   __m512 acc[kRows][2];
+  // C's tile is asked into L2 now and read at the end (a large C lives in L3: 2-3% of the
+  // kernel's time when it was fetched only then, kernel-only and interleaved).
 #pragma GCC unroll 12
-  for (int i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int i = 0; i < kRows; ++i) {
+    acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+    _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T1);
+    if (!kHalf) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 16), _MM_HINT_T1);
+  }
   if constexpr (std::is_same_v<Rows, SteppedRows>) {
     static_assert(kRows == kMr);
     // Rows 0..11 addressed from three pointers (rows 0, 3 and 6) and two distances (1 and 3
