@@ -223,5 +223,56 @@ TEST(FastSgemm, PrologueFinishesBeforeAnyPart) {
     }
 }
 
+// Products with a large B at several pieces are cut into blocks of rows x columns x one depth
+// block that the threads take as they come, each waiting only for the previous depth block of
+// its own region: the result must be the one-piece result bit for bit, and every region of C
+// must be reported once, already final, whatever thread finished it.
+TEST(FastSgemm, SharedBlocksOfALargeProductMatchOnePiece) {
+  if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
+  // Three depth blocks, two column blocks (1100 > 1024 columns), five and seven row blocks.
+  const Case cases[] = {{700, 1100, 700, false, false}, {1000, 600, 650, false, true}, {601, 530, 961, true, false}};
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  SgemmParallelFor threaded = [](int64_t count, const std::function<void(int64_t)>& fn) {
+    std::atomic<int64_t> next{0};
+    auto work = [&] {
+      for (int64_t i; (i = next.fetch_add(1)) < count;) fn(i);
+    };
+    std::thread t1(work), t2(work);
+    work();
+    t1.join();
+    t2.join();
+  };
+  for (const Case& c : cases) {
+    std::vector<float> a(static_cast<size_t>(c.m * c.k)), b(static_cast<size_t>(c.k * c.n));
+    for (float& v : a) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    const std::vector<float> one = Multiply(c, a, b, 1);
+    const int64_t ldc = c.n + 3;
+    const SgemmOperand av = c.trans_a ? SgemmOperand{a.data(), 1, c.m} : SgemmOperand{a.data(), c.k, 1};
+    const SgemmOperand bv = c.trans_b ? SgemmOperand{b.data(), 1, c.k} : SgemmOperand{b.data(), c.n, 1};
+    for (int pieces : {2, 3}) {
+      std::vector<float> got(static_cast<size_t>(c.m * ldc), -7.0f);
+      std::vector<std::atomic<int>> reported(static_cast<size_t>(c.m * c.n));
+      std::atomic<int64_t> not_final{0};
+      const SgemmRegionDone done = [&](int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+        for (int64_t i = r0; i < r0 + rows; ++i)
+          for (int64_t j = c0; j < c0 + cols; ++j) {
+            reported[i * c.n + j].fetch_add(1);
+            if (got[i * ldc + j] != one[i * ldc + j]) not_final.fetch_add(1);
+          }
+      };
+      FastSgemm(c.m, c.n, c.k, av, bv, got.data(), ldc, pieces, threaded, &done);
+      EXPECT_EQ(not_final.load(), 0) << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces;
+      for (int64_t i = 0; i < c.m; ++i)
+        for (int64_t j = 0; j < c.n; ++j) {
+          ASSERT_EQ(reported[i * c.n + j].load(), 1) << c.m << "x" << c.n << "x" << c.k << " at " << i << "," << j;
+          ASSERT_EQ(got[i * ldc + j], one[i * ldc + j])
+              << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces << " at " << i << "," << j;
+        }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace openpjrt::cpu
