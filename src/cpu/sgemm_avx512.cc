@@ -533,6 +533,12 @@ PackedSgemmB PackSgemmB(int64_t k, int64_t n, SgemmOperand b) {
 
 namespace {
 
+// The left operand's rows from m0 on (an indexed operand keeps its base and moves its row table).
+SgemmOperand RowsFrom(const SgemmOperand& a, int64_t m0) {
+  return a.row_off ? SgemmOperand{a.p, a.rs, a.cs, a.row_off + m0, a.col_off}
+                   : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
+}
+
 // FastSgemm once its prologue is taken care of: with `forked` set, parallel_for runs it at the
 // start of every part, so even a product run in one part goes through parallel_for.
 void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc,
@@ -552,8 +558,7 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
     const int64_t pm = (m + rows - 1) / rows, pn = (n + cols - 1) / cols;
     auto run = [&](int64_t piece) {
       const int64_t m0 = piece / pn * rows, n0 = piece % pn * cols;
-      const SgemmOperand part = a.row_off ? SgemmOperand{a.p, a.rs, a.cs, a.row_off + m0, a.col_off}
-                                          : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
+      const SgemmOperand part = RowsFrom(a, m0);
       Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, part, b, c + m0 * ldc + n0, ldc, done, m0, b.packed, n0,
             n);
     };
@@ -581,8 +586,7 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
   const int64_t kcb = KcFor(k);
   const int64_t kb = (k + kcb - 1) / kcb, nb = (n + kNc - 1) / kNc;
   auto row_piece = [&](int64_t m0, int64_t rows, const float* packed) {
-    const SgemmOperand part = a.row_off ? SgemmOperand{a.p, a.rs, a.cs, a.row_off + m0, a.col_off}
-                                        : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
+    const SgemmOperand part = RowsFrom(a, m0);
     Piece(std::min(rows, m - m0), n, k, part, b, c + m0 * ldc, ldc, done, m0, packed);
   };
   if (want > 1 && small_b) {
@@ -647,8 +651,7 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
         std::atomic<int64_t>& done_depth = depth_done[jb * mb + ib];
         while (done_depth.load(std::memory_order_acquire) < pb) _mm_pause();
         const int64_t m0 = ib * kMc, n0 = jb * kNc;
-        const SgemmOperand part = a.row_off ? SgemmOperand{a.p, a.rs, a.cs, a.row_off + m0, a.col_off}
-                                            : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
+        const SgemmOperand part = RowsFrom(a, m0);
         Piece(std::min(kMc, m - m0), std::min(kNc, n - n0), k, part, b, c + m0 * ldc + n0, ldc, done, m0, packed, n0,
               n, pb);
         done_depth.store(pb + 1, std::memory_order_release);
@@ -679,8 +682,7 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
   auto run = [&](int64_t piece) {
     const int64_t r = piece / pn, q = piece % pn;
     const int64_t m0 = r * rows, n0 = q * cols;
-    const SgemmOperand part = a.row_off ? SgemmOperand{a.p, a.rs, a.cs, a.row_off + m0, a.col_off}
-                                        : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
+    const SgemmOperand part = RowsFrom(a, m0);
     // (The piece's own B starts at column n0, so `done` is given the piece's columns through a shim.)
     const SgemmRegionDone shifted = [&](int64_t r0, int64_t rows_done, int64_t c0, int64_t cols_done) {
       (*done)(r0, rows_done, n0 + c0, cols_done);

@@ -172,23 +172,24 @@ TEST(FastSgemm, PrepackedRightOperandEqualsThePlainOne) {
 // A prologue that writes A (as a convolution's padded copy is written) runs each unit exactly
 // once, before any part reads A, on every way the product is cut (one part, row pieces sharing a
 // small B, a large B packed by all, a grid, a prepacked B, no depth), with parts run on threads.
+// Parts taken from a shared counter by three threads, as the pool does.
+void ThreeThreads(int64_t count, const std::function<void(int64_t)>& fn) {
+  std::atomic<int64_t> next{0};
+  auto work = [&] {
+    for (int64_t i; (i = next.fetch_add(1)) < count;) fn(i);
+  };
+  std::thread t1(work), t2(work);
+  work();
+  t1.join();
+  t2.join();
+}
+
 TEST(FastSgemm, PrologueFinishesBeforeAnyPart) {
   if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
   const Case cases[] = {{150, 45, 300, false, false}, {2100, 60, 300, false, false},
                         {1000, 600, 300, false, false}, {200, 130, 70, false, true}, {40, 50, 0, false, false}};
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> dist(-1, 1);
-  // Parts taken from a shared counter by three threads, as the pool does.
-  SgemmParallelFor threaded = [](int64_t count, const std::function<void(int64_t)>& fn) {
-    std::atomic<int64_t> next{0};
-    auto work = [&] {
-      for (int64_t i; (i = next.fetch_add(1)) < count;) fn(i);
-    };
-    std::thread t1(work), t2(work);
-    work();
-    t1.join();
-    t2.join();
-  };
   for (const Case& c : cases)
     for (const bool prepacked : {false, true}) {
       if (prepacked && c.k == 0) continue;
@@ -203,7 +204,7 @@ TEST(FastSgemm, PrologueFinishesBeforeAnyPart) {
         bp.packed = packed.data.get();
       }
       std::vector<float> want(static_cast<size_t>(c.m * c.n));
-      FastSgemm(c.m, c.n, c.k, {source.data(), c.k, 1}, bv, want.data(), c.n, 1, threaded);
+      FastSgemm(c.m, c.n, c.k, {source.data(), c.k, 1}, bv, want.data(), c.n, 1, ThreeThreads);
       for (int pieces : {1, 2, 3, 8}) {
         // A starts as NaN; unit u copies rows [5u, 5u + 5) of the source into it.
         std::vector<float> a(source.size(), std::nanf(""));
@@ -215,7 +216,7 @@ TEST(FastSgemm, PrologueFinishesBeforeAnyPart) {
                                          for (int64_t j = 0; j < c.k; ++j) a[i * c.k + j] = source[i * c.k + j];
                                      }};
         std::vector<float> got(want.size(), -1.0f);
-        FastSgemm(c.m, c.n, c.k, {a.data(), c.k, 1}, bp, got.data(), c.n, pieces, threaded, nullptr, &prologue);
+        FastSgemm(c.m, c.n, c.k, {a.data(), c.k, 1}, bp, got.data(), c.n, pieces, ThreeThreads, nullptr, &prologue);
         for (int64_t u = 0; u < units; ++u) ASSERT_EQ(runs[u].load(), 1) << "unit " << u;
         for (size_t i = 0; i < got.size(); ++i)
           ASSERT_EQ(got[i], want[i]) << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces << " at " << i;
@@ -233,16 +234,6 @@ TEST(FastSgemm, SharedBlocksOfALargeProductMatchOnePiece) {
   const Case cases[] = {{700, 1100, 700, false, false}, {1000, 600, 650, false, true}, {601, 530, 961, true, false}};
   std::mt19937 rng(23);
   std::uniform_real_distribution<float> dist(-1, 1);
-  SgemmParallelFor threaded = [](int64_t count, const std::function<void(int64_t)>& fn) {
-    std::atomic<int64_t> next{0};
-    auto work = [&] {
-      for (int64_t i; (i = next.fetch_add(1)) < count;) fn(i);
-    };
-    std::thread t1(work), t2(work);
-    work();
-    t1.join();
-    t2.join();
-  };
   for (const Case& c : cases) {
     std::vector<float> a(static_cast<size_t>(c.m * c.k)), b(static_cast<size_t>(c.k * c.n));
     for (float& v : a) v = dist(rng);
@@ -262,7 +253,7 @@ TEST(FastSgemm, SharedBlocksOfALargeProductMatchOnePiece) {
             if (got[i * ldc + j] != one[i * ldc + j]) not_final.fetch_add(1);
           }
       };
-      FastSgemm(c.m, c.n, c.k, av, bv, got.data(), ldc, pieces, threaded, &done);
+      FastSgemm(c.m, c.n, c.k, av, bv, got.data(), ldc, pieces, ThreeThreads, &done);
       EXPECT_EQ(not_final.load(), 0) << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces;
       for (int64_t i = 0; i < c.m; ++i)
         for (int64_t j = 0; j < c.n; ++j) {
