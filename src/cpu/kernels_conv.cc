@@ -6,8 +6,11 @@
 // direct loop in kernels_window.cc. The cut does not depend on the thread count, so results are
 // the same with any number of intra-op threads.
 #include <algorithm>
+#include <atomic>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "src/cpu/fused.h"
@@ -28,9 +31,10 @@ GemmFn<S> GemmFor() {
   else return g.c128;
 }
 
-// f32 without lhs dilation: an implicit GEMM. The input is copied once into a canonical padded
-// layout [batch, padded spatial..., features]; the product's left operand is then read in place
-// through offset tables (output position -> window origin, (window tap, feature) -> offset), so
+// f32 without lhs dilation: an implicit GEMM. The input is copied into a canonical padded
+// layout [batch, padded spatial..., features] (all of it, or each band of output rows its own
+// slice; an input already in that layout is read as it is); the product's left operand is then
+// read in place through offset tables (output position -> window origin, (window tap, feature) -> offset), so
 // no patch matrix is built and each input value is packed straight into the kernel's panels.
 // The product sums over (window tap, feature) in the same order as the patch path, and our GEMM
 // gives the same bits for any split, so results do not depend on the path or the thread count.
@@ -54,46 +58,43 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
     padded *= psp[i];
   }
   const int64_t per_batch = padded;
-  Array pad = Array::Allocate(ArrayType{ElemKind::kF32, {batch * per_batch}});
-  float* pp = pad.mutable_as<float>();
-  // The padded copy, one padded row (the innermost spatial dimension's run of features) at a
-  // time: padding zeroed, the rest copied (each float written once).
+  // The padded layout, one padded row (the innermost spatial dimension's run of features) at a
+  // time: positions [j_lo, j_hi) of padded row br written from `to` on, padding zeroed and the
+  // rest copied (each float written once).
   const std::vector<int64_t> xs = RowMajorStrides(x.dims());
   const float* px = x.as<float>();
-  const int64_t row_len = ns == 0 ? in_feat : psp[ns - 1] * in_feat;
+  const int64_t width = psp[ns - 1];
+  const int64_t row_len = width * in_feat;
   const int64_t pad_rows = row_len == 0 ? 0 : batch * (per_batch / row_len);
-  auto pad_row = [&](int64_t br) {
+  auto pad_part = [&](int64_t br, int64_t j_lo, int64_t j_hi, float* to) {
     const int64_t rows = per_batch / row_len;
     const int64_t b = br / rows;
-    int64_t rem = br % rows, src = b * xs[p.in_batch], dst = b * per_batch;
+    int64_t rem = br % rows, src = b * xs[p.in_batch];
     bool inside = true;
-    for (size_t i = ns - 1; ns > 0 && i-- > 0;) {
+    for (size_t i = ns - 1; i-- > 0;) {
       const int64_t q = rem % psp[i];
       rem /= psp[i];
       const int64_t at = q - p.pad_low[i];
       inside = inside && at >= 0 && at < isp[i];
       src += at * xs[p.in_spatial[i]];
-      dst += q * pstride[i];
     }
-    float* to = pp + dst;
     if (!inside) {
-      std::memset(to, 0, static_cast<size_t>(row_len) * sizeof(float));
+      std::memset(to, 0, static_cast<size_t>((j_hi - j_lo) * in_feat) * sizeof(float));
       return;
     }
     const size_t last = ns - 1;
-    const int64_t width = ns ? psp[last] : 1;
-    for (int64_t j = 0; j < width; ++j, to += in_feat) {
-      const int64_t at = ns ? j - p.pad_low[last] : 0;
-      if (ns && (at < 0 || at >= isp[last])) {
+    for (int64_t j = j_lo; j < j_hi; ++j, to += in_feat) {
+      const int64_t at = j - p.pad_low[last];
+      if (at < 0 || at >= isp[last]) {
         std::memset(to, 0, static_cast<size_t>(in_feat) * sizeof(float));
         continue;
       }
-      const float* from = px + src + (ns ? at * xs[p.in_spatial[last]] : 0);
+      const float* from = px + src + at * xs[p.in_spatial[last]];
       if (xs[p.in_feature] == 1) {
         // Features innermost in the input too: the inside run of the row is one copy.
         int64_t run = 1;
-        if (ns && xs[p.in_spatial[last]] == in_feat)
-          while (j + run < width && j + run - p.pad_low[last] < isp[last]) ++run;
+        if (xs[p.in_spatial[last]] == in_feat)
+          while (j + run < j_hi && j + run - p.pad_low[last] < isp[last]) ++run;
         std::memcpy(to, from, static_cast<size_t>(run * in_feat) * sizeof(float));
         to += (run - 1) * in_feat;
         j += run - 1;
@@ -106,23 +107,23 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
   int64_t positions = 1;
   for (int64_t o : osp) positions *= o;
   const int64_t rows_total = batch * positions;
-  std::vector<int64_t> row_off(static_cast<size_t>(rows_total)), col_off(static_cast<size_t>(depth));
+  std::vector<int64_t> col_off(static_cast<size_t>(depth));
   std::vector<int64_t> step(ns);
   for (size_t i = 0; i < ns; ++i) step[i] = p.strides[i] * pstride[i];
-  // Rows [r0, r1) of the row table: output positions in row-major order, their window origins
-  // walked like an odometer from r0's (a division per dimension and row cost 47 us for 56x56
-  // outputs).
-  auto row_table = [&](int64_t r0, int64_t r1) {
+  // Rows [r0, r1) of the row table into to[0, r1 - r0): output positions in row-major order,
+  // their window origins (less `base`) walked like an odometer from r0's (a division per
+  // dimension and row cost 47 us for 56x56 outputs).
+  auto row_table = [&](int64_t r0, int64_t r1, int64_t base, int64_t* to) {
     if (positions == 0 || r0 >= r1) return;
     std::vector<int64_t> oi(ns);
-    int64_t lin = r0 % positions, off = r0 / positions * per_batch;
+    int64_t lin = r0 % positions, off = r0 / positions * per_batch - base;
     for (size_t i = ns; i-- > 0;) {
       oi[i] = lin % osp[i];
       lin /= osp[i];
       off += oi[i] * step[i];
     }
     for (int64_t r = r0; r < r1; ++r) {
-      row_off[r] = off;
+      to[r - r0] = off;
       for (size_t i = ns; i-- > 0;) {
         if (++oi[i] < osp[i]) {
           off += step[i];
@@ -134,22 +135,6 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
       }
     }
   };
-  // The copy and the row table are cut into units that the product's pieces share out before
-  // they start (src/cpu/sgemm.h, SgemmPrologue), so the convolution forks once: a fork of its
-  // own for the copy cost 30 us of a 56x56x64 3x3 convolution at 2 threads (the helper woke
-  // late and the caller waited for its half).
-  constexpr int64_t kPadRowsPerUnit = 4, kTableRowsPerUnit = 1024;
-  const int64_t pad_units = (pad_rows + kPadRowsPerUnit - 1) / kPadRowsPerUnit;
-  const int64_t table_units = (rows_total + kTableRowsPerUnit - 1) / kTableRowsPerUnit;
-  const SgemmPrologue prologue{pad_units + table_units, [&](int64_t u) {
-                                 if (u < pad_units) {
-                                   for (int64_t r = u * kPadRowsPerUnit; r < std::min(pad_rows, (u + 1) * kPadRowsPerUnit); ++r)
-                                     pad_row(r);
-                                 } else {
-                                   u -= pad_units;
-                                   row_table(u * kTableRowsPerUnit, std::min(rows_total, (u + 1) * kTableRowsPerUnit));
-                                 }
-                               }};
   {
     std::vector<int64_t> ki(ns, 0);
     int64_t wi = 0;
@@ -171,17 +156,111 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
   const bool big = 2.0 * rows_total * per_group * depth >= 4e6;
   const int pieces = !big ? 1 : rows_total * per_group > 512 * 512 ? 2 * st.threads() : st.threads();
   auto parallel_for = [&](int64_t n, const std::function<void(int64_t)>& fn) { st.ParallelFor(n, fn); };
-  for (int64_t g = 0; g < groups; ++g) {
-    std::vector<int64_t> gcol(col_off);
-    for (int64_t& o : gcol) o += g * k_in;
-    // With the output written in place, each finished region of group g's product is a region
-    // of the result.
-    const SgemmRegionDone region = [&](int64_t m0, int64_t rows, int64_t n0, int64_t cols) {
-      (*done)(m0 * out_feat + g * per_group + n0, rows, cols, out_feat);
+
+  // Several threads and a small kernel matrix (at most 256 KiB packed): the output is cut into
+  // bands of whole steps of the first spatial dimension (about four per thread, at least 256
+  // rows), taken by the threads as they go. Each band pads only the slice of the input it
+  // reads into the thread's own buffer, builds its own row table and multiplies on that thread
+  // against the thread's packed copy of the kernel matrix; the slice, its rows and the packed
+  // kernel stay in that core's L2. With one padded copy shared by all threads the copy took
+  // 29 us of a 56x56x64 3x3 convolution at 2 threads (a cache line written by one core and read
+  // by the other crossed ~230 ns away on this VM), and the product then read half of its input
+  // from the other core.
+  const int64_t inner = positions / osp[0];  // output rows per step of the first spatial dimension
+  const int64_t target = 4 * static_cast<int64_t>(st.threads());
+  const int64_t per_band = std::max((batch * osp[0] + target - 1) / target, (256 + inner - 1) / inner);
+  const int64_t bands_per_batch = (osp[0] + per_band - 1) / per_band;
+  const bool bands = st.threads() > 1 && big && groups == 1 && row_len > 0 && batch * bands_per_batch >= 2 &&
+                     PackedSgemmBFloats(depth, per_group) <= (int64_t{1} << 16);
+  if (bands) {
+    // An input already in the padded layout (no padding, features innermost) is read in place.
+    bool in_place = p.in_batch == 0 && p.in_feature == static_cast<int64_t>(ns) + 1;
+    for (size_t i = 0; i < ns && in_place; ++i)
+      in_place = p.in_spatial[i] == static_cast<int64_t>(i) + 1 && p.pad_low[i] == 0 && p.pad_high[i] == 0;
+    static std::atomic<uint64_t> calls{0};
+    const uint64_t call = calls.fetch_add(1, std::memory_order_relaxed) + 1;
+    const int64_t packed_floats = PackedSgemmBFloats(depth, per_group);
+    const SgemmParallelFor on_this_thread = [](int64_t n, const std::function<void(int64_t)>& fn) {
+      for (int64_t i = 0; i < n; ++i) fn(i);
     };
-    FastSgemm(rows_total, per_group, depth, {pp, 0, 0, row_off.data(), gcol.data()},
-              {kmat + g * depth * per_group, per_group, 1}, c + g * per_group, out_feat, pieces, parallel_for,
-              done && canonical ? &region : nullptr, g == 0 ? &prologue : nullptr);
+    parallel_for(batch * bands_per_batch, [&](int64_t band) {
+      struct Local {
+        std::vector<float> slice;
+        std::vector<int64_t> rows;
+        std::unique_ptr<float, decltype(&std::free)> packed{nullptr, &std::free};
+        int64_t packed_size = 0;
+        uint64_t packed_call = 0;  // the call whose kernel matrix `packed` holds
+      };
+      thread_local Local local;
+      const int64_t b = band / bands_per_batch, o_lo = band % bands_per_batch * per_band;
+      const int64_t o_hi = std::min(osp[0], o_lo + per_band);
+      // The slice of the padded input: the steps of the first padded dimension the band's windows reach.
+      const int64_t q_lo = o_lo * p.strides[0];
+      const int64_t q_hi = std::min(psp[0], (o_hi - 1) * p.strides[0] + (ksp[0] - 1) * p.rhs_dilation[0] + 1);
+      const int64_t base = b * per_batch + q_lo * pstride[0];
+      const float* a = px + base;
+      if (!in_place) {
+        local.slice.resize(static_cast<size_t>((q_hi - q_lo) * pstride[0]));
+        // Global padded positions [base, end) / in_feat, in (parts of) padded rows.
+        const int64_t first = base / in_feat, end = (base + (q_hi - q_lo) * pstride[0]) / in_feat;
+        for (int64_t pos = first; pos < end;) {
+          const int64_t br = pos / width, j = pos % width, j_end = std::min(width, j + (end - pos));
+          pad_part(br, j, j_end, local.slice.data() + (pos - first) * in_feat);
+          pos += j_end - j;
+        }
+        a = local.slice.data();
+      }
+      const int64_t r_lo = b * positions + o_lo * inner, rows = (o_hi - o_lo) * inner;
+      local.rows.resize(static_cast<size_t>(rows));
+      row_table(r_lo, r_lo + rows, base, local.rows.data());
+      if (local.packed_call != call) {
+        if (local.packed_size < packed_floats) {
+          local.packed.reset(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(packed_floats) * sizeof(float))));
+          local.packed_size = packed_floats;
+        }
+        PackSgemmBInto(depth, per_group, {kmat, per_group, 1}, local.packed.get());
+        local.packed_call = call;
+      }
+      const SgemmRegionDone region = [&](int64_t m0, int64_t n_rows, int64_t n0, int64_t cols) {
+        (*done)((r_lo + m0) * out_feat + n0, n_rows, cols, out_feat);
+      };
+      SgemmOperand kernel{nullptr, 0, 0};
+      kernel.packed = local.packed.get();
+      FastSgemm(rows, per_group, depth, {a, 0, 0, local.rows.data(), col_off.data()}, kernel, c + r_lo * out_feat,
+                out_feat, 1, on_this_thread, done && canonical ? &region : nullptr);
+    });
+  } else {
+    // One padded copy of the whole input. The copy and the row table are cut into units that
+    // the product's pieces share out before they start (src/cpu/sgemm.h, SgemmPrologue), so the
+    // convolution forks once.
+    Array pad = Array::Allocate(ArrayType{ElemKind::kF32, {batch * per_batch}});
+    float* pp = pad.mutable_as<float>();
+    std::vector<int64_t> row_off(static_cast<size_t>(rows_total));
+    constexpr int64_t kPadRowsPerUnit = 4, kTableRowsPerUnit = 1024;
+    const int64_t pad_units = (pad_rows + kPadRowsPerUnit - 1) / kPadRowsPerUnit;
+    const int64_t table_units = (rows_total + kTableRowsPerUnit - 1) / kTableRowsPerUnit;
+    const SgemmPrologue prologue{pad_units + table_units, [&](int64_t u) {
+                                   if (u < pad_units) {
+                                     for (int64_t r = u * kPadRowsPerUnit; r < std::min(pad_rows, (u + 1) * kPadRowsPerUnit); ++r)
+                                       pad_part(r, 0, width, pp + r * row_len);
+                                   } else {
+                                     u -= pad_units;
+                                     const int64_t r0 = u * kTableRowsPerUnit;
+                                     row_table(r0, std::min(rows_total, r0 + kTableRowsPerUnit), 0, row_off.data() + r0);
+                                   }
+                                 }};
+    for (int64_t g = 0; g < groups; ++g) {
+      std::vector<int64_t> gcol(col_off);
+      for (int64_t& o : gcol) o += g * k_in;
+      // With the output written in place, each finished region of group g's product is a region
+      // of the result.
+      const SgemmRegionDone region = [&](int64_t m0, int64_t rows, int64_t n0, int64_t cols) {
+        (*done)(m0 * out_feat + g * per_group + n0, rows, cols, out_feat);
+      };
+      FastSgemm(rows_total, per_group, depth, {pp, 0, 0, row_off.data(), gcol.data()},
+                {kmat + g * depth * per_group, per_group, 1}, c + g * per_group, out_feat, pieces, parallel_for,
+                done && canonical ? &region : nullptr, g == 0 ? &prologue : nullptr);
+    }
   }
   if (!canonical) {
     float* po = out.mutable_as<float>();

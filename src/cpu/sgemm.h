@@ -31,6 +31,10 @@ struct PackedSgemmB {
 };
 // Only call when HaveFastSgemm().
 PackedSgemmB PackSgemmB(int64_t k, int64_t n, SgemmOperand b);
+// The same layout into a caller's buffer of PackedSgemmBFloats(k, n) floats, 64-byte aligned (a
+// per-thread copy of a small B that is reused by several products).
+int64_t PackedSgemmBFloats(int64_t k, int64_t n);
+void PackSgemmBInto(int64_t k, int64_t n, SgemmOperand b, float* out);
 
 // fn(i) for i in [0, n), possibly on several threads; returns when all are done.
 using SgemmParallelFor = std::function<void(int64_t n, const std::function<void(int64_t)>& fn)>;

@@ -514,20 +514,29 @@ bool HaveFastSgemm() {
   return have;
 }
 
+int64_t PackedSgemmBFloats(int64_t k, int64_t n) {
+  if (k <= 0 || n <= 0) return 0;
+  const int64_t last = (n - 1) / kNc * kNc;
+  return RoundUp(PackedBlockOffset(n, k, last, 0) + k * RoundUp(n - last, kNr), 16);
+}
+
+void PackSgemmBInto(int64_t k, int64_t n, SgemmOperand b, float* out) {
+  if (k <= 0 || n <= 0) return;
+  const int64_t kcb = KcFor(k);
+  for (int64_t jc = 0; jc < n; jc += kNc)
+    for (int64_t pc = 0; pc < k; pc += kcb)
+      PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, std::min(kcb, k - pc), std::min(kNc, n - jc),
+            out + PackedBlockOffset(n, k, jc, pc));
+}
+
 PackedSgemmB PackSgemmB(int64_t k, int64_t n, SgemmOperand b) {
   PackedSgemmB out;
   out.k = k;
   out.n = n;
   if (k <= 0 || n <= 0) return out;
-  const int64_t last = (n - 1) / kNc * kNc;
-  const int64_t size = PackedBlockOffset(n, k, last, 0) + k * RoundUp(n - last, kNr);
-  out.data.reset(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(RoundUp(size, 16)) * sizeof(float))),
+  out.data.reset(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(PackedSgemmBFloats(k, n)) * sizeof(float))),
                  std::free);
-  const int64_t kcb = KcFor(k);
-  for (int64_t jc = 0; jc < n; jc += kNc)
-    for (int64_t pc = 0; pc < k; pc += kcb)
-      PackB(b.p + pc * b.rs + jc * b.cs, b.rs, b.cs, std::min(kcb, k - pc), std::min(kNc, n - jc),
-            out.data.get() + PackedBlockOffset(n, k, jc, pc));
+  PackSgemmBInto(k, n, b, out.data.get());
   return out;
 }
 
@@ -727,6 +736,8 @@ bool HaveFastSgemm() { return false; }
 void FastSgemm(int64_t, int64_t, int64_t, SgemmOperand, SgemmOperand, float*, int64_t, int,
                const SgemmParallelFor&, const SgemmRegionDone*, const SgemmPrologue*) {}
 PackedSgemmB PackSgemmB(int64_t, int64_t, SgemmOperand) { return {}; }
+int64_t PackedSgemmBFloats(int64_t, int64_t) { return 0; }
+void PackSgemmBInto(int64_t, int64_t, SgemmOperand, float*) {}
 
 #endif
 

@@ -585,3 +585,115 @@ func.func @conv_20_3d_groups1() {
   check.expect_eq %rf, %rc : tensor<1x3x9x12x6xf32>
   func.return
 }
+
+// -----
+
+func.func @conv_21_2d_groups1() {
+  %x_iota = stablehlo.iota dim = 0 : tensor<18432xi32>
+  %x_m = stablehlo.constant dense<7> : tensor<18432xi32>
+  %x_q = stablehlo.constant dense<11> : tensor<18432xi32>
+  %x_h = stablehlo.constant dense<5> : tensor<18432xi32>
+  %x_1 = stablehlo.multiply %x_iota, %x_m : tensor<18432xi32>
+  %x_2 = stablehlo.remainder %x_1, %x_q : tensor<18432xi32>
+  %x_3 = stablehlo.subtract %x_2, %x_h : tensor<18432xi32>
+  %xi = stablehlo.reshape %x_3 : (tensor<18432xi32>) -> tensor<2x24x24x16xi32>
+  %xf = stablehlo.convert %xi : (tensor<2x24x24x16xi32>) -> tensor<2x24x24x16xf32>
+  %w_iota = stablehlo.iota dim = 0 : tensor<2304xi32>
+  %w_m = stablehlo.constant dense<5> : tensor<2304xi32>
+  %w_q = stablehlo.constant dense<7> : tensor<2304xi32>
+  %w_h = stablehlo.constant dense<3> : tensor<2304xi32>
+  %w_1 = stablehlo.multiply %w_iota, %w_m : tensor<2304xi32>
+  %w_2 = stablehlo.remainder %w_1, %w_q : tensor<2304xi32>
+  %w_3 = stablehlo.subtract %w_2, %w_h : tensor<2304xi32>
+  %wi = stablehlo.reshape %w_3 : (tensor<2304xi32>) -> tensor<3x3x16x16xi32>
+  %wf = stablehlo.convert %wi : (tensor<3x3x16x16xi32>) -> tensor<3x3x16x16xf32>
+  %ri = stablehlo.convolution(%xi, %wi) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x24x24x16xi32>, tensor<3x3x16x16xi32>) -> tensor<2x24x24x16xi32>
+  %rf = stablehlo.convolution(%xf, %wf) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x24x24x16xf32>, tensor<3x3x16x16xf32>) -> tensor<2x24x24x16xf32>
+  %rc = stablehlo.convert %ri : (tensor<2x24x24x16xi32>) -> tensor<2x24x24x16xf32>
+  check.expect_eq %rf, %rc : tensor<2x24x24x16xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_22_2d_groups1() {
+  %x_iota = stablehlo.iota dim = 0 : tensor<80000xi32>
+  %x_m = stablehlo.constant dense<7> : tensor<80000xi32>
+  %x_q = stablehlo.constant dense<11> : tensor<80000xi32>
+  %x_h = stablehlo.constant dense<5> : tensor<80000xi32>
+  %x_1 = stablehlo.multiply %x_iota, %x_m : tensor<80000xi32>
+  %x_2 = stablehlo.remainder %x_1, %x_q : tensor<80000xi32>
+  %x_3 = stablehlo.subtract %x_2, %x_h : tensor<80000xi32>
+  %xi = stablehlo.reshape %x_3 : (tensor<80000xi32>) -> tensor<2x50x50x16xi32>
+  %xf = stablehlo.convert %xi : (tensor<2x50x50x16xi32>) -> tensor<2x50x50x16xf32>
+  %w_iota = stablehlo.iota dim = 0 : tensor<2304xi32>
+  %w_m = stablehlo.constant dense<5> : tensor<2304xi32>
+  %w_q = stablehlo.constant dense<7> : tensor<2304xi32>
+  %w_h = stablehlo.constant dense<3> : tensor<2304xi32>
+  %w_1 = stablehlo.multiply %w_iota, %w_m : tensor<2304xi32>
+  %w_2 = stablehlo.remainder %w_1, %w_q : tensor<2304xi32>
+  %w_3 = stablehlo.subtract %w_2, %w_h : tensor<2304xi32>
+  %wi = stablehlo.reshape %w_3 : (tensor<2304xi32>) -> tensor<3x3x16x16xi32>
+  %wf = stablehlo.convert %wi : (tensor<3x3x16x16xi32>) -> tensor<3x3x16x16xf32>
+  %ri = stablehlo.convolution(%xi, %wi) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x50x50x16xi32>, tensor<3x3x16x16xi32>) -> tensor<2x24x48x16xi32>
+  %rf = stablehlo.convolution(%xf, %wf) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x50x50x16xf32>, tensor<3x3x16x16xf32>) -> tensor<2x24x48x16xf32>
+  %rc = stablehlo.convert %ri : (tensor<2x24x48x16xi32>) -> tensor<2x24x48x16xf32>
+  check.expect_eq %rf, %rc : tensor<2x24x48x16xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_23_1d_groups1() {
+  %x_iota = stablehlo.iota dim = 0 : tensor<72000xi32>
+  %x_m = stablehlo.constant dense<7> : tensor<72000xi32>
+  %x_q = stablehlo.constant dense<11> : tensor<72000xi32>
+  %x_h = stablehlo.constant dense<5> : tensor<72000xi32>
+  %x_1 = stablehlo.multiply %x_iota, %x_m : tensor<72000xi32>
+  %x_2 = stablehlo.remainder %x_1, %x_q : tensor<72000xi32>
+  %x_3 = stablehlo.subtract %x_2, %x_h : tensor<72000xi32>
+  %xi = stablehlo.reshape %x_3 : (tensor<72000xi32>) -> tensor<3x1500x16xi32>
+  %xf = stablehlo.convert %xi : (tensor<3x1500x16xi32>) -> tensor<3x1500x16xf32>
+  %w_iota = stablehlo.iota dim = 0 : tensor<1280xi32>
+  %w_m = stablehlo.constant dense<5> : tensor<1280xi32>
+  %w_q = stablehlo.constant dense<7> : tensor<1280xi32>
+  %w_h = stablehlo.constant dense<3> : tensor<1280xi32>
+  %w_1 = stablehlo.multiply %w_iota, %w_m : tensor<1280xi32>
+  %w_2 = stablehlo.remainder %w_1, %w_q : tensor<1280xi32>
+  %w_3 = stablehlo.subtract %w_2, %w_h : tensor<1280xi32>
+  %wi = stablehlo.reshape %w_3 : (tensor<1280xi32>) -> tensor<5x16x16xi32>
+  %wf = stablehlo.convert %wi : (tensor<5x16x16xi32>) -> tensor<5x16x16xf32>
+  %ri = stablehlo.convolution(%xi, %wi) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [2], pad = [[2, 1]], lhs_dilate = [1], rhs_dilate = [2], reverse = [false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<3x1500x16xi32>, tensor<5x16x16xi32>) -> tensor<3x748x16xi32>
+  %rf = stablehlo.convolution(%xf, %wf) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [2], pad = [[2, 1]], lhs_dilate = [1], rhs_dilate = [2], reverse = [false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<3x1500x16xf32>, tensor<5x16x16xf32>) -> tensor<3x748x16xf32>
+  %rc = stablehlo.convert %ri : (tensor<3x748x16xi32>) -> tensor<3x748x16xf32>
+  check.expect_eq %rf, %rc : tensor<3x748x16xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_24_2d_groups1() {
+  %x_iota = stablehlo.iota dim = 0 : tensor<18432xi32>
+  %x_m = stablehlo.constant dense<7> : tensor<18432xi32>
+  %x_q = stablehlo.constant dense<11> : tensor<18432xi32>
+  %x_h = stablehlo.constant dense<5> : tensor<18432xi32>
+  %x_1 = stablehlo.multiply %x_iota, %x_m : tensor<18432xi32>
+  %x_2 = stablehlo.remainder %x_1, %x_q : tensor<18432xi32>
+  %x_3 = stablehlo.subtract %x_2, %x_h : tensor<18432xi32>
+  %xi = stablehlo.reshape %x_3 : (tensor<18432xi32>) -> tensor<2x16x24x24xi32>
+  %xf = stablehlo.convert %xi : (tensor<2x16x24x24xi32>) -> tensor<2x16x24x24xf32>
+  %w_iota = stablehlo.iota dim = 0 : tensor<2304xi32>
+  %w_m = stablehlo.constant dense<5> : tensor<2304xi32>
+  %w_q = stablehlo.constant dense<7> : tensor<2304xi32>
+  %w_h = stablehlo.constant dense<3> : tensor<2304xi32>
+  %w_1 = stablehlo.multiply %w_iota, %w_m : tensor<2304xi32>
+  %w_2 = stablehlo.remainder %w_1, %w_q : tensor<2304xi32>
+  %w_3 = stablehlo.subtract %w_2, %w_h : tensor<2304xi32>
+  %wi = stablehlo.reshape %w_3 : (tensor<2304xi32>) -> tensor<3x3x16x16xi32>
+  %wf = stablehlo.convert %wi : (tensor<3x3x16x16xi32>) -> tensor<3x3x16x16xf32>
+  %ri = stablehlo.convolution(%xi, %wi) dim_numbers = [b, f, 0, 1]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [2, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x16x24x24xi32>, tensor<3x3x16x16xi32>) -> tensor<2x24x24x16xi32>
+  %rf = stablehlo.convolution(%xf, %wf) dim_numbers = [b, f, 0, 1]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [2, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x16x24x24xf32>, tensor<3x3x16x16xf32>) -> tensor<2x24x24x16xf32>
+  %rc = stablehlo.convert %ri : (tensor<2x24x24x16xi32>) -> tensor<2x24x24x16xf32>
+  check.expect_eq %rf, %rc : tensor<2x24x24x16xf32>
+  func.return
+}

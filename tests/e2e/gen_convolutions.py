@@ -8,10 +8,23 @@ import random
 
 rng = random.Random(7)
 chunks = []
-for case in range(21):
+# Cases 21-24 are large enough for the banded implicit GEMM at several threads (the run's default
+# thread count is the machine's): each band pads only its slice of the input. Fixed shapes, drawn
+# after the random cases so that those stay as they were: NHWC with SAME padding; NHWC without
+# padding (read in place) and strides [2, 1]; 1-D with a dilated window and uneven padding (bands
+# that start inside a padded row); NCHW input (the per-channel copy).
+banded = {21: dict(ns=2, batch=2, k_in=16, per_group=16, in_sp=[24, 24], k_sp=[3, 3], stride=[1, 1],
+                   rhs_d=[1, 1], pad=[[1, 1], [1, 1]], lhs="bf"),
+          22: dict(ns=2, batch=2, k_in=16, per_group=16, in_sp=[50, 50], k_sp=[3, 3], stride=[2, 1],
+                   rhs_d=[1, 1], pad=[[0, 0], [0, 0]], lhs="bf"),
+          23: dict(ns=1, batch=3, k_in=16, per_group=16, in_sp=[1500], k_sp=[5], stride=[2],
+                   rhs_d=[2], pad=[[2, 1]], lhs="bf"),
+          24: dict(ns=2, batch=2, k_in=16, per_group=16, in_sp=[24, 24], k_sp=[3, 3], stride=[1, 1],
+                   rhs_d=[1, 1], pad=[[1, 1], [2, 0]], lhs="fb")}
+for case in range(25):
     # Cases 18-20 are larger (f32, no lhs dilation): the implicit GEMM's padded copy and offset
     # tables are then built in several units, one starting inside the second batch element.
-    big = case >= 18
+    big = 18 <= case < 21
     ns = [1, 2, 3][case - 18] if big else [0, 1, 2, 2, 2, 3][case % 6]
     groups = rng.choice([1, 1, 2])
     batch = rng.choice([1, 2, 3])
@@ -28,6 +41,11 @@ for case in range(21):
         batch = 3
         in_sp = [[700], [24, 22], [10, 9, 12]][case - 18]
         lhs_d = [1] * ns
+    fixed = banded.get(case)
+    if fixed:
+        ns, batch, k_in, per_group = fixed["ns"], fixed["batch"], fixed["k_in"], fixed["per_group"]
+        in_sp, k_sp, stride, rhs_d, pad = fixed["in_sp"], fixed["k_sp"], fixed["stride"], fixed["rhs_d"], fixed["pad"]
+        groups, lhs_d, rev, big = 1, [1] * ns, [False] * ns, True
     out_sp = []
     for i in range(ns):
         din = (in_sp[i] - 1) * lhs_d[i] + 1 + pad[i][0] + pad[i][1]
@@ -43,6 +61,9 @@ for case in range(21):
         return order
     sp = [str(i) for i in range(ns)]
     lhs_l, rhs_l, out_l = layout(["b", "f"] + sp), layout(["i", "o"] + sp), layout(["b", "f"] + sp)
+    if fixed:
+        lhs_l = ["b"] + sp + ["f"] if fixed["lhs"] == "bf" else ["b", "f"] + sp
+        rhs_l, out_l = sp + ["i", "o"], ["b"] + sp + ["f"]
     def dims(lay, sizes):
         return [sizes[n] for n in lay]
     lhs_sizes = {"b": batch, "f": k_in * groups, **{str(i): in_sp[i] for i in range(ns)}}
