@@ -158,7 +158,7 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
   auto parallel_for = [&](int64_t n, const std::function<void(int64_t)>& fn) { st.ParallelFor(n, fn); };
 
   // Several threads and a small kernel matrix (at most 256 KiB packed): the output is cut into
-  // bands of whole steps of the first spatial dimension (about four per thread, at least 256
+  // bands of whole steps of the first spatial dimension (about two per thread, at least 256
   // rows), taken by the threads as they go. Each band pads only the slice of the input it
   // reads into the thread's own buffer, builds its own row table and multiplies on that thread
   // against the thread's packed copy of the kernel matrix; the slice, its rows and the packed
@@ -167,7 +167,7 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
   // by the other crossed ~230 ns away on this VM), and the product then read half of its input
   // from the other core.
   const int64_t inner = positions / osp[0];  // output rows per step of the first spatial dimension
-  const int64_t target = 4 * static_cast<int64_t>(st.threads());
+  const int64_t target = 2 * static_cast<int64_t>(st.threads());
   const int64_t per_band = std::max((batch * osp[0] + target - 1) / target, (256 + inner - 1) / inner);
   const int64_t bands_per_batch = (osp[0] + per_band - 1) / per_band;
   const bool bands = st.threads() > 1 && big && groups == 1 && row_len > 0 && batch * bands_per_batch >= 2 &&
