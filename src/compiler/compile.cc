@@ -163,6 +163,7 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     KernelFn fn = Check(op, cpu::SelectUnary(u, kind_of(op.operands[0]), kind_of(op.result(0))));
     Step& s = AddStep(op, env, prog, fn, Operands(op, env));
     s.raw_unary = cpu::RawUnary(u, kind_of(op.operands[0]), kind_of(op.result(0)));
+    s.vec_op = cpu::VecUnaryOf(u, kind_of(op.operands[0]), kind_of(op.result(0)));
     s.raw_in_bytes[0] = ir::ByteSize(kind_of(op.operands[0]));
     return;
   }
@@ -173,6 +174,7 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     KernelFn fn = Check(op, cpu::SelectBinary(b, kind_of(op.operands[0]), kind_of(op.result(0))));
     Step& s = AddStep(op, env, prog, fn, in);
     s.raw_binary = cpu::RawBinary(b, kind_of(op.operands[0]), kind_of(op.result(0)));
+    s.vec_op = cpu::VecBinaryOf(b, kind_of(op.operands[0]), kind_of(op.result(0)));
     for (int i = 0; i < 2; ++i)
       s.raw_binary_splat[i] = cpu::RawBinarySplat(b, kind_of(op.operands[0]), kind_of(op.result(0)), i);
     s.raw_in_bytes[0] = s.raw_in_bytes[1] = ir::ByteSize(kind_of(op.operands[0]));

@@ -147,6 +147,7 @@ void Lowerer::LowerEncodedChlo(const Operation& op, Env& env, Program& prog, con
   const ElemKind in = kind_of(op.operands[0]), out = kind_of(op.result(0));
   Step& s = AddStep(op, env, prog, Check(op, cpu::SelectUnary(u, in, out)), Operands(op, env));
   s.raw_unary = cpu::RawUnary(u, in, out);
+  s.vec_op = cpu::VecUnaryOf(u, in, out);
   s.raw_in_bytes[0] = ir::ByteSize(in);
 }
 

@@ -206,6 +206,7 @@ void FuseElementwise(Program& prog) {
       cpu::FusedParams::Op op;
       op.unary = s.raw_unary;
       op.binary = s.raw_binary;
+      op.vec = s.vec_op;
       if (s.raw_op) {
         op.general = s.raw_op;
         op.params = s.params;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "src/cpu/fused_vec.h"
 #include "src/cpu/kernels.h"
 
 namespace openpjrt::cpu {
@@ -45,6 +46,8 @@ class FusedBlockEval {
 
  private:
   uint8_t* At(int value, int64_t start);
+  // The register evaluator's steps for this run (fused_vec.h), when every op is one it knows.
+  void PlanVec(int keep);
 
   const FusedParams& p_;
   const FusedInputs& in_;
@@ -55,6 +58,10 @@ class FusedBlockEval {
   std::vector<uint8_t*> buffers_;                     // block buffers, shared by ops one after another
   std::vector<int> buffer_bytes_;                     // element size of each buffer
   std::vector<uint8_t*> gathered_;                    // per input: its gathered block, or null
+  VecRunFn vec_run_ = nullptr;                        // set: Run evaluates vec_steps_
+  std::vector<VecStep> vec_steps_;
+  std::vector<int> vec_ptr_key_;                      // per pointer: a value (At), or ~output
+  std::vector<float*> vec_ptrs_;                      // the pointers for the current block
 };
 
 // Elements e0 + r * ld + [0, cols) for r in [0, rows) of a product's row-major result are final.

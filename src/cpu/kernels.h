@@ -36,6 +36,10 @@ RawBinaryFn RawBinary(BinaryOp op, ElemKind in, ElemKind out);
 // The binary loop with operand `scalar_operand` (0 or 1) one element read once (f32 and f64
 // arithmetic, max and min); null otherwise.
 RawBinaryFn RawBinarySplat(BinaryOp op, ElemKind in, ElemKind out, int scalar_operand);
+// The op as the register evaluator of fused runs knows it (fused_vec.h); kNone unless f32 -> f32
+// and one it evaluates.
+VecOp VecUnaryOf(UnaryOp op, ElemKind in, ElemKind out);
+VecOp VecBinaryOf(BinaryOp op, ElemKind in, ElemKind out);
 
 // A run of elementwise steps fused into one kernel that walks the elements in cache-sized blocks,
 // each op writing a small block buffer (or, for values used after the run, the output array).
@@ -52,6 +56,7 @@ struct FusedParams {
     int in0 = 0, in1 = 0, in2 = 0;
     int output = -1;      // index into step.out, or -1 when only the run uses it
     int elem_bytes = 0;   // of its result
+    VecOp vec = VecOp::kNone;  // unary or binary f32 op the register evaluator knows (fused_vec.h)
   };
   std::vector<Op> ops;
   std::vector<int> input_bytes;  // per input

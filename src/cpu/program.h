@@ -61,6 +61,13 @@ using RawBinaryFn = void (*)(const void* x, const void* y, void* z, int64_t n);
 // select, clamp, convert. in[k] points at operand k.
 using RawOpFn = void (*)(const void* params, const void* const* in, void* out, int64_t n);
 
+// The f32 -> f32 elementwise ops that fused runs can evaluate in vector registers (fused_vec.h).
+enum class VecOp : uint8_t {
+  kNone, kAdd, kSub, kMul, kDiv, kMax, kMin,                          // binary
+  kNeg, kAbs, kSquare, kSqrt, kRsqrt, kFloor, kCeil, kRoundEven,     // unary, exact
+  kExp, kLog, kTanh, kLogistic, kErf,                                 // unary, fast_math.h
+};
+
 struct Step {
   KernelFn fn = nullptr;
   std::string name;               // the op's name, for errors and profiles
@@ -75,6 +82,7 @@ struct Step {
   RawBinaryFn raw_binary_splat[2] = {nullptr, nullptr};  // the same with operand #i one element
   RawOpFn raw_op = nullptr;          // set on other fusible elementwise steps
   int raw_in_bytes[3] = {0, 0, 0};   // bytes per element of each operand of such a step
+  VecOp vec_op = VecOp::kNone;       // the unary or binary step as fused_vec.h evaluates it
   // A broadcast_in_dim whose operand fills consecutive dimensions of the result in order (a
   // scalar, a bias row, per-row statistics): result element e is operand element
   // (e / broadcast_inner) % broadcast_period, where broadcast_period is the operand's size.

@@ -1,0 +1,198 @@
+// See fused_vec.h.
+#include "src/cpu/fused_vec.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "src/cpu/isa.h"
+
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+#include "src/cpu/fast_math_avx512_inl.h"
+#endif
+
+namespace openpjrt::cpu {
+
+VecOp VecUnaryOf(UnaryOp op, ElemKind in, ElemKind out) {
+  if (in != ElemKind::kF32 || out != ElemKind::kF32) return VecOp::kNone;
+  switch (op) {
+    case UnaryOp::kNegate: return VecOp::kNeg;
+    case UnaryOp::kAbs: return VecOp::kAbs;
+    case UnaryOp::kSquare: return VecOp::kSquare;
+    case UnaryOp::kSqrt: return VecOp::kSqrt;
+    case UnaryOp::kRsqrt: return VecOp::kRsqrt;
+    case UnaryOp::kFloor: return VecOp::kFloor;
+    case UnaryOp::kCeil: return VecOp::kCeil;
+    case UnaryOp::kRoundEven: return VecOp::kRoundEven;
+    case UnaryOp::kExp: return VecOp::kExp;
+    case UnaryOp::kLog: return VecOp::kLog;
+    case UnaryOp::kTanh: return VecOp::kTanh;
+    case UnaryOp::kLogistic: return VecOp::kLogistic;
+    case UnaryOp::kErf: return VecOp::kErf;
+    default: return VecOp::kNone;
+  }
+}
+
+VecOp VecBinaryOf(BinaryOp op, ElemKind in, ElemKind out) {
+  if (in != ElemKind::kF32 || out != ElemKind::kF32) return VecOp::kNone;
+  switch (op) {
+    case BinaryOp::kAdd: return VecOp::kAdd;
+    case BinaryOp::kSub: return VecOp::kSub;
+    case BinaryOp::kMul: return VecOp::kMul;
+    case BinaryOp::kDiv: return VecOp::kDiv;
+    case BinaryOp::kMax: return VecOp::kMax;
+    case BinaryOp::kMin: return VecOp::kMin;
+    default: return VecOp::kNone;
+  }
+}
+
+namespace {
+std::atomic<bool> vec_enabled{true};
+}  // namespace
+
+void EnableVecRunner(bool on) { vec_enabled.store(on, std::memory_order_relaxed); }
+
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+namespace {
+
+using namespace fast::v512;
+
+constexpr int kLanes = 8;  // vectors in the accumulator: 128 floats
+
+// max and min as kernels_elementwise.cc defines them: equal operands (which differ at most in
+// the sign of zero) give the AND (max) or OR (min) of their bits, a NaN operand the quiet NaN.
+template <bool kIsMax>
+OPJ_MATH512 __m512 MaxMin(__m512 a, __m512 b) {
+  __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, kIsMax ? _CMP_GT_OQ : _CMP_LT_OQ), b, a);
+  r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ), r, kIsMax ? _mm512_and_ps(a, b) : _mm512_or_ps(a, b));
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q), r,
+                              _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
+}
+
+// acc[j] = EXPR for each vector j of the accumulator (a macro: lambdas do not take on the
+// function's target attributes, so intrinsics would not inline into them).
+#define OPJ_EACH(EXPR)                                       \
+  _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) { \
+    acc[j] = (EXPR);                                         \
+  }
+// The same for the long fast_math bodies, four vectors at a time: the empty asm makes each group's
+// results final before the next group starts, so that the compiler does not interleave all eight
+// bodies and run out of registers (spilling their temporaries to the stack).
+#define OPJ_EACH_MATH(EXPR)                                                 \
+  _Pragma("GCC unroll 2") for (int h = 0; h < kLanes; h += 4) {           \
+    _Pragma("GCC unroll 4") for (int j = h; j < h + 4; ++j) acc[j] = (EXPR); \
+    _Pragma("GCC unroll 4") for (int j = h; j < h + 4; ++j) asm("" : "+v"(acc[j])); \
+  }
+
+// One chunk of 16 * kLanes elements from `offset`; kTail: only `live` of them (masked loads and
+// stores, so nothing past the block is touched). Each step switches on its op once for the whole
+// accumulator.
+template <bool kTail>
+OPJ_TARGET_512 __attribute__((always_inline)) inline void Chunk(const VecStep* steps, size_t num_steps,
+                                                                float* const* ptrs, int64_t offset, int64_t live) {
+  __mmask16 mask[kLanes];
+  _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) {
+    const int64_t n = kTail ? std::max<int64_t>(0, std::min<int64_t>(16, live - 16 * j)) : 16;
+    mask[j] = static_cast<__mmask16>((1u << n) - 1);
+  }
+  __m512 acc[kLanes];
+  OPJ_EACH(_mm512_setzero_ps());
+  for (size_t i = 0; i < num_steps; ++i) {
+    const VecStep& s = steps[i];
+    __m512 b[kLanes];
+    if (s.kind == VecStep::kLoad || s.kind == VecStep::kBinary) {
+      if (s.form == VecStep::kMemory) {
+        const float* p = ptrs[s.ptr] + offset;
+        _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j)
+          b[j] = kTail ? _mm512_maskz_loadu_ps(mask[j], p + 16 * j) : _mm512_loadu_ps(p + 16 * j);
+      } else if (s.form == VecStep::kScalar) {
+        _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) b[j] = Splat(s.scalar);
+      } else {
+        _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) b[j] = acc[j];
+      }
+    }
+    switch (s.kind) {
+      case VecStep::kLoad:
+        OPJ_EACH(b[j]);
+        break;
+      case VecStep::kUnary:
+        switch (s.op) {
+          case VecOp::kNeg: OPJ_EACH(_mm512_xor_ps(acc[j], Splat(-0.0f))); break;
+          case VecOp::kAbs: OPJ_EACH(fast::v512::Abs(acc[j])); break;
+          case VecOp::kSquare: OPJ_EACH(_mm512_mul_ps(acc[j], acc[j])); break;
+          case VecOp::kSqrt: OPJ_EACH(_mm512_sqrt_ps(acc[j])); break;
+          case VecOp::kRsqrt: OPJ_EACH(_mm512_div_ps(Splat(1.0f), _mm512_sqrt_ps(acc[j]))); break;
+          case VecOp::kFloor:
+            OPJ_EACH(_mm512_roundscale_ps(acc[j], _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+            break;
+          case VecOp::kCeil:
+            OPJ_EACH(_mm512_roundscale_ps(acc[j], _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
+            break;
+          case VecOp::kRoundEven:
+            OPJ_EACH(_mm512_roundscale_ps(acc[j], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            break;
+          case VecOp::kExp: OPJ_EACH_MATH(fast::v512::Exp(acc[j])); break;
+          case VecOp::kLog: OPJ_EACH_MATH(fast::v512::Log(acc[j])); break;
+          case VecOp::kTanh: OPJ_EACH_MATH(fast::v512::Tanh(acc[j])); break;
+          case VecOp::kLogistic: OPJ_EACH_MATH(fast::v512::Logistic(acc[j])); break;
+          case VecOp::kErf: OPJ_EACH_MATH(fast::v512::Erf(acc[j])); break;
+          default: break;
+        }
+        break;
+      case VecStep::kBinary:
+        if (s.reversed) {
+          _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) std::swap(acc[j], b[j]);
+        }
+        switch (s.op) {
+          case VecOp::kAdd: OPJ_EACH(_mm512_add_ps(acc[j], b[j])); break;
+          case VecOp::kSub: OPJ_EACH(_mm512_sub_ps(acc[j], b[j])); break;
+          case VecOp::kMul: OPJ_EACH(_mm512_mul_ps(acc[j], b[j])); break;
+          case VecOp::kDiv: OPJ_EACH(_mm512_div_ps(acc[j], b[j])); break;
+          case VecOp::kMax: OPJ_EACH(MaxMin<true>(acc[j], b[j])); break;
+          case VecOp::kMin: OPJ_EACH(MaxMin<false>(acc[j], b[j])); break;
+          default: break;
+        }
+        break;
+      case VecStep::kStore:
+      case VecStep::kStream: {
+        float* p = ptrs[s.ptr] + offset;
+        if (kTail) {
+          _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) _mm512_mask_storeu_ps(p + 16 * j, mask[j], acc[j]);
+        } else if (s.kind == VecStep::kStream && reinterpret_cast<uintptr_t>(p) % 64 == 0) {
+          _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) _mm512_stream_ps(p + 16 * j, acc[j]);
+        } else {
+          _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) _mm512_storeu_ps(p + 16 * j, acc[j]);
+        }
+        break;
+      }
+    }
+  }
+}
+#undef OPJ_EACH
+#undef OPJ_EACH_MATH
+
+OPJ_TARGET_512 void Run512(const VecStep* steps, size_t num_steps, float* const* ptrs, int64_t count) {
+  constexpr int64_t kChunk = 16 * kLanes;
+  int64_t offset = 0;
+  for (; offset + kChunk <= count; offset += kChunk) Chunk<false>(steps, num_steps, ptrs, offset, kChunk);
+  if (offset < count) Chunk<true>(steps, num_steps, ptrs, offset, count - offset);
+}
+
+}  // namespace
+
+VecRunFn VecRunner() {
+  if (!vec_enabled.load(std::memory_order_relaxed)) return nullptr;
+  static const VecRunFn fn = [] {
+    const char* blocks = std::getenv("OPENPJRT_FUSED_BLOCKS");
+    if (blocks && std::strcmp(blocks, "1") == 0) return VecRunFn{nullptr};
+    return IsaLevel() == 2 ? &Run512 : VecRunFn{nullptr};
+  }();
+  return fn;
+}
+#else
+VecRunFn VecRunner() { return nullptr; }
+#endif
+
+}  // namespace openpjrt::cpu
