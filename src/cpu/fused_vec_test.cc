@@ -178,9 +178,10 @@ TEST(FusedVec, RegisterEvaluatorGivesTheBlockEvaluatorsBits) {
         ASSERT_TRUE(SameBits(got.outs[j][e], want.outs[j][e]))
             << "trial " << trial << " (" << r.p.ops.size() << " ops, mode " << mode << ") output " << j
             << " element " << e << ": " << got.outs[j][e] << " vs " << want.outs[j][e];
-    if (keep >= 0)
+    if (keep >= 0) {
       for (int64_t e = 0; e < n; ++e)
         ASSERT_TRUE(SameBits(got.kept[e], want.kept[e])) << "trial " << trial << " kept value, element " << e;
+    }
   }
 }
 
