@@ -237,6 +237,7 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
       Step& s = AddStep(op, env, prog, Check(op, cpu::SelectClamp(k)), in);
       if (fill && op.operands[1]->type == op.result(0)->type) {
         s.raw_op = cpu::RawClamp(k);
+        if (k == ElemKind::kF32) s.vec_op = cpu::VecOp::kClamp;
         s.raw_in_bytes[0] = s.raw_in_bytes[1] = s.raw_in_bytes[2] = ir::ByteSize(k);
       }
       return;

@@ -138,6 +138,16 @@ OPJ_TARGET_512 __attribute__((always_inline)) inline void Chunk(const VecStep* s
           case VecOp::kTanh: OPJ_EACH_MATH(fast::v512::Tanh(acc[j])); break;
           case VecOp::kLogistic: OPJ_EACH_MATH(fast::v512::Logistic(acc[j])); break;
           case VecOp::kErf: OPJ_EACH_MATH(fast::v512::Erf(acc[j])); break;
+          case VecOp::kClamp: {  // x < lo ? lo : x, then m > hi ? hi : m; a NaN bound gives NaN
+            const __m512 lo = Splat(s.scalar), hi = Splat(s.scalar2);
+            if (s.scalar != s.scalar || s.scalar2 != s.scalar2) {
+              OPJ_EACH(_mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
+            } else {
+              OPJ_EACH(_mm512_mask_blend_ps(_mm512_cmp_ps_mask(acc[j], lo, _CMP_LT_OQ), acc[j], lo));
+              OPJ_EACH(_mm512_mask_blend_ps(_mm512_cmp_ps_mask(acc[j], hi, _CMP_GT_OQ), acc[j], hi));
+            }
+            break;
+          }
           default: break;
         }
         break;

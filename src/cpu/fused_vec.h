@@ -9,7 +9,7 @@
 // registers from the load of the run's input to the store of its output, and only values read
 // again later (by anything but the next op) are stored to their block buffers.
 //
-// Each op computes exactly what its loop in kernels_elementwise.cc computes (the same IEEE
+// Each op computes exactly what its loop in kernels_elementwise.cc (clamp: kernels_convert.cc) computes (the same IEEE
 // operations in the same order; the fast_math functions through the same vector bodies), so
 // results are the same bits whichever evaluator runs.
 #pragma once
@@ -24,7 +24,7 @@ namespace openpjrt::cpu {
 struct VecStep {
   enum Kind : uint8_t {
     kLoad,    // acc = operand
-    kUnary,   // acc = op(acc)
+    kUnary,   // acc = op(acc); clamp: between scalar and scalar2
     kBinary,  // acc = acc op operand, or operand op acc when reversed
     kStore,   // memory = acc
     kStream,  // memory = acc with non-temporal stores (where 64-byte aligned)
@@ -38,7 +38,7 @@ struct VecStep {
   VecOp op = VecOp::kNone;
   Form form = kMemory;
   bool reversed = false;
-  float scalar = 0;
+  float scalar = 0, scalar2 = 0;
   int ptr = -1;  // memory operand or destination: index into the pointer table
 };
 

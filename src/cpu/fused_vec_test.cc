@@ -1,5 +1,5 @@
 // The register evaluator of fused runs (fused_vec.h) gives the block evaluator's bits: random
-// runs of every op it knows, with array, splat and repeating inputs, values read again later or
+// runs of every op it knows (clamp with scalar bounds, NaN and crossed ones included), with array, splat and repeating inputs, values read again later or
 // twice by one op, several outputs, every output mode (direct, streamed, deferred with the first
 // output in the first input's storage), a value kept for the caller, and blocks of every length
 // and alignment (runs of at least one block: shorter ones stay on the block evaluator).
@@ -25,10 +25,10 @@ constexpr BinaryOp kBinary[] = {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul,
 
 float RandomValue(std::mt19937& rng) {
   static const float kSpecial[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3e-39f, 1e30f, -1.0f, 0.5f};
-  std::uniform_int_distribution<int> pick(0, 19);
+  std::uniform_int_distribution<int> pick(0, 39);  // a quarter special values
   const int k = pick(rng);
-  if (k < 10 && k % 3 == 0) return kSpecial[k];
-  std::normal_distribution<float> normal(0.0f, k < 15 ? 1.0f : 20.0f);
+  if (k < 10) return kSpecial[k];
+  std::normal_distribution<float> normal(0.0f, k < 25 ? 1.0f : 20.0f);
   return normal(rng);
 }
 
@@ -75,7 +75,16 @@ RandomRun MakeRun(std::mt19937& rng, int64_t n) {
     auto operand = [&] { return percent(rng) < 60 ? values - 1 : any(rng); };
     FusedParams::Op op;
     op.elem_bytes = 4;
-    if (percent(rng) < 35) {
+    std::vector<int> splats;
+    for (int v = 0; v < num_inputs; ++v)
+      if (splat(v)) splats.push_back(v);
+    if (percent(rng) < 12) {  // clamp(lo, x, hi), scalar bounds when there are splat inputs
+      op.general = RawClamp(ElemKind::kF32);
+      op.vec = VecOp::kClamp;
+      op.in1 = operand();
+      op.in0 = splats.empty() ? any(rng) : splats[percent(rng) % splats.size()];
+      op.in2 = splats.empty() ? any(rng) : splats[percent(rng) % splats.size()];
+    } else if (percent(rng) < 35) {
       const UnaryOp u = kUnary[percent(rng) % std::size(kUnary)];
       op.unary = RawUnary(u, ElemKind::kF32, ElemKind::kF32);
       op.vec = VecUnaryOf(u, ElemKind::kF32, ElemKind::kF32);

@@ -66,6 +66,7 @@ enum class VecOp : uint8_t {
   kNone, kAdd, kSub, kMul, kDiv, kMax, kMin,                          // binary
   kNeg, kAbs, kSquare, kSqrt, kRsqrt, kFloor, kCeil, kRoundEven,     // unary, exact
   kExp, kLog, kTanh, kLogistic, kErf,                                 // unary, fast_math.h
+  kClamp,                                                             // clamp, scalar bounds
 };
 
 struct Step {
