@@ -86,6 +86,20 @@ OPJ_MATH512 __m512 MaxMin(__m512 a, __m512 b) {
     _Pragma("GCC unroll 4") for (int j = h; j < h + 4; ++j) asm("" : "+v"(acc[j])); \
   }
 
+// Vector j of the memory operand p (masked in the tail chunk).
+#define OPJ_LOAD(J) (kTail ? _mm512_maskz_loadu_ps(mask[J], p + 16 * (J)) : _mm512_loadu_ps(p + 16 * (J)))
+// acc[j] = X op Y for the step's binary op.
+#define OPJ_BINARY(X, Y)                                           \
+  switch (s.op) {                                                  \
+    case VecOp::kAdd: OPJ_EACH(_mm512_add_ps(X, Y)); break;        \
+    case VecOp::kSub: OPJ_EACH(_mm512_sub_ps(X, Y)); break;        \
+    case VecOp::kMul: OPJ_EACH(_mm512_mul_ps(X, Y)); break;        \
+    case VecOp::kDiv: OPJ_EACH(_mm512_div_ps(X, Y)); break;        \
+    case VecOp::kMax: OPJ_EACH(MaxMin<true>(X, Y)); break;         \
+    case VecOp::kMin: OPJ_EACH(MaxMin<false>(X, Y)); break;        \
+    default: break;                                                \
+  }
+
 // One chunk of 16 * kLanes elements from `offset`; kTail: only `live` of them (masked loads and
 // stores, so nothing past the block is touched). Each step switches on its op once for the whole
 // accumulator.
@@ -101,21 +115,14 @@ OPJ_TARGET_512 __attribute__((always_inline)) inline void Chunk(const VecStep* s
   OPJ_EACH(_mm512_setzero_ps());
   for (size_t i = 0; i < num_steps; ++i) {
     const VecStep& s = steps[i];
-    __m512 b[kLanes];
-    if (s.kind == VecStep::kLoad || s.kind == VecStep::kBinary) {
-      if (s.form == VecStep::kMemory) {
-        const float* p = ptrs[s.ptr] + offset;
-        _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j)
-          b[j] = kTail ? _mm512_maskz_loadu_ps(mask[j], p + 16 * j) : _mm512_loadu_ps(p + 16 * j);
-      } else if (s.form == VecStep::kScalar) {
-        _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) b[j] = Splat(s.scalar);
-      } else {
-        _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) b[j] = acc[j];
-      }
-    }
+    const float* p = s.form == VecStep::kMemory ? ptrs[s.ptr] + offset : nullptr;
     switch (s.kind) {
       case VecStep::kLoad:
-        OPJ_EACH(b[j]);
+        if (p) {
+          OPJ_EACH(OPJ_LOAD(j));
+        } else {
+          OPJ_EACH(Splat(s.scalar));
+        }
         break;
       case VecStep::kUnary:
         switch (s.op) {
@@ -151,35 +158,38 @@ OPJ_TARGET_512 __attribute__((always_inline)) inline void Chunk(const VecStep* s
           default: break;
         }
         break;
-      case VecStep::kBinary:
-        if (s.reversed) {
-          _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) std::swap(acc[j], b[j]);
-        }
-        switch (s.op) {
-          case VecOp::kAdd: OPJ_EACH(_mm512_add_ps(acc[j], b[j])); break;
-          case VecOp::kSub: OPJ_EACH(_mm512_sub_ps(acc[j], b[j])); break;
-          case VecOp::kMul: OPJ_EACH(_mm512_mul_ps(acc[j], b[j])); break;
-          case VecOp::kDiv: OPJ_EACH(_mm512_div_ps(acc[j], b[j])); break;
-          case VecOp::kMax: OPJ_EACH(MaxMin<true>(acc[j], b[j])); break;
-          case VecOp::kMin: OPJ_EACH(MaxMin<false>(acc[j], b[j])); break;
-          default: break;
+      case VecStep::kBinary: {
+        // The other operand straight from memory (folded into the arithmetic instruction), a
+        // register or the accumulator itself; one switch on the op per form and order.
+        const __m512 scalar = Splat(s.scalar);
+        if (p && !s.reversed) {
+          OPJ_BINARY(acc[j], OPJ_LOAD(j));
+        } else if (p) {
+          OPJ_BINARY(OPJ_LOAD(j), acc[j]);
+        } else if (s.form == VecStep::kSelf) {
+          OPJ_BINARY(acc[j], acc[j]);
+        } else if (!s.reversed) {
+          OPJ_BINARY(acc[j], scalar);
+        } else {
+          OPJ_BINARY(scalar, acc[j]);
         }
         break;
+      }
       case VecStep::kStore:
       case VecStep::kStream: {
-        float* p = ptrs[s.ptr] + offset;
+        float* out = ptrs[s.ptr] + offset;
         if (kTail) {
-          _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) _mm512_mask_storeu_ps(p + 16 * j, mask[j], acc[j]);
-        } else if (s.kind == VecStep::kStream && reinterpret_cast<uintptr_t>(p) % 64 == 0) {
+          _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) _mm512_mask_storeu_ps(out + 16 * j, mask[j], acc[j]);
+        } else if (s.kind == VecStep::kStream && reinterpret_cast<uintptr_t>(out) % 64 == 0) {
           // Two 32-byte non-temporal stores per vector: on Zen 5 the tanh chain of
           // bench/ratios.py ran 0.78 (2 threads) and 0.69 (1 thread) of its time with one
           // 64-byte store (two plugin builds, alternating rounds in one process).
           _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) {
-            _mm256_stream_ps(p + 16 * j, _mm512_castps512_ps256(acc[j]));
-            _mm256_stream_ps(p + 16 * j + 8, _mm512_extractf32x8_ps(acc[j], 1));
+            _mm256_stream_ps(out + 16 * j, _mm512_castps512_ps256(acc[j]));
+            _mm256_stream_ps(out + 16 * j + 8, _mm512_extractf32x8_ps(acc[j], 1));
           }
         } else {
-          _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) _mm512_storeu_ps(p + 16 * j, acc[j]);
+          _Pragma("GCC unroll 8") for (int j = 0; j < kLanes; ++j) _mm512_storeu_ps(out + 16 * j, acc[j]);
         }
         break;
       }
@@ -188,6 +198,8 @@ OPJ_TARGET_512 __attribute__((always_inline)) inline void Chunk(const VecStep* s
 }
 #undef OPJ_EACH
 #undef OPJ_EACH_MATH
+#undef OPJ_LOAD
+#undef OPJ_BINARY
 
 OPJ_TARGET_512 void Run512(const VecStep* steps, size_t num_steps, float* const* ptrs, int64_t count) {
   constexpr int64_t kChunk = 16 * kLanes;

@@ -531,10 +531,10 @@ void FusedBlockEval::PlanVec(int keep) {
   }
   for (int i = 0; i < num_inputs; ++i)
     if (p_.input_bytes[i] != 4) return;
-  // Each step costs a dispatch per 128 elements (about 5 cycles), which only pays where it saves
-  // several passes or sits beside a long op: w - lr * dw (two cheap ops, the SGD step's update)
-  // ran 1.3-1.4x slower in registers, four cheap ops 0.93-1.01 of the blocks' time, the tanh
-  // chain 0.74-0.89 (one core, L1 to DRAM sizes).
+  // Each step costs a dispatch per 128 elements, which only pays where it saves several passes
+  // or sits beside a long op: w - lr * dw (two cheap ops, the SGD step's deferred update) ran
+  // 1.07-1.11x the blocks' time in registers, four cheap ops 0.88-0.99, the tanh chain 0.79-0.92
+  // (one core, 4 Ki to 400 Ki elements).
   int heavy = 0;
   for (const FusedParams::Op& op : p_.ops)
     heavy += op.vec == VecOp::kDiv || op.vec == VecOp::kSqrt || op.vec == VecOp::kRsqrt ||
