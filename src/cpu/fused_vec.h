@@ -3,9 +3,10 @@
 // The block evaluator of fused.h runs each op of a fused run as its own loop over a block of
 // 1,024 elements, through block buffers in L1: the five ops of tanh(0.5 * x + 0.1) * x + 1 cost
 // five passes of loads and stores plus the copy out. Here a run whose ops are all f32 -> f32 ops
-// of VecOp is compiled into a short list of steps on one accumulator of VecLanes vectors (128
+// of VecOp is compiled into a short list of steps on one accumulator of eight vectors (128
 // floats): load an operand, apply an op with the other operand from memory, a scalar or the
-// accumulator itself, store. The steps are interpreted once per 128 elements; values live in
+// accumulator itself, store. (FusedBlockEval::PlanVec decides which runs: those of at least a
+// block, with a long op or four or more ops, where the measurements favoured it.) The steps are interpreted once per 128 elements; values live in
 // registers from the load of the run's input to the store of its output, and only values read
 // again later (by anything but the next op) are stored to their block buffers.
 //
