@@ -46,7 +46,8 @@ class FusedBlockEval {
 
  private:
   uint8_t* At(int value, int64_t start);
-  // The register evaluator's steps for this run (fused_vec.h), when every op is one it knows.
+  // The register evaluator's steps for this run (fused_vec.h), when every op is one it knows
+  // and the run is one where registers measured faster (see the definition).
   void PlanVec(int keep);
 
   const FusedParams& p_;

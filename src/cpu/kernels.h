@@ -56,7 +56,7 @@ struct FusedParams {
     int in0 = 0, in1 = 0, in2 = 0;
     int output = -1;      // index into step.out, or -1 when only the run uses it
     int elem_bytes = 0;   // of its result
-    VecOp vec = VecOp::kNone;  // unary or binary f32 op the register evaluator knows (fused_vec.h)
+    VecOp vec = VecOp::kNone;  // the f32 op as the register evaluator knows it (fused_vec.h)
   };
   std::vector<Op> ops;
   std::vector<int> input_bytes;  // per input
