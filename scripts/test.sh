@@ -40,6 +40,10 @@ TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file \
 # The typed pooling, cumulative, argmax and sort loops, split over the same threads.
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file \
   --plugin build-tsan/lib/pjrt_c_api_cpu_plugin.so tests/e2e/pooling.mlir
+# Winograd convolutions: the kernel's transform and the finiteness check shared out in units,
+# then blocks of tiles taken by whichever thread is free.
+TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file \
+  --plugin build-tsan/lib/pjrt_c_api_cpu_plugin.so tests/e2e/winograd.mlir
 
 echo "== fuzzers (libFuzzer, ASan + UBSan): the parser, parse + compile + execute, portable artifacts, HloModuleProtos"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \

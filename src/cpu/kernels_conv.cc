@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "src/cpu/conv_winograd.h"
 #include "src/cpu/fused.h"
 #include "src/cpu/gemm.h"
 #include "src/cpu/kernels_indexing.h"
@@ -285,6 +286,20 @@ bool ImplicitApplies(const ConvParams& p) {
   return HaveFastSgemm() && undilated && !p.in_spatial.empty();
 }
 
+// Winograd's F(2x2, 3x3) (conv_winograd.h) for a 3x3, stride-1, undilated, ungrouped NHWC
+// convolution with an HWIO kernel (checked by the caller) and an NHWC result, large enough (at
+// least 4 MFLOP directly) that the transforms pay. The choice depends on the shapes only, never
+// on the thread count.
+bool WinogradFits(const ConvParams& p, const std::vector<int64_t>& isp, const std::vector<int64_t>& ksp,
+                  const std::vector<int64_t>& osp, double flops) {
+  if (isp.size() != 2 || ksp[0] != 3 || ksp[1] != 3 || osp.size() != 2 || p.feature_groups != 1 || flops < 4e6)
+    return false;
+  for (size_t i = 0; i < 2; ++i)
+    if (p.strides[i] != 1 || p.lhs_dilation[i] != 1 || p.rhs_dilation[i] != 1) return false;
+  return p.in_batch == 0 && p.in_spatial[0] == 1 && p.in_spatial[1] == 2 && p.in_feature == 3 && p.out_batch == 0 &&
+         p.out_spatial[0] == 1 && p.out_spatial[1] == 2 && p.out_feature == 3;
+}
+
 // The convolution of step s into `out` (allocated for its result); `done` (f32 only) hears of
 // finished regions of the result.
 template <typename S>
@@ -334,6 +349,19 @@ void ConvolutionInto(const Step& s, ExecState& st, Array& out, const ProductRegi
     } while (ns > 0 && NextIndex(ki, ksp));
   }
   if constexpr (std::is_same_v<S, float>) {
+    if (hwio && WinogradFits(p, isp, ksp, osp, 2.0 * rows_total * per_group * depth)) {
+      const WinogradShape shape{batch, isp[0], isp[1], k_in, osp[0], osp[1], out_feat, p.pad_low[0], p.pad_low[1]};
+      const WinogradDone positions_done = [&](int64_t pos0, int64_t count) {
+        (*done)(pos0 * out_feat, count, out_feat, out_feat);
+      };
+      const SgemmParallelFor parallel_for = [&](int64_t n, const std::function<void(int64_t)>& fn) {
+        st.ParallelFor(n, fn);
+      };
+      // (Refused, with nothing written, for a non-finite input or kernel: the implicit GEMM below.)
+      if (WinogradApplies(shape) &&
+          WinogradConv3x3(shape, px, pw, po, st.threads(), parallel_for, done ? &positions_done : nullptr))
+        return;
+    }
     if (ImplicitApplies(p)) return ConvolutionImplicit(p, x, kernel, out, depth, per_group, isp, ksp, osp, st, done);
   }
   const GemmFn<S> gemm = GemmFor<S>();
