@@ -287,9 +287,11 @@ bool ImplicitApplies(const ConvParams& p) {
 }
 
 // Winograd's F(2x2, 3x3) (conv_winograd.h) for a 3x3, stride-1, undilated, ungrouped NHWC
-// convolution with an HWIO kernel (checked by the caller) and an NHWC result, large enough (at
-// least 4 MFLOP directly) that the transforms pay. The choice depends on the shapes only, never
-// on the thread count.
+// convolution with an NHWC result, large enough (at least 4 MFLOP directly) that the transforms
+// pay. The kernel may have any layout and window reversal (a backward pass's input gradient):
+// Winograd reads the [3, 3, in, out] matrix the GEMM paths use (the kernel itself when it is
+// HWIO, else the copy made for them). The choice depends on the shapes only, never on the
+// thread count.
 bool WinogradFits(const ConvParams& p, const std::vector<int64_t>& isp, const std::vector<int64_t>& ksp,
                   const std::vector<int64_t>& osp, double flops) {
   if (isp.size() != 2 || ksp[0] != 3 || ksp[1] != 3 || osp.size() != 2 || p.feature_groups != 1 || flops < 4e6)
@@ -349,7 +351,7 @@ void ConvolutionInto(const Step& s, ExecState& st, Array& out, const ProductRegi
     } while (ns > 0 && NextIndex(ki, ksp));
   }
   if constexpr (std::is_same_v<S, float>) {
-    if (hwio && WinogradFits(p, isp, ksp, osp, 2.0 * rows_total * per_group * depth)) {
+    if (WinogradFits(p, isp, ksp, osp, 2.0 * rows_total * per_group * depth)) {
       const WinogradShape shape{batch, isp[0], isp[1], k_in, osp[0], osp[1], out_feat, p.pad_low[0], p.pad_low[1]};
       const WinogradDone positions_done = [&](int64_t pos0, int64_t count) {
         (*done)(pos0 * out_feat, count, out_feat, out_feat);
@@ -359,7 +361,7 @@ void ConvolutionInto(const Step& s, ExecState& st, Array& out, const ProductRegi
       };
       // (Refused, with nothing written, for a non-finite input or kernel: the implicit GEMM below.)
       if (WinogradApplies(shape) &&
-          WinogradConv3x3(shape, px, pw, po, st.threads(), parallel_for, done ? &positions_done : nullptr))
+          WinogradConv3x3(shape, px, kernel, po, st.threads(), parallel_for, done ? &positions_done : nullptr))
         return;
     }
     if (ImplicitApplies(p)) return ConvolutionImplicit(p, x, kernel, out, depth, per_group, isp, ksp, osp, st, done);

@@ -2,9 +2,11 @@
 // 32 features and 192 output tiles take it. On small integers every transform and product is
 // exact, so the f32 result must equal the i32 direct loop's. Odd output sizes (dropped edge
 // outputs), uneven and negative padding, several images, output features > 32, a fused bias +
-// ReLU epilogue (run on each block's outputs as they finish); the last case
+// ReLU epilogue (run on each block's outputs as they finish), a reversed HWOI kernel (a backward
+// pass's input gradient; Winograd reads the HWIO copy the GEMM paths make); the last case
 // checks that an infinity in the input propagates as in the direct sum (the Winograd path refuses
-// such inputs; its transforms would turn inf - inf into NaN).
+// such inputs; its transforms would turn inf - inf into NaN): both convolutions (HWIO and OIHW
+// kernels) must give the same bits, and +inf around the infinity.
 
 // -----
 
@@ -128,6 +130,34 @@ func.func @winograd_bias_relu_epilogue() {
   %yf = stablehlo.maximum %sf, %zf : tensor<1x29x29x32xf32>
   %yc = stablehlo.convert %yi : (tensor<1x29x29x32xi32>) -> tensor<1x29x29x32xf32>
   check.expect_eq %yf, %yc : tensor<1x29x29x32xf32>
+  func.return
+}
+
+// -----
+
+func.func @winograd_reversed_hwoi_kernel() {
+  %x_iota = stablehlo.iota dim = 0 : tensor<25088xi32>
+  %x_m = stablehlo.constant dense<7> : tensor<25088xi32>
+  %x_q = stablehlo.constant dense<11> : tensor<25088xi32>
+  %x_h = stablehlo.constant dense<5> : tensor<25088xi32>
+  %x_1 = stablehlo.multiply %x_iota, %x_m : tensor<25088xi32>
+  %x_2 = stablehlo.remainder %x_1, %x_q : tensor<25088xi32>
+  %x_3 = stablehlo.subtract %x_2, %x_h : tensor<25088xi32>
+  %xi = stablehlo.reshape %x_3 : (tensor<25088xi32>) -> tensor<1x28x28x32xi32>
+  %xf = stablehlo.convert %xi : (tensor<1x28x28x32xi32>) -> tensor<1x28x28x32xf32>
+  %w_iota = stablehlo.iota dim = 0 : tensor<13824xi32>
+  %w_m = stablehlo.constant dense<5> : tensor<13824xi32>
+  %w_q = stablehlo.constant dense<7> : tensor<13824xi32>
+  %w_h = stablehlo.constant dense<3> : tensor<13824xi32>
+  %w_1 = stablehlo.multiply %w_iota, %w_m : tensor<13824xi32>
+  %w_2 = stablehlo.remainder %w_1, %w_q : tensor<13824xi32>
+  %w_3 = stablehlo.subtract %w_2, %w_h : tensor<13824xi32>
+  %wi = stablehlo.reshape %w_3 : (tensor<13824xi32>) -> tensor<3x3x48x32xi32>
+  %wf = stablehlo.convert %wi : (tensor<3x3x48x32xi32>) -> tensor<3x3x48x32xf32>
+  %ri = stablehlo.convolution(%xi, %wi) dim_numbers = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], reverse = [true, true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x28x28x32xi32>, tensor<3x3x48x32xi32>) -> tensor<1x28x28x48xi32>
+  %rf = stablehlo.convolution(%xf, %wf) dim_numbers = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], reverse = [true, true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x28x28x32xf32>, tensor<3x3x48x32xf32>) -> tensor<1x28x28x48xf32>
+  %rc = stablehlo.convert %ri : (tensor<1x28x28x48xi32>) -> tensor<1x28x28x48xf32>
+  check.expect_eq %rf, %rc : tensor<1x28x28x48xf32>
   func.return
 }
 
