@@ -578,6 +578,10 @@ def main():
         pool_case("max_pool_dilated_nhwc_f64", (1, 5, 6, 17), (0, 7, 5, 3), 41, 20, "f64", "stablehlo.maximum",
                   max, "0xFFF0000000000000", -np.inf, [1, 2, 3, 1], [1, 1, 2, 1], [[0, 0], [1, 0], [2, 1], [0, 0]],
                   [1, 2, 1, 1], [1, 1, 2, 1]),
+        # window dilation alone: interior windows are whole, their positions spaced by the dilation
+        pool_case("max_pool_window_dilated_nhwc_f32", (1, 11, 12, 20), (0, 7, 5, 3), 41, 20, "f32",
+                  "stablehlo.maximum", max, ninf, -np.inf, [1, 3, 2, 1], [1, 1, 2, 1],
+                  [[0, 0], [1, 1], [0, 1], [0, 0]], [1, 1, 1, 1], [1, 2, 3, 1]),
         # cumulative windows: along a leading dimension (rows side by side) and along the last
         cumulative_case("cumsum_axis0_f32", (200, 33), 0, False, (3, 7), 11, 5, "f32", "stablehlo.add",
                         np.add, "0.0", 0.0),
