@@ -132,9 +132,12 @@ OPJ_AVX512 void PackA(const float* a, int64_t rs, int64_t cs, int64_t mc, int64_
       // A row-major: 16 steps of the kMr rows at a time, transposed in registers (rows kMr..15
       // zero) and written as 16 runs of kMr floats; the element-by-element copy below took 3%
       // of a 1024^3 product.
+      const int64_t next_rows = std::min(kMr, mc - i0 - kMr);
       for (int64_t p0 = 0; p0 < kc; p0 += 16) {
         const int64_t steps = std::min<int64_t>(16, kc - p0);
         const __mmask16 mask = static_cast<__mmask16>((1u << steps) - 1);
+        for (int64_t i = 0; i < next_rows; ++i)
+          _mm_prefetch(reinterpret_cast<const char*>(src + (kMr + i) * rs + p0), _MM_HINT_T0);
         __m512 r[16];
         for (int i = 0; i < kMr; ++i) r[i] = _mm512_maskz_loadu_ps(mask, src + i * rs + p0);
         for (int i = kMr; i < 16; ++i) r[i] = _mm512_setzero_ps();
@@ -158,6 +161,21 @@ OPJ_AVX512 void PackA(const float* a, int64_t rs, int64_t cs, int64_t mc, int64_
 // Packs rows [0, kc) x columns [0, nc) of B into slivers of kNr columns: sliver s holds, for each
 // p, the kNr values B[p][s*kNr + j] (zero past the last column).
 OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_t nc, float* out) {
+  if (cs == 1 && nc % kNr == 0) {
+    constexpr int64_t kAhead = 8;
+    for (int64_t p = 0; p < kc; ++p) {
+      const float* src = b + p * rs;
+      const char* ahead = reinterpret_cast<const char*>(src + kAhead * rs);
+      if (p + kAhead < kc)
+        for (int64_t j = 0; j < nc; j += 16) _mm_prefetch(ahead + j * 4, _MM_HINT_T0);
+      for (int64_t j0 = 0; j0 < nc; j0 += kNr) {
+        float* dst = out + j0 * kc + p * kNr;
+        _mm512_store_ps(dst, _mm512_loadu_ps(src + j0));
+        _mm512_store_ps(dst + 16, _mm512_loadu_ps(src + j0 + 16));
+      }
+    }
+    return;
+  }
   for (int64_t j0 = 0; j0 < nc; j0 += kNr) {
     const int64_t cols = std::min(kNr, nc - j0);
     float* dst = out + j0 * kc;
@@ -622,48 +640,70 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
   if (want > 1 && big_b) {
     thread_local Scratch shared;
     float* packed = shared.Get(shared.b, shared.b_size, packed_size);
-    // The packing is cut into units of up to 4 slivers of one (KcFor(k) x kNc) block; every piece
-    // first helps with the units nobody has taken, then waits for the rest, so B is packed by
-    // all the threads at once without a second fork and join.
+    // B is packed by all the threads together in units of up to 4 slivers of one (KcFor(k) x
+    // kNc) block of B, and the product is cut into blocks of (up to) kMc rows x kNc columns x
+    // one depth block. Both kinds of task sit in one list that the threads take in order: the
+    // first block of B's units, then the product's blocks (column block, depth block, row block),
+    // each followed by its share of the next block of B's units. So packing starts the products
+    // after one block of B rather than all of it (1024^3 at 2 threads: the first product began
+    // 310-370 us into a 6.3 ms call when all of B came first).
+    // A task waits only for tasks earlier in the list (its block of B's units; the previous
+    // depth block of its own rows and columns), which whoever took them is running.
+    // Blocks taken by whichever thread is free: one half of the rows per thread waited for the
+    // slower core (on this VM one core often runs 15-20% slower than the other for seconds;
+    // 2048^3 at 2 threads: halves of 60 and 72 ms). The last depth block's products are cut
+    // into column halves, so that the thread that finishes first waits for at most half a
+    // block (a whole one is ~0.4 ms of a 6.3 ms 1024^3 at 2 threads). Each thread still meets
+    // a block of B once per pass over the row blocks, and every element of C is summed in the
+    // same order.
     constexpr int64_t kUnitCols = 4 * kNr;
     const int64_t per_block = kNc / kUnitCols;
-    const int64_t units = kb * nb * per_block;
-    std::atomic<int64_t> next_unit{0}, units_done{0};
-    auto pack = [&](int64_t unit) {
-      const int64_t block = unit / per_block, j0 = unit % per_block * kUnitCols;
-      const int64_t jc = block / kb * kNc, pc = block % kb * kcb;
-      const int64_t nc = std::min(kNc, n - jc);
-      if (j0 >= nc) return;
-      PackB(b.p + pc * b.rs + (jc + j0) * b.cs, b.rs, b.cs, std::min(kcb, k - pc), std::min(kUnitCols, nc - j0),
-            packed + PackedBlockOffset(n, k, jc, pc) + j0 * std::min(kcb, k - pc));
-    };
-    // The product is then cut into blocks of (up to) kMc rows x kNc columns x one depth block,
-    // taken in order (column block, depth block, row block) by whichever thread is free, a
-    // block waiting only for the previous depth block of its own rows and columns (taken long
-    // before). One half of the rows per thread waited for the slower core: on this VM one core
-    // often runs 15-20% slower than the other for seconds (2048^3 at 2 threads: halves of 60
-    // and 72 ms). Each thread still meets a block of B once per pass over the row blocks, as
-    // with one piece per thread, and every element of C is summed in the same order.
     const int64_t mb = (m + kMc - 1) / kMc;
-    const int64_t blocks = nb * kb * mb;
+    const int64_t b_blocks = nb * kb;  // in the order (column block, depth block)
+    struct Task {
+      int64_t unit;        // >= 0: this unit of B to pack (b_block * per_block + its place)
+      int64_t bb, ib;      // otherwise the product of row block ib and B's block bb,
+      int64_t c0, cols;    // columns [c0, c0 + cols) of that block's columns
+    };
+    std::vector<Task> tasks;
+    tasks.reserve(static_cast<size_t>(b_blocks * per_block + (b_blocks + 1) * mb));
+    for (int64_t unit = 0; unit < per_block; ++unit) tasks.push_back({unit, 0, 0, 0, 0});
+    for (int64_t bb = 0; bb < b_blocks; ++bb) {
+      const int64_t nc = std::min(kNc, n - bb / kb * kNc);
+      const int64_t half = bb + 1 == b_blocks && nc >= 2 * kNr ? RoundUp(nc / 2, kNr) : nc;
+      for (int64_t ib = 0; ib < mb; ++ib) {
+        for (int64_t c0 = 0; c0 < nc; c0 += half) tasks.push_back({-1, bb, ib, c0, std::min(half, nc - c0)});
+        if (bb + 1 < b_blocks)
+          for (int64_t unit = ib * per_block / mb; unit < (ib + 1) * per_block / mb; ++unit)
+            tasks.push_back({(bb + 1) * per_block + unit, 0, 0, 0, 0});
+      }
+    }
+    std::unique_ptr<std::atomic<int64_t>[]> units_done(new std::atomic<int64_t>[static_cast<size_t>(b_blocks)]);
+    for (int64_t i = 0; i < b_blocks; ++i) units_done[i].store(0, std::memory_order_relaxed);
     std::unique_ptr<std::atomic<int64_t>[]> depth_done(new std::atomic<int64_t>[static_cast<size_t>(nb * mb)]);
     for (int64_t i = 0; i < nb * mb; ++i) depth_done[i].store(0, std::memory_order_relaxed);
-    std::atomic<int64_t> next_block{0};
+    std::atomic<size_t> next_task{0};
     parallel_for(want, [&](int64_t) {
-      for (int64_t u; (u = next_unit.fetch_add(1, std::memory_order_relaxed)) < units;) {
-        pack(u);
-        units_done.fetch_add(1, std::memory_order_release);
-      }
-      while (units_done.load(std::memory_order_acquire) < units) _mm_pause();
-      for (int64_t u; (u = next_block.fetch_add(1, std::memory_order_relaxed)) < blocks;) {
-        const int64_t jb = u / (kb * mb), pb = u / mb % kb, ib = u % mb;
-        std::atomic<int64_t>& done_depth = depth_done[jb * mb + ib];
+      for (size_t t; (t = next_task.fetch_add(1, std::memory_order_relaxed)) < tasks.size();) {
+        const Task& task = tasks[t];
+        if (task.unit >= 0) {
+          const int64_t bb = task.unit / per_block, j0 = task.unit % per_block * kUnitCols;
+          const int64_t jc = bb / kb * kNc, pc = bb % kb * kcb;
+          const int64_t nc = std::min(kNc, n - jc), kc = std::min(kcb, k - pc);
+          if (j0 < nc)
+            PackB(b.p + pc * b.rs + (jc + j0) * b.cs, b.rs, b.cs, kc, std::min(kUnitCols, nc - j0),
+                  packed + PackedBlockOffset(n, k, jc, pc) + j0 * kc);
+          units_done[bb].fetch_add(1, std::memory_order_release);
+          continue;
+        }
+        const int64_t jb = task.bb / kb, pb = task.bb % kb;
+        while (units_done[task.bb].load(std::memory_order_acquire) < per_block) _mm_pause();
+        std::atomic<int64_t>& done_depth = depth_done[jb * mb + task.ib];
         while (done_depth.load(std::memory_order_acquire) < pb) _mm_pause();
-        const int64_t m0 = ib * kMc, n0 = jb * kNc;
-        const SgemmOperand part = RowsFrom(a, m0);
-        Piece(std::min(kMc, m - m0), std::min(kNc, n - n0), k, part, b, c + m0 * ldc + n0, ldc, done, m0, packed, n0,
+        const int64_t m0 = task.ib * kMc, n0 = jb * kNc + task.c0;
+        Piece(std::min(kMc, m - m0), task.cols, k, RowsFrom(a, m0), b, c + m0 * ldc + n0, ldc, done, m0, packed, n0,
               n, pb);
-        done_depth.store(pb + 1, std::memory_order_release);
+        done_depth.store(pb + 1, std::memory_order_release);  // (halves: the last depth block, read by none)
       }
     });
     return;

@@ -13,10 +13,10 @@ namespace openpjrt::runtime {
 
 inline constexpr auto kSpinBeforeSleep = std::chrono::microseconds(100);
 
-// Polls ready() until it is true or kSpinBeforeSleep has passed; returns its last answer.
+// Polls ready() until it is true or `limit` has passed; returns its last answer.
 template <typename F>
-bool SpinUntil(F&& ready) {
-  const auto deadline = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+bool SpinUntil(F&& ready, std::chrono::microseconds limit = kSpinBeforeSleep) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
   for (int i = 0;; ++i) {
     if (ready()) return true;
 #if defined(__x86_64__)

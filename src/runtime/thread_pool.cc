@@ -49,6 +49,13 @@ void ThreadPool::LeaveCaller() {
   if (tls_worker_of != this) busy_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
+// How long the idle worker polls before it sleeps: longer than other waits, because a helper
+// that finished its share of a large product first (up to a few hundred microseconds before the
+// other threads, on this VM's unevenly fast cores) and then slept was woken for the next call
+// 50-225 us late, while the caller packed alone (1024^3 at 2 threads: the helper's first
+// block started 50-225 us into the call with 100 us of polling, 2-4 us with 1 ms).
+constexpr auto kIdleWorkerSpin = std::chrono::microseconds(1000);
+
 void ThreadPool::Work() {
   tls_worker_of = this;
   // Runs a task, counted as busy.
@@ -66,10 +73,12 @@ void ThreadPool::Work() {
     int expected = 0;
     if (busy_.load(std::memory_order_acquire) < size() &&
         spinners_.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
-      const bool seen = SpinUntil([&] {
-        return queued_.load(std::memory_order_acquire) > 0 || stopping_flag_.load() ||
-               busy_.load(std::memory_order_acquire) >= size();
-      });
+      const bool seen = SpinUntil(
+          [&] {
+            return queued_.load(std::memory_order_acquire) > 0 || stopping_flag_.load() ||
+                   busy_.load(std::memory_order_acquire) >= size();
+          },
+          kIdleWorkerSpin);
       bool took = false;
       {
         LockPolling(mu_);
