@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -61,11 +62,15 @@ struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
 };
 
+// Buffers asked for more floats than this are refused as if the allocation had failed (tests).
+std::atomic<int64_t> buffer_limit{std::numeric_limits<int64_t>::max()};
+
 // A 64-byte aligned buffer, grown on demand and kept; null when the allocation failed.
 struct Buffer {
   std::unique_ptr<float[], FreeDeleter> p;
   int64_t size = 0;
   float* Get(int64_t want) {
+    if (want > buffer_limit.load(std::memory_order_relaxed)) return nullptr;
     if (size < want) {
       want = (want + 15) / 16 * 16;
       p.reset(
@@ -290,7 +295,11 @@ bool WinogradConv3x3(const WinogradShape& s, const float* x, const float* w, flo
   return !refused.load(std::memory_order_relaxed) && next_block.load(std::memory_order_relaxed) > 0;
 }
 
+void LimitWinogradBuffersForTest(int64_t max_floats) { buffer_limit.store(max_floats, std::memory_order_relaxed); }
+
 #else  // not x86-64
+
+void LimitWinogradBuffersForTest(int64_t) {}
 
 bool WinogradApplies(const WinogradShape&) { return false; }
 bool WinogradConv3x3(const WinogradShape&, const float*, const float*, float*, int,

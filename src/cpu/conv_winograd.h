@@ -42,4 +42,8 @@ using WinogradDone = std::function<void(int64_t pos0, int64_t count)>;
 bool WinogradConv3x3(const WinogradShape& s, const float* x, const float* w, float* y, int threads,
                      const SgemmParallelFor& parallel_for, const WinogradDone* done);
 
+// For tests: every buffer of more than max_floats floats is refused as if its allocation had
+// failed (the calls that need one then return false untouched); INT64_MAX lifts the limit.
+void LimitWinogradBuffersForTest(int64_t max_floats);
+
 }  // namespace openpjrt::cpu

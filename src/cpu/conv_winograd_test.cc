@@ -152,6 +152,34 @@ TEST(Winograd, RefusesNonFiniteValuesBeforeWritingAnything) {
   }
 }
 
+// Buffers that cannot be allocated: the call is refused untouched whether the shared kernel
+// buffer fails (the first thing allocated) or only every thread's own block buffers do (each
+// thread then takes no block), and it succeeds again once memory is back.
+TEST(Winograd, RefusesUntouchedWhenItsBuffersCannotBeAllocated) {
+  if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
+  // 400 tiles in blocks of 60: a block's products (16 x 60 x 64 floats) outgrow the packed
+  // kernel (16 x 32 x 64).
+  const WinogradShape s = Make(1, 40, 40, 32, 64, 1, 1, 1, 1);
+  const auto x = Random(static_cast<size_t>(s.in_h * s.in_w * s.in_feat), 5);
+  const auto w = Random(static_cast<size_t>(9 * s.in_feat * s.out_feat), 6);
+  const int64_t kernel_floats = 16 * PackedSgemmBFloats(s.in_feat, s.out_feat);
+  // 0: nothing can be allocated; kernel_floats: the kernel and its planes can, the blocks'
+  // products cannot.
+  for (int64_t limit : {int64_t{0}, kernel_floats}) {
+    for (int threads : {1, 2}) {
+      LimitWinogradBuffersForTest(limit);
+      const Result r = Convolve(s, x, w, threads);
+      LimitWinogradBuffersForTest(std::numeric_limits<int64_t>::max());
+      EXPECT_FALSE(r.ok) << "limit " << limit << ", " << threads << " threads";
+      for (float v : r.y) ASSERT_EQ(v, -7.0f) << "limit " << limit << ": output written";
+      for (int t : r.told) ASSERT_EQ(t, 0) << "limit " << limit << ": position reported";
+    }
+  }
+  const Result r = Convolve(s, x, w, 2);
+  EXPECT_TRUE(r.ok);
+  for (int t : r.told) ASSERT_EQ(t, 1);
+}
+
 TEST(Winograd, TakesOnlyShapesWhereItPays) {
   if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
   EXPECT_TRUE(WinogradApplies(Make(1, 28, 28, 32, 32, 1, 1, 1, 1)));     // 196 tiles

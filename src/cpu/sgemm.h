@@ -63,4 +63,9 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
                int64_t ldc, int pieces, const SgemmParallelFor& parallel_for,
                const SgemmRegionDone* done = nullptr, const SgemmPrologue* prologue = nullptr);
 
+// For tests: a large product's shared packed B (all of B, packed once by all the threads) is
+// refused as if its allocation had failed when it would take more than max_floats floats, and
+// the product is cut into a grid instead; INT64_MAX lifts the limit.
+void LimitSharedSgemmBufferForTest(int64_t max_floats);
+
 }  // namespace openpjrt::cpu

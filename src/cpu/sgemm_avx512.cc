@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -49,7 +50,11 @@ struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
 };
 
-// Per-thread packing buffers, grown on demand and kept.
+// Shared packed B buffers of more floats than this are refused as if their allocation had
+// failed (tests; see LimitSharedSgemmBufferForTest).
+std::atomic<int64_t> shared_b_limit{std::numeric_limits<int64_t>::max()};
+
+// Per-thread packing buffers, grown on demand and kept; null when the allocation failed.
 struct Scratch {
   std::unique_ptr<float[], FreeDeleter> a, b;
   int64_t a_size = 0, b_size = 0;
@@ -57,7 +62,7 @@ struct Scratch {
     if (size < want) {
       want = (want + 15) / 16 * 16;  // aligned_alloc takes whole multiples of the alignment
       p.reset(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(want) * sizeof(float))));
-      size = want;
+      size = p ? want : 0;
     }
     return p.get();
   }
@@ -637,9 +642,13 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
     });
     return;
   }
-  if (want > 1 && big_b) {
-    thread_local Scratch shared;
-    float* packed = shared.Get(shared.b, shared.b_size, packed_size);
+  // (All of B packed at once can be as large as B itself: when it cannot be allocated, the grid
+  // below packs it block by block instead.)
+  thread_local Scratch shared;
+  float* const packed = want > 1 && big_b && packed_size <= shared_b_limit.load(std::memory_order_relaxed)
+                            ? shared.Get(shared.b, shared.b_size, packed_size)
+                            : nullptr;
+  if (packed) {
     // B is packed by all the threads together in units of up to 4 slivers of one (KcFor(k) x
     // kNc) block of B, and the product is cut into blocks of (up to) kMc rows x kNc columns x
     // one depth block. Both kinds of task sit in one list that the threads take in order: the
@@ -770,7 +779,11 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
   FastSgemmParts(m, n, k, a, b, c, ldc, pieces, with_prologue, done, true);
 }
 
+void LimitSharedSgemmBufferForTest(int64_t max_floats) { shared_b_limit.store(max_floats, std::memory_order_relaxed); }
+
 #else  // not x86-64: Eigen serves every product
+
+void LimitSharedSgemmBufferForTest(int64_t) {}
 
 bool HaveFastSgemm() { return false; }
 void FastSgemm(int64_t, int64_t, int64_t, SgemmOperand, SgemmOperand, float*, int64_t, int,

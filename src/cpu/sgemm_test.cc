@@ -3,6 +3,8 @@
 // whatever the number of pieces.
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <random>
 #include <thread>
 #include <utility>
@@ -242,7 +244,10 @@ TEST(FastSgemm, SharedBlocksOfALargeProductMatchOnePiece) {
     const int64_t ldc = c.n + 3;
     const SgemmOperand av = c.trans_a ? SgemmOperand{a.data(), 1, c.m} : SgemmOperand{a.data(), c.k, 1};
     const SgemmOperand bv = c.trans_b ? SgemmOperand{b.data(), 1, c.k} : SgemmOperand{b.data(), c.n, 1};
-    for (int pieces : {2, 3}) {
+    for (int pieces : {2, 3, -2}) {
+      // -2: two pieces, with the shared packed B refused as if memory had run out (the product
+      // is then cut into a grid that packs B block by block).
+      LimitSharedSgemmBufferForTest(pieces < 0 ? 0 : std::numeric_limits<int64_t>::max());
       std::vector<float> got(static_cast<size_t>(c.m * ldc), -7.0f);
       std::vector<std::atomic<int>> reported(static_cast<size_t>(c.m * c.n));
       std::atomic<int64_t> not_final{0};
@@ -253,7 +258,8 @@ TEST(FastSgemm, SharedBlocksOfALargeProductMatchOnePiece) {
             if (got[i * ldc + j] != one[i * ldc + j]) not_final.fetch_add(1);
           }
       };
-      FastSgemm(c.m, c.n, c.k, av, bv, got.data(), ldc, pieces, ThreeThreads, &done);
+      FastSgemm(c.m, c.n, c.k, av, bv, got.data(), ldc, std::abs(pieces), ThreeThreads, &done);
+      LimitSharedSgemmBufferForTest(std::numeric_limits<int64_t>::max());
       EXPECT_EQ(not_final.load(), 0) << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces;
       for (int64_t i = 0; i < c.m; ++i)
         for (int64_t j = 0; j < c.n; ++j) {
