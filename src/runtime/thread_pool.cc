@@ -49,12 +49,13 @@ void ThreadPool::LeaveCaller() {
   if (tls_worker_of != this) busy_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
-// How long the idle worker polls before it sleeps: longer than other waits, because a helper
-// that finished its share of a large product first (up to a few hundred microseconds before the
-// other threads, on this VM's unevenly fast cores) and then slept was woken for the next call
-// 50-225 us late, while the caller packed alone (1024^3 at 2 threads: the helper's first
-// block started 50-225 us into the call with 100 us of polling, 2-4 us with 1 ms).
-constexpr auto kIdleWorkerSpin = std::chrono::microseconds(1000);
+// How long the idle worker, and a forking caller waiting for its helpers, poll before they
+// sleep: longer than other waits, because the threads of a large product finish up to a few
+// hundred microseconds apart on this VM's unevenly fast cores, and whichever waited longer than
+// it polled was woken late: a helper that slept started the next call's share 50-225 us into the
+// call (1024^3 at 2 threads; 2-4 us with 1 ms of polling), and a caller that slept returned
+// 20-66 us after the last helper finished.
+constexpr auto kForkSpin = std::chrono::microseconds(1000);
 
 void ThreadPool::Work() {
   tls_worker_of = this;
@@ -78,7 +79,7 @@ void ThreadPool::Work() {
             return queued_.load(std::memory_order_acquire) > 0 || stopping_flag_.load() ||
                    busy_.load(std::memory_order_acquire) >= size();
           },
-          kIdleWorkerSpin);
+          kForkSpin);
       bool took = false;
       {
         LockPolling(mu_);
@@ -139,7 +140,7 @@ void PoolParallel::For(int64_t n, const std::function<void(int64_t)>& fn) {
   } busy(pool_);
   for (int64_t h = 0; h < helpers; ++h) pool_->Schedule(work);
   work();
-  if (SpinUntil([&] { return shared->done.load() == n; })) return;
+  if (SpinUntil([&] { return shared->done.load() == n; }, kForkSpin)) return;
   std::unique_lock<std::mutex> lock(shared->mu);
   shared->cv.wait(lock, [&] { return shared->done.load() == n; });
 }
