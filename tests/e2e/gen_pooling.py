@@ -177,11 +177,19 @@ def bf16_sum_pool_nchw_case(name, shape, seed):
         "  func.return", "}"])
 
 
-def sas_case(name, shape, coeffs, m, et, cmp_text, keep, wdims, strides, pads, weighted_sums=False):
-    """select_and_scatter with an add scatter, checked element by element or (weighted_sums,
-    integer et) by per-channel sums of the result times its flat position % 1000 + 1 (so that an
-    add landing on the wrong element changes them)."""
-    x, text = values(shape, coeffs, m, 0, et)
+def sas_case(name, shape, coeffs, m, et, cmp_text, keep, wdims, strides, pads, weighted_sums=False, nan_at=None):
+    """select_and_scatter with an add scatter, checked element by element or (weighted_sums) by
+    per-channel sums of the result (converted to i32 when it is f32: its values are whole
+    numbers) times its flat position % 1000 + 1 (so that an add landing on the wrong element
+    changes them). nan_at: the value of x replaced by NaN (f32)."""
+    x, text = values(shape, coeffs, m, 0, et, name="%x0" if nan_at is not None else "%x")
+    if nan_at is not None:
+        x = np.where(x == nan_at, np.nan, x.astype(np.float64))
+        T0 = ttype(shape, et)
+        text += "\n".join(["", f"  %nanv = stablehlo.constant dense<0x7FC00000> : {T0}",
+                            f"  %at = stablehlo.constant dense<{float(nan_at)}> : {T0}",
+                            f"  %isat = stablehlo.compare EQ, %x0, %at, FLOAT : ({T0}, {T0}) -> {ttype(shape, 'i1')}",
+                            f"  %x = stablehlo.select %isat, %nanv, %x0 : {ttype(shape, 'i1')}, {T0}"])
     padded = [shape[d] + pads[d][0] + pads[d][1] for d in range(len(shape))]
     sshape = tuple((padded[d] - wdims[d]) // strides[d] + 1 for d in range(len(shape)))
     src = (np.arange(int(np.prod(sshape))).reshape(sshape) % 13 + 1).astype(np.int64)
@@ -199,7 +207,7 @@ def sas_case(name, shape, coeffs, m, et, cmp_text, keep, wdims, strides, pads, w
         f"  %s = stablehlo.convert %s2 : ({ttype(sshape, 'i32')}) -> {S}" if et != "i32" else
         f"  %s = stablehlo.add %s2, %s2 : {S}",
         f"  %zero = stablehlo.constant dense<0> : tensor<{et}>",
-        '  %r = "stablehlo.select_and_scatter"(%x, %s, %zero) ({',
+        f'  {"%rf" if weighted_sums and et != "i32" else "%r"} = "stablehlo.select_and_scatter"(%x, %s, %zero) ({{',
         f"  ^bb0(%a: tensor<{et}>, %b: tensor<{et}>):",
         f"    %c = {cmp_text} : (tensor<{et}>, tensor<{et}>) -> tensor<i1>",
         "    stablehlo.return %c : tensor<i1>",
@@ -208,7 +216,8 @@ def sas_case(name, shape, coeffs, m, et, cmp_text, keep, wdims, strides, pads, w
         f"    %c = stablehlo.add %a, %b : tensor<{et}>",
         f"    stablehlo.return %c : tensor<{et}>",
         f"  }}) {{{window_attrs(wdims, strides, pads)}}} : ({T}, {S}, tensor<{et}>) -> {T}",
-        *(weighted_check(want * (2 if et == 'i32' else 1), et) if weighted_sums else
+        *([f"  %r = stablehlo.convert %rf : ({T}) -> {ttype(shape, 'i32')}"] if weighted_sums and et != "i32" else []),
+        *(weighted_check(want * (2 if et == 'i32' else 1), "i32") if weighted_sums else
           [f"  check.expect_eq_const %r, {lit((want * (2 if et == 'i32' else 1)).astype(NP[et]))} : {T}"]),
         "  func.return", "}"])
 
@@ -652,6 +661,18 @@ def main():
         sas_case("max_pool_grad_many_windows_i32", (1, 41, 41, 40), (0, 7, 5, 3), 23, "i32",
                  "stablehlo.compare GE, %a, %b, SIGNED", lambda cur, cand: cur >= cand,
                  [1, 3, 3, 1], [1, 2, 2, 1], nhwc_max, weighted_sums=True),
+        # f32 with >= 16 channels: choices kept in vector registers, channel ranges split over
+        # the threads (48 channels: 16 + 32); NaN replaces the choice and every later candidate
+        # replaces a NaN; the strict LT keeps the last of equal minima.
+        sas_case("max_pool_grad_split_over_threads_f32", (1, 41, 41, 48), (0, 7, 5, 3), 23, "f32",
+                 "stablehlo.compare GE, %a, %b, FLOAT", lambda cur, cand: cur >= cand,
+                 [1, 3, 3, 1], [1, 2, 2, 1], nhwc_max, weighted_sums=True),
+        sas_case("max_pool_grad_nan_split_over_threads_f32", (2, 23, 23, 40), (0, 7, 5, 3), 23, "f32",
+                 "stablehlo.compare GE, %a, %b, FLOAT", lambda cur, cand: cur >= cand,
+                 [1, 3, 3, 1], [1, 2, 2, 1], nhwc_max, weighted_sums=True, nan_at=17),
+        sas_case("min_pool_grad_lt_split_over_threads_f32", (1, 40, 40, 33), (0, 7, 5, 3), 11, "f32",
+                 "stablehlo.compare LT, %a, %b, FLOAT", lambda cur, cand: cur < cand,
+                 [1, 2, 2, 1], [1, 1, 1, 1], [[0, 0], [0, 1], [1, 0], [0, 0]], weighted_sums=True),
         sort_formula_case("sort_rows_split_over_threads_i32", (8, 5000), 1, (37, 11), 101, 50),
         sort_formula_case("sort_columns_split_over_threads_i32", (1000, 40), 0, (7, 13), 61, 30),
     ]

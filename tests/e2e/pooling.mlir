@@ -1668,6 +1668,178 @@ func.func @max_pool_grad_many_windows_i32() {
 
 // -----
 
+func.func @max_pool_grad_split_over_threads_f32() {
+  %acc0 = stablehlo.constant dense<0> : tensor<1x41x41x48xi32>
+  %io0 = stablehlo.iota dim = 0 : tensor<1x41x41x48xi32>
+  %co0 = stablehlo.constant dense<0> : tensor<1x41x41x48xi32>
+  %te0 = stablehlo.multiply %io0, %co0 : tensor<1x41x41x48xi32>
+  %acc1 = stablehlo.add %acc0, %te0 : tensor<1x41x41x48xi32>
+  %io1 = stablehlo.iota dim = 1 : tensor<1x41x41x48xi32>
+  %co1 = stablehlo.constant dense<7> : tensor<1x41x41x48xi32>
+  %te1 = stablehlo.multiply %io1, %co1 : tensor<1x41x41x48xi32>
+  %acc2 = stablehlo.add %acc1, %te1 : tensor<1x41x41x48xi32>
+  %io2 = stablehlo.iota dim = 2 : tensor<1x41x41x48xi32>
+  %co2 = stablehlo.constant dense<5> : tensor<1x41x41x48xi32>
+  %te2 = stablehlo.multiply %io2, %co2 : tensor<1x41x41x48xi32>
+  %acc3 = stablehlo.add %acc2, %te2 : tensor<1x41x41x48xi32>
+  %io3 = stablehlo.iota dim = 3 : tensor<1x41x41x48xi32>
+  %co3 = stablehlo.constant dense<3> : tensor<1x41x41x48xi32>
+  %te3 = stablehlo.multiply %io3, %co3 : tensor<1x41x41x48xi32>
+  %acc4 = stablehlo.add %acc3, %te3 : tensor<1x41x41x48xi32>
+  %mod = stablehlo.constant dense<23> : tensor<1x41x41x48xi32>
+  %off = stablehlo.constant dense<0> : tensor<1x41x41x48xi32>
+  %rem = stablehlo.remainder %acc4, %mod : tensor<1x41x41x48xi32>
+  %xi = stablehlo.subtract %rem, %off : tensor<1x41x41x48xi32>
+  %x = stablehlo.convert %xi : (tensor<1x41x41x48xi32>) -> tensor<1x41x41x48xf32>
+  %sflat = stablehlo.iota dim = 0 : tensor<21168xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<21168xi32>
+  %c1 = stablehlo.constant dense<1> : tensor<21168xi32>
+  %sr = stablehlo.remainder %sflat, %c13 : tensor<21168xi32>
+  %s1 = stablehlo.add %sr, %c1 : tensor<21168xi32>
+  %s2 = stablehlo.reshape %s1 : (tensor<21168xi32>) -> tensor<1x21x21x48xi32>
+  %s = stablehlo.convert %s2 : (tensor<1x21x21x48xi32>) -> tensor<1x21x21x48xf32>
+  %zero = stablehlo.constant dense<0> : tensor<f32>
+  %rf = "stablehlo.select_and_scatter"(%x, %s, %zero) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.compare GE, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %c : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>, base_dilations = array<i64: 1, 1, 1, 1>, window_dilations = array<i64: 1, 1, 1, 1>, padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>} : (tensor<1x41x41x48xf32>, tensor<1x21x21x48xf32>, tensor<f32>) -> tensor<1x41x41x48xf32>
+  %r = stablehlo.convert %rf : (tensor<1x41x41x48xf32>) -> tensor<1x41x41x48xi32>
+  %wf = stablehlo.iota dim = 0 : tensor<80688xi32>
+  %wm = stablehlo.constant dense<1000> : tensor<80688xi32>
+  %w1 = stablehlo.constant dense<1> : tensor<80688xi32>
+  %wr = stablehlo.remainder %wf, %wm : tensor<80688xi32>
+  %wa = stablehlo.add %wr, %w1 : tensor<80688xi32>
+  %w = stablehlo.reshape %wa : (tensor<80688xi32>) -> tensor<1x41x41x48xi32>
+  %rw = stablehlo.multiply %r, %w : tensor<1x41x41x48xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %sums = stablehlo.reduce(%rw init: %z) applies stablehlo.add across dimensions = [0, 1, 2] : (tensor<1x41x41x48xi32>, tensor<i32>) -> tensor<48xi32>
+  check.expect_eq_const %sums, dense<[1554785, 1538568, 1505333, 1561584, 1503889, 1588064, 1559829, 1502384, 1598385, 1509058, 1548572, 1561700, 1503306, 1573302, 1548200, 1561416, 1549878, 1513250, 1556460, 1555140, 1525802, 1580430, 1519179, 1570472, 1581843, 1464812, 1527363, 1572200, 1509115, 1563780, 1511323, 1581512, 1527219, 1506540, 1597963, 1508228, 1586908, 1558162, 1469750, 1576864, 1527376, 1559366, 1545922, 1527884, 1615820, 1515298, 1549318, 1578072]> : tensor<48xi32>
+  func.return
+}
+
+// -----
+
+func.func @max_pool_grad_nan_split_over_threads_f32() {
+  %acc0 = stablehlo.constant dense<0> : tensor<2x23x23x40xi32>
+  %io0 = stablehlo.iota dim = 0 : tensor<2x23x23x40xi32>
+  %co0 = stablehlo.constant dense<0> : tensor<2x23x23x40xi32>
+  %te0 = stablehlo.multiply %io0, %co0 : tensor<2x23x23x40xi32>
+  %acc1 = stablehlo.add %acc0, %te0 : tensor<2x23x23x40xi32>
+  %io1 = stablehlo.iota dim = 1 : tensor<2x23x23x40xi32>
+  %co1 = stablehlo.constant dense<7> : tensor<2x23x23x40xi32>
+  %te1 = stablehlo.multiply %io1, %co1 : tensor<2x23x23x40xi32>
+  %acc2 = stablehlo.add %acc1, %te1 : tensor<2x23x23x40xi32>
+  %io2 = stablehlo.iota dim = 2 : tensor<2x23x23x40xi32>
+  %co2 = stablehlo.constant dense<5> : tensor<2x23x23x40xi32>
+  %te2 = stablehlo.multiply %io2, %co2 : tensor<2x23x23x40xi32>
+  %acc3 = stablehlo.add %acc2, %te2 : tensor<2x23x23x40xi32>
+  %io3 = stablehlo.iota dim = 3 : tensor<2x23x23x40xi32>
+  %co3 = stablehlo.constant dense<3> : tensor<2x23x23x40xi32>
+  %te3 = stablehlo.multiply %io3, %co3 : tensor<2x23x23x40xi32>
+  %acc4 = stablehlo.add %acc3, %te3 : tensor<2x23x23x40xi32>
+  %mod = stablehlo.constant dense<23> : tensor<2x23x23x40xi32>
+  %off = stablehlo.constant dense<0> : tensor<2x23x23x40xi32>
+  %rem = stablehlo.remainder %acc4, %mod : tensor<2x23x23x40xi32>
+  %xi = stablehlo.subtract %rem, %off : tensor<2x23x23x40xi32>
+  %x0 = stablehlo.convert %xi : (tensor<2x23x23x40xi32>) -> tensor<2x23x23x40xf32>
+  %nanv = stablehlo.constant dense<0x7FC00000> : tensor<2x23x23x40xf32>
+  %at = stablehlo.constant dense<17.0> : tensor<2x23x23x40xf32>
+  %isat = stablehlo.compare EQ, %x0, %at, FLOAT : (tensor<2x23x23x40xf32>, tensor<2x23x23x40xf32>) -> tensor<2x23x23x40xi1>
+  %x = stablehlo.select %isat, %nanv, %x0 : tensor<2x23x23x40xi1>, tensor<2x23x23x40xf32>
+  %sflat = stablehlo.iota dim = 0 : tensor<11520xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<11520xi32>
+  %c1 = stablehlo.constant dense<1> : tensor<11520xi32>
+  %sr = stablehlo.remainder %sflat, %c13 : tensor<11520xi32>
+  %s1 = stablehlo.add %sr, %c1 : tensor<11520xi32>
+  %s2 = stablehlo.reshape %s1 : (tensor<11520xi32>) -> tensor<2x12x12x40xi32>
+  %s = stablehlo.convert %s2 : (tensor<2x12x12x40xi32>) -> tensor<2x12x12x40xf32>
+  %zero = stablehlo.constant dense<0> : tensor<f32>
+  %rf = "stablehlo.select_and_scatter"(%x, %s, %zero) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.compare GE, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %c : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>, base_dilations = array<i64: 1, 1, 1, 1>, window_dilations = array<i64: 1, 1, 1, 1>, padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>} : (tensor<2x23x23x40xf32>, tensor<2x12x12x40xf32>, tensor<f32>) -> tensor<2x23x23x40xf32>
+  %r = stablehlo.convert %rf : (tensor<2x23x23x40xf32>) -> tensor<2x23x23x40xi32>
+  %wf = stablehlo.iota dim = 0 : tensor<42320xi32>
+  %wm = stablehlo.constant dense<1000> : tensor<42320xi32>
+  %w1 = stablehlo.constant dense<1> : tensor<42320xi32>
+  %wr = stablehlo.remainder %wf, %wm : tensor<42320xi32>
+  %wa = stablehlo.add %wr, %w1 : tensor<42320xi32>
+  %w = stablehlo.reshape %wa : (tensor<42320xi32>) -> tensor<2x23x23x40xi32>
+  %rw = stablehlo.multiply %r, %w : tensor<2x23x23x40xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %sums = stablehlo.reduce(%rw init: %z) applies stablehlo.add across dimensions = [0, 1, 2] : (tensor<2x23x23x40xi32>, tensor<i32>) -> tensor<40xi32>
+  check.expect_eq_const %sums, dense<[948925, 959214, 981667, 1020164, 979265, 976410, 969319, 1000432, 987189, 988150, 1018195, 1023244, 974568, 941350, 967825, 1013824, 996787, 999834, 1043725, 994620, 1005199, 1018822, 1043289, 1015200, 1010715, 1020176, 1002255, 1010756, 1028541, 1015890, 1082243, 1024200, 1001961, 1046206, 1047535, 1041948, 1039525, 1047306, 1044904, 1032000]> : tensor<40xi32>
+  func.return
+}
+
+// -----
+
+func.func @min_pool_grad_lt_split_over_threads_f32() {
+  %acc0 = stablehlo.constant dense<0> : tensor<1x40x40x33xi32>
+  %io0 = stablehlo.iota dim = 0 : tensor<1x40x40x33xi32>
+  %co0 = stablehlo.constant dense<0> : tensor<1x40x40x33xi32>
+  %te0 = stablehlo.multiply %io0, %co0 : tensor<1x40x40x33xi32>
+  %acc1 = stablehlo.add %acc0, %te0 : tensor<1x40x40x33xi32>
+  %io1 = stablehlo.iota dim = 1 : tensor<1x40x40x33xi32>
+  %co1 = stablehlo.constant dense<7> : tensor<1x40x40x33xi32>
+  %te1 = stablehlo.multiply %io1, %co1 : tensor<1x40x40x33xi32>
+  %acc2 = stablehlo.add %acc1, %te1 : tensor<1x40x40x33xi32>
+  %io2 = stablehlo.iota dim = 2 : tensor<1x40x40x33xi32>
+  %co2 = stablehlo.constant dense<5> : tensor<1x40x40x33xi32>
+  %te2 = stablehlo.multiply %io2, %co2 : tensor<1x40x40x33xi32>
+  %acc3 = stablehlo.add %acc2, %te2 : tensor<1x40x40x33xi32>
+  %io3 = stablehlo.iota dim = 3 : tensor<1x40x40x33xi32>
+  %co3 = stablehlo.constant dense<3> : tensor<1x40x40x33xi32>
+  %te3 = stablehlo.multiply %io3, %co3 : tensor<1x40x40x33xi32>
+  %acc4 = stablehlo.add %acc3, %te3 : tensor<1x40x40x33xi32>
+  %mod = stablehlo.constant dense<11> : tensor<1x40x40x33xi32>
+  %off = stablehlo.constant dense<0> : tensor<1x40x40x33xi32>
+  %rem = stablehlo.remainder %acc4, %mod : tensor<1x40x40x33xi32>
+  %xi = stablehlo.subtract %rem, %off : tensor<1x40x40x33xi32>
+  %x = stablehlo.convert %xi : (tensor<1x40x40x33xi32>) -> tensor<1x40x40x33xf32>
+  %sflat = stablehlo.iota dim = 0 : tensor<52800xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<52800xi32>
+  %c1 = stablehlo.constant dense<1> : tensor<52800xi32>
+  %sr = stablehlo.remainder %sflat, %c13 : tensor<52800xi32>
+  %s1 = stablehlo.add %sr, %c1 : tensor<52800xi32>
+  %s2 = stablehlo.reshape %s1 : (tensor<52800xi32>) -> tensor<1x40x40x33xi32>
+  %s = stablehlo.convert %s2 : (tensor<1x40x40x33xi32>) -> tensor<1x40x40x33xf32>
+  %zero = stablehlo.constant dense<0> : tensor<f32>
+  %rf = "stablehlo.select_and_scatter"(%x, %s, %zero) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %c : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 1, 1, 1>, base_dilations = array<i64: 1, 1, 1, 1>, window_dilations = array<i64: 1, 1, 1, 1>, padding = dense<[[0, 0], [0, 1], [1, 0], [0, 0]]> : tensor<4x2xi64>} : (tensor<1x40x40x33xf32>, tensor<1x40x40x33xf32>, tensor<f32>) -> tensor<1x40x40x33xf32>
+  %r = stablehlo.convert %rf : (tensor<1x40x40x33xf32>) -> tensor<1x40x40x33xi32>
+  %wf = stablehlo.iota dim = 0 : tensor<52800xi32>
+  %wm = stablehlo.constant dense<1000> : tensor<52800xi32>
+  %w1 = stablehlo.constant dense<1> : tensor<52800xi32>
+  %wr = stablehlo.remainder %wf, %wm : tensor<52800xi32>
+  %wa = stablehlo.add %wr, %w1 : tensor<52800xi32>
+  %w = stablehlo.reshape %wa : (tensor<52800xi32>) -> tensor<1x40x40x33xi32>
+  %rw = stablehlo.multiply %r, %w : tensor<1x40x40x33xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %sums = stablehlo.reduce(%rw init: %z) applies stablehlo.add across dimensions = [0, 1, 2] : (tensor<1x40x40x33xi32>, tensor<i32>) -> tensor<33xi32>
+  check.expect_eq_const %sums, dense<[5594241, 5519567, 5680391, 5544313, 5577929, 5668839, 5603998, 5567578, 5557510, 5623094, 5604878, 5584790, 5618092, 5647208, 5522231, 5601068, 5574839, 5662633, 5619842, 5575832, 5626571, 5550270, 5574749, 5614152, 5661202, 5582579, 5544819, 5585091, 5572840, 5549016, 5637733, 5604667, 5585292]> : tensor<33xi32>
+  func.return
+}
+
+// -----
+
 func.func @sort_rows_split_over_threads_i32() {
   %acc0 = stablehlo.constant dense<0> : tensor<8x5000xi32>
   %io0 = stablehlo.iota dim = 0 : tensor<8x5000xi32>
