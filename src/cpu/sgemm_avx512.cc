@@ -137,6 +137,9 @@ OPJ_AVX512 void PackA(const float* a, int64_t rs, int64_t cs, int64_t mc, int64_
       // A row-major: 16 steps of the kMr rows at a time, transposed in registers (rows kMr..15
       // zero) and written as 16 runs of kMr floats; the element-by-element copy below took 3%
       // of a 1024^3 product.
+      // The next sliver's rows are asked for meanwhile (each row's run is only kc floats, too
+      // short for the hardware prefetcher to follow: with this and PackB's row prefetch, the
+      // two took 5.0% of a 1024^3 product at one thread instead of 6.4%).
       const int64_t next_rows = std::min(kMr, mc - i0 - kMr);
       for (int64_t p0 = 0; p0 < kc; p0 += 16) {
         const int64_t steps = std::min<int64_t>(16, kc - p0);
@@ -167,6 +170,8 @@ OPJ_AVX512 void PackA(const float* a, int64_t rs, int64_t cs, int64_t mc, int64_
 // p, the kNr values B[p][s*kNr + j] (zero past the last column).
 OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_t nc, float* out) {
   if (cs == 1 && nc % kNr == 0) {
+    // Whole slivers: B row by row (each row's nc floats read in one run), the row kAhead rows
+    // further asked for first.
     constexpr int64_t kAhead = 8;
     for (int64_t p = 0; p < kc; ++p) {
       const float* src = b + p * rs;
