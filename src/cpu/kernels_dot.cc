@@ -110,11 +110,8 @@ bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn*
   const float* pl = lhs.as<float>();
   const float* pr = rhs.as<float>();
   // Pieces are independent and every element is summed the same way whatever the cut, so
-  // deterministic mode needs nothing special. Small products stay on one thread.
-  // Two parts per thread balance the load when C is large; otherwise one each, which packs
-  // the operands fewer times.
-  const bool big = 2.0 * M * N * Kc >= 4e6;
-  const int pieces = !big ? 1 : M * N > 512 * 512 ? 2 * st.threads() : st.threads();
+  // deterministic mode needs nothing special.
+  const int pieces = SgemmPieces(M, N, Kc, st.threads());
   auto parallel_for = [&](int64_t n, const std::function<void(int64_t)>& fn) { st.ParallelFor(n, fn); };
   const bool packed = p.packed_rhs && B == 1 && p.packed_rhs->k == Kc && p.packed_rhs->n == N;
   for (int64_t bi = 0; bi < B; ++bi) {

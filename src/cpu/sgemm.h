@@ -63,6 +63,14 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
                int64_t ldc, int pieces, const SgemmParallelFor& parallel_for,
                const SgemmRegionDone* done = nullptr, const SgemmPrologue* prologue = nullptr);
 
+// How many pieces a dot_general asks FastSgemm for at `threads` threads: small products stay on
+// one thread; two parts per thread balance the load when C is large, otherwise one each, which
+// packs the operands fewer times.
+inline int SgemmPieces(int64_t m, int64_t n, int64_t k, int threads) {
+  if (2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < 4e6) return 1;
+  return m * n > 512 * 512 ? 2 * threads : threads;
+}
+
 // For tests: a large product's shared packed B (all of B, packed once by all the threads) is
 // refused as if its allocation had failed when it would take more than max_floats floats, and
 // the product is cut into a grid instead; INT64_MAX lifts the limit.

@@ -663,16 +663,26 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
     // 310-370 us into a 6.3 ms call when all of B came first).
     // A task waits only for tasks earlier in the list (its block of B's units; the previous
     // depth block of its own rows and columns), which whoever took them is running.
-    // Blocks taken by whichever thread is free: one half of the rows per thread waited for the
-    // slower core (on this VM one core often runs 15-20% slower than the other for seconds;
-    // 2048^3 at 2 threads: halves of 60 and 72 ms). The last depth block's products are cut
-    // into column halves, so that the thread that finishes first waits for at most half a
-    // block (a whole one is ~0.4 ms of a 6.3 ms 1024^3 at 2 threads). Each thread still meets
-    // a block of B once per pass over the row blocks, and every element of C is summed in the
-    // same order.
+    // A block of rows belongs to the part that took its first depth block (parts take those
+    // as they come); its later depth blocks are that part's, so its block of C stays in one
+    // core's caches. On this VM the two cores sit far apart (a cache line's round trip between
+    // them takes ~440 ns, and reading 800 KB the other core has just written runs at ~26 GB/s
+    // against ~90 from the core's own caches): when every product block went to whichever
+    // thread was free, each block of C moved between the cores once per depth block (1024^3
+    // at 2 threads in gemm_bench: 358-363 GFLOP/s; 381-408 with the rows kept, interleaved;
+    // through the plugin 0.97 of the time in a slow stretch of the machine, equal in a fast
+    // one). A part whose own products are done takes others' that are ready to run, the last
+    // in the list first, so a slower core does not hold up the end (on this VM one core often
+    // runs 15-20% slower than the other for seconds). The rows are cut into an equal number of
+    // blocks per part (1024 rows at 4 parts: 8 blocks of 128, not 7 of 144 and one of 16).
+    // The last depth block's products are cut into column halves, so that the thread that
+    // finishes first waits for at most half a block. Every element of C is summed in the same
+    // order whoever computes it.
     constexpr int64_t kUnitCols = 4 * kNr;
     const int64_t per_block = kNc / kUnitCols;
-    const int64_t mb = (m + kMc - 1) / kMc;
+    const int64_t per_thread = (m + want * kMc - 1) / (want * kMc);
+    const int64_t rb = RoundUp((m + want * per_thread - 1) / (want * per_thread), kRowStep);
+    const int64_t mb = (m + rb - 1) / rb;
     const int64_t b_blocks = nb * kb;  // in the order (column block, depth block)
     struct Task {
       int64_t unit;        // >= 0: this unit of B to pack (b_block * per_block + its place)
@@ -696,28 +706,58 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
     for (int64_t i = 0; i < b_blocks; ++i) units_done[i].store(0, std::memory_order_relaxed);
     std::unique_ptr<std::atomic<int64_t>[]> depth_done(new std::atomic<int64_t>[static_cast<size_t>(nb * mb)]);
     for (int64_t i = 0; i < nb * mb; ++i) depth_done[i].store(0, std::memory_order_relaxed);
-    std::atomic<size_t> next_task{0};
-    parallel_for(want, [&](int64_t) {
-      for (size_t t; (t = next_task.fetch_add(1, std::memory_order_relaxed)) < tasks.size();) {
+    std::unique_ptr<std::atomic<bool>[]> claimed(new std::atomic<bool>[tasks.size()]);
+    for (size_t i = 0; i < tasks.size(); ++i) claimed[i].store(false, std::memory_order_relaxed);
+    std::unique_ptr<std::atomic<int64_t>[]> owner(new std::atomic<int64_t>[static_cast<size_t>(nb * mb)]);
+    for (int64_t i = 0; i < nb * mb; ++i) owner[i].store(-1, std::memory_order_relaxed);
+    auto product = [&](const Task& task) {
+      const int64_t jb = task.bb / kb, pb = task.bb % kb;
+      while (units_done[task.bb].load(std::memory_order_acquire) < per_block) _mm_pause();
+      std::atomic<int64_t>& done_depth = depth_done[jb * mb + task.ib];
+      while (done_depth.load(std::memory_order_acquire) < pb) _mm_pause();
+      const int64_t m0 = task.ib * rb, n0 = jb * kNc + task.c0;
+      Piece(std::min(rb, m - m0), task.cols, k, RowsFrom(a, m0), b, c + m0 * ldc + n0, ldc, done, m0, packed, n0, n,
+            pb);
+      done_depth.store(pb + 1, std::memory_order_release);  // (halves: the last depth block, read by none)
+    };
+    auto ready = [&](const Task& task) {
+      return units_done[task.bb].load(std::memory_order_acquire) >= per_block &&
+             depth_done[task.bb / kb * mb + task.ib].load(std::memory_order_acquire) >= task.bb % kb;
+    };
+    parallel_for(want, [&](int64_t part) {
+      for (size_t t = 0; t < tasks.size(); ++t) {
         const Task& task = tasks[t];
-        if (task.unit >= 0) {
-          const int64_t bb = task.unit / per_block, j0 = task.unit % per_block * kUnitCols;
-          const int64_t jc = bb / kb * kNc, pc = bb % kb * kcb;
-          const int64_t nc = std::min(kNc, n - jc), kc = std::min(kcb, k - pc);
-          if (j0 < nc)
-            PackB(b.p + pc * b.rs + (jc + j0) * b.cs, b.rs, b.cs, kc, std::min(kUnitCols, nc - j0),
-                  packed + PackedBlockOffset(n, k, jc, pc) + j0 * kc);
-          units_done[bb].fetch_add(1, std::memory_order_release);
+        if (task.unit < 0 && task.bb % kb != 0 &&
+            owner[task.bb / kb * mb + task.ib].load(std::memory_order_relaxed) != part)
+          continue;  // another part's rows
+        if (claimed[t].exchange(true, std::memory_order_relaxed)) continue;
+        if (task.unit < 0) {
+          if (task.bb % kb == 0) owner[task.bb / kb * mb + task.ib].store(part, std::memory_order_relaxed);
+          product(task);
           continue;
         }
-        const int64_t jb = task.bb / kb, pb = task.bb % kb;
-        while (units_done[task.bb].load(std::memory_order_acquire) < per_block) _mm_pause();
-        std::atomic<int64_t>& done_depth = depth_done[jb * mb + task.ib];
-        while (done_depth.load(std::memory_order_acquire) < pb) _mm_pause();
-        const int64_t m0 = task.ib * kMc, n0 = jb * kNc + task.c0;
-        Piece(std::min(kMc, m - m0), task.cols, k, RowsFrom(a, m0), b, c + m0 * ldc + n0, ldc, done, m0, packed, n0,
-              n, pb);
-        done_depth.store(pb + 1, std::memory_order_release);  // (halves: the last depth block, read by none)
+        const int64_t bb = task.unit / per_block, j0 = task.unit % per_block * kUnitCols;
+        const int64_t jc = bb / kb * kNc, pc = bb % kb * kcb;
+        const int64_t nc = std::min(kNc, n - jc), kc = std::min(kcb, k - pc);
+        if (j0 < nc)
+          PackB(b.p + pc * b.rs + (jc + j0) * b.cs, b.rs, b.cs, kc, std::min(kUnitCols, nc - j0),
+                packed + PackedBlockOffset(n, k, jc, pc) + j0 * kc);
+        units_done[bb].fetch_add(1, std::memory_order_release);
+      }
+      // Own rows done: take other parts' products that are ready to run, latest first.
+      for (;;) {
+        bool left = false, took = false;
+        for (size_t t = tasks.size(); t-- > 0 && !took;) {
+          const Task& task = tasks[t];
+          if (task.unit >= 0 || claimed[t].load(std::memory_order_relaxed)) continue;
+          left = true;
+          if (ready(task) && !claimed[t].exchange(true, std::memory_order_relaxed)) {
+            product(task);
+            took = true;
+          }
+        }
+        if (!left) break;
+        if (!took) _mm_pause();
       }
     });
     return;

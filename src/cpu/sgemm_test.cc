@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 #include <random>
+#include <chrono>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -227,9 +228,11 @@ TEST(FastSgemm, PrologueFinishesBeforeAnyPart) {
 }
 
 // Products with a large B at several pieces are cut into blocks of rows x columns x one depth
-// block that the threads take as they come, each waiting only for the previous depth block of
-// its own region: the result must be the one-piece result bit for bit, and every region of C
-// must be reported once, already final, whatever thread finished it.
+// block; a block of rows stays with the part that took its first depth block, and a part done
+// with its own takes others' that are ready. The result must be the one-piece result bit for
+// bit, and every region of C must be reported once, already final, whatever thread finished it;
+// also when one thread stalls (it sleeps in its first report, so that the others run out of
+// their own blocks and take its remaining ones).
 TEST(FastSgemm, SharedBlocksOfALargeProductMatchOnePiece) {
   if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
   // Three depth blocks, two column blocks (1100 > 1024 columns), five and seven row blocks.
@@ -244,14 +247,20 @@ TEST(FastSgemm, SharedBlocksOfALargeProductMatchOnePiece) {
     const int64_t ldc = c.n + 3;
     const SgemmOperand av = c.trans_a ? SgemmOperand{a.data(), 1, c.m} : SgemmOperand{a.data(), c.k, 1};
     const SgemmOperand bv = c.trans_b ? SgemmOperand{b.data(), 1, c.k} : SgemmOperand{b.data(), c.n, 1};
-    for (int pieces : {2, 3, -2}) {
+    for (int way : {2, 3, -2, 20, 30}) {
       // -2: two pieces, with the shared packed B refused as if memory had run out (the product
-      // is then cut into a grid that packs B block by block).
+      // is then cut into a grid that packs B block by block). 20, 30: 2 and 3 pieces with the
+      // first thread other than this one stalling for 30 ms in its first report.
+      const int pieces = way >= 10 ? way / 10 : way;
+      const std::thread::id me = std::this_thread::get_id();
+      std::atomic<bool> stalled{way < 10};
       LimitSharedSgemmBufferForTest(pieces < 0 ? 0 : std::numeric_limits<int64_t>::max());
       std::vector<float> got(static_cast<size_t>(c.m * ldc), -7.0f);
       std::vector<std::atomic<int>> reported(static_cast<size_t>(c.m * c.n));
       std::atomic<int64_t> not_final{0};
       const SgemmRegionDone done = [&](int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+        if (std::this_thread::get_id() != me && !stalled.exchange(true))
+          std::this_thread::sleep_for(std::chrono::milliseconds(30));
         for (int64_t i = r0; i < r0 + rows; ++i)
           for (int64_t j = c0; j < c0 + cols; ++j) {
             reported[i * c.n + j].fetch_add(1);
@@ -260,12 +269,12 @@ TEST(FastSgemm, SharedBlocksOfALargeProductMatchOnePiece) {
       };
       FastSgemm(c.m, c.n, c.k, av, bv, got.data(), ldc, std::abs(pieces), ThreeThreads, &done);
       LimitSharedSgemmBufferForTest(std::numeric_limits<int64_t>::max());
-      EXPECT_EQ(not_final.load(), 0) << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces;
+      EXPECT_EQ(not_final.load(), 0) << c.m << "x" << c.n << "x" << c.k << " way " << way;
       for (int64_t i = 0; i < c.m; ++i)
         for (int64_t j = 0; j < c.n; ++j) {
           ASSERT_EQ(reported[i * c.n + j].load(), 1) << c.m << "x" << c.n << "x" << c.k << " at " << i << "," << j;
           ASSERT_EQ(got[i * ldc + j], one[i * ldc + j])
-              << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces << " at " << i << "," << j;
+              << c.m << "x" << c.n << "x" << c.k << " way " << way << " at " << i << "," << j;
         }
     }
   }
