@@ -154,8 +154,7 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
   const int64_t out_feat = out.dims()[p.out_feature];
   std::vector<float> buffer(canonical ? 0 : static_cast<size_t>(rows_total * out_feat));
   float* c = canonical ? out.mutable_as<float>() : buffer.data();
-  const bool big = 2.0 * rows_total * per_group * depth >= 4e6;
-  const int pieces = !big ? 1 : rows_total * per_group > 512 * 512 ? 2 * st.threads() : st.threads();
+  const int pieces = SgemmPieces(rows_total, per_group, depth, st.threads());
   auto parallel_for = [&](int64_t n, const std::function<void(int64_t)>& fn) { st.ParallelFor(n, fn); };
 
   // Several threads and a small kernel matrix (at most 256 KiB packed): the output is cut into
@@ -171,7 +170,7 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
   const int64_t target = 2 * static_cast<int64_t>(st.threads());
   const int64_t per_band = std::max((batch * osp[0] + target - 1) / target, (256 + inner - 1) / inner);
   const int64_t bands_per_batch = (osp[0] + per_band - 1) / per_band;
-  const bool bands = st.threads() > 1 && big && groups == 1 && row_len > 0 && batch * bands_per_batch >= 2 &&
+  const bool bands = st.threads() > 1 && pieces > 1 && groups == 1 && row_len > 0 && batch * bands_per_batch >= 2 &&
                      PackedSgemmBFloats(depth, per_group) <= (int64_t{1} << 16);
   if (bands) {
     // An input already in the padded layout (no padding, features innermost) is read in place.
