@@ -2,8 +2,10 @@
 // would otherwise use (one thread, row-major operands), on the shapes the executor meets (square,
 // the MLP's forward and backward products of bench/ratios.py's SGD step, the patch products of a
 // 3x3 convolution, a transformer block's projections); then ours at 2 threads on the runtime's
-// thread pool, cut into the pieces a dot_general asks for. Each side's best of several runs in
-// GFLOP/s, the sides interleaved round by round so that they see the same machine.
+// thread pool, cut into the pieces a dot_general asks for. Each side's median of several runs
+// (the best of three rounds) in GFLOP/s, the sides interleaved round by round so that they see
+// the same machine. (The best single run flattered the 2-thread column: 784x512x128 read 418
+// GFLOP/s, while its calls averaged 266 us, 386 GFLOP/s.)
 //   build/bin/gemm_bench [--threads N]   (N: the second column's thread count, default 2)
 #include <cstdio>
 #include <cstdlib>
@@ -84,14 +86,14 @@ int main(int argc, char** argv) {
     const int pieces = cpu::SgemmPieces(s.m, s.n, s.k, threads);
     double ours = 1e30, eigen = 1e30, multi = 1e30;
     for (int round = 0; round < 3; ++round) {
-      ours = std::min(ours, bench::BestSeconds(reps, [&] {
+      ours = std::min(ours, bench::MedianSeconds(reps, [&] {
         cpu::FastSgemm(s.m, s.n, s.k, op_a, op_b, c.data(), s.n, 1, in_order);
       }));
       if (!s.ta && !s.tb)
-        eigen = std::min(eigen, bench::BestSeconds(reps, [&] {
+        eigen = std::min(eigen, bench::MedianSeconds(reps, [&] {
           cpu::EigenGemm().f32(a.data(), s.k, b.data(), s.n, c.data(), s.n, s.m, s.k, s.n);
         }));
-      multi = std::min(multi, bench::BestSeconds(reps, [&] {
+      multi = std::min(multi, bench::MedianSeconds(reps, [&] {
         cpu::FastSgemm(s.m, s.n, s.k, op_a, op_b, c.data(), s.n, pieces, on_pool);
       }));
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <vector>
 
 namespace openpjrt::bench {
 
@@ -17,6 +18,20 @@ double BestSeconds(int reps, F&& f) {
     best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
   }
   return best;
+}
+
+// The median wall time of `reps` runs.
+template <typename F>
+double MedianSeconds(int reps, F&& f) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> t(static_cast<size_t>(reps));
+  for (double& v : t) {
+    auto t0 = Clock::now();
+    f();
+    v = std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
 }
 
 }  // namespace openpjrt::bench
