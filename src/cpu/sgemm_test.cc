@@ -50,6 +50,10 @@ TEST(FastSgemm, MatchesAReferenceForEdgeShapesAndLayouts) {
       // Pieces cut at multiples of 4 rows end in 4- and 8-row kernels, whole or through the edge
       // buffer (13-, 45- and 70-column edges; 62 = 5 x 12 + 2 rows).
       {128, 64, 400, false, false}, {136, 45, 90, true, false}, {130, 70, 50, false, true},
+      // Narrow: at most 12 columns, rows of A contiguous (dot products along the depth, 3 rows
+      // x up to 8 columns a pass, masked depth tails); 13 columns and a transposed A do not.
+      {128, 10, 512, false, false}, {7, 1, 40, false, true}, {130, 12, 33, false, false},
+      {4, 9, 32, false, true}, {50, 13, 100, false, false}, {50, 10, 100, true, false},
   };
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -75,6 +79,31 @@ TEST(FastSgemm, MatchesAReferenceForEdgeShapesAndLayouts) {
       for (int64_t j = c.n; j < ldc; ++j)
         ASSERT_TRUE(one[i * ldc + j] == -7.0f && two[i * ldc + j] == -7.0f) << "wrote past a row";
     }
+  }
+}
+
+// The narrow product reads A 16 depths at a time: past the depth (rows k + 5 apart, NaN in the
+// gap) nothing may be read into the sums.
+TEST(FastSgemm, NarrowProductReadsNothingPastTheDepth) {
+  if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
+  for (const int64_t k : {33, 40, 47}) {
+    const int64_t m = 7, n = 10, lda = k + 5;
+    std::vector<float> a(static_cast<size_t>(m * lda), std::nanf("")), b(static_cast<size_t>(k * n));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p) a[i * lda + p] = static_cast<float>((i + p) % 5) - 2.0f;
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j) b[p * n + j] = static_cast<float>((p * 3 + j) % 7) - 3.0f;
+    std::vector<float> c(static_cast<size_t>(m * n));
+    FastSgemm(m, n, k, {a.data(), lda, 1}, {b.data(), n, 1}, c.data(), n, 1,
+              [](int64_t count, const std::function<void(int64_t)>& fn) {
+                for (int64_t i = 0; i < count; ++i) fn(i);
+              });
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float want = 0;  // small integers: exact in any order
+        for (int64_t p = 0; p < k; ++p) want += a[i * lda + p] * b[p * n + j];
+        ASSERT_EQ(c[i * n + j], want) << "k " << k << " at " << i << "," << j;
+      }
   }
 }
 
@@ -140,7 +169,7 @@ TEST(FastSgemm, IndexedLeftOperandEqualsThePlainOne) {
 TEST(FastSgemm, PrepackedRightOperandEqualsThePlainOne) {
   if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
   const Case cases[] = {{1, 1500, 300, false, false}, {12, 1500, 128, false, true}, {700, 45, 513, true, false},
-                        {2100, 60, 300, false, false}, {5, 2100, 20, false, false}};
+                        {2100, 60, 300, false, false}, {5, 2100, 20, false, false}, {200, 10, 300, false, false}};
   std::mt19937 rng(13);
   std::uniform_real_distribution<float> dist(-1, 1);
   SgemmParallelFor pf = [](int64_t count, const std::function<void(int64_t)>& fn) {
@@ -189,7 +218,7 @@ void ThreeThreads(int64_t count, const std::function<void(int64_t)>& fn) {
 
 TEST(FastSgemm, PrologueFinishesBeforeAnyPart) {
   if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
-  const Case cases[] = {{150, 45, 300, false, false}, {2100, 60, 300, false, false},
+  const Case cases[] = {{150, 45, 300, false, false}, {2100, 60, 300, false, false}, {300, 10, 100, false, false},
                         {1000, 600, 300, false, false}, {200, 130, 70, false, true}, {40, 50, 0, false, false}};
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> dist(-1, 1);
