@@ -87,14 +87,14 @@ int main(int argc, char** argv) {
     double ours = 1e30, eigen = 1e30, multi = 1e30;
     for (int round = 0; round < 3; ++round) {
       ours = std::min(ours, bench::MedianSeconds(reps, [&] {
-        cpu::FastSgemm(s.m, s.n, s.k, op_a, op_b, c.data(), s.n, 1, in_order);
+        if (!cpu::FastSgemm(s.m, s.n, s.k, op_a, op_b, c.data(), s.n, 1, in_order)) std::abort();
       }));
       if (!s.ta && !s.tb)
         eigen = std::min(eigen, bench::MedianSeconds(reps, [&] {
           cpu::EigenGemm().f32(a.data(), s.k, b.data(), s.n, c.data(), s.n, s.m, s.k, s.n);
         }));
       multi = std::min(multi, bench::MedianSeconds(reps, [&] {
-        cpu::FastSgemm(s.m, s.n, s.k, op_a, op_b, c.data(), s.n, pieces, on_pool);
+        if (!cpu::FastSgemm(s.m, s.n, s.k, op_a, op_b, c.data(), s.n, pieces, on_pool)) std::abort();
       }));
     }
     char dims[64];

@@ -257,17 +257,21 @@ bool WinogradConv3x3(const WinogradShape& s, const float* x, const float* w, flo
     float* v = vbuf.Get(kPlanes * per_block * cin);
     float* m = mbuf.Get(kPlanes * per_block * cout);
     float* zeros = zbuf.Get(cin);
-    // A thread that cannot allocate its buffers takes no block and leaves them to the others;
-    // when no thread could, no block was taken and the call is refused below.
-    if (!v || !m || !zeros) return;
+    // A thread that cannot allocate its buffers (its own, or the GEMM's for A) takes no block and
+    // leaves them to the others; when no thread could, no block was taken and the call is
+    // refused below.
+    if (!v || !m || !zeros || !ReserveSgemmScratch(per_block, cin)) return;
     std::memset(zeros, 0, static_cast<size_t>(cin) * sizeof(float));
     for (int64_t i; (i = next_block.fetch_add(1, std::memory_order_relaxed)) < num_blocks;) {
       const int64_t t0 = i * per_block, t1 = std::min(total, t0 + per_block), tiles = t1 - t0;
       InputTransform(s, x, grid, t0, t1, zeros, v);
+      // (With the GEMM's buffer reserved above it cannot fail; if it did, the call is refused
+      // after some blocks were written.)
       for (int64_t k = 0; k < kPlanes; ++k)
-        FastSgemm(tiles, cout, cin, {v + k * tiles * cin, cin, 1},
-                  {nullptr, 0, 0, nullptr, nullptr, packed + k * plane_floats},
-                  m + k * tiles * cout, cout, 1, inline_for);
+        if (!FastSgemm(tiles, cout, cin, {v + k * tiles * cin, cin, 1},
+                       {nullptr, 0, 0, nullptr, nullptr, packed + k * plane_floats}, m + k * tiles * cout, cout, 1,
+                       inline_for))
+          refused.store(true, std::memory_order_relaxed);
       OutputTransform(s, m, grid, t0, t1, y);
       if (done) {
         // The block's outputs, one run per output row it touches (two per tile row), runs that

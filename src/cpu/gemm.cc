@@ -18,7 +18,8 @@ void OwnSgemm(const float* a, int64_t lda, const float* b, int64_t ldb, float* c
   static const SgemmParallelFor kInOrder = [](int64_t count, const std::function<void(int64_t)>& fn) {
     for (int64_t i = 0; i < count; ++i) fn(i);
   };
-  FastSgemm(m, n, k, {a, lda, 1}, {b, ldb, 1}, c, ldc, 1, kInOrder);
+  // (Eigen's, when our packing buffers cannot be allocated.)
+  if (!FastSgemm(m, n, k, {a, lda, 1}, {b, ldb, 1}, c, ldc, 1, kInOrder)) EigenGemm().f32(a, lda, b, ldb, c, ldc, m, k, n);
 }
 
 }  // namespace

@@ -39,7 +39,9 @@ GemmFn<S> GemmFor() {
 // no patch matrix is built and each input value is packed straight into the kernel's panels.
 // The product sums over (window tap, feature) in the same order as the patch path, and our GEMM
 // gives the same bits for any split, so results do not depend on the path or the thread count.
-void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat, Array& out, int64_t depth,
+// False when the GEMM's (or a band's) packing buffers could not be allocated: the output is then
+// partly written, some regions may have been reported, and the caller computes it another way.
+bool ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat, Array& out, int64_t depth,
                          int64_t per_group, const std::vector<int64_t>& isp, const std::vector<int64_t>& ksp,
                          const std::vector<int64_t>& osp, ExecState& st, const ProductRegionFn* done) {
   const size_t ns = isp.size();
@@ -180,6 +182,7 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
     static std::atomic<uint64_t> calls{0};
     const uint64_t call = calls.fetch_add(1, std::memory_order_relaxed) + 1;
     const int64_t packed_floats = PackedSgemmBFloats(depth, per_group);
+    std::atomic<bool> failed{false};
     const SgemmParallelFor on_this_thread = [](int64_t n, const std::function<void(int64_t)>& fn) {
       for (int64_t i = 0; i < n; ++i) fn(i);
     };
@@ -216,7 +219,11 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
       if (local.packed_call != call) {
         if (local.packed_size < packed_floats) {
           local.packed.reset(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(packed_floats) * sizeof(float))));
-          local.packed_size = packed_floats;
+          local.packed_size = local.packed ? packed_floats : 0;
+          if (!local.packed) {
+            failed.store(true, std::memory_order_relaxed);
+            return;
+          }
         }
         PackSgemmBInto(depth, per_group, {kmat, per_group, 1}, local.packed.get());
         local.packed_call = call;
@@ -226,9 +233,11 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
       };
       SgemmOperand kernel{nullptr, 0, 0};
       kernel.packed = local.packed.get();
-      FastSgemm(rows, per_group, depth, {a, 0, 0, local.rows.data(), col_off.data()}, kernel, c + r_lo * out_feat,
-                out_feat, 1, on_this_thread, done && canonical ? &region : nullptr);
+      if (!FastSgemm(rows, per_group, depth, {a, 0, 0, local.rows.data(), col_off.data()}, kernel,
+                     c + r_lo * out_feat, out_feat, 1, on_this_thread, done && canonical ? &region : nullptr))
+        failed.store(true, std::memory_order_relaxed);
     });
+    if (failed.load()) return false;
   } else {
     // One padded copy of the whole input. The copy and the row table are cut into units that
     // the product's pieces share out before they start (src/cpu/sgemm.h, SgemmPrologue), so the
@@ -257,9 +266,10 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
       const SgemmRegionDone region = [&](int64_t m0, int64_t rows, int64_t n0, int64_t cols) {
         (*done)(m0 * out_feat + g * per_group + n0, rows, cols, out_feat);
       };
-      FastSgemm(rows_total, per_group, depth, {pp, 0, 0, row_off.data(), gcol.data()},
-                {kmat + g * depth * per_group, per_group, 1}, c + g * per_group, out_feat, pieces, parallel_for,
-                done && canonical ? &region : nullptr, g == 0 ? &prologue : nullptr);
+      if (!FastSgemm(rows_total, per_group, depth, {pp, 0, 0, row_off.data(), gcol.data()},
+                     {kmat + g * depth * per_group, per_group, 1}, c + g * per_group, out_feat, pieces, parallel_for,
+                     done && canonical ? &region : nullptr, g == 0 ? &prologue : nullptr))
+        return false;
     }
   }
   if (!canonical) {
@@ -276,6 +286,7 @@ void ConvolutionImplicit(const ConvParams& p, const Array& x, const float* kmat,
     }
     if (done) (*done)(0, 1, out.NumElements(), out.NumElements());
   }
+  return true;
 }
 
 // The implicit GEMM's conditions.
@@ -302,9 +313,10 @@ bool WinogradFits(const ConvParams& p, const std::vector<int64_t>& isp, const st
 }
 
 // The convolution of step s into `out` (allocated for its result); `done` (f32 only) hears of
-// finished regions of the result.
+// finished regions of the result. False (only with `done`) when the fast path's buffers could
+// not be allocated and the regions were not all reported: the caller runs its epilogue itself.
 template <typename S>
-void ConvolutionInto(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done) {
+bool ConvolutionInto(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done) {
   const ConvParams& p = s.Params<ConvParams>();
   const Array& x = st.slots[s.in[0]].array;
   const Array& w = st.slots[s.in[1]].array;
@@ -327,7 +339,7 @@ void ConvolutionInto(const Step& s, ExecState& st, Array& out, const ProductRegi
   }
   const int64_t depth = window * k_in;  // columns of the patch matrix
   const int64_t rows_total = batch * positions;
-  if (out.NumElements() == 0) return;
+  if (out.NumElements() == 0) return true;
   // Kernel matrices, one per feature group: [window * k_in, per_group]. A kernel laid out
   // [spatial..., in, out] (HWIO, what JAX passes for NHWC) already is that matrix: read in place.
   bool hwio = groups == 1 && p.k_in == static_cast<int64_t>(ns) && p.k_out == static_cast<int64_t>(ns) + 1;
@@ -361,9 +373,14 @@ void ConvolutionInto(const Step& s, ExecState& st, Array& out, const ProductRegi
       // (Refused, with nothing written, for a non-finite input or kernel: the implicit GEMM below.)
       if (WinogradApplies(shape) &&
           WinogradConv3x3(shape, px, kernel, po, st.threads(), parallel_for, done ? &positions_done : nullptr))
-        return;
+        return true;
     }
-    if (ImplicitApplies(p)) return ConvolutionImplicit(p, x, kernel, out, depth, per_group, isp, ksp, osp, st, done);
+    if (ImplicitApplies(p)) {
+      if (ConvolutionImplicit(p, x, kernel, out, depth, per_group, isp, ksp, osp, st, done)) return true;
+      // Its buffers could not be allocated: the patch path below (Eigen) computes all of the
+      // output, but reports no regions, so a caller with an epilogue runs it separately.
+      if (done) return false;
+    }
   }
   const GemmFn<S> gemm = GemmFor<S>();
   constexpr int64_t kPiece = 256;  // output positions per piece
@@ -424,6 +441,7 @@ void ConvolutionInto(const Step& s, ExecState& st, Array& out, const ProductRegi
       }
     }
   });
+  return !done;  // (the patch path reports no regions; only f32 has a caller that passes them)
 }
 
 template <typename S>
@@ -437,8 +455,7 @@ void ConvolutionGemm(const Step& s, ExecState& st) {
 
 bool ConvF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done) {
   if (s.fn != &ConvolutionGemm<float> || !ImplicitApplies(s.Params<ConvParams>())) return false;
-  ConvolutionInto<float>(s, st, out, done);
-  return true;
+  return ConvolutionInto<float>(s, st, out, done);
 }
 
 KernelFn ConvolutionGemmKernel(ElemKind k) {

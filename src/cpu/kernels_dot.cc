@@ -121,8 +121,10 @@ bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn*
     };
     SgemmOperand b{pr + bi * rb_s, rk_s, n_s};
     if (packed) b.packed = p.packed_rhs->data.get();
-    FastSgemm(M, N, Kc, {pl + bi * lb_s, m_s, lk_s}, b, po + bi * M * N, N, pieces, parallel_for,
-              done ? &region : nullptr);
+    // (Its packing buffers could not be allocated: the caller computes the product another way.)
+    if (!FastSgemm(M, N, Kc, {pl + bi * lb_s, m_s, lk_s}, b, po + bi * M * N, N, pieces, parallel_for,
+                   done ? &region : nullptr))
+      return false;
   }
   return true;
 }

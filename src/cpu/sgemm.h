@@ -58,10 +58,17 @@ struct SgemmPrologue {
 
 // C[m x n] (row stride ldc) = A[m x k] B[k x n], split into up to `pieces` independent parts run
 // through parallel_for; `done` (optional) hears of each part as it completes; `prologue`
-// (optional) runs first. Only call when HaveFastSgemm().
-void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c,
+// (optional) runs first. Only call when HaveFastSgemm(). Returns false when a packing buffer
+// (up to ~1.3 MiB per thread, kept for later calls) could not be allocated: C is then partly
+// written and some regions may have been reported; the caller computes the product another way.
+[[nodiscard]] bool FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c,
                int64_t ldc, int pieces, const SgemmParallelFor& parallel_for,
                const SgemmRegionDone* done = nullptr, const SgemmPrologue* prologue = nullptr);
+
+// Makes sure this thread's packing buffer for A is allocated for a product of up to m rows and
+// depth k with a packed B (SgemmOperand::packed): such a product run on this thread with one
+// piece then cannot fail. False when it cannot be allocated.
+bool ReserveSgemmScratch(int64_t m, int64_t k);
 
 // How many pieces a dot_general asks FastSgemm for at `threads` threads: small products stay on
 // one thread; two parts per thread balance the load when C is large, otherwise one each, which
@@ -75,5 +82,10 @@ inline int SgemmPieces(int64_t m, int64_t n, int64_t k, int threads) {
 // refused as if its allocation had failed when it would take more than max_floats floats, and
 // the product is cut into a grid instead; INT64_MAX lifts the limit.
 void LimitSharedSgemmBufferForTest(int64_t max_floats);
+
+// For tests: this thread's packing buffers (kept per thread, grown on demand) are refused when
+// they would have to grow past max_floats floats, as if their allocation had failed;
+// INT64_MAX lifts the limit.
+void LimitSgemmScratchOnThisThreadForTest(int64_t max_floats);
 
 }  // namespace openpjrt::cpu

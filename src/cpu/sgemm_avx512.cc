@@ -54,6 +54,10 @@ struct FreeDeleter {
 // failed (tests; see LimitSharedSgemmBufferForTest).
 std::atomic<int64_t> shared_b_limit{std::numeric_limits<int64_t>::max()};
 
+// Per-thread packing buffers larger than this are refused on this thread as if their allocation
+// had failed (tests; see LimitSgemmScratchOnThisThreadForTest).
+thread_local int64_t scratch_limit = std::numeric_limits<int64_t>::max();
+
 // Per-thread packing buffers, grown on demand and kept; null when the allocation failed.
 struct Scratch {
   std::unique_ptr<float[], FreeDeleter> a, b;
@@ -61,7 +65,9 @@ struct Scratch {
   float* Get(std::unique_ptr<float[], FreeDeleter>& p, int64_t& size, int64_t want) {
     if (size < want) {
       want = (want + 15) / 16 * 16;  // aligned_alloc takes whole multiples of the alignment
-      p.reset(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(want) * sizeof(float))));
+      p.reset(want > scratch_limit
+                  ? nullptr
+                  : static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(want) * sizeof(float))));
       size = p ? want : 0;
     }
     return p.get();
@@ -422,10 +428,12 @@ const float* PackedAt(const float* packed, int64_t n, int64_t k, int64_t jc, int
 // compile time); the piece's column 0 is column n0 of that B. `done` hears of each block of rows
 // (up to kMc x kNc) as soon as its last depth block is added, while it is still in L2, as
 // rows [m0 + i, ...) x columns [n0 + j, ...) of the whole C (m0: the piece's first row).
-OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc,
+// False, with nothing written, when its packing buffers cannot be allocated.
+thread_local Scratch piece_scratch;
+OPJ_AVX512 bool Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc,
                       const SgemmRegionDone* done, int64_t m0, const float* packed_b = nullptr, int64_t n0 = 0,
                       int64_t full_n = 0, int64_t depth_block = -1) {
-  thread_local Scratch scratch;
+  Scratch& scratch = piece_scratch;
   thread_local std::vector<OffsetRun> runs;
   const int64_t nc_max = std::min(kNc, (n + kNr - 1) / kNr * kNr);
   const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
@@ -439,6 +447,7 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
   // L2's sets (64x512 @ 512x2048 ran 3% slower in place). The last, partial sliver is packed.
   const bool b_in_place = !packed_b && b.cs == 1 && b.rs <= 1024 && m <= kMc;
   float* ap = scratch.Get(scratch.a, scratch.a_size, kcb * mc_max);
+  if (!ap || (!packed_b && !own_b)) return false;
   alignas(64) float edge[kMr * kNr];
   if (full_n == 0) full_n = n;
   for (int64_t jc = 0, nc; jc < n; jc += nc) {
@@ -530,6 +539,7 @@ OPJ_AVX512 void Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
       }
     }
   }
+  return true;
 }
 
 }  // namespace
@@ -672,14 +682,16 @@ OPJ_AVX512 bool NarrowProduct(int64_t m, int64_t n, int64_t k, SgemmOperand a, S
 
 // FastSgemm once its prologue is taken care of: with `forked` set, parallel_for runs it at the
 // start of every part, so even a product run in one part goes through parallel_for.
-void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc,
+// False when a packing buffer could not be allocated (see FastSgemm).
+bool FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc,
                     int pieces, const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, bool forked) {
   if (k <= 0) {
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     if (done) (*done)(0, m, 0, n);
-    return;
+    return true;
   }
-  if (NarrowProduct(m, n, k, a, b, c, ldc, pieces, parallel_for, done, forked)) return;
+  if (NarrowProduct(m, n, k, a, b, c, ldc, pieces, parallel_for, done, forked)) return true;
+  std::atomic<bool> failed{false};  // a piece could not get its packing buffers
   const int64_t row_tiles = (m + kMr - 1) / kMr, col_tiles = (n + kNr - 1) / kNr;
   const int64_t want = std::max(1, pieces);
   if (b.packed) {
@@ -691,12 +703,13 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
     auto run = [&](int64_t piece) {
       const int64_t m0 = piece / pn * rows, n0 = piece % pn * cols;
       const SgemmOperand part = RowsFrom(a, m0);
-      Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, part, b, c + m0 * ldc + n0, ldc, done, m0, b.packed, n0,
-            n);
+      if (!Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, part, b, c + m0 * ldc + n0, ldc, done, m0, b.packed,
+                 n0, n))
+        failed.store(true, std::memory_order_relaxed);
     };
     if (pm * pn == 1 && !forked) run(0);
     else parallel_for(pm * pn, run);
-    return;
+    return !failed.load();
   }
   // A tall product with a small B (a convolution: 3136 x 64 x 576 for 56x56x64 3x3) is cut into
   // many row pieces that the threads take as they go: a thread on a faster core simply takes more
@@ -719,7 +732,8 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
   const int64_t kb = (k + kcb - 1) / kcb, nb = (n + kNc - 1) / kNc;
   auto row_piece = [&](int64_t m0, int64_t rows, const float* packed) {
     const SgemmOperand part = RowsFrom(a, m0);
-    Piece(std::min(rows, m - m0), n, k, part, b, c + m0 * ldc, ldc, done, m0, packed);
+    if (!Piece(std::min(rows, m - m0), n, k, part, b, c + m0 * ldc, ldc, done, m0, packed))
+      failed.store(true, std::memory_order_relaxed);
   };
   if (want > 1 && small_b) {
     static std::atomic<uint64_t> calls{0};
@@ -729,6 +743,10 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
       thread_local Scratch own;
       thread_local uint64_t packed_call = 0;  // the call whose B `own` holds
       float* packed = own.Get(own.b, own.b_size, packed_size);
+      if (!packed) {
+        failed.store(true, std::memory_order_relaxed);
+        return;
+      }
       if (packed_call != call) {
         packed_call = call;
         for (int64_t kbi = 0; kbi < kb; ++kbi)
@@ -740,7 +758,7 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
       }
       row_piece(piece * shared_rows, shared_rows, packed);
     });
-    return;
+    return !failed.load();
   }
   // (All of B packed at once can be as large as B itself: when it cannot be allocated, the grid
   // below packs it block by block instead.)
@@ -811,8 +829,9 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
       std::atomic<int64_t>& done_depth = depth_done[jb * mb + task.ib];
       while (done_depth.load(std::memory_order_acquire) < pb) _mm_pause();
       const int64_t m0 = task.ib * rb, n0 = jb * kNc + task.c0;
-      Piece(std::min(rb, m - m0), task.cols, k, RowsFrom(a, m0), b, c + m0 * ldc + n0, ldc, done, m0, packed, n0, n,
-            pb);
+      if (!Piece(std::min(rb, m - m0), task.cols, k, RowsFrom(a, m0), b, c + m0 * ldc + n0, ldc, done, m0, packed, n0,
+                 n, pb))
+        failed.store(true, std::memory_order_relaxed);  // (not expected: its buffer was reserved)
       done_depth.store(pb + 1, std::memory_order_release);  // (halves: the last depth block, read by none)
     };
     auto ready = [&](const Task& task) {
@@ -820,6 +839,9 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
              depth_done[task.bb / kb * mb + task.ib].load(std::memory_order_acquire) >= task.bb % kb;
     };
     parallel_for(want, [&](int64_t part) {
+      // A part whose thread cannot get Piece's buffer for A takes no task and leaves them all to
+      // the others (no task is then left half done for the others to wait on).
+      if (!piece_scratch.Get(piece_scratch.a, piece_scratch.a_size, kcb * std::min(kMc, RoundUp(rb, kMr)))) return;
       for (size_t t = 0; t < tasks.size(); ++t) {
         const Task& task = tasks[t];
         if (task.unit < 0 && task.bb % kb != 0 &&
@@ -855,7 +877,10 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
         if (!took) _mm_pause();
       }
     });
-    return;
+    // Every part took its buffer, or some did and ran every task, unless none could.
+    for (size_t t = 0; t < tasks.size(); ++t)
+      if (!claimed[t].load(std::memory_order_relaxed)) return false;
+    return !failed.load();
   }
   // Otherwise cut C into a grid of tm x tn parts (tm * tn = pieces, whole kernel tiles) that
   // costs the least: every part packs (or reads) its rows of A and its columns of B, so A is
@@ -885,21 +910,23 @@ void FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
     const SgemmRegionDone shifted = [&](int64_t r0, int64_t rows_done, int64_t c0, int64_t cols_done) {
       (*done)(r0, rows_done, n0 + c0, cols_done);
     };
-    Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, part, {b.p + n0 * b.cs, b.rs, b.cs},
-          c + m0 * ldc + n0, ldc, done ? &shifted : nullptr, m0);
+    if (!Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, part, {b.p + n0 * b.cs, b.rs, b.cs},
+               c + m0 * ldc + n0, ldc, done ? &shifted : nullptr, m0))
+      failed.store(true, std::memory_order_relaxed);
   };
   if (pm * pn == 1 && !forked) {
     run(0);
   } else {
     parallel_for(pm * pn, run);
   }
+  return !failed.load();
 }
 
 }  // namespace
 
-void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc, int pieces,
+bool FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc, int pieces,
                const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, const SgemmPrologue* prologue) {
-  if (m <= 0 || n <= 0) return;
+  if (m <= 0 || n <= 0) return true;
   if (!prologue || prologue->units <= 0) return FastSgemmParts(m, n, k, a, b, c, ldc, pieces, parallel_for, done, false);
   if (k <= 0) {  // no parts to run it in
     for (int64_t u = 0; u < prologue->units; ++u) prologue->run(u);
@@ -916,18 +943,28 @@ void FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
       fn(part);
     });
   };
-  FastSgemmParts(m, n, k, a, b, c, ldc, pieces, with_prologue, done, true);
+  return FastSgemmParts(m, n, k, a, b, c, ldc, pieces, with_prologue, done, true);
 }
 
 void LimitSharedSgemmBufferForTest(int64_t max_floats) { shared_b_limit.store(max_floats, std::memory_order_relaxed); }
+void LimitSgemmScratchOnThisThreadForTest(int64_t max_floats) { scratch_limit = max_floats; }
+
+bool ReserveSgemmScratch(int64_t m, int64_t k) {
+  if (m <= 0 || k <= 0) return true;
+  return piece_scratch.Get(piece_scratch.a, piece_scratch.a_size, KcFor(k) * std::min(kMc, RoundUp(m, kMr))) != nullptr;
+}
 
 #else  // not x86-64: Eigen serves every product
 
 void LimitSharedSgemmBufferForTest(int64_t) {}
+void LimitSgemmScratchOnThisThreadForTest(int64_t) {}
+bool ReserveSgemmScratch(int64_t, int64_t) { return true; }
 
 bool HaveFastSgemm() { return false; }
-void FastSgemm(int64_t, int64_t, int64_t, SgemmOperand, SgemmOperand, float*, int64_t, int,
-               const SgemmParallelFor&, const SgemmRegionDone*, const SgemmPrologue*) {}
+bool FastSgemm(int64_t, int64_t, int64_t, SgemmOperand, SgemmOperand, float*, int64_t, int,
+               const SgemmParallelFor&, const SgemmRegionDone*, const SgemmPrologue*) {
+  return false;
+}
 PackedSgemmB PackSgemmB(int64_t, int64_t, SgemmOperand) { return {}; }
 int64_t PackedSgemmBFloats(int64_t, int64_t) { return 0; }
 void PackSgemmBInto(int64_t, int64_t, SgemmOperand, float*) {}

@@ -33,7 +33,7 @@ std::vector<float> Multiply(const Case& c, const std::vector<float>& a, const st
   SgemmParallelFor pf = [](int64_t n, const std::function<void(int64_t)>& fn) {
     for (int64_t i = n; i-- > 0;) fn(i);  // reverse order: pieces must be independent
   };
-  FastSgemm(c.m, c.n, c.k, av, bv, out.data(), ldc, pieces, pf);
+  EXPECT_TRUE(FastSgemm(c.m, c.n, c.k, av, bv, out.data(), ldc, pieces, pf));
   return out;
 }
 
@@ -94,10 +94,10 @@ TEST(FastSgemm, NarrowProductReadsNothingPastTheDepth) {
     for (int64_t p = 0; p < k; ++p)
       for (int64_t j = 0; j < n; ++j) b[p * n + j] = static_cast<float>((p * 3 + j) % 7) - 3.0f;
     std::vector<float> c(static_cast<size_t>(m * n));
-    FastSgemm(m, n, k, {a.data(), lda, 1}, {b.data(), n, 1}, c.data(), n, 1,
+    ASSERT_TRUE(FastSgemm(m, n, k, {a.data(), lda, 1}, {b.data(), n, 1}, c.data(), n, 1,
               [](int64_t count, const std::function<void(int64_t)>& fn) {
                 for (int64_t i = 0; i < count; ++i) fn(i);
-              });
+              }));
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         float want = 0;  // small integers: exact in any order
@@ -105,6 +105,64 @@ TEST(FastSgemm, NarrowProductReadsNothingPastTheDepth) {
         ASSERT_EQ(c[i * n + j], want) << "k " << k << " at " << i << "," << j;
       }
   }
+}
+
+// A thread whose packing buffers cannot be allocated: the product is refused (false), whatever
+// the path (a grid piece, a narrow product, a prepacked B, row pieces sharing a small B), and
+// nothing crashes; the same thread succeeds once the limit is lifted. With parts on threads of
+// which only one is starved, a large product's shared blocks are all taken by the others.
+TEST(FastSgemm, RefusedWhenItsBuffersCannotBeAllocated) {
+  if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
+  const Case cases[] = {{145, 70, 300, false, true}, {128, 10, 512, false, false}, {2100, 45, 300, false, true}};
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  const SgemmParallelFor in_order = [](int64_t count, const std::function<void(int64_t)>& fn) {
+    for (int64_t i = 0; i < count; ++i) fn(i);
+  };
+  for (const Case& c : cases)
+    for (const bool prepacked : {false, true}) {
+      std::vector<float> a(static_cast<size_t>(c.m * c.k)), b(static_cast<size_t>(c.k * c.n));
+      for (float& v : a) v = dist(rng);
+      for (float& v : b) v = dist(rng);
+      SgemmOperand bv = c.trans_b ? SgemmOperand{b.data(), 1, c.k} : SgemmOperand{b.data(), c.n, 1};
+      PackedSgemmB packed;
+      if (prepacked) {
+        packed = PackSgemmB(c.k, c.n, bv);
+        bv.packed = packed.data.get();
+      }
+      const std::vector<float> want = Multiply(c, a, b, 1);
+      std::vector<float> got(want.size(), -7.0f);
+      std::thread([&] {
+        LimitSgemmScratchOnThisThreadForTest(0);
+        for (int pieces : {1, 2})
+          EXPECT_FALSE(FastSgemm(c.m, c.n, c.k, {a.data(), c.k, 1}, bv, got.data(), c.n + 3, pieces, in_order))
+              << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces << (prepacked ? " prepacked" : "");
+        LimitSgemmScratchOnThisThreadForTest(std::numeric_limits<int64_t>::max());
+        EXPECT_TRUE(FastSgemm(c.m, c.n, c.k, {a.data(), c.k, 1}, bv, got.data(), c.n + 3, 1, in_order));
+      }).join();
+      for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << c.m << "x" << c.n << " at " << i;
+    }
+  // 700x1100x700 at 3 parts on three threads, one of which cannot allocate.
+  const Case big{700, 1100, 700, false, false};
+  std::vector<float> a(static_cast<size_t>(big.m * big.k)), b(static_cast<size_t>(big.k * big.n));
+  for (float& v : a) v = dist(rng);
+  for (float& v : b) v = dist(rng);
+  const std::vector<float> want = Multiply(big, a, b, 1);
+  std::vector<float> got(want.size(), -7.0f);
+  const SgemmParallelFor one_starved = [](int64_t count, const std::function<void(int64_t)>& fn) {
+    std::atomic<int64_t> next{0};
+    auto work = [&](bool starved) {
+      if (starved) LimitSgemmScratchOnThisThreadForTest(0);
+      for (int64_t i; (i = next.fetch_add(1)) < count;) fn(i);
+    };
+    std::thread t1(work, true), t2(work, false);
+    work(false);
+    t1.join();
+    t2.join();
+  };
+  ASSERT_TRUE(FastSgemm(big.m, big.n, big.k, {a.data(), big.k, 1}, {b.data(), big.n, 1}, got.data(), big.n + 3, 3,
+                        one_starved));
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "at " << i;
 }
 
 // A fresh thread's packing buffers are sized for the first product it runs; depths cut into
@@ -151,11 +209,11 @@ TEST(FastSgemm, IndexedLeftOperandEqualsThePlainOne) {
       for (int64_t i = 0; i < count; ++i) fn(i);
     };
     std::vector<float> want(static_cast<size_t>(m * n)), got(want.size());
-    FastSgemm(m, n, k, {plain.data(), k, 1}, {b.data(), n, 1}, want.data(), n, 1, pf);
+    ASSERT_TRUE(FastSgemm(m, n, k, {plain.data(), k, 1}, {b.data(), n, 1}, want.data(), n, 1, pf));
     for (int pieces : {1, 2, 3, 8}) {
       std::fill(got.begin(), got.end(), 0.0f);
-      FastSgemm(m, n, k, {base.data(), 0, 0, row_off.data(), col_off.data()}, {b.data(), n, 1},
-                got.data(), n, pieces, pf);
+      ASSERT_TRUE(FastSgemm(m, n, k, {base.data(), 0, 0, row_off.data(), col_off.data()}, {b.data(), n, 1},
+                got.data(), n, pieces, pf));
       for (size_t i = 0; i < got.size(); ++i)
         ASSERT_EQ(got[i], want[i]) << "pieces " << pieces << " at " << i;
     }
@@ -182,7 +240,7 @@ TEST(FastSgemm, PrepackedRightOperandEqualsThePlainOne) {
     const SgemmOperand av = c.trans_a ? SgemmOperand{a.data(), 1, c.m} : SgemmOperand{a.data(), c.k, 1};
     SgemmOperand bv = c.trans_b ? SgemmOperand{b.data(), 1, c.k} : SgemmOperand{b.data(), c.n, 1};
     std::vector<float> want(static_cast<size_t>(c.m * c.n)), got(want.size());
-    FastSgemm(c.m, c.n, c.k, av, bv, want.data(), c.n, 1, pf);
+    ASSERT_TRUE(FastSgemm(c.m, c.n, c.k, av, bv, want.data(), c.n, 1, pf));
     const PackedSgemmB packed = PackSgemmB(c.k, c.n, bv);
     bv.packed = packed.data.get();
     for (int pieces : {1, 2, 3, 8}) {
@@ -192,7 +250,7 @@ TEST(FastSgemm, PrepackedRightOperandEqualsThePlainOne) {
         for (int64_t i = m0; i < m0 + rows; ++i)
           for (int64_t j = n0; j < n0 + cols; ++j) ++covered[i * c.n + j];
       };
-      FastSgemm(c.m, c.n, c.k, av, bv, got.data(), c.n, pieces, pf, &done);
+      ASSERT_TRUE(FastSgemm(c.m, c.n, c.k, av, bv, got.data(), c.n, pieces, pf, &done));
       for (size_t i = 0; i < got.size(); ++i) {
         ASSERT_EQ(got[i], want[i]) << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces << " at " << i;
         ASSERT_EQ(covered[i], 1) << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces << " at " << i;
@@ -236,7 +294,7 @@ TEST(FastSgemm, PrologueFinishesBeforeAnyPart) {
         bp.packed = packed.data.get();
       }
       std::vector<float> want(static_cast<size_t>(c.m * c.n));
-      FastSgemm(c.m, c.n, c.k, {source.data(), c.k, 1}, bv, want.data(), c.n, 1, ThreeThreads);
+      ASSERT_TRUE(FastSgemm(c.m, c.n, c.k, {source.data(), c.k, 1}, bv, want.data(), c.n, 1, ThreeThreads));
       for (int pieces : {1, 2, 3, 8}) {
         // A starts as NaN; unit u copies rows [5u, 5u + 5) of the source into it.
         std::vector<float> a(source.size(), std::nanf(""));
@@ -248,7 +306,7 @@ TEST(FastSgemm, PrologueFinishesBeforeAnyPart) {
                                          for (int64_t j = 0; j < c.k; ++j) a[i * c.k + j] = source[i * c.k + j];
                                      }};
         std::vector<float> got(want.size(), -1.0f);
-        FastSgemm(c.m, c.n, c.k, {a.data(), c.k, 1}, bp, got.data(), c.n, pieces, ThreeThreads, nullptr, &prologue);
+        ASSERT_TRUE(FastSgemm(c.m, c.n, c.k, {a.data(), c.k, 1}, bp, got.data(), c.n, pieces, ThreeThreads, nullptr, &prologue));
         for (int64_t u = 0; u < units; ++u) ASSERT_EQ(runs[u].load(), 1) << "unit " << u;
         for (size_t i = 0; i < got.size(); ++i)
           ASSERT_EQ(got[i], want[i]) << c.m << "x" << c.n << "x" << c.k << " pieces " << pieces << " at " << i;
@@ -296,7 +354,7 @@ TEST(FastSgemm, SharedBlocksOfALargeProductMatchOnePiece) {
             if (got[i * ldc + j] != one[i * ldc + j]) not_final.fetch_add(1);
           }
       };
-      FastSgemm(c.m, c.n, c.k, av, bv, got.data(), ldc, std::abs(pieces), ThreeThreads, &done);
+      ASSERT_TRUE(FastSgemm(c.m, c.n, c.k, av, bv, got.data(), ldc, std::abs(pieces), ThreeThreads, &done));
       LimitSharedSgemmBufferForTest(std::numeric_limits<int64_t>::max());
       EXPECT_EQ(not_final.load(), 0) << c.m << "x" << c.n << "x" << c.k << " way " << way;
       for (int64_t i = 0; i < c.m; ++i)

@@ -4,6 +4,7 @@
 // threads and must give the same bits (the same loops run, only where and when differ).
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -51,9 +52,10 @@ std::string Program(const Case& c, bool return_product) {
          types + "\n}\n";
 }
 
-std::vector<cpu::RtValue> Run(const cpu::Executable& exe, const Case& c, int threads) {
+std::vector<cpu::RtValue> Run(const cpu::Executable& exe, const Case& c, int threads, int seed = 0) {
   std::vector<cpu::RtValue> args;
-  for (size_t i = 0; i < c.args.size(); ++i) args.push_back(cpu::RtValue::Of(Filled(c.args[i], static_cast<int>(i))));
+  for (size_t i = 0; i < c.args.size(); ++i)
+    args.push_back(cpu::RtValue::Of(Filled(c.args[i], static_cast<int>(i) + seed)));
   ThreadPool pool(threads);
   PoolParallel parallel(&pool, /*deterministic=*/false);
   auto out = exe.Run(std::move(args), nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
@@ -61,7 +63,12 @@ std::vector<cpu::RtValue> Run(const cpu::Executable& exe, const Case& c, int thr
   return out.ok() ? *std::move(out) : std::vector<cpu::RtValue>{};
 }
 
-// `fused_step`: the name the merged step must have (the fusion must have happened).
+// `fused_step`: the name the merged step must have (the fusion must have happened). Also run on a
+// thread whose GEMM packing buffers cannot be allocated (as when memory runs out): the product
+// then takes another path (Eigen, the patch convolution; with two threads, the pool's thread
+// doing what the starved one could not) and the bits must not change (the test values make
+// every sum exact in any order; each such run has arguments of its own, so that an output block
+// reused from an earlier run cannot pass for a product that was not computed).
 void ExpectSameAsUnfused(const Case& c, const std::string& fused_step) {
   auto fused = CompileText(Program(c, false));
   auto apart = CompileText(Program(c, true));
@@ -73,16 +80,22 @@ void ExpectSameAsUnfused(const Case& c, const std::string& fused_step) {
   for (const cpu::Step& s : (*fused)->program->steps) names += "\n  " + s.name;
   ASSERT_TRUE(found) << "no step named " << fused_step << " among" << names;
   for (const cpu::Step& s : (*apart)->program->steps) ASSERT_NE(s.name, fused_step);
-  const std::vector<cpu::RtValue> want = Run(**apart, c, 1);
-  for (int threads : {1, 2}) {
-    const std::vector<cpu::RtValue> got = Run(**fused, c, threads);
-    ASSERT_EQ(got.size() + 1, want.size());
-    for (size_t j = 0; j < got.size(); ++j) {
-      ASSERT_EQ(got[j].array.type(), want[j].array.type()) << "result " << j;
-      EXPECT_EQ(std::memcmp(got[j].array.data(), want[j].array.data(), static_cast<size_t>(got[j].array.ByteSize())), 0)
-          << "result " << j << " at " << threads << " threads";
+  for (const bool starved : {false, true})
+    for (int threads : {1, 2}) {
+      const int seed = starved ? 100 + threads : 0;
+      const std::vector<cpu::RtValue> want = Run(**apart, c, 1, seed);
+      std::vector<cpu::RtValue> got;
+      std::thread([&] {
+        if (starved) cpu::LimitSgemmScratchOnThisThreadForTest(0);
+        got = Run(**fused, c, threads, seed);
+      }).join();
+      ASSERT_EQ(got.size() + 1, want.size());
+      for (size_t j = 0; j < got.size(); ++j) {
+        ASSERT_EQ(got[j].array.type(), want[j].array.type()) << "result " << j;
+        EXPECT_EQ(std::memcmp(got[j].array.data(), want[j].array.data(), static_cast<size_t>(got[j].array.ByteSize())), 0)
+            << "result " << j << " at " << threads << " threads" << (starved ? ", GEMM buffers refused" : "");
+      }
     }
-  }
 }
 
 constexpr char kBiasRelu[] = "stablehlo.dot_general + fusion(stablehlo.add, stablehlo.maximum)";
