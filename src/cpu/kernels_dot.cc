@@ -137,8 +137,10 @@ bool PrepackDotRhs(Step& s, const Array& rhs) {
   if (Product(rhs, p.rhs_batch) != 1 || !MergeDims(rhs, p.rhs_contract, &rk_n, &rk_s) ||
       !MergeDims(rhs, rf, &n_n, &n_s) || rk_n == 0 || n_n == 0)
     return false;
+  PackedSgemmB b = PackSgemmB(rk_n, n_n, {rhs.as<float>(), rk_s, n_s});
+  if (!b.data) return false;  // no memory for the packed copy: B is read as it is
   auto packed = std::make_shared<DotParams>(p);
-  packed->packed_rhs = std::make_shared<PackedSgemmB>(PackSgemmB(rk_n, n_n, {rhs.as<float>(), rk_s, n_s}));
+  packed->packed_rhs = std::make_shared<PackedSgemmB>(std::move(b));
   s.params = std::move(packed);
   return true;
 }

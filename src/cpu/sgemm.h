@@ -29,7 +29,8 @@ struct PackedSgemmB {
   int64_t k = 0, n = 0;
   std::shared_ptr<float> data;
 };
-// Only call when HaveFastSgemm().
+// Only call when HaveFastSgemm(). When the packed copy cannot be allocated, data is null (and k
+// and n 0): the product then reads B as it is.
 PackedSgemmB PackSgemmB(int64_t k, int64_t n, SgemmOperand b);
 // The same layout into a caller's buffer of PackedSgemmBFloats(k, n) floats, 64-byte aligned (a
 // per-thread copy of a small B that is reused by several products).
@@ -84,8 +85,8 @@ inline int SgemmPieces(int64_t m, int64_t n, int64_t k, int threads) {
 void LimitSharedSgemmBufferForTest(int64_t max_floats);
 
 // For tests: this thread's packing buffers (kept per thread, grown on demand) are refused when
-// they would have to grow past max_floats floats, as if their allocation had failed;
-// INT64_MAX lifts the limit.
+// they would have to grow past max_floats floats, as if their allocation had failed, and so are
+// B's packed copies (PackSgemmB) made on this thread; INT64_MAX lifts the limit.
 void LimitSgemmScratchOnThisThreadForTest(int64_t max_floats);
 
 }  // namespace openpjrt::cpu

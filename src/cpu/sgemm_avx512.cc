@@ -572,8 +572,15 @@ PackedSgemmB PackSgemmB(int64_t k, int64_t n, SgemmOperand b) {
   out.k = k;
   out.n = n;
   if (k <= 0 || n <= 0) return out;
-  out.data.reset(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(PackedSgemmBFloats(k, n)) * sizeof(float))),
+  const int64_t floats = PackedSgemmBFloats(k, n);
+  out.data.reset(floats > scratch_limit
+                     ? nullptr
+                     : static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(floats) * sizeof(float))),
                  std::free);
+  if (!out.data) {  // (no memory for it: k and n 0, so no product takes it for its B)
+    out.k = out.n = 0;
+    return out;
+  }
   PackSgemmBInto(k, n, b, out.data.get());
   return out;
 }
@@ -593,6 +600,18 @@ SgemmOperand RowsFrom(const SgemmOperand& a, int64_t m0) {
 // GFLOP/s on one core). kNarrowRows rows x up to kNarrowCols columns per pass: 24 accumulators,
 // each 16 depths one load of A per row and one of B per column.
 constexpr int64_t kNarrowMaxN = 12, kNarrowRows = 3, kNarrowCols = 8;
+
+// The sum of v's 16 lanes, halving in 512-bit registers. (The masked forms, all lanes set: the
+// plain ones and _mm512_reduce_add_ps pass an undefined vector that draws -Wuninitialized from
+// GCC 12's own header.)
+OPJ_AVX512 inline float LaneSum(__m512 v) {
+  constexpr __mmask16 kAll = 0xFFFF;
+  v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, kAll, v, v, 0x4E));  // 256-bit halves swapped
+  v = _mm512_add_ps(v, _mm512_mask_shuffle_f32x4(v, kAll, v, v, 0xB1));  // 128-bit lanes swapped in pairs
+  v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, kAll, v, 0x4E));        // pairs of floats swapped
+  v = _mm512_add_ps(v, _mm512_mask_permute_ps(v, kAll, v, 0xB1));        // neighbours swapped
+  return _mm512_cvtss_f32(v);
+}
 
 // Rows [i0, i1) of C, columns [j0, j0 + kCols): bt holds B transposed (column j's k values at bt
 // + j * kp, zero from k to kp, kp a multiple of 16).
@@ -624,7 +643,7 @@ OPJ_AVX512 void NarrowBlock(int64_t i0, int64_t k, int64_t kp, const float* a, i
 #pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r)
 #pragma GCC unroll 8
-    for (int j = 0; j < kCols; ++j) c[(i0 + r) * ldc + j0 + j] = _mm512_reduce_add_ps(acc[r][j]);
+    for (int j = 0; j < kCols; ++j) c[(i0 + r) * ldc + j0 + j] = LaneSum(acc[r][j]);
 }
 
 template <int kRows>

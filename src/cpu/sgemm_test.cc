@@ -142,7 +142,15 @@ TEST(FastSgemm, RefusedWhenItsBuffersCannotBeAllocated) {
       }).join();
       for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << c.m << "x" << c.n << " at " << i;
     }
-  // 700x1100x700 at 3 parts on three threads, one of which cannot allocate.
+  // A packed copy of B that cannot be allocated comes back empty.
+  std::thread([&] {
+    LimitSgemmScratchOnThisThreadForTest(0);
+    const std::vector<float> b(64 * 48, 1.0f);
+    const PackedSgemmB none = PackSgemmB(64, 48, {b.data(), 48, 1});
+    EXPECT_TRUE(none.data == nullptr && none.k == 0 && none.n == 0);
+  }).join();
+  // 700x1100x700 at 3 parts on three threads: part 0 on a thread that cannot allocate (it takes
+  // no block), the others taken by two threads that can.
   const Case big{700, 1100, 700, false, false};
   std::vector<float> a(static_cast<size_t>(big.m * big.k)), b(static_cast<size_t>(big.k * big.n));
   for (float& v : a) v = dist(rng);
@@ -150,13 +158,16 @@ TEST(FastSgemm, RefusedWhenItsBuffersCannotBeAllocated) {
   const std::vector<float> want = Multiply(big, a, b, 1);
   std::vector<float> got(want.size(), -7.0f);
   const SgemmParallelFor one_starved = [](int64_t count, const std::function<void(int64_t)>& fn) {
-    std::atomic<int64_t> next{0};
-    auto work = [&](bool starved) {
-      if (starved) LimitSgemmScratchOnThisThreadForTest(0);
+    std::atomic<int64_t> next{1};
+    auto work = [&] {
       for (int64_t i; (i = next.fetch_add(1)) < count;) fn(i);
     };
-    std::thread t1(work, true), t2(work, false);
-    work(false);
+    std::thread t1([&] {
+      LimitSgemmScratchOnThisThreadForTest(0);
+      fn(0);
+    });
+    std::thread t2(work);
+    work();
     t1.join();
     t2.join();
   };

@@ -3,6 +3,7 @@
 // well, which keeps the two steps apart; both run on the same arguments at 1 and 2 intra-op
 // threads and must give the same bits (the same loops run, only where and when differ).
 #include <cstring>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -264,7 +265,9 @@ TEST(FusedProductTest, ConstantWeightsArePackedAtCompileTime) {
     EXPECT_TRUE(packed) << "the constant weight was not packed";
   }
   for (int threads : {1, 2}) {
-    std::vector<cpu::RtValue> a = {cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {1000, 64}}, 0))};
+    std::vector<cpu::RtValue> a;
+    a.reserve(2);
+    a.push_back(cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {1000, 64}}, 0)));
     ThreadPool pool(threads);
     PoolParallel parallel(&pool, false);
     auto got = (*baked)->Run(a, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
@@ -281,6 +284,26 @@ TEST(FusedProductTest, ConstantWeightsArePackedAtCompileTime) {
     EXPECT_EQ(std::memcmp((*got)[0].array.data(), (*want)[0].array.data(), static_cast<size_t>((*got)[0].array.ByteSize())), 0)
         << threads << " threads";
   }
+  // Compiled where the packed copy cannot be allocated: the weight stays as it is, read in place,
+  // and the result is the same.
+  std::thread([&] {
+    cpu::LimitSgemmScratchOnThisThreadForTest(0);
+    auto unpacked = CompileText("func.func @main(%x: tensor<1000x64xf32>) -> tensor<1000x48xf32> {\n  %w = stablehlo.constant " +
+                                weights + " : tensor<64x48xf32>" + tail);
+    cpu::LimitSgemmScratchOnThisThreadForTest(std::numeric_limits<int64_t>::max());
+    ASSERT_TRUE(unpacked.ok()) << unpacked.status();
+    for (const cpu::Step& s : (*unpacked)->program->steps) {
+      if (s.fn == cpu::FusedProductKernel()) {
+        EXPECT_EQ(s.Params<cpu::FusedProductParams>().product.Params<cpu::DotParams>().packed_rhs, nullptr);
+      }
+    }
+    std::vector<cpu::RtValue> a;
+    a.push_back(cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {1000, 64}}, 0)));
+    auto got = (*unpacked)->Run(a, nullptr, nullptr, -1, nullptr, nullptr);
+    auto want = (*baked)->Run(a, nullptr, nullptr, -1, nullptr, nullptr);
+    ASSERT_TRUE(got.ok() && want.ok());
+    EXPECT_EQ(std::memcmp((*got)[0].array.data(), (*want)[0].array.data(), static_cast<size_t>((*got)[0].array.ByteSize())), 0);
+  }).join();
 }
 
 }  // namespace
