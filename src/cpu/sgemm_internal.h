@@ -1,0 +1,51 @@
+// What the AVX-512 f32 GEMM's source files share (x86-64 only): the kernel's tile width, the
+// per-thread packing buffers with their test limit, and the narrow products' entry point.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+
+#include "src/cpu/sgemm.h"
+
+#if defined(__x86_64__)
+#define OPJ_AVX512 __attribute__((target("avx512f,fma")))
+
+namespace openpjrt::cpu::sgemm_internal {
+
+inline constexpr int64_t kNr = 32;  // columns of the kernel's tile, and of a packed sliver of B
+
+inline int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+// Per-thread packing buffers larger than this are refused on this thread as if their allocation
+// had failed (tests; see LimitSgemmScratchOnThisThreadForTest).
+extern thread_local int64_t scratch_limit;
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+
+// Per-thread packing buffers, grown on demand and kept; null when the allocation failed.
+struct Scratch {
+  std::unique_ptr<float[], FreeDeleter> a, b;
+  int64_t a_size = 0, b_size = 0;
+  float* Get(std::unique_ptr<float[], FreeDeleter>& p, int64_t& size, int64_t want) {
+    if (size < want) {
+      want = (want + 15) / 16 * 16;  // aligned_alloc takes whole multiples of the alignment
+      p.reset(want > scratch_limit
+                  ? nullptr
+                  : static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(want) * sizeof(float))));
+      size = p ? want : 0;
+    }
+    return p.get();
+  }
+};
+
+// A narrow product (sgemm_narrow.cc), when it applies; false (nothing written) when it does not,
+// or when its buffer for B transposed cannot be allocated.
+bool NarrowSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc, int pieces,
+                 const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, bool forked);
+
+}  // namespace openpjrt::cpu::sgemm_internal
+
+#endif
