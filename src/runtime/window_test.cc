@@ -1,0 +1,139 @@
+// select_and_scatter's typed loop (kernels_pool.cc) against the region path (kernels_window.cc):
+// the same bits at any thread count, for sources whose sums depend on the order of the adds.
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "src/runtime/test_util.h"
+#include "src/runtime/thread_pool.h"
+#include "src/support/str.h"
+
+namespace openpjrt::runtime {
+namespace {
+
+using test_util::CompileText;
+
+struct Case {
+  std::string name;
+  std::vector<int64_t> in, src, window, strides;
+  std::vector<std::pair<int64_t, int64_t>> pad;
+  std::string elem = "f32";
+  std::string dir = "GE";
+};
+
+std::string Dims(const std::vector<int64_t>& d, const std::string& elem) {
+  std::string s = "tensor<";
+  for (int64_t v : d) StrAppend(&s, v, "x");
+  return StrCat(s, elem, ">");
+}
+
+std::string List(const std::vector<int64_t>& d) {
+  std::string s;
+  for (size_t i = 0; i < d.size(); ++i) StrAppend(&s, i ? ", " : "", d[i]);
+  return s;
+}
+
+// The program of `c`. With `region`, the select region computes its compare through two nots,
+// which no typed loop matches: the interpreter of regions runs it.
+std::string Program(const Case& c, bool region) {
+  const std::string S = StrCat("tensor<", c.elem, ">"), X = Dims(c.in, c.elem), G = Dims(c.src, c.elem);
+  const std::string kind = c.elem == "f32" || c.elem == "f64" ? "FLOAT" : "SIGNED";
+  std::string select = StrCat("    %c = stablehlo.compare ", c.dir, ", %a, %b, ", kind, " : (", S, ", ", S, ") -> tensor<i1>\n");
+  if (region) {
+    select += "    %n = stablehlo.not %c : tensor<i1>\n    %nn = stablehlo.not %n : tensor<i1>\n";
+    select += "    stablehlo.return %nn : tensor<i1>\n";
+  } else {
+    select += "    stablehlo.return %c : tensor<i1>\n";
+  }
+  std::string pad;
+  for (size_t i = 0; i < c.pad.size(); ++i) StrAppend(&pad, i ? ", " : "", "[", c.pad[i].first, ", ", c.pad[i].second, "]");
+  return StrCat("func.func @main(%x: ", X, ", %g: ", G, ") -> ", X, " {\n",
+                "  %z = stablehlo.constant dense<0> : ", S, "\n",
+                "  %r = \"stablehlo.select_and_scatter\"(%x, %g, %z) ({\n",
+                "  ^bb0(%a: ", S, ", %b: ", S, "):\n", select,
+                "  }, {\n  ^bb0(%a: ", S, ", %b: ", S, "):\n",
+                "    %s = stablehlo.add %a, %b : ", S, "\n    stablehlo.return %s : ", S, "\n",
+                "  }) {window_dimensions = array<i64: ", List(c.window), ">, window_strides = array<i64: ",
+                List(c.strides), ">, padding = dense<[", pad, "]> : tensor<", c.pad.size(), "x2xi64>} : (", X, ", ", G,
+                ", ", S, ") -> ", X, "\n  return %r : ", X, "\n}\n");
+}
+
+// x: few distinct values (ties between window positions) and some NaNs; sources: fractions of
+// very different sizes, so that a different order of adds changes the sums' bits.
+template <typename T>
+cpu::Array Values(ir::ElemKind kind, const std::vector<int64_t>& dims, bool operand, uint32_t seed) {
+  cpu::Array a = cpu::Array::Allocate({kind, dims});
+  std::mt19937 rng(seed);
+  T* p = a.mutable_as<T>();
+  for (int64_t i = 0; i < a.NumElements(); ++i) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (operand) {
+        p[i] = rng() % 53 == 0 ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(rng() % 7);
+      } else {
+        p[i] = std::ldexp(static_cast<T>(rng() % 1000003) / 1000003, static_cast<int>(rng() % 40) - 20);
+      }
+    } else {
+      p[i] = static_cast<T>(rng() % (operand ? 7 : 100000)) - (operand ? 3 : 50000);
+    }
+  }
+  return a;
+}
+
+template <typename T>
+void ExpectSameAtAnyThreadCount(const Case& c, ir::ElemKind kind) {
+  SCOPED_TRACE(c.name);
+  auto fast = CompileText(Program(c, false));
+  ASSERT_TRUE(fast.ok()) << fast.status();
+  auto region = CompileText(Program(c, true));
+  ASSERT_TRUE(region.ok()) << region.status();
+  ASSERT_NE((*fast)->program->steps.back().fn, (*region)->program->steps.back().fn) << "both took the same kernel";
+  for (uint32_t seed : {1u, 2u}) {
+    const cpu::Array x = Values<T>(kind, c.in, true, seed), g = Values<T>(kind, c.src, false, seed + 100);
+    auto want = (*region)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(g)});
+    ASSERT_TRUE(want.ok()) << want.status();
+    const cpu::Array& w = (*want)[0].array;
+    for (int threads : {1, 2, 3}) {
+      ThreadPool pool(threads);
+      PoolParallel parallel(&pool, /*deterministic=*/false);
+      auto got = (*fast)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(g)}, nullptr, nullptr, -1, nullptr,
+                              threads > 1 ? &parallel : nullptr);
+      ASSERT_TRUE(got.ok()) << got.status();
+      const cpu::Array& r = (*got)[0].array;
+      ASSERT_EQ(r.ByteSize(), w.ByteSize());
+      int64_t first_diff = -1;
+      for (int64_t i = 0; i < r.NumElements() && first_diff < 0; ++i)
+        if (std::memcmp(r.as<T>() + i, w.as<T>() + i, sizeof(T)) != 0) first_diff = i;
+      EXPECT_EQ(first_diff, -1) << "threads " << threads << " seed " << seed << ": " << r.as<T>()[first_diff]
+                                << " vs " << w.as<T>()[first_diff];
+    }
+  }
+}
+
+// Max-pool gradients (3x3/2, padded) with channels not a multiple of 16, windows overlapping by
+// several rows (5x5/1: an element receives adds from windows of both pieces' source rows), and
+// windows over the last dimensions (NCHW: one channel side by side).
+TEST(SelectAndScatterTest, TypedLoopGivesTheRegionsBitsAtAnyThreadCount) {
+  const std::vector<Case> cases = {
+      {"nhwc 3x3/2", {1, 48, 48, 40}, {1, 24, 24, 40}, {1, 3, 3, 1}, {1, 2, 2, 1}, {{0, 0}, {1, 1}, {1, 1}, {0, 0}}},
+      {"nhwc 5x5/1", {2, 20, 21, 24}, {2, 20, 21, 24}, {1, 5, 5, 1}, {1, 1, 1, 1}, {{0, 0}, {2, 2}, {2, 2}, {0, 0}}},
+      {"nchw 3x3/2 GT", {2, 8, 64, 64}, {2, 8, 32, 32}, {1, 1, 3, 3}, {1, 1, 2, 2}, {{0, 0}, {0, 0}, {1, 1}, {1, 1}},
+       "f32", "GT"},
+      {"nhwc 2x2/2 LE", {1, 64, 64, 70}, {1, 32, 32, 70}, {1, 2, 2, 1}, {1, 2, 2, 1}, {{0, 0}, {0, 0}, {0, 0}, {0, 0}},
+       "f32", "LE"},
+  };
+  for (const Case& c : cases) ExpectSameAtAnyThreadCount<float>(c, ir::ElemKind::kF32);
+  Case f64 = cases[1];
+  f64.name = "f64 5x5/1";
+  f64.elem = "f64";
+  ExpectSameAtAnyThreadCount<double>(f64, ir::ElemKind::kF64);
+  Case i32 = cases[0];
+  i32.name = "i32 3x3/2 LT";
+  i32.elem = "i32";
+  i32.dir = "LT";
+  ExpectSameAtAnyThreadCount<int32_t>(i32, ir::ElemKind::kI32);
+}
+
+}  // namespace
+}  // namespace openpjrt::runtime
