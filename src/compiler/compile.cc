@@ -464,6 +464,10 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
       want.push_back(kind_of(op.operands[n]));  // indices keep their kind
       for (size_t i = 0; i < n; ++i) want.push_back(kind_of(op.result(i)));
       std::vector<int> in = OperandsAs(op, env, prog, want);
+      BinaryOp fold_op;
+      if (n == 1 && !p->assign && body && FastRegion(*body, &fold_op) &&
+          kind_of(body->args[0].get()) == kind_of(op.result(0)) && kind_of(body->args[1].get()) == kind_of(op.result(0)))
+        p->fold = cpu::TypedFold(fold_op, kind_of(op.result(0)));
       std::shared_ptr<Program> region = p->assign ? nullptr : LowerRegion(op, 0, env, depth);
       Step& s = AddStep(op, env, prog, cpu::ScatterKernel(), in);
       s.params = p;

@@ -214,7 +214,7 @@ void Scatter(const Step& s, ExecState& st) {
   std::unique_ptr<LaneRegion> lanes;
   std::vector<int> es(n);
   for (size_t i = 0; i < n; ++i) es[i] = static_cast<int>(results[i].type().ElementSize());
-  if (body && !p.assign) lanes = LaneRegion::MakeFold(*body, st, es);
+  if (body && !p.assign && !p.fold) lanes = LaneRegion::MakeFold(*body, st, es);
   // Batch by batch (the updates' scatter dimensions): the start index is read once, then every
   // element of the update window is applied, each checked against the bounds unless the whole
   // window is inside. The elements are applied batch-major, window elements in order: a
@@ -253,6 +253,21 @@ void Scatter(const Step& s, ExecState& st) {
   std::vector<int64_t> bsizes(nb), bi(nb, 0), xi(xrank);
   bool batches_empty = false;
   for (int64_t k = 0; k < nb; ++k) batches_empty |= (bsizes[k] = u0.dims()[scatter_dims[k]]) == 0;
+  // A typed update loop (p.fold) goes over runs of window elements consecutive in both the
+  // updates and the operand (a window's rows). It stays on one thread: 65536 embedding-gradient
+  // rows of 64 f32 into 1024 took 1.36 ms on one and 1.74 ms with the operand's rows split
+  // between two (each applying its rows' updates in order), bound by reading the 16 MiB of
+  // updates, which both cores' prefetchers then read whole.
+  struct Run {
+    int64_t u, x, len;
+  };
+  std::vector<Run> runs;
+  for (size_t k = 0; p.fold && k < w_u.size(); ++k) {
+    if (!runs.empty() && runs.back().u + runs.back().len == w_u[k] && runs.back().x + runs.back().len == w_x[k])
+      ++runs.back().len;
+    else
+      runs.push_back({w_u[k], w_x[k], 1});
+  }
   std::vector<int64_t> lane_x(lanes ? LaneRegion::kLanes : 0), lane_u(lanes ? LaneRegion::kLanes : 0);
   if (!w_u.empty() && !batches_empty) do {
       int64_t ub = 0;
@@ -278,6 +293,18 @@ void Scatter(const Step& s, ExecState& st) {
           if (!Contains(window_operand_dims, d) && (xi[d] < 0 || xi[d] >= xdims[d])) return false;
         return true;
       };
+      if (p.fold) {
+        uint8_t* y = results[0].mutable_data();
+        const uint8_t* u = updates[0]->data();
+        const int64_t e = es[0];
+        if (inside) {
+          for (const Run& r : runs) p.fold(y + (xb + r.x) * e, u + (ub + r.u) * e, r.len);
+        } else {
+          for (size_t k = 0; k < w_u.size(); ++k)
+            if (element_in_bounds(k)) p.fold(y + (xb + w_x[k]) * e, u + (ub + w_u[k]) * e, 1);
+        }
+        continue;
+      }
       if (lanes) {
         // The elements of one window are distinct positions of the result: up to kLanes of them
         // (those in bounds) are updated by one evaluation of the computation.

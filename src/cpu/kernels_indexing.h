@@ -23,6 +23,9 @@ struct ScatterParams {
       scatter_indices_batching_dims, scatter_dims_to_operand_dims;
   int64_t index_vector_dim = 0;
   bool assign = false;  // the update computation returns its second argument
+  // The update computation as a typed loop (TypedFold) when it is one binary op of the current
+  // value and the update (scatter-add, -max, ...) over one operand; null otherwise.
+  void (*fold)(void* acc, const void* x, int64_t n) = nullptr;
 };
 KernelFn ScatterKernel();  // regions[0]: the update computation (unless assign)
 
@@ -55,6 +58,11 @@ KernelFn SelectAndScatterKernel();  // regions[0]: select, regions[1]: scatter
 // then carry their regions and use the kernels above. Same results, bit for bit.
 KernelFn FastReduceWindowKernel(BinaryOp op, ElemKind k);
 KernelFn FastSelectAndScatterKernel(CompareParams select, BinaryOp scatter, ElemKind operand, ElemKind result);
+// acc[i] = op(acc[i], x[i]) for i < n over elements of kind k, each result rounded to the element
+// type as a region's result is: the typed loop of a fold region that is exactly op(acc, x).
+// Null where there is none (complex elements, ops without a typed loop).
+using TypedFoldFn = void (*)(void* acc, const void* x, int64_t n);
+TypedFoldFn TypedFold(BinaryOp op, ElemKind k);
 
 struct ConvParams {
   int64_t in_batch, in_feature, k_in, k_out, out_batch, out_feature;

@@ -670,6 +670,15 @@ KernelFn PickWindow(ElemKind k) {
   return fn;
 }
 
+template <BinaryOp Op>
+FoldFn PickFold(ElemKind k) {
+  FoldFn fn = nullptr;
+  DispatchKind(k, [&]<ElemKind K>() {
+    if constexpr (Supported<Traits<K>>(Op) && Traits<K>::kCat != Cat::kComplex) fn = Fold<Op, K>();
+  });
+  return fn;
+}
+
 }  // namespace
 
 KernelFn FastReduceWindowKernel(BinaryOp op, ElemKind k) {
@@ -680,6 +689,18 @@ KernelFn FastReduceWindowKernel(BinaryOp op, ElemKind k) {
     case BinaryOp::kMin: return PickWindow<BinaryOp::kMin>(k);
     case BinaryOp::kAnd: return PickWindow<BinaryOp::kAnd>(k);
     case BinaryOp::kOr: return PickWindow<BinaryOp::kOr>(k);
+    default: return nullptr;
+  }
+}
+
+TypedFoldFn TypedFold(BinaryOp op, ElemKind k) {
+  switch (op) {
+    case BinaryOp::kAdd: return PickFold<BinaryOp::kAdd>(k);
+    case BinaryOp::kMul: return PickFold<BinaryOp::kMul>(k);
+    case BinaryOp::kMax: return PickFold<BinaryOp::kMax>(k);
+    case BinaryOp::kMin: return PickFold<BinaryOp::kMin>(k);
+    case BinaryOp::kAnd: return PickFold<BinaryOp::kAnd>(k);
+    case BinaryOp::kOr: return PickFold<BinaryOp::kOr>(k);
     default: return nullptr;
   }
 }

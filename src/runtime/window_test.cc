@@ -1,11 +1,13 @@
-// select_and_scatter's typed loop (kernels_pool.cc) against the region path (kernels_window.cc):
-// the same bits at any thread count, for sources whose sums depend on the order of the adds.
+// The typed loops of select_and_scatter (kernels_pool.cc) and scatter (TypedFold) against the
+// region paths: the same bits (at any thread count), for values whose sums depend on the order
+// of the adds.
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "src/cpu/kernels_indexing.h"
 #include "src/runtime/test_util.h"
 #include "src/runtime/thread_pool.h"
 #include "src/support/str.h"
@@ -133,6 +135,59 @@ TEST(SelectAndScatterTest, TypedLoopGivesTheRegionsBitsAtAnyThreadCount) {
   i32.elem = "i32";
   i32.dir = "LT";
   ExpectSameAtAnyThreadCount<int32_t>(i32, ir::ElemKind::kI32);
+}
+
+// A scatter whose update computation is one binary op, against the same scatter through the
+// region evaluator (the op's result negated twice): every batch's window applied in order, with
+// starts that collide, windows partly outside the operand (their outside elements skipped) and
+// windows over two dimensions (runs of a row each).
+template <typename T>
+void ExpectScatterMatchesRegion(const std::string& elem, const std::string& op, ir::ElemKind kind) {
+  SCOPED_TRACE(elem + " " + op);
+  auto program = [&](bool region) {
+    const std::string S = StrCat("tensor<", elem, ">");
+    std::string body = StrCat("    %c = stablehlo.", op, " %a, %b : ", S, "\n");
+    if (region) body += StrCat("    %n = stablehlo.negate %c : ", S, "\n    %r = stablehlo.negate %n : ", S, "\n");
+    body += StrCat("    stablehlo.return ", region ? "%r" : "%c", " : ", S, "\n");
+    return StrCat("func.func @main(%x: tensor<40x7x33x", elem, ">, %i: tensor<3000x2xi32>, %u: tensor<3000x5x33x", elem,
+                  ">) -> tensor<40x7x33x", elem, "> {\n  %r = \"stablehlo.scatter\"(%x, %i, %u) ({\n  ^bb0(%a: ", S,
+                  ", %b: ", S, "):\n", body,
+                  "  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1, 2], inserted_window_dims = "
+                  "[0], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 1>} : (tensor<40x7x33x",
+                  elem, ">, tensor<3000x2xi32>, tensor<3000x5x33x", elem, ">) -> tensor<40x7x33x", elem,
+                  ">\n  return %r : tensor<40x7x33x", elem, ">\n}\n");
+  };
+  auto fast = CompileText(program(false));
+  ASSERT_TRUE(fast.ok()) << fast.status();
+  auto region = CompileText(program(true));
+  ASSERT_TRUE(region.ok()) << region.status();
+  ASSERT_NE((*fast)->program->steps.back().template Params<cpu::ScatterParams>().fold, nullptr);
+  ASSERT_EQ((*region)->program->steps.back().template Params<cpu::ScatterParams>().fold, nullptr);
+  const cpu::Array x = Values<T>(kind, {40, 7, 33}, false, 7), u = Values<T>(kind, {3000, 5, 33}, false, 8);
+  cpu::Array idx = cpu::Array::Allocate({ir::ElemKind::kI32, {3000, 2}});
+  std::mt19937 rng(9);
+  for (int64_t b = 0; b < 3000; ++b) {
+    idx.mutable_as<int32_t>()[2 * b] = static_cast<int32_t>(rng() % 44) - 2;     // rows, some outside
+    idx.mutable_as<int32_t>()[2 * b + 1] = static_cast<int32_t>(rng() % 6) - 1;  // windows of 5 in 7
+  }
+  auto want = (*region)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(idx), cpu::RtValue::Of(u)});
+  ASSERT_TRUE(want.ok()) << want.status();
+  auto got = (*fast)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(idx), cpu::RtValue::Of(u)});
+  ASSERT_TRUE(got.ok()) << got.status();
+  const cpu::Array& w = (*want)[0].array;
+  const cpu::Array& r = (*got)[0].array;
+  int64_t first_diff = -1;
+  for (int64_t i = 0; i < r.NumElements() && first_diff < 0; ++i)
+    if (std::memcmp(r.as<T>() + i, w.as<T>() + i, sizeof(T)) != 0) first_diff = i;
+  EXPECT_EQ(first_diff, -1) << r.as<T>()[first_diff] << " vs " << w.as<T>()[first_diff];
+}
+
+TEST(ScatterTest, TypedUpdateLoopGivesTheRegionsBits) {
+  for (const char* op : {"add", "multiply", "maximum", "minimum"}) {
+    ExpectScatterMatchesRegion<float>("f32", op, ir::ElemKind::kF32);
+    ExpectScatterMatchesRegion<double>("f64", op, ir::ElemKind::kF64);
+    ExpectScatterMatchesRegion<int32_t>("i32", op, ir::ElemKind::kI32);
+  }
 }
 
 }  // namespace
