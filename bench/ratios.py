@@ -19,7 +19,8 @@ and OPENBLAS_NUM_THREADS set to the thread count. When Debian's python3-torch is
 (`apt-get install python3-torch`, PyTorch 1.13 with oneDNN 2.6; only the benchmark uses it),
 PyTorch eager rows are added: matmul (torch.matmul, and oneDNN through mkldnn_linear),
 conv2d channels_last, the MLP forward pass and training step with autograd, a transformer encoder
-block (attention, layer norm, exact GELU), a max pool, and a tiny torch.add,
+block (attention, layer norm, exact GELU), a max pool and its gradient, a scatter-add
+(index_add) and a tiny torch.add,
 with torch.set_num_threads at the thread count. numpy rows are always there (the conv baseline is
 numpy's padded window view + tensordot, the training baseline the same forward/backward written
 in numpy). Ops defined by a scalar region or by indices are measured against numpy too: argmax
@@ -543,6 +544,10 @@ def child(threads, quick):
     assert np.allclose(np.asarray(scatter(dtab, didx, dupd)), np_scatter(), rtol=1e-4, atol=1e-4)
     t_ours, t_np = paired(lambda: run(scatter, dtab, didx, dupd), np_scatter, 3)
     rows.append(("scatter-add of 65536x64 f32 updates into 1024x64", t_ours, "numpy add.at", t_np))
+    if torch is not None:
+        ttab, tidx64, tupd = torch.from_numpy(table), torch.from_numpy(idx[:, 0].astype(np.int64)), torch.from_numpy(upd)
+        add_pair("  same", torch_paired(lambda: run(scatter, dtab, didx, dupd), lambda: ttab.index_add(0, tidx64, tupd),
+                                        reps), "PyTorch index_add")
     xs_ = rng.standard_normal(1 << 18).astype(np.float32)
     sort = c.compile("""func.func @main(%x: tensor<262144xf32>) -> tensor<262144xf32> {
   %r = "stablehlo.sort"(%x) ({
