@@ -546,7 +546,15 @@ OPJ_TARGET_512 void SelectScatterF32(const float* x, const int64_t* off, int64_t
           }
           chose = static_cast<__mmask16>(chose & ~late);
         }
-        _mm512_mask_storeu_ps(at, chose, _mm512_add_ps(_mm512_maskz_loadu_ps(chose, at), src));
+        if (lanes[v] == 0xFFFF && off[j] + c > limit) {
+          // Whole vectors are written back whole, the lanes not chosen unchanged (3x3/2 gradient of
+          // 1x112x112x64: 288 against 298 us with masked stores at one thread): all 16 elements
+          // are this window's, above the limit, so no other thread writes them.
+          const __m512 cur = _mm512_loadu_ps(at);
+          _mm512_storeu_ps(at, _mm512_mask_add_ps(cur, chose, cur, src));
+        } else {
+          _mm512_mask_storeu_ps(at, chose, _mm512_add_ps(_mm512_maskz_loadu_ps(chose, at), src));
+        }
       }
     }
   }
