@@ -689,28 +689,28 @@ FoldFn PickFold(ElemKind k) {
 
 }  // namespace
 
-KernelFn FastReduceWindowKernel(BinaryOp op, ElemKind k) {
+namespace {
+// pick.template operator()<Op>() for the binary op `op` of a fold with a typed loop; null for others.
+template <typename R, typename F>
+R WithFoldOp(BinaryOp op, F&& pick) {
   switch (op) {
-    case BinaryOp::kAdd: return PickWindow<BinaryOp::kAdd>(k);
-    case BinaryOp::kMul: return PickWindow<BinaryOp::kMul>(k);
-    case BinaryOp::kMax: return PickWindow<BinaryOp::kMax>(k);
-    case BinaryOp::kMin: return PickWindow<BinaryOp::kMin>(k);
-    case BinaryOp::kAnd: return PickWindow<BinaryOp::kAnd>(k);
-    case BinaryOp::kOr: return PickWindow<BinaryOp::kOr>(k);
+    case BinaryOp::kAdd: return pick.template operator()<BinaryOp::kAdd>();
+    case BinaryOp::kMul: return pick.template operator()<BinaryOp::kMul>();
+    case BinaryOp::kMax: return pick.template operator()<BinaryOp::kMax>();
+    case BinaryOp::kMin: return pick.template operator()<BinaryOp::kMin>();
+    case BinaryOp::kAnd: return pick.template operator()<BinaryOp::kAnd>();
+    case BinaryOp::kOr: return pick.template operator()<BinaryOp::kOr>();
     default: return nullptr;
   }
 }
+}  // namespace
+
+KernelFn FastReduceWindowKernel(BinaryOp op, ElemKind k) {
+  return WithFoldOp<KernelFn>(op, [&]<BinaryOp Op>() { return PickWindow<Op>(k); });
+}
 
 TypedFoldFn TypedFold(BinaryOp op, ElemKind k) {
-  switch (op) {
-    case BinaryOp::kAdd: return PickFold<BinaryOp::kAdd>(k);
-    case BinaryOp::kMul: return PickFold<BinaryOp::kMul>(k);
-    case BinaryOp::kMax: return PickFold<BinaryOp::kMax>(k);
-    case BinaryOp::kMin: return PickFold<BinaryOp::kMin>(k);
-    case BinaryOp::kAnd: return PickFold<BinaryOp::kAnd>(k);
-    case BinaryOp::kOr: return PickFold<BinaryOp::kOr>(k);
-    default: return nullptr;
-  }
+  return WithFoldOp<TypedFoldFn>(op, [&]<BinaryOp Op>() { return PickFold<Op>(k); });
 }
 
 KernelFn FastSelectAndScatterKernel(CompareParams select, BinaryOp scatter, ElemKind operand, ElemKind result) {
