@@ -29,8 +29,10 @@ echo "== ThreadSanitizer: multi-device execution and the plugin's concurrency an
 # Unoptimised: these runs are small, and -O0 builds in a fraction of the time.
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPENPJRT_SANITIZE=thread \
   -DOPENPJRT_BUILD_TESTS=ON -DOPENPJRT_BUILD_BENCH=OFF >/dev/null
-ninja -C build-tsan -j"$jobs" openpjrt capi_tests pjrt_c_api_cpu_plugin
+ninja -C build-tsan -j"$jobs" openpjrt capi_tests pjrt_c_api_cpu_plugin runtime_unit_tests
 TSAN_OPTIONS=halt_on_error=1 PJRT_PLUGIN=build-tsan/lib/pjrt_c_api_cpu_plugin.so build-tsan/bin/capi_tests
+# The pool's intra-op loop handing a piece's exception to its caller.
+TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/runtime_unit_tests --gtest_filter='PoolParallelTest.*'
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/collectives.mlir
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/run_parallel.mlir
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --replicas 4 examples/mlp_train_step.mlir

@@ -1,6 +1,8 @@
 // Unit tests of the runtime: events, compile options, buffers and executions.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <new>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -49,6 +51,33 @@ TEST(EventTest, WhenAllReadyReportsTheFirstError) {
 
 // The elementwise fusion reads a broadcast scalar argument directly: the broadcast_in_dim step is
 // gone from the program, one fused step remains, and it computes x * s + 1.
+// A piece that throws (a kernel's allocation failing on a pool thread) must neither end the
+// process nor return to the caller while other pieces still run: every piece runs, then the
+// first exception reaches the caller of For.
+TEST(PoolParallelTest, APieceThatThrowsReachesTheCallerAfterEveryPiece) {
+  ThreadPool pool(2);
+  PoolParallel parallel(&pool, /*deterministic=*/false);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (bool on_helper : {true, false}) {
+    std::atomic<int> ran{0}, on_helpers{0};
+    auto piece = [&](int64_t i) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      const bool helper = std::this_thread::get_id() != caller;
+      on_helpers += helper;
+      ++ran;
+      // Pieces on a helper throw, or the caller's first piece (piece 0 or 1, whichever it took).
+      if (on_helper ? helper : (!helper && i < 2)) throw std::bad_alloc();
+    };
+    EXPECT_THROW(parallel.For(40, piece), std::bad_alloc) << on_helper;
+    EXPECT_EQ(ran.load(), 40) << on_helper;
+    EXPECT_GT(on_helpers.load(), 0) << on_helper;  // (the helper took pieces: the case was tested)
+  }
+  // The pool still works afterwards.
+  std::atomic<int> ran{0};
+  parallel.For(8, [&](int64_t) { ++ran; });
+  EXPECT_EQ(ran.load(), 8);
+}
+
 TEST(FusionTest, AbsorbsBroadcastsOfScalars) {
   auto exe = CompileText(R"(
 func.func @main(%x: tensor<1000xf32>, %s: tensor<f32>) -> tensor<1000xf32> {

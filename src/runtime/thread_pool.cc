@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <memory>
+#include <mutex>
 
 #include "src/runtime/spin.h"
 
@@ -116,15 +118,25 @@ void PoolParallel::For(int64_t n, const std::function<void(int64_t)>& fn) {
     std::atomic<int64_t> done{0};
     std::mutex mu;
     std::condition_variable cv;
+    std::exception_ptr failure;  // the first exception a piece threw (under mu)
   };
   auto shared = std::make_shared<Shared>();
   // A helper that starts after every piece is taken returns without touching fn (which lives on
   // the caller's stack only until the last piece finishes).
+  // A piece that throws (a kernel's allocation failing: std::bad_alloc) still counts as done:
+  // the exception is kept and thrown on the caller once every piece has finished, where the
+  // executable turns it into an error. (Escaping a worker it would end the process; escaping
+  // the caller's own piece it would leave the helpers running pieces of a gone fn.)
   auto work = [shared, n, &fn] {
     for (;;) {
       const int64_t i = shared->next.fetch_add(1);
       if (i >= n) return;
-      fn(i);
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(shared->mu);
+        if (!shared->failure) shared->failure = std::current_exception();
+      }
       if (shared->done.fetch_add(1) + 1 == n) {
         std::lock_guard<std::mutex> lock(shared->mu);
         shared->cv.notify_all();
@@ -140,9 +152,16 @@ void PoolParallel::For(int64_t n, const std::function<void(int64_t)>& fn) {
   } busy(pool_);
   for (int64_t h = 0; h < helpers; ++h) pool_->Schedule(work);
   work();
-  if (SpinUntil([&] { return shared->done.load() == n; }, kForkSpin)) return;
-  std::unique_lock<std::mutex> lock(shared->mu);
-  shared->cv.wait(lock, [&] { return shared->done.load() == n; });
+  if (!SpinUntil([&] { return shared->done.load() == n; }, kForkSpin)) {
+    std::unique_lock<std::mutex> lock(shared->mu);
+    shared->cv.wait(lock, [&] { return shared->done.load() == n; });
+  }
+  std::exception_ptr failure;
+  {
+    std::lock_guard<std::mutex> lock(shared->mu);
+    failure = shared->failure;
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace openpjrt::runtime

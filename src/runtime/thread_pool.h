@@ -52,6 +52,7 @@ class PoolParallel : public cpu::Parallel {
   PoolParallel(ThreadPool* pool, bool deterministic) : pool_(pool), deterministic_(deterministic) {}
   int threads() const override { return pool_->size(); }
   bool deterministic() const override { return deterministic_; }
+  // An exception from a piece (std::bad_alloc) is thrown here once every piece has finished.
   void For(int64_t n, const std::function<void(int64_t)>& fn) override;
 
  private:
