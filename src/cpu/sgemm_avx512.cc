@@ -166,8 +166,8 @@ OPJ_AVX512 inline void PutSliverRow(float* dst, __m512 lo, __m512 hi, bool strea
 
 // Packs rows [0, kc) x columns [0, nc) of B into slivers of kNr columns: sliver s holds, for each
 // p, the kNr values B[p][s*kNr + j] (zero past the last column). `stream`: whole slivers of a B
-// with unit column stride are written with non-temporal stores (see the shared B of
-// FastSgemmParts), fenced before returning.
+// with unit column or unit row stride (a transposed weight, x @ W^T) are written with
+// non-temporal stores (see the shared B of FastSgemmParts), fenced before returning.
 OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_t nc, float* out,
                       bool stream = false) {
   if (cs == 1 && nc % kNr == 0) {
@@ -210,7 +210,11 @@ OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_
           __m512 r[16];
           for (int jj = 0; jj < 16; ++jj) r[jj] = _mm512_maskz_loadu_ps(mask, b + (j0 + half * 16 + jj) * cs + p0);
           Transpose16(r);
-          for (int64_t pp = 0; pp < steps; ++pp) _mm512_store_ps(dst + (p0 + pp) * kNr + half * 16, r[pp]);
+          if (stream) {
+            for (int64_t pp = 0; pp < steps; ++pp) _mm512_stream_ps(dst + (p0 + pp) * kNr + half * 16, r[pp]);
+          } else {
+            for (int64_t pp = 0; pp < steps; ++pp) _mm512_store_ps(dst + (p0 + pp) * kNr + half * 16, r[pp]);
+          }
         }
       }
     } else if (cols == kNr && std::abs(cs) * (kNr - 1) < (int64_t{1} << 31) && std::abs(rs) < (int64_t{1} << 31)) {
@@ -233,6 +237,7 @@ OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_
       }
     }
   }
+  if (stream) _mm_sfence();
 }
 
 // The rows of one sliver of A: packed (row i of step p at ap[p * kMr + i]) or read in place
@@ -681,7 +686,8 @@ bool FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
     // memory anyway, and ordinary stores first read each destination line (packing 1024^2 took
     // 700 us of the two threads' time in a 1024^3 product, 300 us streamed; the product 5.84 ->
     // 5.68 ms at 2 threads in openpjrt bench, 0.965-0.982 of the time through the plugin in
-    // alternating rounds; 2048^3 unchanged, 1.005). So packing starts the products
+    // alternating rounds; 2048^3 unchanged, 1.005; with B transposed, 1024 x 1024 @ (1024 x
+    // 1024)^T 5.60-5.63 -> 5.46-5.49 ms). So packing starts the products
     // after one block of B rather than all of it (1024^3 at 2 threads: the first product began
     // 310-370 us into a 6.3 ms call when all of B came first).
     // A task waits only for tasks earlier in the list (its block of B's units; the previous
