@@ -682,14 +682,14 @@ bool FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
     // one depth block. Both kinds of task sit in one list that the threads take in order: the
     // first block of B's units, then the product's blocks (column block, depth block, row block),
     // each followed by its share of the next block of B's units.
+    // So packing starts the products after one block of B rather than all of it (1024^3 at 2
+    // threads: the first product began 310-370 us into a 6.3 ms call when all of B came first).
     // The units are written with non-temporal stores: every block reads the packed B from L3 or
     // memory anyway, and ordinary stores first read each destination line (packing 1024^2 took
     // 700 us of the two threads' time in a 1024^3 product, 300 us streamed; the product 5.84 ->
     // 5.68 ms at 2 threads in openpjrt bench, 0.965-0.982 of the time through the plugin in
     // alternating rounds; 2048^3 unchanged, 1.005; with B transposed, 1024 x 1024 @ (1024 x
-    // 1024)^T 5.60-5.63 -> 5.46-5.49 ms). So packing starts the products
-    // after one block of B rather than all of it (1024^3 at 2 threads: the first product began
-    // 310-370 us into a 6.3 ms call when all of B came first).
+    // 1024)^T 5.60-5.63 -> 5.46-5.49 ms).
     // A task waits only for tasks earlier in the list (its block of B's units; the previous
     // depth block of its own rows and columns), which whoever took them is running.
     // A block of rows belongs to the part that took its first depth block (parts take those
