@@ -152,16 +152,11 @@ OPJ_AVX512 void PackA(const float* a, int64_t rs, int64_t cs, int64_t mc, int64_
   }
 }
 
-// One packed row of a sliver (kNr floats at a 64-byte aligned dst): stored, or streamed to
-// memory with non-temporal stores.
-OPJ_AVX512 inline void PutSliverRow(float* dst, __m512 lo, __m512 hi, bool stream) {
-  if (stream) {
-    _mm512_stream_ps(dst, lo);
-    _mm512_stream_ps(dst + 16, hi);
-  } else {
-    _mm512_store_ps(dst, lo);
-    _mm512_store_ps(dst + 16, hi);
-  }
+// 16 packed floats at a 64-byte aligned dst: stored, or streamed to memory with a non-temporal
+// store.
+OPJ_AVX512 inline void PutPacked(float* dst, __m512 v, bool stream) {
+  if (stream) _mm512_stream_ps(dst, v);
+  else _mm512_store_ps(dst, v);
 }
 
 // Packs rows [0, kc) x columns [0, nc) of B into slivers of kNr columns: sliver s holds, for each
@@ -179,8 +174,10 @@ OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_
       const char* ahead = reinterpret_cast<const char*>(src + kAhead * rs);
       if (p + kAhead < kc)
         for (int64_t j = 0; j < nc; j += 16) _mm_prefetch(ahead + j * 4, _MM_HINT_T0);
-      for (int64_t j0 = 0; j0 < nc; j0 += kNr)
-        PutSliverRow(out + j0 * kc + p * kNr, _mm512_loadu_ps(src + j0), _mm512_loadu_ps(src + j0 + 16), stream);
+      for (int64_t j0 = 0; j0 < nc; j0 += kNr) {
+        PutPacked(out + j0 * kc + p * kNr, _mm512_loadu_ps(src + j0), stream);
+        PutPacked(out + j0 * kc + p * kNr + 16, _mm512_loadu_ps(src + j0 + 16), stream);
+      }
     }
     if (stream) _mm_sfence();  // the streamed rows are visible before the caller reports them packed
     return;
@@ -210,11 +207,7 @@ OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_
           __m512 r[16];
           for (int jj = 0; jj < 16; ++jj) r[jj] = _mm512_maskz_loadu_ps(mask, b + (j0 + half * 16 + jj) * cs + p0);
           Transpose16(r);
-          if (stream) {
-            for (int64_t pp = 0; pp < steps; ++pp) _mm512_stream_ps(dst + (p0 + pp) * kNr + half * 16, r[pp]);
-          } else {
-            for (int64_t pp = 0; pp < steps; ++pp) _mm512_store_ps(dst + (p0 + pp) * kNr + half * 16, r[pp]);
-          }
+          for (int64_t pp = 0; pp < steps; ++pp) PutPacked(dst + (p0 + pp) * kNr + half * 16, r[pp], stream);
         }
       }
     } else if (cols == kNr && std::abs(cs) * (kNr - 1) < (int64_t{1} << 31) && std::abs(rs) < (int64_t{1} << 31)) {
