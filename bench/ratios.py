@@ -194,6 +194,22 @@ def child(threads, quick):
             add_pair("  same", torch_paired(ours, lambda: torch._C._nn.mkldnn_linear(mp, mqt), r, mm_rounds),
                      "oneDNN (mkldnn_linear)")
 
+    # 3b. f64 matmul (jax_enable_x64 programs), through the Eigen path, against numpy's OpenBLAS
+    # dgemm. (Its operands were once copied into fresh zero-filled buffers on every run, whose
+    # page faults made 256^3 ten times slower than numpy.)
+    for k in (256,) if quick else (256, 1024):
+        p = np.random.default_rng(k).standard_normal((k, k))
+        q = np.random.default_rng(k + 1).standard_normal((k, k))
+        mm = c.compile(f"""func.func @main(%p: tensor<{k}x{k}xf64>, %q: tensor<{k}x{k}xf64>) -> tensor<{k}x{k}xf64> {{
+  %r = stablehlo.dot_general %p, %q, contracting_dims = [1] x [0] : (tensor<{k}x{k}xf64>, tensor<{k}x{k}xf64>) -> tensor<{k}x{k}xf64>
+  return %r : tensor<{k}x{k}xf64>
+}}""")
+        dp, dq = c.device_put(p), c.device_put(q)
+        assert np.allclose(np.asarray(mm(dp, dq)), p @ q, rtol=1e-10, atol=1e-9)
+        r = max(21, min(200, int(1e9 / k**3))) if not quick else 3
+        t_ours, t_np = paired(lambda: run(mm, dp, dq), lambda: p @ q, r, 7 if not quick else 5)
+        rows.append((f"matmul {k}x{k} f64 ({2 * k**3 / t_ours / 1e9:.0f} GFLOP/s)", t_ours, "numpy", t_np))
+
     # 4. MLP 784-512-512-10, batch 128, forward (numpy implementation as the baseline).
     rng = np.random.default_rng(2)
     w1, w2, w3 = (rng.standard_normal(s).astype(np.float32) * 0.05 for s in ((784, 512), (512, 512), (512, 10)))

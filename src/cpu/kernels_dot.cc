@@ -26,22 +26,32 @@ using namespace ops;
 // nothing (a 64 x 64 product made 18 allocations before).
 using DimList = absl::InlinedVector<int64_t, 8>;
 
-// Gathers `a` into [prod(batch), prod(first), prod(second)] order.
-std::vector<uint8_t> Arrange(const Array& a, std::span<const int64_t> batch, std::span<const int64_t> first,
-                             std::span<const int64_t> second) {
-  std::vector<int64_t> order(batch.begin(), batch.end());
+// `a` in [prod(batch), prod(first), prod(second)] order: `a` itself when its dimensions are
+// already in that order (size-1 dimensions aside), else a strided copy into a pooled array (a
+// zero-filled vector, as before, was allocated and its pages faulted in on every run).
+Array Arrange(const Array& a, std::span<const int64_t> batch, std::span<const int64_t> first,
+              std::span<const int64_t> second) {
+  DimList order(batch.begin(), batch.end());
   order.insert(order.end(), first.begin(), first.end());
   order.insert(order.end(), second.begin(), second.end());
+  bool in_order = true;
+  int64_t last = -1;
+  for (int64_t d : order) {
+    if (a.dims()[d] == 1) continue;
+    in_order = in_order && d > last;
+    last = d;
+  }
+  if (in_order) return a;
   std::vector<int64_t> in_stride = ByteStrides(a.type()), count, src_stride;
   for (int64_t d : order) {
     count.push_back(a.dims()[d]);
     src_stride.push_back(in_stride[d]);
   }
   const int64_t es = a.type().ElementSize();
-  std::vector<uint8_t> out(static_cast<size_t>(a.ByteSize()));
+  Array out = Array::Allocate(a.type());
   std::vector<int64_t> dst_stride = RowMajorStrides(count);
   for (int64_t& v : dst_stride) v *= es;
-  StridedCopy(count, a.data(), src_stride, out.data(), dst_stride, es);
+  StridedCopy(count, a.data(), src_stride, out.mutable_data(), dst_stride, es);
   return out;
 }
 
@@ -181,8 +191,8 @@ void DotGeneral(const Step& s, ExecState& st) {
   const DimList& lf = d.lf;
   const DimList& rf = d.rf;
   const int64_t B = d.B, M = d.M, Kc = d.Kc, N = d.N;
-  std::vector<uint8_t> a = Arrange(lhs, p.lhs_batch, lf, p.lhs_contract);      // [B, M, K]
-  std::vector<uint8_t> b = Arrange(rhs, p.rhs_batch, p.rhs_contract, rf);      // [B, K, N]
+  const Array a = Arrange(lhs, p.lhs_batch, lf, p.lhs_contract);      // [B, M, K]
+  const Array b = Arrange(rhs, p.rhs_batch, p.rhs_contract, rf);      // [B, K, N]
   const S* pa = reinterpret_cast<const S*>(a.data());
   const S* pb = reinterpret_cast<const S*>(b.data());
   Array r = Array::Allocate(s.out_types[0]);
