@@ -141,8 +141,11 @@ void Lowerer::LowerWindowed(const Operation& op, Env& env, Program& prog, int de
         return v;
       };
       p->strides = list_or("window_strides", 1);
-      p->base_dilations = list_or("base_dilations", 1);
-      p->window_dilations = list_or("window_dilations", 1);
+      // select_and_scatter has no dilations: attributes of those names on it are discardable
+      // extras (a base dilation of 0 there had reached a division by zero).
+      const bool dilated = c == OpCode::kReduceWindow;
+      p->base_dilations = dilated ? list_or("base_dilations", 1) : std::vector<int64_t>(rank, 1);
+      p->window_dilations = dilated ? list_or("window_dilations", 1) : std::vector<int64_t>(rank, 1);
       std::vector<int64_t> pad = list_or("padding", 0);
       if (pad.size() == 2 * rank) {
         for (size_t d = 0; d < rank; ++d) {

@@ -101,6 +101,47 @@ func.func @select_and_scatter_max_pool_grad() {
 
 // -----
 
+// select_and_scatter has no dilations: attributes of those names are discardable extras and
+// change nothing (a base dilation of 0 on it once reached a division by zero; found by the
+// exec fuzzer). Both the compare-select kernel (f32, GE) and the region path (i32, GT).
+func.func @select_and_scatter_ignores_dilation_attributes() {
+  %x = stablehlo.constant dense<[[1.0, 5.0, 4.0], [3.0, 2.0, 6.0]]> : tensor<2x3xf32>
+  %src = stablehlo.constant dense<[[10.0, 20.0]]> : tensor<1x2xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = "stablehlo.select_and_scatter"(%x, %src, %z) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %ge = stablehlo.compare GE, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %ge : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 1, 1>,
+      base_dilations = array<i64: 0, 0>, window_dilations = array<i64: 0, 3>} : (tensor<2x3xf32>, tensor<1x2xf32>, tensor<f32>) -> tensor<2x3xf32>
+  check.expect_eq_const %r, dense<[[0.0, 10.0, 0.0], [0.0, 0.0, 20.0]]> : tensor<2x3xf32>
+  %xi = stablehlo.constant dense<[[1, 5, 4], [3, 2, 6]]> : tensor<2x3xi32>
+  %si = stablehlo.constant dense<[[10, 20]]> : tensor<1x2xi32>
+  %zi = stablehlo.constant dense<0> : tensor<i32>
+  %ri = "stablehlo.select_and_scatter"(%xi, %si, %zi) ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %gt = stablehlo.compare GT, %a, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %a1 = stablehlo.add %a, %one : tensor<i32>
+    %ge = stablehlo.compare GE, %a1, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %both = stablehlo.and %gt, %ge : tensor<i1>
+    stablehlo.return %both : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %s = stablehlo.add %a, %b : tensor<i32>
+    stablehlo.return %s : tensor<i32>
+  }) {window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 1, 1>,
+      base_dilations = array<i64: 0, 0>, window_dilations = array<i64: 0, 3>} : (tensor<2x3xi32>, tensor<1x2xi32>, tensor<i32>) -> tensor<2x3xi32>
+  check.expect_eq_const %ri, dense<[[0, 10, 0], [0, 0, 20]]> : tensor<2x3xi32>
+  func.return
+}
+
+// -----
+
 func.func @convolution_nhwc_same() {
   %x = stablehlo.constant dense<[[[[1.0], [2.0], [3.0]], [[4.0], [5.0], [6.0]], [[7.0], [8.0], [9.0]]]]> : tensor<1x3x3x1xf32>
   %w = stablehlo.constant dense<1.0> : tensor<3x3x1x1xf32>
