@@ -87,6 +87,15 @@ class Array {
   bool owned_ = false;  // from Allocate (Wrap'ed storage belongs to someone else)
 };
 
+// Uninitialised room for `count` T's from the arrays' pool, held by *holder: a kernel's large
+// temporary without fresh pages to fault in on every run (a std::vector of a few MiB is mapped,
+// zeroed and unmapped each time).
+template <typename T>
+T* AllocateScratch(int64_t count, Array* holder) {
+  *holder = Array::Allocate(ArrayType{ElemKind::kU8, {count * static_cast<int64_t>(sizeof(T))}});
+  return reinterpret_cast<T*>(holder->mutable_data());
+}
+
 // What a slot of a running program holds.
 struct RtValue {
   enum class Kind : uint8_t { kNone, kArray, kToken, kTuple };

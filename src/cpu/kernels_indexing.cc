@@ -471,7 +471,9 @@ bool SortByKeys(const Step& s, ExecState& st, const SortKey& sk, const std::vect
   auto run = [&](auto utag) {
     using U = decltype(utag);
     auto sort_lines = [&](int64_t l0, int64_t l1) {
-      std::vector<KeyedPos<U>> a(static_cast<size_t>(len)), b(static_cast<size_t>(len));
+      Array a_room, b_room;
+      KeyedPos<U>* a = AllocateScratch<KeyedPos<U>>(len, &a_room);
+      KeyedPos<U>* b = AllocateScratch<KeyedPos<U>>(len, &b_room);
       for (int64_t l = l0; l < l1; ++l) {
         const int64_t base = line_base(l);
         auto fill = [&](auto tag) {
@@ -497,10 +499,10 @@ bool SortByKeys(const Step& s, ExecState& st, const SortKey& sk, const std::vect
           case ElemKind::kU32: fill(uint32_t{}); break;
           default: fill(uint64_t{}); break;
         }
-        SortLine(a.data(), b.data(), len);
+        SortLine(a, b, len);
         for (size_t i = 0; i < in.size(); ++i) {
           const int64_t es = out[i].type().ElementSize();
-          GatherLine(out[i].mutable_data() + base * es, in[i]->data() + base * es, a.data(), len, stride, es);
+          GatherLine(out[i].mutable_data() + base * es, in[i]->data() + base * es, a, len, stride, es);
         }
       }
     };
