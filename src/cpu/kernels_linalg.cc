@@ -224,33 +224,109 @@ void TriangularSolve(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 
-// ---- fft over the trailing dims (direct DFT in double precision)
+// ---- fft over the trailing dims, in double precision: an iterative radix-2 FFT for lengths that
+// are powers of two, Bluestein's chirp transform (a circular convolution done with three of them)
+// for the others. (A direct DFT with a cos and sin per term, the implementation before, took 17 s
+// for 64 x 4096 points.)
 
-// Transforms `len` points spaced `stride` apart starting at `data`, in place.
-void Dft(cd* data, int64_t len, int64_t stride, bool inverse, std::vector<cd>& tmp) {
-  tmp.assign(static_cast<size_t>(len), cd(0));
-  const double sign = inverse ? 1.0 : -1.0;
-  for (int64_t k = 0; k < len; ++k) {
-    cd acc(0);
-    for (int64_t t = 0; t < len; ++t) {
-      double angle = sign * 2.0 * M_PI * static_cast<double>((k * t) % len) / static_cast<double>(len);
-      acc += data[t * stride] * cd(std::cos(angle), std::sin(angle));
+// The transform of one length and direction, applied line by line.
+class FftPlan {
+ public:
+  FftPlan(int64_t n, bool inverse) : n_(n), inverse_(inverse), m_(1) {
+    if (n_ <= 1) return;
+    while (m_ < n_) m_ *= 2;
+    if (m_ != n_) {  // Bluestein: a circular convolution of 2n - 1 points or more
+      m_ = 1;
+      while (m_ < 2 * n_ - 1) m_ *= 2;
     }
-    tmp[k] = inverse ? acc / static_cast<double>(len) : acc;
+    twiddle_.resize(static_cast<size_t>(m_ / 2));
+    for (int64_t k = 0; k < m_ / 2; ++k) {
+      const double angle = 2.0 * M_PI * static_cast<double>(k) / static_cast<double>(m_);
+      twiddle_[static_cast<size_t>(k)] = cd(std::cos(angle), -std::sin(angle));
+    }
+    work_.resize(static_cast<size_t>(m_));
+    if (m_ == n_) return;
+    // w_j = exp(s pi i j^2 / n) (s = -1 forward, +1 inverse), its angle reduced with j^2 mod 2n,
+    // and the transform of the convolution's other factor: conj(w_j) at j and at m - j.
+    chirp_.resize(static_cast<size_t>(n_));
+    for (int64_t j = 0; j < n_; ++j) {
+      const auto sq = static_cast<int64_t>(static_cast<unsigned __int128>(j) * static_cast<unsigned __int128>(j) %
+                                           static_cast<unsigned __int128>(2 * n_));
+      const double angle = (inverse_ ? M_PI : -M_PI) * static_cast<double>(sq) / static_cast<double>(n_);
+      chirp_[static_cast<size_t>(j)] = cd(std::cos(angle), std::sin(angle));
+    }
+    kernel_.assign(static_cast<size_t>(m_), cd(0));
+    for (int64_t j = 0; j < n_; ++j) {
+      kernel_[static_cast<size_t>(j)] = std::conj(chirp_[static_cast<size_t>(j)]);
+      if (j > 0) kernel_[static_cast<size_t>(m_ - j)] = std::conj(chirp_[static_cast<size_t>(j)]);
+    }
+    Pow2(kernel_.data(), false);
   }
-  for (int64_t k = 0; k < len; ++k) data[k * stride] = tmp[k];
-}
 
-// Applies Dft along dimension d of a dense complex array with dims `dims`.
+  // Transforms the n points spaced `stride` apart from `data`, in place (the inverse divided by n).
+  void Run(cd* data, int64_t stride) {
+    if (n_ <= 1) return;
+    cd* w = work_.data();
+    if (m_ == n_) {
+      for (int64_t t = 0; t < n_; ++t) w[t] = data[t * stride];
+      Pow2(w, inverse_);
+    } else {
+      for (int64_t t = 0; t < n_; ++t) w[t] = data[t * stride] * chirp_[static_cast<size_t>(t)];
+      std::fill(w + n_, w + m_, cd(0));
+      Pow2(w, false);
+      for (int64_t k = 0; k < m_; ++k) w[k] *= kernel_[static_cast<size_t>(k)];
+      Pow2(w, true);
+      const double scale = 1.0 / static_cast<double>(m_);
+      for (int64_t k = 0; k < n_; ++k) w[k] *= chirp_[static_cast<size_t>(k)] * scale;
+    }
+    const double norm = inverse_ ? 1.0 / static_cast<double>(n_) : 1.0;
+    for (int64_t k = 0; k < n_; ++k) data[k * stride] = w[k] * norm;
+  }
+
+ private:
+  // The unnormalised transform of m_ points in place: exp(-2 pi i kt/m) terms, or exp(+...)
+  // for `backward`. Decimation in time: bit-reversed order, then butterflies of growing span.
+  void Pow2(cd* a, bool backward) const {
+    for (int64_t i = 1, j = 0; i < m_; ++i) {
+      int64_t bit = m_ >> 1;
+      for (; j & bit; bit >>= 1) j ^= bit;
+      j ^= bit;
+      if (i < j) std::swap(a[i], a[j]);
+    }
+    for (int64_t span = 1; span < m_; span *= 2) {
+      const int64_t step = m_ / (2 * span);
+      for (int64_t i = 0; i < m_; i += 2 * span) {
+        for (int64_t k = 0; k < span; ++k) {
+          const cd tw = twiddle_[static_cast<size_t>(k * step)];
+          const cd v = a[i + k + span] * (backward ? std::conj(tw) : tw);
+          const cd u = a[i + k];
+          a[i + k] = u + v;
+          a[i + k + span] = u - v;
+        }
+      }
+    }
+  }
+
+  int64_t n_;
+  bool inverse_;
+  int64_t m_;                 // the power-of-two size transformed
+  std::vector<cd> twiddle_;   // exp(-2 pi i k/m), k < m/2
+  std::vector<cd> chirp_;     // Bluestein's w_j, j < n
+  std::vector<cd> kernel_;    // the transform of the conj(w) factor
+  std::vector<cd> work_;
+};
+
+// Transforms every line along dimension d of a dense complex array with dims `dims`.
 void DftAlong(std::vector<cd>& a, const std::vector<int64_t>& dims, size_t d, bool inverse) {
   std::vector<int64_t> strides = RowMajorStrides(dims);
   const int64_t len = dims[d], stride = strides[d];
   int64_t total = 1;
   for (int64_t x : dims) total *= x;
-  std::vector<cd> tmp;
+  if (len == 0) return;
+  FftPlan plan(len, inverse);
   for (int64_t base = 0; base < total; ++base) {
-    if (len == 0 || (base / stride) % len != 0) continue;
-    Dft(a.data() + base, len, stride, inverse, tmp);
+    if ((base / stride) % len != 0) continue;
+    plan.Run(a.data() + base, stride);
   }
 }
 

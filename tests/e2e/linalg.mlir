@@ -102,3 +102,36 @@ func.func @dynamic_ops_with_static_results() {
   check.expect_eq_const %p, dense<[0, 7, 0, 8, 0, 9]> : tensor<6xi32>
   func.return
 }
+// -----
+
+// Lengths that are not powers of two (Bluestein's transform) and longer powers of two, in one and
+// two dimensions; expected values from numpy.fft (float64), printed to 9 (f32) or 17 (f64) digits.
+func.func @fft_lengths_beyond_powers_of_two() {
+  %a = stablehlo.constant dense<[(1, 0), (2, -1), (0, 3), (-1, 1), (4, 0), (2, 2)]> : tensor<6xcomplex<f32>>
+  %fa = stablehlo.fft %a, type = FFT, length = [6] : (tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f32>>
+  check.expect_almost_eq_const %fa, dense<[(8, 5), (2, 1.46410162), (-9.19615242, -4.46410162), (2, 1), (1.19615242, 2.46410162), (2, -5.46410162)]> : tensor<6xcomplex<f32>>
+  %ia = stablehlo.fft %fa, type = IFFT, length = [6] : (tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f32>>
+  check.expect_almost_eq %ia, %a : tensor<6xcomplex<f32>>
+  %b = stablehlo.constant dense<[(1, 0), (-2, 0), (3, 0), (0, 0.5), (-1, -1), (2, 0), (0, 0), (1, 3)]> : tensor<8xcomplex<f32>>
+  %fb = stablehlo.fft %b, type = FFT, length = [8] : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>
+  check.expect_almost_eq_const %fb, dense<[(4, 2.5), (-1.8890873, 3.30330086), (-6.5, 0), (2.35355339, 5.76776695), (2, -4.5), (5.8890873, -7.30330086), (0.5, -2), (1.64644661, 2.23223305)]> : tensor<8xcomplex<f32>>
+  %ib = stablehlo.fft %b, type = IFFT, length = [8] : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>
+  check.expect_almost_eq_const %ib, dense<[(0.5, 0.3125), (0.205805826, 0.279029131), (0.0625, -0.25), (0.736135912, -0.912912607), (0.25, -0.5625), (0.294194174, 0.720970869), (-0.8125, 0), (-0.236135912, 0.412912607)]> : tensor<8xcomplex<f32>>
+  %m = stablehlo.constant dense<[[(0, -3), (1, -2.5), (2, -2), (3, -1.5), (4, -1)], [(5, -0.5), (6, 0), (7, 0.5), (8, 1), (9, 1.5)], [(10, 2), (11, 2.5), (12, 3), (13, 3.5), (14, 4)]]> : tensor<3x5xcomplex<f64>>
+  %fm = stablehlo.fft %m, type = FFT, length = [3, 5] : (tensor<3x5xcomplex<f64>>) -> tensor<3x5xcomplex<f64>>
+  check.expect_almost_eq_const %fm, dense<[[(105, 7.5), (-12.661432201766901, 6.5728644035337993), (-8.7184488608733979, -1.313102278253202), (-6.2815511391266021, -6.1868977217467975), (-2.3385677982330999, -14.072864403533801)], [(-48.325317547305481, 2.9006350946109656), (0, -4.4408920985006262e-16), (-3.8459253727671276e-16, 1.3163255441818197e-15), (-3.8459253727671276e-16, 1.0942809392567884e-15), (0, -8.8817841970012523e-16)], [(-26.674682452694519, -40.400635094610962), (0, -4.4408920985006262e-16), (3.8459253727671276e-16, -1.7604147540318824e-15), (3.8459253727671276e-16, -1.9824593589569137e-15), (0, -8.8817841970012523e-16)]]>, tolerance = 1.0e-11 : tensor<3x5xcomplex<f64>>
+  %im = stablehlo.fft %m, type = IFFT, length = [5] : (tensor<3x5xcomplex<f64>>) -> tensor<3x5xcomplex<f64>>
+  check.expect_almost_eq_const %im, dense<[[(2, -2), (-0.15590451988220666, -0.9381909602355869), (-0.41877007594177346, -0.4124598481164532), (-0.5812299240582266, -0.08754015188354683), (-0.84409548011779345, 0.43819096023558662)], [(7, 0.5), (-0.15590451988220666, -0.93819096023558668), (-0.41877007594177362, -0.4124598481164532), (-0.58122992405822671, -0.08754015188354683), (-0.84409548011779345, 0.43819096023558668)], [(12, 3), (-0.15590451988220666, -0.93819096023558668), (-0.41877007594177329, -0.41245984811645314), (-0.58122992405822638, -0.087540151883546746), (-0.84409548011779345, 0.43819096023558668)]]>, tolerance = 1.0e-13 : tensor<3x5xcomplex<f64>>
+  %r = stablehlo.constant dense<[3, -1, 4, 1, -5, 9, 2]> : tensor<7xf32>
+  %fr = stablehlo.fft %r, type = RFFT, length = [7] : (tensor<7xf32>) -> tensor<4xcomplex<f32>>
+  check.expect_almost_eq_const %fr, dense<[(13, 0), (4.33459313, 4.61683157), (-11.4290754, 5.44635394), (11.0944823, -8.45707367)]> : tensor<4xcomplex<f32>>
+  %br = stablehlo.fft %fr, type = IRFFT, length = [7] : (tensor<4xcomplex<f32>>) -> tensor<7xf32>
+  check.expect_almost_eq %br, %r : tensor<7xf32>
+  %h = stablehlo.constant dense<[(6, 0), (1, -2), (-3, 1), (2, 0)]> : tensor<4xcomplex<f32>>
+  %ih = stablehlo.fft %h, type = IRFFT, length = [6] : (tensor<4xcomplex<f32>>) -> tensor<6xf32>
+  check.expect_almost_eq_const %ih, dense<[0.666666667, 1.62200847, 2.53269207, -0.666666667, 0.800641263, 1.0446582]> : tensor<6xf32>
+  %p = stablehlo.constant dense<[[(2, -1)], [(0.5, 3)]]> : tensor<2x1xcomplex<f32>>
+  %fp = stablehlo.fft %p, type = IFFT, length = [1] : (tensor<2x1xcomplex<f32>>) -> tensor<2x1xcomplex<f32>>
+  check.expect_eq %fp, %p : tensor<2x1xcomplex<f32>>
+  func.return
+}
