@@ -71,6 +71,11 @@ func.func @top_k() {
   %y = stablehlo.constant dense<[-0.0, 0.0, 0xFFC00000, 0x7FC00000, 0xFF800000]> : tensor<5xf32>
   %yv, %yi = chlo.top_k(%y, k = 5) : tensor<5xf32> -> (tensor<5xf32>, tensor<5xi32>)
   check.expect_eq_const %yi, dense<[3, 1, 0, 4, 2]> : tensor<5xi32>
+  // The same order for f64 (whose keys, like f32's, are ordered bit patterns), NaN payloads
+  // of one sign tied (lower index first).
+  %z = stablehlo.constant dense<[-0.0, 0x7FF8000000000000, 0xFFF8000000000000, 0x7FF8000000000001, 0xFFF0000000000000, 0.0]> : tensor<6xf64>
+  %zv, %zi = chlo.top_k(%z, k = 6) : tensor<6xf64> -> (tensor<6xf64>, tensor<6xi32>)
+  check.expect_eq_const %zi, dense<[1, 3, 5, 0, 4, 2]> : tensor<6xi32>
   %big = stablehlo.constant dense<[9007199254740992, 9007199254740993, 9007199254740994]> : tensor<3xi64>
   %bv, %bi = chlo.top_k(%big, k = 3) : tensor<3xi64> -> (tensor<3xi64>, tensor<3xi32>)
   check.expect_eq_const %bi, dense<[2, 1, 0]> : tensor<3xi32>
