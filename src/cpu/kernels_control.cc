@@ -8,6 +8,16 @@
 namespace openpjrt::cpu {
 namespace {
 
+// Empties the slots a region defines (its arguments and its steps' results) once its results
+// have been copied out, so that the values carried around a loop are held by the loop alone: a
+// buffer updated in place (dynamic_update_slice at the last use of a Unique array) then stays
+// in place from one iteration to the next instead of being copied at each (lax.scan).
+void ClearRegionSlots(const Program& region, ExecState& st) {
+  for (int a : region.args) st.slots[a] = RtValue();
+  for (const Step& step : region.steps)
+    for (int o : step.out) st.slots[o] = RtValue();
+}
+
 void While(const Step& s, ExecState& st) {
   const Program& cond = *s.regions[0];
   const Program& body = *s.regions[1];
@@ -16,9 +26,11 @@ void While(const Step& s, ExecState& st) {
   while (true) {
     args = vals;
     if (!CallRegion(cond, st, args, &pred)) return;
+    ClearRegionSlots(cond, st);
     if (!pred[0].array.data()[0]) break;
     args = std::move(vals);
     if (!CallRegion(body, st, args, &vals)) return;
+    ClearRegionSlots(body, st);
   }
   for (size_t i = 0; i < s.out.size(); ++i) st.slots[s.out[i]] = std::move(vals[i]);
 }

@@ -262,6 +262,41 @@ func.func @bitcast_sub_byte() {
 
 // -----
 
+// A scan (while + dynamic_update_slice of a carried buffer): from its second iteration the
+// buffer is updated in place (held by the loop alone); a buffer still read after the update, or
+// held outside the loop, keeps its old values.
+func.func @scan_updates_carried_buffer() {
+  %iota = stablehlo.iota dim = 0 : tensor<4x2xi32>
+  %one2 = stablehlo.constant dense<1> : tensor<4x2xi32>
+  %start = stablehlo.add %iota, %one2 : tensor<4x2xi32>
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %i0, %buf = %start, %old = %start) : tensor<i32>, tensor<4x2xi32>, tensor<4x2xi32>
+   cond {
+    %n = stablehlo.constant dense<4> : tensor<i32>
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %row = stablehlo.dynamic_slice %buf, %i, %z, sizes = [1, 2] : (tensor<4x2xi32>, tensor<i32>, tensor<i32>) -> tensor<1x2xi32>
+    %ten = stablehlo.constant dense<10> : tensor<1x2xi32>
+    %new = stablehlo.multiply %row, %ten : tensor<1x2xi32>
+    %b2 = stablehlo.dynamic_update_slice %buf, %new, %i, %z : (tensor<4x2xi32>, tensor<1x2xi32>, tensor<i32>, tensor<i32>) -> tensor<4x2xi32>
+    // %old is replaced by a copy that must still read the values before this iteration's update.
+    %o2 = stablehlo.dynamic_update_slice %old, %row, %i, %z : (tensor<4x2xi32>, tensor<1x2xi32>, tensor<i32>, tensor<i32>) -> tensor<4x2xi32>
+    %keep = stablehlo.add %o2, %buf : tensor<4x2xi32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %b2, %keep : tensor<i32>, tensor<4x2xi32>, tensor<4x2xi32>
+  }
+  check.expect_eq_const %r#1, dense<[[10, 10], [20, 20], [30, 30], [40, 40]]> : tensor<4x2xi32>
+  // The loop's initial buffer is unchanged after it.
+  check.expect_eq_const %start, dense<[[1, 1], [2, 2], [3, 3], [4, 4]]> : tensor<4x2xi32>
+  check.expect_eq_const %r#2, dense<[[32, 32], [44, 44], [36, 36], [8, 8]]> : tensor<4x2xi32>
+  func.return
+}
+
+// -----
+
 // JAX's ordered effects thread a token through @main; `run` supplies fresh tokens.
 func.func @main(%t: !stablehlo.token {jax.token = true}) -> !stablehlo.token {
   %x = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
