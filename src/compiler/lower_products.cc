@@ -26,10 +26,21 @@ void Lowerer::LowerProduct(const Operation& op, Env& env, Program& prog) {
         p->rhs_contract = {0};
       }
       ElemKind out = kind_of(op.result(0));
+      // bf16 and f16 products are computed in f32 and rounded once at the end, as XLA's CPU
+      // backend does (their own loop rounded at every step, 37 times slower than the f32 kernel:
+      // 256^3 in bf16 6.1 ms against 0.17 ms).
+      const ElemKind work = out == ElemKind::kBF16 || out == ElemKind::kF16 ? ElemKind::kF32 : out;
       std::vector<int> in = Operands(op, env);
       in.resize(2);  // dynamic_conv's padding was read above
       for (size_t i = 0; i < 2; ++i)
-        in[i] = ConvertTo(op, prog, in[i], ToArrayType(op, op.operands[i]->type), out);
+        in[i] = ConvertTo(op, prog, in[i], ToArrayType(op, op.operands[i]->type), work);
+      if (work != out) {
+        ArrayType wide = ToArrayType(op, op.result(0)->type);
+        wide.elem = work;
+        const int product = AddHelperStep(op, prog, Check(op, cpu::SelectDotGeneral(work, work, work)), in, wide, p);
+        AddStep(op, env, prog, Check(op, cpu::SelectConvert(work, out)), {product});
+        return;
+      }
       AddStep(op, env, prog, Check(op, cpu::SelectDotGeneral(out, out, out)), in).params = p;
       return;
     }

@@ -54,6 +54,33 @@ func.func @dot_general_batched_and_mixed() {
 
 // -----
 
+// bf16 and f16 products accumulate in f32 and round once, as XLA's CPU backend computes them:
+// 512 ones sum to 512 (rounding at every step would stop at 256 in bf16, 2048 + 1 in f16), and
+// a product whose exact value needs f32 rounds to the nearest bf16. NaN from f32 to bf16 is the
+// quiet NaN with its sign.
+func.func @dot_general_bf16_f16_accumulate_in_f32() {
+  %ones = stablehlo.constant dense<1.0> : tensor<1x512xbf16>
+  %col = stablehlo.constant dense<1.0> : tensor<512x1xbf16>
+  %s = stablehlo.dot_general %ones, %col, contracting_dims = [1] x [0] : (tensor<1x512xbf16>, tensor<512x1xbf16>) -> tensor<1x1xbf16>
+  check.expect_eq_const %s, dense<512.0> : tensor<1x1xbf16>
+  %h = stablehlo.constant dense<1.0> : tensor<1x4100xf16>
+  %hc = stablehlo.constant dense<1.0> : tensor<4100x1xf16>
+  %hs = stablehlo.dot_general %h, %hc, contracting_dims = [1] x [0] : (tensor<1x4100xf16>, tensor<4100x1xf16>) -> tensor<1x1xf16>
+  check.expect_eq_const %hs, dense<4100.0> : tensor<1x1xf16>
+  %a = stablehlo.constant dense<[[1.0, 0.00390625]]> : tensor<1x2xbf16>
+  %b = stablehlo.constant dense<[[1.0], [1.0]]> : tensor<2x1xbf16>
+  %ab = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<1x2xbf16>, tensor<2x1xbf16>) -> tensor<1x1xbf16>
+  // 1 + 2^-8 is a tie between 1 and 1 + 2^-7: to even, 1.
+  check.expect_eq_const %ab, dense<1.0> : tensor<1x1xbf16>
+  %n = stablehlo.constant dense<[0x7FC00001, 0xFF800001, 3.0e38, -1.0e-40]> : tensor<4xf32>
+  %nb = stablehlo.convert %n : (tensor<4xf32>) -> tensor<4xbf16>
+  %nbits = stablehlo.bitcast_convert %nb : (tensor<4xbf16>) -> tensor<4xui16>
+  check.expect_eq_const %nbits, dense<[32704, 65472, 32610, 32769]> : tensor<4xui16>
+  func.return
+}
+
+// -----
+
 func.func @compare_select_clamp() {
   %a = stablehlo.constant dense<[-0.0, 0x7FC00000, 1.0, -1.0]> : tensor<4xf32>
   %b = stablehlo.constant dense<[0.0, 0x7FC00000, 2.0, -1.0]> : tensor<4xf32>
