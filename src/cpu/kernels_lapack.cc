@@ -667,7 +667,7 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
         unsigned opts = 0;
         if (p.vectors) opts = p.full_matrices ? (Eigen::ComputeFullU | Eigen::ComputeFullV)
                                               : (Eigen::ComputeThinU | Eigen::ComputeThinV);
-        Eigen::JacobiSVD<Mat<W>> svd(ToMat(a, m, n), opts);
+        Eigen::BDCSVD<Mat<W>> svd(ToMat(a, m, n), opts);
         const bool ok = svd.info() == Eigen::Success;
         std::vector<double> sv(static_cast<size_t>(k), std::nan(""));
         if (ok)
