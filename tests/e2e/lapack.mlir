@@ -516,3 +516,41 @@ func.func @gtsv_singular() {
   check.expect_eq_const %info, dense<1> : tensor<i32>
   func.return
 }
+
+// -----
+
+// gesdd beyond Eigen's 16-column Jacobi blocks (the bidiagonal divide-and-conquer path): a
+// 24 x 20 matrix built from iotas, checked by its reconstruction U diag(S) V^T and U's
+// orthonormal columns.
+func.func @gesdd_divide_and_conquer_24x20() {
+  %i = stablehlo.iota dim = 0 : tensor<24x20xi32>
+  %j = stablehlo.iota dim = 1 : tensor<24x20xi32>
+  %c7 = stablehlo.constant dense<7> : tensor<24x20xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<24x20xi32>
+  %c17 = stablehlo.constant dense<17> : tensor<24x20xi32>
+  %i7 = stablehlo.multiply %i, %c7 : tensor<24x20xi32>
+  %j13 = stablehlo.multiply %j, %c13 : tensor<24x20xi32>
+  %sum = stablehlo.add %i7, %j13 : tensor<24x20xi32>
+  %r = stablehlo.remainder %sum, %c17 : tensor<24x20xi32>
+  %eq = stablehlo.compare EQ, %i, %j, SIGNED : (tensor<24x20xi32>, tensor<24x20xi32>) -> tensor<24x20xi1>
+  %c20 = stablehlo.constant dense<20> : tensor<24x20xi32>
+  %c0 = stablehlo.constant dense<0> : tensor<24x20xi32>
+  %d = stablehlo.select %eq, %c20, %c0 : tensor<24x20xi1>, tensor<24x20xi32>
+  %ai = stablehlo.add %r, %d : tensor<24x20xi32>
+  %a = stablehlo.convert %ai : (tensor<24x20xi32>) -> tensor<24x20xf32>
+  %x, %s, %u, %vt, %info = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 83 : ui8}} : (tensor<24x20xf32>) -> (tensor<24x20xf32>, tensor<20xf32>, tensor<24x20xf32>, tensor<20x20xf32>, tensor<i32>)
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %sb = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<20xf32>) -> tensor<24x20xf32>
+  %us = stablehlo.multiply %u, %sb : tensor<24x20xf32>
+  %rec = stablehlo.dot_general %us, %vt, contracting_dims = [1] x [0] : (tensor<24x20xf32>, tensor<20x20xf32>) -> tensor<24x20xf32>
+  check.expect_almost_eq %rec, %a, tolerance = 1.0e-3 : tensor<24x20xf32>
+  %utu = stablehlo.dot_general %u, %u, contracting_dims = [0] x [0] : (tensor<24x20xf32>, tensor<24x20xf32>) -> tensor<20x20xf32>
+  %ei = stablehlo.iota dim = 0 : tensor<20x20xi32>
+  %ej = stablehlo.iota dim = 1 : tensor<20x20xi32>
+  %eeq = stablehlo.compare EQ, %ei, %ej, SIGNED : (tensor<20x20xi32>, tensor<20x20xi32>) -> tensor<20x20xi1>
+  %one = stablehlo.constant dense<1.0> : tensor<20x20xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<20x20xf32>
+  %eye = stablehlo.select %eeq, %one, %zero : tensor<20x20xi1>, tensor<20x20xf32>
+  check.expect_almost_eq %utu, %eye, tolerance = 1.0e-5 : tensor<20x20xf32>
+  func.return
+}
