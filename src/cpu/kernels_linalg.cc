@@ -139,38 +139,6 @@ void BatchNormGrad(const Step& s, ExecState& st) {
 
 // ---- cholesky and triangular_solve (batches of n x n matrices in the trailing two dims)
 
-void Cholesky(const Step& s, ExecState& st) {
-  const bool lower = s.Params<CholeskyParams>().lower;
-  const Array& a = st.slots[s.in[0]].array;
-  Array out = Array::Allocate(s.out_types[0]);
-  const auto& dims = a.dims();
-  const int64_t n = dims.back(), batch = n ? a.NumElements() / (n * n) : 0;
-  std::vector<cd> m(static_cast<size_t>(n * n)), l(static_cast<size_t>(n * n));
-  for (int64_t b = 0; b < batch; ++b) {
-    const int64_t base = b * n * n;
-    // Work on the lower factor L with A = L L^H; an upper request reads A's upper triangle.
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        m[i * n + j] = lower ? Get(a, base + i * n + j) : std::conj(Get(a, base + j * n + i));
-    std::fill(l.begin(), l.end(), cd(0));
-    for (int64_t j = 0; j < n; ++j) {
-      cd d = m[j * n + j];
-      for (int64_t k = 0; k < j; ++k) d -= l[j * n + k] * std::conj(l[j * n + k]);
-      double djj = d.real() > 0 ? std::sqrt(d.real()) : std::nan("");
-      l[j * n + j] = djj;
-      for (int64_t i = j + 1; i < n; ++i) {
-        cd v = m[i * n + j];
-        for (int64_t k = 0; k < j; ++k) v -= l[i * n + k] * std::conj(l[j * n + k]);
-        l[i * n + j] = v / djj;
-      }
-    }
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        Set(out, base + i * n + j, lower ? l[i * n + j] : std::conj(l[j * n + i]));
-  }
-  st.slots[s.out[0]] = RtValue::Of(std::move(out));
-}
-
 // Get and Set over a whole array, dispatched once (the FFT's conversions had cost a fifth of its
 // time element by element).
 void GetAll(const Array& a, cd* out) {
@@ -201,6 +169,50 @@ void SetAll(Array& a, const cd* in) {
       for (int64_t i = 0; i < n; ++i) Set(a, i, in[i]);
     }
   });
+}
+
+// The factor of each matrix in the batch through CholeskyLowerInPlace, in double for real kinds
+// and complex<double> for complex ones (an upper request factors A's conjugate transpose). Where a
+// matrix is not positive definite, every column from the failing pivot on is NaN (the values an
+// unchecked factorisation would carry there), and the other triangle is zero.
+template <typename T>
+void CholeskyAs(bool lower, const cd* in, cd* out, int64_t n, int64_t batch) {
+  Array holder;
+  T* l = AllocateScratch<T>(n * n, &holder);
+  auto value = [](const cd& v) {
+    if constexpr (std::is_same_v<T, cd>) return v;
+    else return v.real();
+  };
+  for (int64_t b = 0; b < batch; ++b) {
+    const cd* m = in + b * n * n;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j <= i; ++j) l[i * n + j] = value(lower ? m[i * n + j] : std::conj(m[j * n + i]));
+    const int32_t code = CholeskyLowerInPlace(l, n);
+    const int64_t bad = code ? code - 1 : n;
+    cd* o = out + b * n * n;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const cd v = j > i ? cd(0) : j >= bad ? cd(std::nan(""), 0) : cd(l[i * n + j]);
+        if (lower) o[i * n + j] = v;
+        else o[j * n + i] = std::conj(v);
+      }
+  }
+}
+
+void Cholesky(const Step& s, ExecState& st) {
+  const bool lower = s.Params<CholeskyParams>().lower;
+  const Array& a = st.slots[s.in[0]].array;
+  Array out = Array::Allocate(s.out_types[0]);
+  const int64_t n = a.dims().back(), batch = n ? a.NumElements() / (n * n) : 0;
+  // Pooled temporaries: fresh pages would cost more than the factorisation.
+  Array m_holder, r_holder;
+  cd* m = AllocateScratch<cd>(a.NumElements(), &m_holder);
+  cd* r = AllocateScratch<cd>(a.NumElements(), &r_holder);
+  GetAll(a, m);
+  if (ir::IsComplex(a.elem())) CholeskyAs<cd>(lower, m, r, n, batch);
+  else CholeskyAs<double>(lower, m, r, n, batch);
+  SetAll(out, r);
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 
 // op X = B for a triangular op (n x n, row-major, its other triangle ignored) and X (n x cols,

@@ -2,6 +2,7 @@
 // double precision and round once into the result kind.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <vector>
 
@@ -21,6 +22,13 @@ struct CholeskyParams {
   bool lower = false;
 };
 KernelFn CholeskyKernel();
+
+// The lower Cholesky factor of the Hermitian matrix whose lower triangle is in the row-major
+// n x n `a`, in place; the strict upper triangle is neither read nor changed (kernels_lapack.cc).
+// Returns 0, or the 1-based order of the first leading minor that is not positive definite: the
+// columns before it are then final and its diagonal holds the non-positive pivot (LAPACK's potrf).
+int32_t CholeskyLowerInPlace(double* a, int64_t n);
+int32_t CholeskyLowerInPlace(std::complex<double>* a, int64_t n);
 
 struct TriangularSolveParams {
   bool left_side = true, lower = true, unit_diagonal = false;

@@ -168,6 +168,67 @@ func.func @potrf_z_U() {
 
 // -----
 
+// zpotrf past Eigen's unblocked size (32) from the upper triangle: A = B B^H + 40 I for a 40 x 40
+// complex B built from iotas; U^H U = A, the strict lower triangle is left as it was, and a
+// negative pivot at (35, 35) reports info 36.
+func.func @potrf_blocked_40x40_upper() {
+  %i = stablehlo.iota dim = 0 : tensor<40x40xi32>
+  %j = stablehlo.iota dim = 1 : tensor<40x40xi32>
+  %c3 = stablehlo.constant dense<3> : tensor<40x40xi32>
+  %c5 = stablehlo.constant dense<5> : tensor<40x40xi32>
+  %c7 = stablehlo.constant dense<7> : tensor<40x40xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<40x40xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<40x40xi32>
+  %c17 = stablehlo.constant dense<17> : tensor<40x40xi32>
+  %i7 = stablehlo.multiply %i, %c7 : tensor<40x40xi32>
+  %j13 = stablehlo.multiply %j, %c13 : tensor<40x40xi32>
+  %s1 = stablehlo.add %i7, %j13 : tensor<40x40xi32>
+  %r1 = stablehlo.remainder %s1, %c17 : tensor<40x40xi32>
+  %re_i = stablehlo.subtract %r1, %c7 : tensor<40x40xi32>
+  %i5 = stablehlo.multiply %i, %c5 : tensor<40x40xi32>
+  %j3 = stablehlo.multiply %j, %c3 : tensor<40x40xi32>
+  %s2 = stablehlo.add %i5, %j3 : tensor<40x40xi32>
+  %r2 = stablehlo.remainder %s2, %c11 : tensor<40x40xi32>
+  %im_i = stablehlo.subtract %r2, %c5 : tensor<40x40xi32>
+  %re = stablehlo.convert %re_i : (tensor<40x40xi32>) -> tensor<40x40xf64>
+  %im = stablehlo.convert %im_i : (tensor<40x40xi32>) -> tensor<40x40xf64>
+  %b = stablehlo.complex %re, %im : tensor<40x40xcomplex<f64>>
+  %nim = stablehlo.negate %im : tensor<40x40xf64>
+  %bc = stablehlo.complex %re, %nim : tensor<40x40xcomplex<f64>>
+  %bbh = stablehlo.dot_general %b, %bc, contracting_dims = [1] x [1] : (tensor<40x40xcomplex<f64>>, tensor<40x40xcomplex<f64>>) -> tensor<40x40xcomplex<f64>>
+  %eq = stablehlo.compare EQ, %i, %j, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %forty = stablehlo.constant dense<(40.0, 0.0)> : tensor<40x40xcomplex<f64>>
+  %zero = stablehlo.constant dense<(0.0, 0.0)> : tensor<40x40xcomplex<f64>>
+  %d = stablehlo.select %eq, %forty, %zero : tensor<40x40xi1>, tensor<40x40xcomplex<f64>>
+  %a = stablehlo.add %bbh, %d : tensor<40x40xcomplex<f64>>
+  %f, %info = stablehlo.custom_call @lapack_zpotrf_ffi(%a) {mhlo.backend_config = {uplo = 85 : ui8}} : (tensor<40x40xcomplex<f64>>) -> (tensor<40x40xcomplex<f64>>, tensor<i32>)
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %below = stablehlo.compare LT, %j, %i, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %u = stablehlo.select %below, %zero, %f : tensor<40x40xi1>, tensor<40x40xcomplex<f64>>
+  %ure = stablehlo.real %u : (tensor<40x40xcomplex<f64>>) -> tensor<40x40xf64>
+  %uim = stablehlo.imag %u : (tensor<40x40xcomplex<f64>>) -> tensor<40x40xf64>
+  %nuim = stablehlo.negate %uim : tensor<40x40xf64>
+  %uc = stablehlo.complex %ure, %nuim : tensor<40x40xcomplex<f64>>
+  %uhu = stablehlo.dot_general %uc, %u, contracting_dims = [0] x [0] : (tensor<40x40xcomplex<f64>>, tensor<40x40xcomplex<f64>>) -> tensor<40x40xcomplex<f64>>
+  check.expect_almost_eq %uhu, %a, tolerance = 1.0e-9 : tensor<40x40xcomplex<f64>>
+  %kept = stablehlo.select %below, %f, %zero : tensor<40x40xi1>, tensor<40x40xcomplex<f64>>
+  %orig = stablehlo.select %below, %a, %zero : tensor<40x40xi1>, tensor<40x40xcomplex<f64>>
+  check.expect_eq %kept, %orig : tensor<40x40xcomplex<f64>>
+  %c35 = stablehlo.constant dense<35> : tensor<40x40xi32>
+  %at35 = stablehlo.compare EQ, %i, %c35, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %pivot = stablehlo.and %at35, %eq : tensor<40x40xi1>
+  %neg = stablehlo.constant dense<(-1000.0, 0.0)> : tensor<40x40xcomplex<f64>>
+  %bad = stablehlo.select %pivot, %neg, %a : tensor<40x40xi1>, tensor<40x40xcomplex<f64>>
+  %fb, %info_b = stablehlo.custom_call @lapack_zpotrf_ffi(%bad) {mhlo.backend_config = {uplo = 85 : ui8}} : (tensor<40x40xcomplex<f64>>) -> (tensor<40x40xcomplex<f64>>, tensor<i32>)
+  check.expect_eq_const %info_b, dense<36> : tensor<i32>
+  %rows_b = stablehlo.slice %fb [0:35, 0:40] : (tensor<40x40xcomplex<f64>>) -> tensor<35x40xcomplex<f64>>
+  %rows = stablehlo.slice %f [0:35, 0:40] : (tensor<40x40xcomplex<f64>>) -> tensor<35x40xcomplex<f64>>
+  check.expect_almost_eq %rows_b, %rows, tolerance = 1.0e-12 : tensor<35x40xcomplex<f64>>
+  func.return
+}
+
+// -----
+
 func.func @potrf_not_positive_definite_legacy() {
   %a = stablehlo.constant dense<[[[4.0, 2.0], [2.0, 5.0]], [[1.0, 2.0], [2.0, 1.0]]]> : tensor<2x2x2xf32>
   %lower = stablehlo.constant dense<1> : tensor<i32>

@@ -39,6 +39,56 @@ func.func @cholesky_and_solve() {
 
 // -----
 
+// Cholesky past Eigen's unblocked size (32): A = B B^T + 40 I for a 40 x 40 B built from iotas,
+// checked by L L^T = A, a zero strict upper triangle and U = L^T; then A with a negative pivot
+// at (35, 35): the first 35 columns are still A's factor and the rest of the lower triangle NaN (the upper
+// one zero).
+func.func @cholesky_blocked_40x40() {
+  %i = stablehlo.iota dim = 0 : tensor<40x40xi32>
+  %j = stablehlo.iota dim = 1 : tensor<40x40xi32>
+  %c7 = stablehlo.constant dense<7> : tensor<40x40xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<40x40xi32>
+  %c17 = stablehlo.constant dense<17> : tensor<40x40xi32>
+  %c8 = stablehlo.constant dense<8> : tensor<40x40xi32>
+  %i7 = stablehlo.multiply %i, %c7 : tensor<40x40xi32>
+  %j13 = stablehlo.multiply %j, %c13 : tensor<40x40xi32>
+  %sum = stablehlo.add %i7, %j13 : tensor<40x40xi32>
+  %r = stablehlo.remainder %sum, %c17 : tensor<40x40xi32>
+  %bi = stablehlo.subtract %r, %c8 : tensor<40x40xi32>
+  %b = stablehlo.convert %bi : (tensor<40x40xi32>) -> tensor<40x40xf64>
+  %bbt = stablehlo.dot_general %b, %b, contracting_dims = [1] x [1] : (tensor<40x40xf64>, tensor<40x40xf64>) -> tensor<40x40xf64>
+  %eq = stablehlo.compare EQ, %i, %j, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %forty = stablehlo.constant dense<40.0> : tensor<40x40xf64>
+  %zero = stablehlo.constant dense<0.0> : tensor<40x40xf64>
+  %d = stablehlo.select %eq, %forty, %zero : tensor<40x40xi1>, tensor<40x40xf64>
+  %a = stablehlo.add %bbt, %d : tensor<40x40xf64>
+  %l = stablehlo.cholesky %a, lower = true : tensor<40x40xf64>
+  %llt = stablehlo.dot_general %l, %l, contracting_dims = [1] x [1] : (tensor<40x40xf64>, tensor<40x40xf64>) -> tensor<40x40xf64>
+  check.expect_almost_eq %llt, %a, tolerance = 1.0e-9 : tensor<40x40xf64>
+  %above = stablehlo.compare GT, %j, %i, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %upper_part = stablehlo.select %above, %l, %zero : tensor<40x40xi1>, tensor<40x40xf64>
+  check.expect_eq %upper_part, %zero : tensor<40x40xf64>
+  %u = stablehlo.cholesky %a, lower = false : tensor<40x40xf64>
+  %lt = stablehlo.transpose %l, dims = [1, 0] : (tensor<40x40xf64>) -> tensor<40x40xf64>
+  check.expect_almost_eq %u, %lt, tolerance = 1.0e-12 : tensor<40x40xf64>
+  // A negative pivot at (35, 35).
+  %c35 = stablehlo.constant dense<35> : tensor<40x40xi32>
+  %at35 = stablehlo.compare EQ, %i, %c35, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %pivot = stablehlo.and %at35, %eq : tensor<40x40xi1>
+  %neg = stablehlo.constant dense<-1000.0> : tensor<40x40xf64>
+  %bad = stablehlo.select %pivot, %neg, %a : tensor<40x40xi1>, tensor<40x40xf64>
+  %lb = stablehlo.cholesky %bad, lower = true : tensor<40x40xf64>
+  %good_cols = stablehlo.slice %lb [0:40, 0:35] : (tensor<40x40xf64>) -> tensor<40x35xf64>
+  %want_cols = stablehlo.slice %l [0:40, 0:35] : (tensor<40x40xf64>) -> tensor<40x35xf64>
+  check.expect_almost_eq %good_cols, %want_cols, tolerance = 1.0e-12 : tensor<40x35xf64>
+  %tail = stablehlo.slice %lb [35:40, 35:40] : (tensor<40x40xf64>) -> tensor<5x5xf64>
+  %finite = stablehlo.is_finite %tail : (tensor<5x5xf64>) -> tensor<5x5xi1>
+  check.expect_eq_const %finite, dense<[[false, true, true, true, true], [false, false, true, true, true], [false, false, false, true, true], [false, false, false, false, true], [false, false, false, false, false]]> : tensor<5x5xi1>
+  func.return
+}
+
+// -----
+
 func.func @fft_all_types() {
   %c = stablehlo.constant dense<[(1.0, 0.0), (2.0, 0.0), (3.0, 0.0), (4.0, 0.0)]> : tensor<4xcomplex<f32>>
   %f = stablehlo.fft %c, type = FFT, length = [4] : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
