@@ -129,24 +129,42 @@ W Larfg(W& alpha, W* x, int64_t stride, int64_t count) {
   return tau;
 }
 
+// Applies I - s v v^H from the left to the len x cols block at `a` (row stride lda): s = conj(tau)
+// applies H^H, s = tau applies H. v = [1, v_1 .. v_len-1], the implied 1 at the block's first row
+// and v_i at v[(i - 1) * vs]. Row by row over contiguous rows (w: `cols` of scratch), each element
+// summing its terms in the same order as a column-by-column loop would.
+template <typename W>
+void ReflectLeft(W* a, int64_t lda, int64_t len, int64_t cols, const W* v, int64_t vs, W s, W* w) {
+  std::copy(a, a + cols, w);
+  for (int64_t i = 1; i < len; ++i) {
+    const W vi = ConjOf(v[(i - 1) * vs]);
+    const W* row = a + i * lda;
+    for (int64_t c = 0; c < cols; ++c) w[c] += vi * row[c];
+  }
+  for (int64_t c = 0; c < cols; ++c) {
+    w[c] *= s;
+    a[c] -= w[c];
+  }
+  for (int64_t i = 1; i < len; ++i) {
+    const W vi = v[(i - 1) * vs];
+    W* row = a + i * lda;
+    for (int64_t c = 0; c < cols; ++c) row[c] -= vi * w[c];
+  }
+}
+
 // Householder QR (geqrf): R on and above the diagonal, the vectors v (v[j] = 1 implied) below it,
 // tau[min(m, n)]; H(j) = I - tau v v^H and A = H(0) H(1) ... R.
 template <typename W>
 void Geqrf(std::vector<W>& a, int64_t m, int64_t n, W* tau) {
   const int64_t k = std::min(m, n);
+  std::vector<W> w(static_cast<size_t>(n));
   for (int64_t j = 0; j < k; ++j) {
     const W t = Larfg(a[j * n + j], j + 1 < m ? &a[(j + 1) * n + j] : nullptr, n, m - j - 1);
     tau[j] = t;
-    if (t == W(0)) continue;
+    if (t == W(0) || j + 1 >= n) continue;
     // Apply H(j)^H to the trailing columns: A := A - conj(tau) v (v^H A).
-    const W ct = ConjOf(t);
-    for (int64_t c = j + 1; c < n; ++c) {
-      W w = a[j * n + c];
-      for (int64_t i = j + 1; i < m; ++i) w += ConjOf(a[i * n + j]) * a[i * n + c];
-      w *= ct;
-      a[j * n + c] -= w;
-      for (int64_t i = j + 1; i < m; ++i) a[i * n + c] -= a[i * n + j] * w;
-    }
+    ReflectLeft(&a[j * n + j + 1], n, m - j, n - j - 1, j + 1 < m ? &a[(j + 1) * n + j] : nullptr, n, ConjOf(t),
+                w.data());
   }
 }
 
@@ -156,6 +174,7 @@ void Geqrf(std::vector<W>& a, int64_t m, int64_t n, W* tau) {
 template <typename W>
 void Gehrd(std::vector<W>& a, int64_t n, int64_t ilo, int64_t ihi, W* tau) {
   for (int64_t j = 0; j + 1 < n; ++j) tau[j] = W(0);
+  std::vector<W> w(static_cast<size_t>(n)), vj(static_cast<size_t>(n)), cvj(static_cast<size_t>(n));
   for (int64_t j = ilo; j < ihi; ++j) {
     const int64_t len = ihi - j;  // v covers rows j+1 .. ihi
     W beta = a[(j + 1) * n + j];
@@ -165,20 +184,17 @@ void Gehrd(std::vector<W>& a, int64_t n, int64_t ilo, int64_t ihi, W* tau) {
     auto v = [&](int64_t r) { return a[r * n + j]; };  // r in j+1 .. ihi
     if (t != W(0)) {
       // From the right on rows 0..ihi, columns j+1..ihi: A := A - tau (A v) v^H.
+      for (int64_t c = j + 1; c <= ihi; ++c) vj[c] = v(c), cvj[c] = ConjOf(vj[c]);
       for (int64_t r = 0; r <= ihi; ++r) {
-        W w = W(0);
-        for (int64_t c = j + 1; c <= ihi; ++c) w += a[r * n + c] * v(c);
-        w *= t;
-        for (int64_t c = j + 1; c <= ihi; ++c) a[r * n + c] -= w * ConjOf(v(c));
+        W* row = &a[r * n];
+        W x = W(0);
+        for (int64_t c = j + 1; c <= ihi; ++c) x += row[c] * vj[c];
+        x *= t;
+        for (int64_t c = j + 1; c <= ihi; ++c) row[c] -= x * cvj[c];
       }
       // From the left on rows j+1..ihi, columns j+1..n-1: A := A - conj(tau) v (v^H A).
-      const W ct = ConjOf(t);
-      for (int64_t c = j + 1; c < n; ++c) {
-        W w = W(0);
-        for (int64_t r = j + 1; r <= ihi; ++r) w += ConjOf(v(r)) * a[r * n + c];
-        w *= ct;
-        for (int64_t r = j + 1; r <= ihi; ++r) a[r * n + c] -= v(r) * w;
-      }
+      ReflectLeft(&a[(j + 1) * n + j + 1], n, len, n - j - 1, len > 1 ? &a[(j + 2) * n + j] : nullptr, n, ConjOf(t),
+                  w.data());
     }
     a[(j + 1) * n + j] = beta;
   }
@@ -264,15 +280,10 @@ template <typename W>
 void Orgqr(std::vector<W>& a, int64_t m, int64_t n, const W* tau, int64_t k) {
   std::vector<W> q(static_cast<size_t>(m * n), W(0));
   for (int64_t i = 0; i < std::min(m, n); ++i) q[i * n + i] = W(1);
+  std::vector<W> w(static_cast<size_t>(n));
   for (int64_t j = std::min(k, n) - 1; j >= 0; --j) {
     // Q := (I - tau v v^H) Q, v = [0..0, 1, a[j+1.., j]].
-    for (int64_t c = 0; c < n; ++c) {
-      W w = q[j * n + c];
-      for (int64_t i = j + 1; i < m; ++i) w += ConjOf(a[i * n + j]) * q[i * n + c];
-      w *= tau[j];
-      q[j * n + c] -= w;
-      for (int64_t i = j + 1; i < m; ++i) q[i * n + c] -= a[i * n + j] * w;
-    }
+    ReflectLeft(&q[j * n], n, m - j, n, j + 1 < m ? &a[(j + 1) * n + j] : nullptr, n, tau[j], w.data());
   }
   a = std::move(q);
 }

@@ -40,7 +40,8 @@ func.func @cholesky_and_solve() {
 // -----
 
 // Cholesky past Eigen's unblocked size (32): A = B B^T + 40 I for a 40 x 40 B built from iotas,
-// checked by L L^T = A, a zero strict upper triangle and U = L^T; then A with a negative pivot
+// checked by L L^T = A, a zero strict upper triangle, U = L^T and triangular solves with L and U
+// that give them back; then A with a negative pivot
 // at (35, 35): the first 35 columns are still A's factor and the rest of the lower triangle NaN (the upper
 // one zero).
 func.func @cholesky_blocked_40x40() {
@@ -71,6 +72,13 @@ func.func @cholesky_blocked_40x40() {
   %u = stablehlo.cholesky %a, lower = false : tensor<40x40xf64>
   %lt = stablehlo.transpose %l, dims = [1, 0] : (tensor<40x40xf64>) -> tensor<40x40xf64>
   check.expect_almost_eq %u, %lt, tolerance = 1.0e-12 : tensor<40x40xf64>
+  // Solves past triangular_solve's 32-row blocks: L^-1 A = L^T, A L^-T = L, U^-T A = U.
+  %x1 = "stablehlo.triangular_solve"(%l, %a) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<40x40xf64>, tensor<40x40xf64>) -> tensor<40x40xf64>
+  check.expect_almost_eq %x1, %lt, tolerance = 1.0e-9 : tensor<40x40xf64>
+  %x2 = "stablehlo.triangular_solve"(%l, %a) {left_side = false, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose TRANSPOSE>} : (tensor<40x40xf64>, tensor<40x40xf64>) -> tensor<40x40xf64>
+  check.expect_almost_eq %x2, %l, tolerance = 1.0e-9 : tensor<40x40xf64>
+  %x3 = "stablehlo.triangular_solve"(%u, %a) {left_side = true, lower = false, unit_diagonal = false, transpose_a = #stablehlo<transpose TRANSPOSE>} : (tensor<40x40xf64>, tensor<40x40xf64>) -> tensor<40x40xf64>
+  check.expect_almost_eq %x3, %u, tolerance = 1.0e-9 : tensor<40x40xf64>
   // A negative pivot at (35, 35).
   %c35 = stablehlo.constant dense<35> : tensor<40x40xi32>
   %at35 = stablehlo.compare EQ, %i, %c35, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
