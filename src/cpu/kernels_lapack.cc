@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "src/cpu/gemm.h"
 #include "src/cpu/kernels_linalg.h"
 #include "src/support/str.h"
 
@@ -76,32 +77,72 @@ MatrixShape ShapeOf(const Array& a) {
   return s;
 }
 
+template <typename W>
+GemmFn<W> GemmOf() {
+  if constexpr (IsComplex<W>::value) return Gemm().c128;
+  else return Gemm().f64;
+}
+
 // LU with partial pivoting (getrf): a (m x n, row-major) becomes L\U; ipiv is 1-based; the
-// return value is info (0, or the 1-based index of the first exactly-zero pivot).
+// return value is info (0, or the 1-based index of the first exactly-zero pivot). By panels of
+// kPanel columns (LAPACK's blocked getrf): each panel is factored column by column (pivot, whole
+// rows swapped, multipliers, rank-1 update of the panel's own columns), then U's rows to its
+// right are solved with the panel's unit lower triangle and the trailing block takes one matrix
+// product (gemm.h). A matrix no wider than a panel gets exactly the unblocked factorisation
+// (rank-1 updates of every column, in the same order).
 template <typename W>
 int32_t Getrf(std::vector<W>& a, int64_t m, int64_t n, int32_t* ipiv) {
+  constexpr int64_t kPanel = 32;
   int32_t info = 0;
   const int64_t k = std::min(m, n);
-  for (int64_t j = 0; j < k; ++j) {
-    int64_t p = j;
-    double best = Abs1(a[j * n + j]);
-    for (int64_t i = j + 1; i < m; ++i) {
-      double v = Abs1(a[i * n + j]);
-      if (v > best) best = v, p = i;
+  Array holder;
+  W* product = nullptr;
+  for (int64_t j0 = 0; j0 < k; j0 += kPanel) {
+    const int64_t j1 = std::min(k, j0 + kPanel);
+    // The panel: columns j0 .. j1-1 over rows j0 .. m-1.
+    for (int64_t j = j0; j < j1; ++j) {
+      int64_t p = j;
+      double best = Abs1(a[j * n + j]);
+      for (int64_t i = j + 1; i < m; ++i) {
+        const double v = Abs1(a[i * n + j]);
+        if (v > best) best = v, p = i;
+      }
+      ipiv[j] = static_cast<int32_t>(p + 1);
+      if (a[p * n + j] == W(0)) {
+        if (info == 0) info = static_cast<int32_t>(j + 1);
+        continue;
+      }
+      if (p != j) std::swap_ranges(&a[j * n], &a[j * n] + n, &a[p * n]);
+      const W pivot = a[j * n + j];
+      for (int64_t i = j + 1; i < m; ++i) {
+        const W l = a[i * n + j] / pivot;
+        a[i * n + j] = l;
+        if (l == W(0)) continue;
+        W* row = &a[i * n];
+        const W* prow = &a[j * n];
+        for (int64_t c = j + 1; c < j1; ++c) row[c] -= l * prow[c];
+      }
     }
-    ipiv[j] = static_cast<int32_t>(p + 1);
-    if (a[p * n + j] == W(0)) {
-      if (info == 0) info = static_cast<int32_t>(j + 1);
-      continue;
+    if (j1 >= n) continue;  // the panel ends at the last column
+    // U12 := L11^-1 A12 (rows j0 .. j1-1, columns j1 .. n-1), row by row.
+    const int64_t cols = n - j1;
+    for (int64_t i = j0 + 1; i < j1; ++i) {
+      W* row = &a[i * n + j1];
+      for (int64_t r = j0; r < i; ++r) {
+        const W l = a[i * n + r];
+        const W* urow = &a[r * n + j1];
+        for (int64_t c = 0; c < cols; ++c) row[c] -= l * urow[c];
+      }
     }
-    if (p != j)
-      for (int64_t c = 0; c < n; ++c) std::swap(a[j * n + c], a[p * n + c]);
-    const W pivot = a[j * n + j];
-    for (int64_t i = j + 1; i < m; ++i) {
-      W l = a[i * n + j] / pivot;
-      a[i * n + j] = l;
-      if (l == W(0)) continue;
-      for (int64_t c = j + 1; c < n; ++c) a[i * n + c] -= l * a[j * n + c];
+    // A22 -= L21 U12.
+    const int64_t rows = m - j1;
+    if (rows <= 0) continue;
+    if (!product) product = AllocateScratch<W>((m - std::min(kPanel, k)) * (n - std::min(kPanel, k)), &holder);
+    GemmOf<W>()(&a[j1 * n + j0], n, &a[j0 * n + j1], n, product, cols, rows, j1 - j0, cols);
+    for (int64_t i = 0; i < rows; ++i) {
+      W* row = &a[(j1 + i) * n + j1];
+      const W* pr = product + i * cols;
+      for (int64_t c = 0; c < cols; ++c) row[c] -= pr[c];
     }
   }
   return info;

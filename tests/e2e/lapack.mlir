@@ -168,6 +168,51 @@ func.func @potrf_z_U() {
 
 // -----
 
+// dgetrf past its 32-column panels (the trailing update through a matrix product): a 40 x 40
+// matrix, diagonally dominant by columns so that no rows are swapped (pivots 1..40), checked by
+// L U = A; then with column 35 zero, info 36.
+func.func @getrf_blocked_40x40() {
+  %i = stablehlo.iota dim = 0 : tensor<40x40xi32>
+  %j = stablehlo.iota dim = 1 : tensor<40x40xi32>
+  %c7 = stablehlo.constant dense<7> : tensor<40x40xi32>
+  %c8 = stablehlo.constant dense<8> : tensor<40x40xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<40x40xi32>
+  %c17 = stablehlo.constant dense<17> : tensor<40x40xi32>
+  %i7 = stablehlo.multiply %i, %c7 : tensor<40x40xi32>
+  %j13 = stablehlo.multiply %j, %c13 : tensor<40x40xi32>
+  %sum = stablehlo.add %i7, %j13 : tensor<40x40xi32>
+  %r = stablehlo.remainder %sum, %c17 : tensor<40x40xi32>
+  %bi = stablehlo.subtract %r, %c8 : tensor<40x40xi32>
+  %b = stablehlo.convert %bi : (tensor<40x40xi32>) -> tensor<40x40xf64>
+  %eq = stablehlo.compare EQ, %i, %j, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %big = stablehlo.constant dense<400.0> : tensor<40x40xf64>
+  %one = stablehlo.constant dense<1.0> : tensor<40x40xf64>
+  %zero = stablehlo.constant dense<0.0> : tensor<40x40xf64>
+  %d = stablehlo.select %eq, %big, %zero : tensor<40x40xi1>, tensor<40x40xf64>
+  %a = stablehlo.add %b, %d : tensor<40x40xf64>
+  %lu, %piv, %info = stablehlo.custom_call @lapack_dgetrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<40x40xf64>) -> (tensor<40x40xf64>, tensor<40xi32>, tensor<i32>)
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %k = stablehlo.iota dim = 0 : tensor<40xi32>
+  %ones = stablehlo.constant dense<1> : tensor<40xi32>
+  %k1 = stablehlo.add %k, %ones : tensor<40xi32>
+  check.expect_eq %piv, %k1 : tensor<40xi32>
+  %below = stablehlo.compare GT, %i, %j, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %l_strict = stablehlo.select %below, %lu, %zero : tensor<40x40xi1>, tensor<40x40xf64>
+  %diag1 = stablehlo.select %eq, %one, %zero : tensor<40x40xi1>, tensor<40x40xf64>
+  %l = stablehlo.add %l_strict, %diag1 : tensor<40x40xf64>
+  %u = stablehlo.select %below, %zero, %lu : tensor<40x40xi1>, tensor<40x40xf64>
+  %prod = stablehlo.dot_general %l, %u, contracting_dims = [1] x [0] : (tensor<40x40xf64>, tensor<40x40xf64>) -> tensor<40x40xf64>
+  check.expect_almost_eq %prod, %a, tolerance = 1.0e-9 : tensor<40x40xf64>
+  %c35 = stablehlo.constant dense<35> : tensor<40x40xi32>
+  %col35 = stablehlo.compare EQ, %j, %c35, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %a2 = stablehlo.select %col35, %zero, %a : tensor<40x40xi1>, tensor<40x40xf64>
+  %lu2, %piv2, %info2 = stablehlo.custom_call @lapack_dgetrf_ffi(%a2) {mhlo.backend_config = {}} : (tensor<40x40xf64>) -> (tensor<40x40xf64>, tensor<40xi32>, tensor<i32>)
+  check.expect_eq_const %info2, dense<36> : tensor<i32>
+  func.return
+}
+
+// -----
+
 // zpotrf past Eigen's unblocked size (32) from the upper triangle: A = B B^H + 40 I for a 40 x 40
 // complex B built from iotas; U^H U = A, the strict lower triangle is left as it was, and a
 // negative pivot at (35, 35) reports info 36.
