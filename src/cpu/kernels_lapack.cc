@@ -193,19 +193,91 @@ void ReflectLeft(W* a, int64_t lda, int64_t len, int64_t cols, const W* v, int64
   }
 }
 
+// The block reflector of the panel whose reflectors H(0..jb-1) sit below the diagonal of the
+// mr x jb block at `v` (row stride ld, unit diagonal implied): H(0) ... H(jb-1) = I - V T V^H
+// (LAPACK's larft, forward and by columns). Writes V with its unit diagonal and zeros above it
+// (mr x jb), V^H (jb x mr) and T (jb x jb, upper triangular), all row-major.
+template <typename W>
+void BlockReflector(const W* v, int64_t ld, int64_t mr, int64_t jb, const W* tau, W* vm, W* vh, W* t) {
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t r = 0; r < jb; ++r) {
+      const W x = i == r ? W(1) : i < r ? W(0) : v[i * ld + r];
+      vm[i * jb + r] = x;
+      vh[r * mr + i] = ConjOf(x);
+    }
+  std::fill(t, t + jb * jb, W(0));
+  std::vector<W> w(static_cast<size_t>(jb));
+  for (int64_t i = 0; i < jb; ++i) {
+    // T(0:i, i) = -tau(i) T(0:i, 0:i) V(:, 0:i)^H v(i).
+    for (int64_t r = 0; r < i; ++r) {
+      W sum = W(0);
+      for (int64_t row = i; row < mr; ++row) sum += vh[r * mr + row] * vm[row * jb + i];
+      w[r] = sum;
+    }
+    for (int64_t r = 0; r < i; ++r) {
+      W sum = W(0);
+      for (int64_t c = r; c < i; ++c) sum += t[r * jb + c] * w[c];
+      t[r * jb + i] = -tau[i] * sum;
+    }
+    t[i * jb + i] = tau[i];
+  }
+}
+
 // Householder QR (geqrf): R on and above the diagonal, the vectors v (v[j] = 1 implied) below it,
-// tau[min(m, n)]; H(j) = I - tau v v^H and A = H(0) H(1) ... R.
+// tau[min(m, n)]; H(j) = I - tau v v^H and A = H(0) H(1) ... R. Up to kPanel columns of
+// reflectors, each is applied to the trailing columns as it is made (LAPACK's geqr2). Beyond,
+// by panels of kPanel (LAPACK's blocked geqrf): the panel's reflectors are applied within the
+// panel, then to the columns right of it at once as (I - V T^H V^H), two matrix products
+// through gemm.h.
 template <typename W>
 void Geqrf(std::vector<W>& a, int64_t m, int64_t n, W* tau) {
+  constexpr int64_t kPanel = 32;
   const int64_t k = std::min(m, n);
   std::vector<W> w(static_cast<size_t>(n));
-  for (int64_t j = 0; j < k; ++j) {
-    const W t = Larfg(a[j * n + j], j + 1 < m ? &a[(j + 1) * n + j] : nullptr, n, m - j - 1);
-    tau[j] = t;
-    if (t == W(0) || j + 1 >= n) continue;
-    // Apply H(j)^H to the trailing columns: A := A - conj(tau) v (v^H A).
-    ReflectLeft(&a[j * n + j + 1], n, m - j, n - j - 1, j + 1 < m ? &a[(j + 1) * n + j] : nullptr, n, ConjOf(t),
-                w.data());
+  const bool blocked = k > kPanel;
+  Array holders[4];
+  W *vm = nullptr, *vh = nullptr, *prod = nullptr, *t = nullptr;
+  if (blocked) {
+    vm = AllocateScratch<W>(m * kPanel, &holders[0]);
+    vh = AllocateScratch<W>(m * kPanel, &holders[1]);
+    prod = AllocateScratch<W>((m + kPanel) * n, &holders[2]);
+    t = AllocateScratch<W>(kPanel * kPanel, &holders[3]);
+  }
+  for (int64_t j0 = 0; j0 < k; j0 += kPanel) {
+    const int64_t jb = blocked ? std::min(kPanel, k - j0) : k;
+    const int64_t pend = blocked ? j0 + jb : n;  // the columns the reflectors are applied to now
+    for (int64_t j = j0; j < j0 + jb; ++j) {
+      const W tj = Larfg(a[j * n + j], j + 1 < m ? &a[(j + 1) * n + j] : nullptr, n, m - j - 1);
+      tau[j] = tj;
+      if (tj == W(0) || j + 1 >= pend) continue;
+      // Apply H(j)^H to the columns after j: A := A - conj(tau) v (v^H A).
+      ReflectLeft(&a[j * n + j + 1], n, m - j, pend - j - 1, j + 1 < m ? &a[(j + 1) * n + j] : nullptr, n,
+                  ConjOf(tj), w.data());
+    }
+    const int64_t c0 = j0 + jb, nc = n - c0, mr = m - j0;
+    if (!blocked || nc <= 0) continue;
+    // A2 := (I - V T^H V^H) A2 for A2 = rows j0.., columns c0..: X = V^H A2, X := T^H X,
+    // A2 -= V X.
+    BlockReflector(&a[j0 * n + j0], n, mr, jb, tau + j0, vm, vh, t);
+    W* a2 = &a[j0 * n + c0];
+    GemmOf<W>()(vh, mr, a2, n, prod, nc, jb, mr, nc);
+    for (int64_t r = jb - 1; r >= 0; --r) {  // row r of T^H X reads rows 0..r of X
+      W* xr = prod + r * nc;
+      const W trr = ConjOf(t[r * jb + r]);
+      for (int64_t c = 0; c < nc; ++c) xr[c] *= trr;
+      for (int64_t q = 0; q < r; ++q) {
+        const W tq = ConjOf(t[q * jb + r]);
+        const W* xq = prod + q * nc;
+        for (int64_t c = 0; c < nc; ++c) xr[c] += tq * xq[c];
+      }
+    }
+    W* x2 = prod + jb * nc;  // V X (mr x nc) after X (jb x nc)
+    GemmOf<W>()(vm, jb, prod, nc, x2, nc, mr, jb, nc);
+    for (int64_t i = 0; i < mr; ++i) {
+      W* row = a2 + i * n;
+      const W* pr = x2 + i * nc;
+      for (int64_t c = 0; c < nc; ++c) row[c] -= pr[c];
+    }
   }
 }
 

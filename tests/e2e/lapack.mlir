@@ -168,6 +168,47 @@ func.func @potrf_z_U() {
 
 // -----
 
+// dgeqrf past its 32-column panels (the block reflector I - V T^H V^H applied through two
+// matrix products): a 48 x 40 matrix built from iotas, checked by Q R = A with Q from dorgqr and
+// Q^T Q = I.
+func.func @geqrf_blocked_48x40() {
+  %i = stablehlo.iota dim = 0 : tensor<48x40xi32>
+  %j = stablehlo.iota dim = 1 : tensor<48x40xi32>
+  %c7 = stablehlo.constant dense<7> : tensor<48x40xi32>
+  %c8 = stablehlo.constant dense<8> : tensor<48x40xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<48x40xi32>
+  %c17 = stablehlo.constant dense<17> : tensor<48x40xi32>
+  %i7 = stablehlo.multiply %i, %c7 : tensor<48x40xi32>
+  %j13 = stablehlo.multiply %j, %c13 : tensor<48x40xi32>
+  %sum = stablehlo.add %i7, %j13 : tensor<48x40xi32>
+  %r = stablehlo.remainder %sum, %c17 : tensor<48x40xi32>
+  %bi = stablehlo.subtract %r, %c8 : tensor<48x40xi32>
+  %eq = stablehlo.compare EQ, %i, %j, SIGNED : (tensor<48x40xi32>, tensor<48x40xi32>) -> tensor<48x40xi1>
+  %c20 = stablehlo.constant dense<20> : tensor<48x40xi32>
+  %c0 = stablehlo.constant dense<0> : tensor<48x40xi32>
+  %d = stablehlo.select %eq, %c20, %c0 : tensor<48x40xi1>, tensor<48x40xi32>
+  %ai = stablehlo.add %bi, %d : tensor<48x40xi32>
+  %a = stablehlo.convert %ai : (tensor<48x40xi32>) -> tensor<48x40xf64>
+  %qr, %tau = stablehlo.custom_call @lapack_dgeqrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<48x40xf64>) -> (tensor<48x40xf64>, tensor<40xf64>)
+  %q = stablehlo.custom_call @lapack_dorgqr_ffi(%qr, %tau) {mhlo.backend_config = {}} : (tensor<48x40xf64>, tensor<40xf64>) -> tensor<48x40xf64>
+  %rows = stablehlo.slice %qr [0:40, 0:40] : (tensor<48x40xf64>) -> tensor<40x40xf64>
+  %ri = stablehlo.iota dim = 0 : tensor<40x40xi32>
+  %rj = stablehlo.iota dim = 1 : tensor<40x40xi32>
+  %below = stablehlo.compare GT, %ri, %rj, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %zero = stablehlo.constant dense<0.0> : tensor<40x40xf64>
+  %rr = stablehlo.select %below, %zero, %rows : tensor<40x40xi1>, tensor<40x40xf64>
+  %rec = stablehlo.dot_general %q, %rr, contracting_dims = [1] x [0] : (tensor<48x40xf64>, tensor<40x40xf64>) -> tensor<48x40xf64>
+  check.expect_almost_eq %rec, %a, tolerance = 1.0e-10 : tensor<48x40xf64>
+  %qtq = stablehlo.dot_general %q, %q, contracting_dims = [0] x [0] : (tensor<48x40xf64>, tensor<48x40xf64>) -> tensor<40x40xf64>
+  %rdiag = stablehlo.compare EQ, %ri, %rj, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %one = stablehlo.constant dense<1.0> : tensor<40x40xf64>
+  %eye = stablehlo.select %rdiag, %one, %zero : tensor<40x40xi1>, tensor<40x40xf64>
+  check.expect_almost_eq %qtq, %eye, tolerance = 1.0e-12 : tensor<40x40xf64>
+  func.return
+}
+
+// -----
+
 // dgetrf past its 32-column panels (the trailing update through a matrix product): a 40 x 40
 // matrix, diagonally dominant by columns so that no rows are swapped (pivots 1..40), checked by
 // L U = A; then with column 35 zero, info 36.
