@@ -388,15 +388,53 @@ void Sytrd(std::vector<W>& a, int64_t n, bool lower, double* d, double* e, W* ta
   }
 }
 
-// Q's first n columns from geqrf's output (orgqr/ungqr): Q = H(0) H(1) ... H(k-1).
+// Q's first n columns from geqrf's output (orgqr/ungqr): Q = H(0) H(1) ... H(k-1), applied to
+// the identity from the last reflector back. Up to kPanel reflectors one at a time (LAPACK's
+// org2r); beyond, by blocks of kPanel from the last: (I - V T V^H) on the rows and columns from
+// the block's first on (the columns before it are still the identity's there), two products
+// through gemm.h.
 template <typename W>
 void Orgqr(std::vector<W>& a, int64_t m, int64_t n, const W* tau, int64_t k) {
+  constexpr int64_t kPanel = 32;
   std::vector<W> q(static_cast<size_t>(m * n), W(0));
   for (int64_t i = 0; i < std::min(m, n); ++i) q[i * n + i] = W(1);
-  std::vector<W> w(static_cast<size_t>(n));
-  for (int64_t j = std::min(k, n) - 1; j >= 0; --j) {
-    // Q := (I - tau v v^H) Q, v = [0..0, 1, a[j+1.., j]].
-    ReflectLeft(&q[j * n], n, m - j, n, j + 1 < m ? &a[(j + 1) * n + j] : nullptr, n, tau[j], w.data());
+  const int64_t kk = std::min(k, n);
+  if (kk <= kPanel) {
+    std::vector<W> w(static_cast<size_t>(n));
+    for (int64_t j = kk - 1; j >= 0; --j) {
+      // Q := (I - tau v v^H) Q, v = [0..0, 1, a[j+1.., j]].
+      ReflectLeft(&q[j * n], n, m - j, n, j + 1 < m ? &a[(j + 1) * n + j] : nullptr, n, tau[j], w.data());
+    }
+    a = std::move(q);
+    return;
+  }
+  Array holders[4];
+  W* vm = AllocateScratch<W>(m * kPanel, &holders[0]);
+  W* vh = AllocateScratch<W>(m * kPanel, &holders[1]);
+  W* prod = AllocateScratch<W>((m + kPanel) * n, &holders[2]);
+  W* t = AllocateScratch<W>(kPanel * kPanel, &holders[3]);
+  for (int64_t j0 = (kk - 1) / kPanel * kPanel; j0 >= 0; j0 -= kPanel) {
+    const int64_t jb = std::min(kPanel, kk - j0), mr = m - j0, nc = n - j0;
+    BlockReflector(&a[j0 * n + j0], n, mr, jb, tau + j0, vm, vh, t);
+    W* q2 = &q[j0 * n + j0];
+    GemmOf<W>()(vh, mr, q2, n, prod, nc, jb, mr, nc);  // X = V^H Q2
+    for (int64_t r = 0; r < jb; ++r) {  // X := T X (row r reads rows r.. of X)
+      W* xr = prod + r * nc;
+      const W trr = t[r * jb + r];
+      for (int64_t c = 0; c < nc; ++c) xr[c] *= trr;
+      for (int64_t p = r + 1; p < jb; ++p) {
+        const W trp = t[r * jb + p];
+        const W* xp = prod + p * nc;
+        for (int64_t c = 0; c < nc; ++c) xr[c] += trp * xp[c];
+      }
+    }
+    W* x2 = prod + jb * nc;
+    GemmOf<W>()(vm, jb, prod, nc, x2, nc, mr, jb, nc);  // V X
+    for (int64_t i = 0; i < mr; ++i) {
+      W* row = q2 + i * n;
+      const W* pr = x2 + i * nc;
+      for (int64_t c = 0; c < nc; ++c) row[c] -= pr[c];
+    }
   }
   a = std::move(q);
 }
