@@ -244,6 +244,21 @@ int32_t Gees(std::vector<W>& a, int64_t n, std::vector<W>& z, std::vector<std::c
   return 0;
 }
 
+// fn(b) for every matrix b of a batch of `batch`, each costing about `cost` multiply-adds: over
+// the intra-op threads in contiguous pieces when the batch has enough work (each matrix is
+// computed the same way whatever the split), else in order on this thread.
+template <typename Fn>
+void ForBatch(ExecState& st, int64_t batch, int64_t cost, const Fn& fn) {
+  const int64_t pieces = std::min<int64_t>(batch, 4 * st.threads());
+  if (pieces <= 1 || batch * cost < (int64_t{1} << 19)) {
+    for (int64_t b = 0; b < batch; ++b) fn(b);
+    return;
+  }
+  st.ParallelFor(pieces, [&](int64_t piece) {
+    for (int64_t b = batch * piece / pieces; b < batch * (piece + 1) / pieces; ++b) fn(b);
+  });
+}
+
 template <typename S>
 void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<Array>& out) {
   using W = Work<S>;
@@ -251,6 +266,8 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
   const Array& x = st.slots[s.in[p.first_operand]].array;
   const MatrixShape sh = ShapeOf(x);
   const int64_t m = sh.m, n = sh.n, mn = m * n, k = std::min(m, n);
+  // Work per matrix, in multiply-adds: what decides whether the batch is spread over threads.
+  const int64_t cost = std::max<int64_t>(m, 1) * std::max<int64_t>(n, 1) * std::max<int64_t>(k, 1);
   int32_t* info = nullptr;
   auto info_at = [&](size_t index) {
     if (index < out.size() && out[index].elem() == ElemKind::kI32) info = out[index].mutable_as<int32_t>();
@@ -258,47 +275,47 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
   switch (p.routine) {
     case LapackParams::kGetrf: {
       info_at(2);
-      std::vector<int32_t> piv(static_cast<size_t>(k));
-      for (int64_t b = 0; b < sh.batch; ++b) {
+      ForBatch(st, sh.batch, cost, [&](int64_t b) {
+        std::vector<int32_t> piv(static_cast<size_t>(k));
         auto a = Load<S>(x, b * mn, mn);
         int32_t code = Getrf(a, m, n, piv.data());
         Store<S>(out[0], b * mn, a.data(), mn);
         if (out.size() > 1) std::memcpy(out[1].mutable_as<int32_t>() + b * k, piv.data(), k * 4);
         if (info) info[b] = code;
-      }
+      });
       return;
     }
     case LapackParams::kGeqrf: {
       info_at(2);
-      std::vector<W> tau(static_cast<size_t>(k));
-      for (int64_t b = 0; b < sh.batch; ++b) {
+      ForBatch(st, sh.batch, cost, [&](int64_t b) {
+        std::vector<W> tau(static_cast<size_t>(k));
         auto a = Load<S>(x, b * mn, mn);
         Geqrf(a, m, n, tau.data());
         Store<S>(out[0], b * mn, a.data(), mn);
         if (out.size() > 1) Store<S>(out[1], b * k, tau.data(), k);
         if (info) info[b] = 0;
-      }
+      });
       return;
     }
     case LapackParams::kGehrd: {
       info_at(2);
       const int64_t nt = std::max<int64_t>(n - 1, 0);
-      std::vector<W> tau(static_cast<size_t>(nt + 1));
-      for (int64_t b = 0; b < sh.batch; ++b) {
+      ForBatch(st, sh.batch, cost, [&](int64_t b) {
+        std::vector<W> tau(static_cast<size_t>(nt + 1));
         auto a = Load<S>(x, b * mn, mn);
         Gehrd(a, n, p.ilo, p.ihi, tau.data());
         Store<S>(out[0], b * mn, a.data(), mn);
         if (out.size() > 1) Store<S>(out[1], b * nt, tau.data(), nt);
         if (info) info[b] = 0;
-      }
+      });
       return;
     }
     case LapackParams::kSytrd: {
       info_at(4);
       const int64_t nt = std::max<int64_t>(n - 1, 0);
-      std::vector<W> tau(static_cast<size_t>(nt + 1));
-      std::vector<double> d(static_cast<size_t>(n + 1)), e(static_cast<size_t>(nt + 1));
-      for (int64_t b = 0; b < sh.batch; ++b) {
+      ForBatch(st, sh.batch, cost, [&](int64_t b) {
+        std::vector<W> tau(static_cast<size_t>(nt + 1));
+        std::vector<double> d(static_cast<size_t>(n + 1)), e(static_cast<size_t>(nt + 1));
         auto a = Load<S>(x, b * mn, mn);
         Sytrd(a, n, p.lower, d.data(), e.data(), tau.data());
         Store<S>(out[0], b * mn, a.data(), mn);
@@ -306,16 +323,16 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
         if (out.size() > 2) Store<R>(out[2], b * nt, e.data(), nt);
         if (out.size() > 3) Store<S>(out[3], b * nt, tau.data(), nt);
         if (info) info[b] = 0;
-      }
+      });
       return;
     }
     case LapackParams::kGees: {
       // Real: t, vs, wr, wi, sdim, info. Complex: t, vs, w, sdim, info.
       constexpr bool cplx = IsComplex<S>::value;
       info_at(cplx ? 4 : 5);
-      std::vector<W> z(static_cast<size_t>(mn));
-      std::vector<std::complex<double>> w(static_cast<size_t>(n));
-      for (int64_t b = 0; b < sh.batch; ++b) {
+      ForBatch(st, sh.batch, cost, [&](int64_t b) {
+        std::vector<W> z(static_cast<size_t>(mn));
+        std::vector<std::complex<double>> w(static_cast<size_t>(n));
         auto a = Load<S>(x, b * mn, mn);
         const int32_t code = Gees(a, n, z, w);
         Store<S>(out[0], b * mn, a.data(), mn);
@@ -330,35 +347,35 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
         }
         // sdim (eigenvalues selected by a sort; none without one) stays 0.
         if (info) info[b] = code;
-      }
+      });
       return;
     }
     case LapackParams::kOrgqr: {
       info_at(1);
       const Array& tau_in = st.slots[s.in[p.first_operand + 1]].array;
       const int64_t kt = tau_in.dims().empty() ? 0 : tau_in.dims().back();
-      for (int64_t b = 0; b < sh.batch; ++b) {
+      ForBatch(st, sh.batch, cost, [&](int64_t b) {
         auto a = Load<S>(x, b * mn, mn);
         auto tau = Load<S>(tau_in, b * kt, kt);
         Orgqr(a, m, n, tau.data(), kt);
         Store<S>(out[0], b * mn, a.data(), mn);
         if (info) info[b] = 0;
-      }
+      });
       return;
     }
     case LapackParams::kPotrf: {
       info_at(1);
-      for (int64_t b = 0; b < sh.batch; ++b) {
+      ForBatch(st, sh.batch, cost, [&](int64_t b) {
         auto a = Load<S>(x, b * mn, mn);
         int32_t code = Potrf(a, n, p.lower);
         Store<S>(out[0], b * mn, a.data(), mn);
         if (info) info[b] = code;
-      }
+      });
       return;
     }
     case LapackParams::kSyevd: {
       info_at(2);
-      for (int64_t b = 0; b < sh.batch; ++b) {
+      ForBatch(st, sh.batch, cost, [&](int64_t b) {
         auto a = Load<S>(x, b * mn, mn);
         Mat<W> h(n, n);
         for (int64_t i = 0; i < n; ++i)
@@ -380,7 +397,7 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
         Store<S>(out[0], b * mn, a.data(), mn);
         if (out.size() > 1) Store<R>(out[1], b * n, w.data(), n);
         if (info) info[b] = ok ? 0 : 1;
-      }
+      });
       return;
     }
     case LapackParams::kGeev: {
@@ -389,7 +406,7 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
       constexpr bool cplx = IsComplex<S>::value;
       const size_t vecs = cplx ? 1 : 2;
       info_at(vecs + 2);
-      for (int64_t b = 0; b < sh.batch; ++b) {
+      ForBatch(st, sh.batch, cost, [&](int64_t b) {
         auto a = Load<S>(x, b * mn, mn);
         Eigen::VectorXcd w = Eigen::VectorXcd::Constant(n, std::complex<double>(std::nan(""), 0));
         Eigen::MatrixXcd vl, vr;
@@ -412,7 +429,7 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
         };
         if (code == 0) put(vecs, vl), put(vecs + 1, vr);
         if (info) info[b] = code;
-      }
+      });
       return;
     }
     case LapackParams::kGesdd: {
@@ -424,7 +441,7 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
         const auto& vd = out[3].dims();
         ur = ud[ud.size() - 2], uc = ud.back(), vr = vd[vd.size() - 2], vc = vd.back();
       }
-      for (int64_t b = 0; b < sh.batch; ++b) {
+      ForBatch(st, sh.batch, cost, [&](int64_t b) {
         auto a = Load<S>(x, b * mn, mn);
         unsigned opts = 0;
         if (p.vectors) opts = p.full_matrices ? (Eigen::ComputeFullU | Eigen::ComputeFullV)
@@ -448,7 +465,7 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
           Store<S>(out[3], b * vr * vc, vt.data(), vr * vc);
         }
         if (info) info[b] = ok ? 0 : 1;
-      }
+      });
       return;
     }
   }

@@ -211,7 +211,7 @@ func.func @geqrf_blocked_48x40() {
 
 // dgetrf past its 32-column panels (the trailing update through a matrix product): a 40 x 40
 // matrix, diagonally dominant by columns so that no rows are swapped (pivots 1..40), checked by
-// L U = A; then with column 35 zero, info 36.
+// L U = A; then with column 35 zero, info 36; then a batch of 16 such matrices.
 func.func @getrf_blocked_40x40() {
   %i = stablehlo.iota dim = 0 : tensor<40x40xi32>
   %j = stablehlo.iota dim = 1 : tensor<40x40xi32>
@@ -249,6 +249,27 @@ func.func @getrf_blocked_40x40() {
   %a2 = stablehlo.select %col35, %zero, %a : tensor<40x40xi1>, tensor<40x40xf64>
   %lu2, %piv2, %info2 = stablehlo.custom_call @lapack_dgetrf_ffi(%a2) {mhlo.backend_config = {}} : (tensor<40x40xf64>) -> (tensor<40x40xf64>, tensor<40xi32>, tensor<i32>)
   check.expect_eq_const %info2, dense<36> : tensor<i32>
+  // A batch of 16 (enough work to be spread over the intra-op threads), each matrix with its own
+  // diagonal shift: every one still L U = A with no swaps.
+  %ab = stablehlo.broadcast_in_dim %a, dims = [1, 2] : (tensor<40x40xf64>) -> tensor<16x40x40xf64>
+  %bk = stablehlo.iota dim = 0 : tensor<16x40x40xi32>
+  %bri = stablehlo.iota dim = 1 : tensor<16x40x40xi32>
+  %bj = stablehlo.iota dim = 2 : tensor<16x40x40xi32>
+  %beq = stablehlo.compare EQ, %bri, %bj, SIGNED : (tensor<16x40x40xi32>, tensor<16x40x40xi32>) -> tensor<16x40x40xi1>
+  %bkf = stablehlo.convert %bk : (tensor<16x40x40xi32>) -> tensor<16x40x40xf64>
+  %bzero = stablehlo.constant dense<0.0> : tensor<16x40x40xf64>
+  %bone = stablehlo.constant dense<1.0> : tensor<16x40x40xf64>
+  %shift = stablehlo.select %beq, %bkf, %bzero : tensor<16x40x40xi1>, tensor<16x40x40xf64>
+  %abs = stablehlo.add %ab, %shift : tensor<16x40x40xf64>
+  %blu, %bpiv, %binfo = stablehlo.custom_call @lapack_dgetrf_ffi(%abs) {mhlo.backend_config = {}} : (tensor<16x40x40xf64>) -> (tensor<16x40x40xf64>, tensor<16x40xi32>, tensor<16xi32>)
+  check.expect_eq_const %binfo, dense<0> : tensor<16xi32>
+  %bbelow = stablehlo.compare GT, %bri, %bj, SIGNED : (tensor<16x40x40xi32>, tensor<16x40x40xi32>) -> tensor<16x40x40xi1>
+  %bls = stablehlo.select %bbelow, %blu, %bzero : tensor<16x40x40xi1>, tensor<16x40x40xf64>
+  %bd1 = stablehlo.select %beq, %bone, %bzero : tensor<16x40x40xi1>, tensor<16x40x40xf64>
+  %bl = stablehlo.add %bls, %bd1 : tensor<16x40x40xf64>
+  %bu = stablehlo.select %bbelow, %bzero, %blu : tensor<16x40x40xi1>, tensor<16x40x40xf64>
+  %bprod = stablehlo.dot_general %bl, %bu, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<16x40x40xf64>, tensor<16x40x40xf64>) -> tensor<16x40x40xf64>
+  check.expect_almost_eq %bprod, %abs, tolerance = 1.0e-9 : tensor<16x40x40xf64>
   func.return
 }
 
