@@ -15,7 +15,16 @@
 
 namespace openpjrt::cpu {
 
+namespace {
+bool Int32(ElemKind in, ElemKind out) { return in == out && (in == ElemKind::kI32 || in == ElemKind::kU32); }
+}  // namespace
+
 VecOp VecUnaryOf(UnaryOp op, ElemKind in, ElemKind out) {
+  if (Int32(in, out)) {
+    if (op == UnaryOp::kNot) return VecOp::kNot;
+    if (op == UnaryOp::kNegate) return VecOp::kINeg;
+    return VecOp::kNone;
+  }
   if (in != ElemKind::kF32 || out != ElemKind::kF32) return VecOp::kNone;
   switch (op) {
     case UnaryOp::kNegate: return VecOp::kNeg;
@@ -36,6 +45,20 @@ VecOp VecUnaryOf(UnaryOp op, ElemKind in, ElemKind out) {
 }
 
 VecOp VecBinaryOf(BinaryOp op, ElemKind in, ElemKind out) {
+  if (Int32(in, out)) {
+    switch (op) {
+      case BinaryOp::kAdd: return VecOp::kIAdd;
+      case BinaryOp::kSub: return VecOp::kISub;
+      case BinaryOp::kMul: return VecOp::kIMul;
+      case BinaryOp::kAnd: return VecOp::kAnd;
+      case BinaryOp::kOr: return VecOp::kOr;
+      case BinaryOp::kXor: return VecOp::kXor;
+      case BinaryOp::kShl: return VecOp::kShl;
+      case BinaryOp::kShrL: return VecOp::kShrL;
+      case BinaryOp::kShrA: return VecOp::kShrA;
+      default: return VecOp::kNone;
+    }
+  }
   if (in != ElemKind::kF32 || out != ElemKind::kF32) return VecOp::kNone;
   switch (op) {
     case BinaryOp::kAdd: return VecOp::kAdd;
@@ -88,6 +111,10 @@ OPJ_MATH512 __m512 MaxMin(__m512 a, __m512 b) {
 
 // Vector j of the memory operand p (masked in the tail chunk).
 #define OPJ_LOAD(J) (kTail ? _mm512_maskz_loadu_ps(mask[J], p + 16 * (J)) : _mm512_loadu_ps(p + 16 * (J)))
+// An integer intrinsic on the bits of two float vectors (32-bit integer runs share the float
+// accumulator: loads, stores and splats only move bits). The variable shifts give 0 (srav: the
+// sign) for counts of 32 or more, read as unsigned: StableHLO's rule, negative counts included.
+#define OPJ_INT(F, X, Y) _mm512_castsi512_ps(F(_mm512_castps_si512(X), _mm512_castps_si512(Y)))
 // acc[j] = X op Y for the step's binary op.
 #define OPJ_BINARY(X, Y)                                           \
   switch (s.op) {                                                  \
@@ -97,6 +124,15 @@ OPJ_MATH512 __m512 MaxMin(__m512 a, __m512 b) {
     case VecOp::kDiv: OPJ_EACH(_mm512_div_ps(X, Y)); break;        \
     case VecOp::kMax: OPJ_EACH(MaxMin<true>(X, Y)); break;         \
     case VecOp::kMin: OPJ_EACH(MaxMin<false>(X, Y)); break;        \
+    case VecOp::kIAdd: OPJ_EACH(OPJ_INT(_mm512_add_epi32, X, Y)); break; \
+    case VecOp::kISub: OPJ_EACH(OPJ_INT(_mm512_sub_epi32, X, Y)); break; \
+    case VecOp::kIMul: OPJ_EACH(OPJ_INT(_mm512_mullo_epi32, X, Y)); break; \
+    case VecOp::kAnd: OPJ_EACH(OPJ_INT(_mm512_and_si512, X, Y)); break; \
+    case VecOp::kOr: OPJ_EACH(OPJ_INT(_mm512_or_si512, X, Y)); break; \
+    case VecOp::kXor: OPJ_EACH(OPJ_INT(_mm512_xor_si512, X, Y)); break; \
+    case VecOp::kShl: OPJ_EACH(OPJ_INT(_mm512_sllv_epi32, X, Y)); break; \
+    case VecOp::kShrL: OPJ_EACH(OPJ_INT(_mm512_srlv_epi32, X, Y)); break; \
+    case VecOp::kShrA: OPJ_EACH(OPJ_INT(_mm512_srav_epi32, X, Y)); break; \
     default: break;                                                \
   }
 
@@ -145,6 +181,10 @@ OPJ_TARGET_512 __attribute__((always_inline)) inline void Chunk(const VecStep* s
           case VecOp::kTanh: OPJ_EACH_MATH(fast::v512::Tanh(acc[j])); break;
           case VecOp::kLogistic: OPJ_EACH_MATH(fast::v512::Logistic(acc[j])); break;
           case VecOp::kErf: OPJ_EACH_MATH(fast::v512::Erf(acc[j])); break;
+          case VecOp::kNot:
+            OPJ_EACH(OPJ_INT(_mm512_xor_si512, acc[j], _mm512_castsi512_ps(_mm512_set1_epi32(-1))));
+            break;
+          case VecOp::kINeg: OPJ_EACH(OPJ_INT(_mm512_sub_epi32, _mm512_setzero_ps(), acc[j])); break;
           case VecOp::kClamp: {  // x < lo ? lo : x, then m > hi ? hi : m; a NaN bound gives NaN
             const __m512 lo = Splat(s.scalar), hi = Splat(s.scalar2);
             if (s.scalar != s.scalar || s.scalar2 != s.scalar2) {
@@ -200,6 +240,7 @@ OPJ_TARGET_512 __attribute__((always_inline)) inline void Chunk(const VecStep* s
 #undef OPJ_EACH_MATH
 #undef OPJ_LOAD
 #undef OPJ_BINARY
+#undef OPJ_INT
 
 OPJ_TARGET_512 void Run512(const VecStep* steps, size_t num_steps, float* const* ptrs, int64_t count) {
   constexpr int64_t kChunk = 16 * kLanes;

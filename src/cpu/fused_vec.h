@@ -1,14 +1,16 @@
-// Register evaluation of f32 fused runs (AVX-512). Internal to src/cpu.
+// Register evaluation of f32 and 32-bit integer fused runs (AVX-512). Internal to src/cpu.
 //
 // The block evaluator of fused.h runs each op of a fused run as its own loop over a block of
 // 1,024 elements, through block buffers in L1: the five ops of tanh(0.5 * x + 0.1) * x + 1 cost
-// five passes of loads and stores plus the copy out. Here a run whose ops are all f32 -> f32 ops
-// of VecOp is compiled into a short list of steps on one accumulator of eight vectors (128
-// floats): load an operand, apply an op with the other operand from memory, a scalar or the
-// accumulator itself, store. (FusedBlockEval::PlanVec decides which runs: those of at least a
-// block, with a long op or four or more ops, where the measurements favoured it.) The steps are interpreted once per 128 elements; values live in
-// registers from the load of the run's input to the store of its output, and only values read
-// again later (by anything but the next op) are stored to their block buffers.
+// five passes of loads and stores plus the copy out. Here a run whose ops are all ops of VecOp
+// (f32 -> f32, or 32-bit integer ones: threefry's adds, rotates and xors) is compiled into a
+// short list of steps on one accumulator of eight vectors (128 elements): load an operand, apply
+// an op with the other operand from memory, a scalar or the accumulator itself, store.
+// (FusedBlockEval::PlanVec decides which runs: those of at least a block, with a long op or four
+// or more ops, where the measurements favoured it.) The steps are interpreted once per 128
+// elements; values live in registers from the load of the run's input to the store of its
+// output, and only values read again later (by anything but the next op) are stored to their
+// block buffers.
 //
 // Each op computes exactly what its loop in kernels_elementwise.cc (clamp: kernels_convert.cc) computes (the same IEEE
 // operations in the same order; the fast_math functions through the same vector bodies), so

@@ -67,6 +67,10 @@ enum class VecOp : uint8_t {
   kNeg, kAbs, kSquare, kSqrt, kRsqrt, kFloor, kCeil, kRoundEven,     // unary, exact
   kExp, kLog, kTanh, kLogistic, kErf,                                 // unary, fast_math.h
   kClamp,                                                             // clamp, scalar bounds
+  // 32-bit integers (signed or unsigned: the same bits), two's complement wrapping; shifts by
+  // counts read as unsigned, 32 or more giving 0 (arithmetic: the sign), as kernels do.
+  kIAdd, kISub, kIMul, kAnd, kOr, kXor, kShl, kShrL, kShrA,           // binary
+  kNot, kINeg,                                                        // unary
 };
 
 struct Step {
