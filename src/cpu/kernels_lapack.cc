@@ -244,18 +244,11 @@ int32_t Gees(std::vector<W>& a, int64_t n, std::vector<W>& z, std::vector<std::c
   return 0;
 }
 
-// fn(b) for every matrix b of a batch of `batch`, each costing about `cost` multiply-adds: over
-// the intra-op threads in contiguous pieces when the batch has enough work (each matrix is
-// computed the same way whatever the split), else in order on this thread.
+// fn(b) for every matrix b of a batch (ForEachBatchPiece, kernels_linalg.h).
 template <typename Fn>
 void ForBatch(ExecState& st, int64_t batch, int64_t cost, const Fn& fn) {
-  const int64_t pieces = std::min<int64_t>(batch, 4 * st.threads());
-  if (pieces <= 1 || batch * cost < (int64_t{1} << 19)) {
-    for (int64_t b = 0; b < batch; ++b) fn(b);
-    return;
-  }
-  st.ParallelFor(pieces, [&](int64_t piece) {
-    for (int64_t b = batch * piece / pieces; b < batch * (piece + 1) / pieces; ++b) fn(b);
+  ForEachBatchPiece(st, batch, cost, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) fn(b);
   });
 }
 

@@ -138,6 +138,19 @@ void BatchNormGrad(const Step& s, ExecState& st) {
   st.slots[s.out[2]] = RtValue::Of(std::move(doffset));
 }
 
+}  // namespace
+
+void ForEachBatchPiece(ExecState& st, int64_t batch, int64_t cost, const std::function<void(int64_t, int64_t)>& fn) {
+  const int64_t pieces = std::min<int64_t>(batch, 4 * st.threads());
+  if (pieces <= 1 || batch * cost < (int64_t{1} << 19)) {
+    fn(0, batch);
+    return;
+  }
+  st.ParallelFor(pieces, [&](int64_t piece) { fn(batch * piece / pieces, batch * (piece + 1) / pieces); });
+}
+
+namespace {
+
 // ---- cholesky and triangular_solve (batches of n x n matrices in the trailing two dims)
 
 // Get and Set over a whole array, dispatched once (the FFT's conversions had cost a fifth of its
@@ -180,27 +193,29 @@ void SetAll(Array& a, const cd* in) {
 // matrix is not positive definite, every column from the failing pivot on is NaN (the values an
 // unchecked factorisation would carry there), and the other triangle is zero.
 template <typename T>
-void CholeskyAs(bool lower, const cd* in, cd* out, int64_t n, int64_t batch) {
-  Array holder;
-  T* l = AllocateScratch<T>(n * n, &holder);
+void CholeskyAs(ExecState& st, bool lower, const cd* in, cd* out, int64_t n, int64_t batch) {
   auto value = [](const cd& v) {
     if constexpr (std::is_same_v<T, cd>) return v;
     else return v.real();
   };
-  for (int64_t b = 0; b < batch; ++b) {
-    const cd* m = in + b * n * n;
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j <= i; ++j) l[i * n + j] = value(lower ? m[i * n + j] : std::conj(m[j * n + i]));
-    const int32_t code = CholeskyLowerInPlace(l, n);
-    const int64_t bad = code ? code - 1 : n;
-    cd* o = out + b * n * n;
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        const cd v = j > i ? cd(0) : j >= bad ? cd(std::nan(""), 0) : cd(l[i * n + j]);
-        if (lower) o[i * n + j] = v;
-        else o[j * n + i] = std::conj(v);
-      }
-  }
+  ForEachBatchPiece(st, batch, n * n * n / 3, [&](int64_t b0, int64_t b1) {
+    Array holder;
+    T* l = AllocateScratch<T>(n * n, &holder);
+    for (int64_t b = b0; b < b1; ++b) {
+      const cd* m = in + b * n * n;
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j <= i; ++j) l[i * n + j] = value(lower ? m[i * n + j] : std::conj(m[j * n + i]));
+      const int32_t code = CholeskyLowerInPlace(l, n);
+      const int64_t bad = code ? code - 1 : n;
+      cd* o = out + b * n * n;
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          const cd v = j > i ? cd(0) : j >= bad ? cd(std::nan(""), 0) : cd(l[i * n + j]);
+          if (lower) o[i * n + j] = v;
+          else o[j * n + i] = std::conj(v);
+        }
+    }
+  });
 }
 
 void Cholesky(const Step& s, ExecState& st) {
@@ -213,8 +228,8 @@ void Cholesky(const Step& s, ExecState& st) {
   cd* m = AllocateScratch<cd>(a.NumElements(), &m_holder);
   cd* r = AllocateScratch<cd>(a.NumElements(), &r_holder);
   GetAll(a, m);
-  if (ir::IsComplex(a.elem())) CholeskyAs<cd>(lower, m, r, n, batch);
-  else CholeskyAs<double>(lower, m, r, n, batch);
+  if (ir::IsComplex(a.elem())) CholeskyAs<cd>(st, lower, m, r, n, batch);
+  else CholeskyAs<double>(st, lower, m, r, n, batch);
   SetAll(out, r);
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
@@ -263,17 +278,15 @@ void SolveLeft(const T* op, T* x, int64_t n, int64_t cols, bool lower) {
 // Real operands are solved in double, complex ones in complex<double>; results are rounded once
 // to the element type.
 template <typename T>
-void TriangularSolveAs(const TriangularSolveParams& p, const Array& a, const Array& b, Array& out) {
+void TriangularSolveAs(ExecState& st, const TriangularSolveParams& p, const Array& a, const Array& b, Array& out) {
   const int64_t n = a.dims().back();
   const int64_t rows = b.dims()[b.dims().size() - 2], cols = b.dims().back();
   const int64_t batch = n ? a.NumElements() / (n * n) : 0;
   // Pooled temporaries (fresh pages cost more than the solve at 256 x 256).
-  Array holders[5];
+  Array holders[3];
   cd* ca = AllocateScratch<cd>(a.NumElements(), &holders[0]);
   cd* cb = AllocateScratch<cd>(b.NumElements(), &holders[1]);
   cd* result = AllocateScratch<cd>(b.NumElements(), &holders[2]);
-  T* op = AllocateScratch<T>(n * n, &holders[3]);
-  T* x = AllocateScratch<T>(rows * cols, &holders[4]);
   GetAll(a, ca);
   GetAll(b, cb);
   auto value = [](const cd& v) {
@@ -283,32 +296,37 @@ void TriangularSolveAs(const TriangularSolveParams& p, const Array& a, const Arr
   // X op(a) = B is solved as op(a)^T X^T = B^T.
   const bool right = !p.left_side;
   const int64_t m = right ? rows : cols;  // the columns of the left-side problem
-  for (int64_t bi = 0; bi < batch; ++bi) {
-    // op(a), keeping only the referenced triangle; transposing swaps which one that is.
-    bool lower = p.lower;
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t si = i, sj = j;
-        if (p.transpose != TriangularSolveParams::kNoTranspose) std::swap(si, sj);
-        const bool in_tri = p.lower ? sj <= si : sj >= si;
-        cd v = in_tri ? ca[static_cast<size_t>(bi * n * n + si * n + sj)] : cd(0);
-        if (p.transpose == TriangularSolveParams::kAdjoint) v = std::conj(v);
-        if (p.unit_diagonal && i == j) v = 1;
-        if (right) op[static_cast<size_t>(j * n + i)] = value(v);
-        else op[static_cast<size_t>(i * n + j)] = value(v);
+  ForEachBatchPiece(st, batch, n * n * m / 2, [&](int64_t b0, int64_t b1) {
+    Array piece_holders[2];
+    T* op = AllocateScratch<T>(n * n, &piece_holders[0]);
+    T* x = AllocateScratch<T>(rows * cols, &piece_holders[1]);
+    for (int64_t bi = b0; bi < b1; ++bi) {
+      // op(a), keeping only the referenced triangle; transposing swaps which one that is.
+      bool lower = p.lower;
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t si = i, sj = j;
+          if (p.transpose != TriangularSolveParams::kNoTranspose) std::swap(si, sj);
+          const bool in_tri = p.lower ? sj <= si : sj >= si;
+          cd v = in_tri ? ca[static_cast<size_t>(bi * n * n + si * n + sj)] : cd(0);
+          if (p.transpose == TriangularSolveParams::kAdjoint) v = std::conj(v);
+          if (p.unit_diagonal && i == j) v = 1;
+          if (right) op[static_cast<size_t>(j * n + i)] = value(v);
+          else op[static_cast<size_t>(i * n + j)] = value(v);
+        }
       }
+      if (p.transpose != TriangularSolveParams::kNoTranspose) lower = !lower;
+      if (right) lower = !lower;
+      const cd* bb = cb + bi * rows * cols;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          x[static_cast<size_t>(right ? c * rows + r : r * cols + c)] = value(bb[r * cols + c]);
+      SolveLeft(op, x, n, m, lower);
+      cd* rb = result + bi * rows * cols;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) rb[r * cols + c] = x[static_cast<size_t>(right ? c * rows + r : r * cols + c)];
     }
-    if (p.transpose != TriangularSolveParams::kNoTranspose) lower = !lower;
-    if (right) lower = !lower;
-    const cd* bb = cb + bi * rows * cols;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c)
-        x[static_cast<size_t>(right ? c * rows + r : r * cols + c)] = value(bb[r * cols + c]);
-    SolveLeft(op, x, n, m, lower);
-    cd* rb = result + bi * rows * cols;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c) rb[r * cols + c] = x[static_cast<size_t>(right ? c * rows + r : r * cols + c)];
-  }
+  });
   SetAll(out, result);
 }
 
@@ -317,8 +335,8 @@ void TriangularSolve(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
   const Array& b = st.slots[s.in[1]].array;
   Array out = Array::Allocate(s.out_types[0]);
-  if (ir::IsComplex(a.elem())) TriangularSolveAs<cd>(p, a, b, out);
-  else TriangularSolveAs<double>(p, a, b, out);
+  if (ir::IsComplex(a.elem())) TriangularSolveAs<cd>(st, p, a, b, out);
+  else TriangularSolveAs<double>(st, p, a, b, out);
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 

@@ -4,6 +4,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "src/cpu/kernels.h"
@@ -17,6 +18,12 @@ struct BatchNormParams {
 KernelFn BatchNormInferenceKernel();  // in: operand, scale, offset, mean, variance
 KernelFn BatchNormTrainingKernel();   // in: operand, scale, offset; out: output, mean, variance
 KernelFn BatchNormGradKernel();       // in: operand, scale, mean, variance, grad_output
+
+// fn(b0, b1) for contiguous pieces [b0, b1) of a batch of `batch` matrices, each costing about
+// `cost` multiply-adds: over the intra-op threads when the batch has enough work (2^19
+// multiply-adds; each matrix is computed the same way whatever the split), else once for the
+// whole batch on this thread.
+void ForEachBatchPiece(ExecState& st, int64_t batch, int64_t cost, const std::function<void(int64_t, int64_t)>& fn);
 
 struct CholeskyParams {
   bool lower = false;

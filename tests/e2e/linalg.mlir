@@ -43,7 +43,7 @@ func.func @cholesky_and_solve() {
 // checked by L L^T = A, a zero strict upper triangle, U = L^T and triangular solves with L and U
 // that give them back; then A with a negative pivot
 // at (35, 35): the first 35 columns are still A's factor and the rest of the lower triangle NaN (the upper
-// one zero).
+// one zero); then a batch of 32 such matrices.
 func.func @cholesky_blocked_40x40() {
   %i = stablehlo.iota dim = 0 : tensor<40x40xi32>
   %j = stablehlo.iota dim = 1 : tensor<40x40xi32>
@@ -92,6 +92,23 @@ func.func @cholesky_blocked_40x40() {
   %tail = stablehlo.slice %lb [35:40, 35:40] : (tensor<40x40xf64>) -> tensor<5x5xf64>
   %finite = stablehlo.is_finite %tail : (tensor<5x5xf64>) -> tensor<5x5xi1>
   check.expect_eq_const %finite, dense<[[false, true, true, true, true], [false, false, true, true, true], [false, false, false, true, true], [false, false, false, false, true], [false, false, false, false, false]]> : tensor<5x5xi1>
+  // A batch of 32 (enough work to be spread over the intra-op threads), each with its own
+  // diagonal shift: L L^T = A and L^-1 A = L^T for every one.
+  %ab = stablehlo.broadcast_in_dim %a, dims = [1, 2] : (tensor<40x40xf64>) -> tensor<32x40x40xf64>
+  %bk = stablehlo.iota dim = 0 : tensor<32x40x40xi32>
+  %bri = stablehlo.iota dim = 1 : tensor<32x40x40xi32>
+  %brj = stablehlo.iota dim = 2 : tensor<32x40x40xi32>
+  %beq = stablehlo.compare EQ, %bri, %brj, SIGNED : (tensor<32x40x40xi32>, tensor<32x40x40xi32>) -> tensor<32x40x40xi1>
+  %bkf = stablehlo.convert %bk : (tensor<32x40x40xi32>) -> tensor<32x40x40xf64>
+  %bzero = stablehlo.constant dense<0.0> : tensor<32x40x40xf64>
+  %shift = stablehlo.select %beq, %bkf, %bzero : tensor<32x40x40xi1>, tensor<32x40x40xf64>
+  %abs = stablehlo.add %ab, %shift : tensor<32x40x40xf64>
+  %bl = stablehlo.cholesky %abs, lower = true : tensor<32x40x40xf64>
+  %bllt = stablehlo.dot_general %bl, %bl, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<32x40x40xf64>, tensor<32x40x40xf64>) -> tensor<32x40x40xf64>
+  check.expect_almost_eq %bllt, %abs, tolerance = 1.0e-9 : tensor<32x40x40xf64>
+  %bx = "stablehlo.triangular_solve"(%bl, %abs) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<32x40x40xf64>, tensor<32x40x40xf64>) -> tensor<32x40x40xf64>
+  %blt = stablehlo.transpose %bl, dims = [0, 2, 1] : (tensor<32x40x40xf64>) -> tensor<32x40x40xf64>
+  check.expect_almost_eq %bx, %blt, tolerance = 1.0e-9 : tensor<32x40x40xf64>
   func.return
 }
 
