@@ -205,3 +205,51 @@ func.func @gesdd_divide_and_conquer_24x20() {
   check.expect_almost_eq %utu, %eye, tolerance = 1.0e-5 : tensor<20x20xf32>
   func.return
 }
+
+// -----
+
+// Wide matrices past a panel: dgetrf of 33 x 100 (the last panel's trailing columns solved with
+// its unit lower triangle but no rows below it; diagonally dominant, so no swaps: L U = A) and
+// dgeqrf of the same with Q from dorgqr of its first 33 columns (33 reflectors: blocked): Q R = A.
+func.func @wide_getrf_geqrf_33x100() {
+  %i = stablehlo.iota dim = 0 : tensor<33x100xi32>
+  %j = stablehlo.iota dim = 1 : tensor<33x100xi32>
+  %c7 = stablehlo.constant dense<7> : tensor<33x100xi32>
+  %c8 = stablehlo.constant dense<8> : tensor<33x100xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<33x100xi32>
+  %c17 = stablehlo.constant dense<17> : tensor<33x100xi32>
+  %i7 = stablehlo.multiply %i, %c7 : tensor<33x100xi32>
+  %j13 = stablehlo.multiply %j, %c13 : tensor<33x100xi32>
+  %sum = stablehlo.add %i7, %j13 : tensor<33x100xi32>
+  %r = stablehlo.remainder %sum, %c17 : tensor<33x100xi32>
+  %bi = stablehlo.subtract %r, %c8 : tensor<33x100xi32>
+  %b = stablehlo.convert %bi : (tensor<33x100xi32>) -> tensor<33x100xf64>
+  %eq = stablehlo.compare EQ, %i, %j, SIGNED : (tensor<33x100xi32>, tensor<33x100xi32>) -> tensor<33x100xi1>
+  %big = stablehlo.constant dense<400.0> : tensor<33x100xf64>
+  %zero = stablehlo.constant dense<0.0> : tensor<33x100xf64>
+  %d = stablehlo.select %eq, %big, %zero : tensor<33x100xi1>, tensor<33x100xf64>
+  %a = stablehlo.add %b, %d : tensor<33x100xf64>
+  %lu, %piv, %info = stablehlo.custom_call @lapack_dgetrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<33x100xf64>) -> (tensor<33x100xf64>, tensor<33xi32>, tensor<i32>)
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %below = stablehlo.compare GT, %i, %j, SIGNED : (tensor<33x100xi32>, tensor<33x100xi32>) -> tensor<33x100xi1>
+  %u = stablehlo.select %below, %zero, %lu : tensor<33x100xi1>, tensor<33x100xf64>
+  %lpart = stablehlo.slice %lu [0:33, 0:33] : (tensor<33x100xf64>) -> tensor<33x33xf64>
+  %si = stablehlo.iota dim = 0 : tensor<33x33xi32>
+  %sj = stablehlo.iota dim = 1 : tensor<33x33xi32>
+  %sbelow = stablehlo.compare GT, %si, %sj, SIGNED : (tensor<33x33xi32>, tensor<33x33xi32>) -> tensor<33x33xi1>
+  %seq = stablehlo.compare EQ, %si, %sj, SIGNED : (tensor<33x33xi32>, tensor<33x33xi32>) -> tensor<33x33xi1>
+  %szero = stablehlo.constant dense<0.0> : tensor<33x33xf64>
+  %sone = stablehlo.constant dense<1.0> : tensor<33x33xf64>
+  %ls = stablehlo.select %sbelow, %lpart, %szero : tensor<33x33xi1>, tensor<33x33xf64>
+  %eye = stablehlo.select %seq, %sone, %szero : tensor<33x33xi1>, tensor<33x33xf64>
+  %l = stablehlo.add %ls, %eye : tensor<33x33xf64>
+  %lu_prod = stablehlo.dot_general %l, %u, contracting_dims = [1] x [0] : (tensor<33x33xf64>, tensor<33x100xf64>) -> tensor<33x100xf64>
+  check.expect_almost_eq %lu_prod, %a, tolerance = 1.0e-9 : tensor<33x100xf64>
+  %qr, %tau = stablehlo.custom_call @lapack_dgeqrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<33x100xf64>) -> (tensor<33x100xf64>, tensor<33xf64>)
+  %rr = stablehlo.select %below, %zero, %qr : tensor<33x100xi1>, tensor<33x100xf64>
+  %v = stablehlo.slice %qr [0:33, 0:33] : (tensor<33x100xf64>) -> tensor<33x33xf64>
+  %q = stablehlo.custom_call @lapack_dorgqr_ffi(%v, %tau) {mhlo.backend_config = {}} : (tensor<33x33xf64>, tensor<33xf64>) -> tensor<33x33xf64>
+  %qr_prod = stablehlo.dot_general %q, %rr, contracting_dims = [1] x [0] : (tensor<33x33xf64>, tensor<33x100xf64>) -> tensor<33x100xf64>
+  check.expect_almost_eq %qr_prod, %a, tolerance = 1.0e-9 : tensor<33x100xf64>
+  func.return
+}
