@@ -6,6 +6,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <type_traits>
 
 namespace openpjrt::cpu {
 
@@ -27,5 +28,12 @@ struct GemmTable {
 const GemmTable& Gemm();
 // The best Eigen build for this CPU, for every kind (benchmarks compare against it).
 const GemmTable& EigenGemm();
+
+// Gemm()'s entry for element type C (double or complex<double>: the linear-algebra kernels).
+template <typename C>
+GemmFn<C> GemmOf() {
+  if constexpr (std::is_same_v<C, std::complex<double>>) return Gemm().c128;
+  else return Gemm().f64;
+}
 
 }  // namespace openpjrt::cpu

@@ -234,12 +234,6 @@ void Cholesky(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 
-template <typename T>
-GemmFn<T> GemmOf() {
-  if constexpr (std::is_same_v<T, cd>) return Gemm().c128;
-  else return Gemm().f64;
-}
-
 // op X = B for a triangular op (n x n, row-major, its other triangle ignored) and X (n x cols,
 // B on entry), by blocks of 32 rows in the order of substitution: each block first takes the
 // product of its part of op with every row already solved (one matrix product through gemm.h,

@@ -12,12 +12,6 @@ namespace openpjrt::cpu {
 namespace lapack {
 namespace {
 
-template <typename W>
-GemmFn<W> GemmOf() {
-  if constexpr (IsComplex<W>::value) return Gemm().c128;
-  else return Gemm().f64;
-}
-
 // LU with partial pivoting (getrf): a (m x n, row-major) becomes L\U; ipiv is 1-based; the
 // return value is info (0, or the 1-based index of the first exactly-zero pivot). By panels of
 // kPanel columns (LAPACK's blocked getrf): each panel is factored column by column (pivot, whole
