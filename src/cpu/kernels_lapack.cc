@@ -370,26 +370,12 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
       info_at(2);
       ForBatch(st, sh.batch, cost, [&](int64_t b) {
         auto a = Load<S>(x, b * mn, mn);
-        Mat<W> h(n, n);
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j) {
-            bool from_self = p.lower ? i >= j : i <= j;
-            h(i, j) = from_self ? a[i * n + j] : ConjOf(a[j * n + i]);
-          }
-        for (int64_t i = 0; i < n; ++i) h(i, i) = W(RealOf(h(i, i)));
-        Eigen::SelfAdjointEigenSolver<Mat<W>> es(
-            h, p.vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
-        const bool ok = es.info() == Eigen::Success;
-        std::vector<double> w(static_cast<size_t>(n), std::nan(""));
-        if (ok)
-          for (int64_t i = 0; i < n; ++i) w[i] = es.eigenvalues()(i);
-        if (ok && p.vectors) {
-          for (int64_t i = 0; i < n; ++i)
-            for (int64_t j = 0; j < n; ++j) a[i * n + j] = es.eigenvectors()(i, j);
-        }
+        std::vector<double> w(static_cast<size_t>(n));
+        const int32_t code = Syevd(a, n, p.lower, p.vectors, w.data());
+        if (code != 0) std::fill(w.begin(), w.end(), std::nan(""));
         Store<S>(out[0], b * mn, a.data(), mn);
         if (out.size() > 1) Store<R>(out[1], b * n, w.data(), n);
-        if (info) info[b] = ok ? 0 : 1;
+        if (info) info[b] = code;
       });
       return;
     }

@@ -77,28 +77,6 @@ int32_t GetrfT(std::vector<W>& a, int64_t m, int64_t n, int32_t* ipiv) {
   return info;
 }
 
-// An elementary reflector (LAPACK's larfg): for alpha and x[0..count) (stride apart), finds tau
-// and v = [1, x'] with H^H [alpha; x] = [beta; 0], H = I - tau v v^H, beta real. On return
-// alpha holds beta and x holds v's tail. tau is 0 (H = I) when there is nothing to annihilate.
-template <typename W>
-W Larfg(W& alpha, W* x, int64_t stride, int64_t count) {
-  double xnorm = 0;
-  for (int64_t i = 0; i < count; ++i) xnorm = std::hypot(xnorm, std::abs(x[i * stride]));
-  if (xnorm == 0 && ImagOf(alpha) == 0) return W(0);
-  const double norm = std::hypot(std::hypot(RealOf(alpha), ImagOf(alpha)), xnorm);
-  const double beta = RealOf(alpha) >= 0 ? -norm : norm;
-  W tau;
-  if constexpr (std::is_same_v<W, double>) {
-    tau = (beta - alpha) / beta;
-  } else {
-    tau = W((beta - alpha.real()) / beta, -alpha.imag() / beta);
-  }
-  const W scale = W(1) / (alpha - W(beta));
-  for (int64_t i = 0; i < count; ++i) x[i * stride] *= scale;
-  alpha = W(beta);
-  return tau;
-}
-
 // Applies I - s v v^H from the left to the len x cols block at `a` (row stride lda): s = conj(tau)
 // applies H^H, s = tau applies H. v = [1, v_1 .. v_len-1], the implied 1 at the block's first row
 // and v_i at v[(i - 1) * vs]. Row by row over contiguous rows (w: `cols` of scratch), each element

@@ -1,9 +1,10 @@
 // The dense factorisations behind JAX's LAPACK custom calls that are written out here rather
 // than taken from Eigen (kernels_lapack.cc runs them per matrix of a batch): LU with partial
-// pivoting, Householder QR and its Q, Hessenberg and tridiagonal reductions, Cholesky. They work
-// in place on row-major matrices in double or complex<double>, follow LAPACK's conventions and
-// order of operations, and take their level-3 updates through gemm.h by panels of 32 columns
-// (matrices within one panel get exactly LAPACK's unblocked algorithms). Internal to src/cpu.
+// pivoting, Householder QR and its Q, Hessenberg and tridiagonal reductions, Cholesky, and the
+// Hermitian eigenproblem (lapack_eigh.cc). They work in place on row-major matrices in double or
+// complex<double>, follow LAPACK's conventions and order of operations, and take their level-3
+// updates through gemm.h by panels of 32 columns (matrices within one panel get exactly
+// LAPACK's unblocked algorithms). Internal to src/cpu.
 #pragma once
 
 #include <cmath>
@@ -29,6 +30,43 @@ inline double ImagOf(cdouble x) { return x.imag(); }
 inline double Abs1(double x) { return std::fabs(x); }
 inline double Abs1(cdouble x) { return std::fabs(x.real()) + std::fabs(x.imag()); }
 
+// The 2-norm of x[0..count) (stride apart): a plain sum of squares where it can neither overflow
+// nor lose digits to underflow, else accumulated by hypot.
+template <typename W>
+double Norm2(const W* x, int64_t stride, int64_t count) {
+  double ss = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const W v = x[i * stride];
+    ss += RealOf(v) * RealOf(v) + ImagOf(v) * ImagOf(v);
+  }
+  if (ss <= 0x1p900 && ss >= 0x1p-900) return std::sqrt(ss);
+  double norm = 0;
+  for (int64_t i = 0; i < count; ++i) norm = std::hypot(norm, std::abs(x[i * stride]));
+  return norm;
+}
+
+// An elementary reflector (LAPACK's larfg): for alpha and x[0..count) (stride apart), finds tau
+// and v = [1, x'] with H^H [alpha; x] = [beta; 0], H = I - tau v v^H, beta real. On return
+// alpha holds beta and x holds v's tail. tau is 0 (H = I) when there is nothing to annihilate.
+template <typename W>
+W Larfg(W& alpha, W* x, int64_t stride, int64_t count) {
+  const double xnorm = Norm2(x, stride, count);
+  if (xnorm == 0 && ImagOf(alpha) == 0) return W(0);
+  const double norm = std::hypot(std::hypot(RealOf(alpha), ImagOf(alpha)), xnorm);
+  const double beta = RealOf(alpha) >= 0 ? -norm : norm;
+  W tau;
+  if constexpr (std::is_same_v<W, double>) {
+    tau = (beta - alpha) / beta;
+  } else {
+    tau = W((beta - alpha.real()) / beta, -alpha.imag() / beta);
+  }
+  const W scale = W(1) / (alpha - W(beta));
+  for (int64_t i = 0; i < count; ++i) x[i * stride] *= scale;
+  alpha = W(beta);
+  return tau;
+}
+
+
 // getrf: a (m x n) becomes L\U; ipiv (min(m, n)) 1-based; returns info (0, or the 1-based index
 // of the first exactly-zero pivot).
 int32_t Getrf(std::vector<double>& a, int64_t m, int64_t n, int32_t* ipiv);
@@ -42,6 +80,11 @@ void Gehrd(std::vector<cdouble>& a, int64_t n, int64_t ilo, int64_t ihi, cdouble
 // sytrd/hetrd from one triangle: d (n), e (n - 1), tau (n - 1).
 void Sytrd(std::vector<double>& a, int64_t n, bool lower, double* d, double* e, double* tau);
 void Sytrd(std::vector<cdouble>& a, int64_t n, bool lower, double* d, double* e, cdouble* tau);
+// syevd/heevd: eigenvalues of the Hermitian matrix a (n x n, held in one triangle) into w
+// (ascending) and, with `vectors`, the eigenvectors into a's columns (by divide and conquer,
+// lapack_eigh.cc). Returns 0, or 1 when the iteration did not converge.
+int32_t Syevd(std::vector<double>& a, int64_t n, bool lower, bool vectors, double* w);
+int32_t Syevd(std::vector<cdouble>& a, int64_t n, bool lower, bool vectors, double* w);
 // orgqr/ungqr: a (m x n, geqrf's output) becomes Q's first n columns from k reflectors.
 void Orgqr(std::vector<double>& a, int64_t m, int64_t n, const double* tau, int64_t k);
 void Orgqr(std::vector<cdouble>& a, int64_t m, int64_t n, const cdouble* tau, int64_t k);

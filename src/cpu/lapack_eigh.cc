@@ -1,0 +1,517 @@
+// See lapack_factor.h (Syevd). The Hermitian eigenproblem as LAPACK's syevd/heevd solves it:
+// Householder reduction to a real symmetric tridiagonal T = Q^H A Q, then T's eigenvectors by
+// divide and conquer (stedc: T split in two halves plus a rank-one coupling, each half solved
+// recursively, the halves' eigenvectors merged through the roots of the secular equation), and
+// the vectors of A as Q times T's, one matrix product (gemm.h). Blocks of up to kLeaf rows are
+// solved by implicit QL iteration. Eigenvalues alone take QL on the whole of T (O(n^2)).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "src/cpu/array.h"
+#include "src/cpu/gemm.h"
+#include "src/cpu/isa.h"
+#include "src/cpu/lapack_factor.h"
+
+namespace openpjrt::cpu::lapack {
+namespace {
+
+// The inner loops, compiled for the CPU's widest vectors (isa.h).
+// row[c] -= a conj(x[c]) + b conj(y[c]) for c < m.
+template <typename W>
+[[gnu::always_inline]] inline void SubRank2(W* row, W a, const W* x, W b, const W* y, int64_t m) {
+  for (int64_t c = 0; c < m; ++c) row[c] -= a * ConjOf(x[c]) + b * ConjOf(y[c]);
+}
+// p[c] += conj(row[c]) s for c < m.
+template <typename W>
+[[gnu::always_inline]] inline void AddConjScaled(W* p, const W* row, W s, int64_t m) {
+  for (int64_t c = 0; c < m; ++c) p[c] += ConjOf(row[c]) * s;
+}
+// For i < m: t = z[i] / (rel[i] - tau); sums[0] += z[i] t and sums[1] += t^2 (eight lanes).
+[[gnu::always_inline]] inline void SecularSums(const double* z, const double* rel, double tau, int64_t m,
+                                               double* sums) {
+  double s[8] = {}, q[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= m; i += 8)
+    for (int l = 0; l < 8; ++l) {
+      const double t = z[i + l] / (rel[i + l] - tau);
+      s[l] += z[i + l] * t;
+      q[l] += t * t;
+    }
+  for (; i < m; ++i) {
+    const double t = z[i] / (rel[i] - tau);
+    s[0] += z[i] * t;
+    q[0] += t * t;
+  }
+  double ss = 0, qq = 0;
+  for (int l = 0; l < 8; ++l) ss += s[l], qq += q[l];
+  sums[0] = ss;
+  sums[1] = qq;
+}
+// The plane rotation (x, y) := (c x - s y, s x + c y), elementwise over m.
+[[gnu::always_inline]] inline void Rotate(double* x, double* y, double c, double s, int64_t m) {
+  for (int64_t i = 0; i < m; ++i) {
+    const double xi = x[i], yi = y[i];
+    x[i] = c * xi - s * yi;
+    y[i] = s * xi + c * yi;
+  }
+}
+
+constexpr double kEps = std::numeric_limits<double>::epsilon() / 2;  // unit roundoff
+constexpr int64_t kLeaf = 32;
+
+// Eigenvalues (ascending, into d) and, when z is set, eigenvectors of the m x m symmetric
+// tridiagonal with diagonal d and off-diagonal e[0..m-1) (e is destroyed), by implicit QL with
+// Wilkinson's shift. z (row stride ldz) must hold the identity (or the matrix whose columns are
+// to be rotated along: the vectors come out as z times T's eigenvectors). A coupling is
+// negligible below eps times its two diagonal entries or below eps times `norm` (the whole
+// tridiagonal's size: Householder's reduction has made errors of that order already, and a
+// purely relative test never settles blocks whose entries are all rounding noise beside a large
+// eigenvalue). False when an eigenvalue took more than 30 sweeps.
+bool TridiagonalQl(int64_t m, double* d, double* e, double* z, int64_t ldz, int64_t zrows, double norm) {
+  if (m == 0) return true;
+  std::vector<double> off(static_cast<size_t>(m), 0.0);
+  for (int64_t i = 0; i + 1 < m; ++i) off[i] = e[i];
+  // z's columns as contiguous rows while rotating.
+  static const auto rotate = ForCpu<&Rotate>();
+  std::vector<double> zt(z != nullptr ? static_cast<size_t>(m * zrows) : 0);
+  if (z != nullptr)
+    for (int64_t row = 0; row < zrows; ++row)
+      for (int64_t col = 0; col < m; ++col) zt[col * zrows + row] = z[row * ldz + col];
+  for (int64_t l = 0; l < m; ++l) {
+    for (int sweeps = 0;; ++sweeps) {
+      int64_t k = l;
+      // The first negligible coupling at or after l ends the unreduced block.
+      for (; k + 1 < m; ++k) {
+        const double scale = std::fabs(d[k]) + std::fabs(d[k + 1]);
+        if (std::fabs(off[k]) <= kEps * std::max(scale, norm)) break;
+      }
+      if (k == l) break;
+      if (sweeps == 30) return false;
+      // Shift: the eigenvalue of the leading 2 x 2 closer to d[l].
+      double g = (d[l + 1] - d[l]) / (2 * off[l]);
+      double r = std::hypot(g, 1.0);
+      g = d[k] - d[l] + off[l] / (g + std::copysign(r, g));
+      double s = 1, c = 1, p = 0;
+      bool restart = false;
+      for (int64_t i = k - 1; i >= l; --i) {
+        const double f = s * off[i], b = c * off[i];
+        r = std::hypot(f, g);
+        off[i + 1] = r;
+        if (r == 0) {  // the rotation underflowed: the block split here
+          d[i + 1] -= p;
+          off[k] = 0;
+          restart = true;
+          break;
+        }
+        s = f / r;
+        c = g / r;
+        g = d[i + 1] - p;
+        r = (d[i] - g) * s + 2 * c * b;
+        p = s * r;
+        d[i + 1] = g + p;
+        g = c * r - b;
+        if (z != nullptr) rotate(&zt[i * zrows], &zt[(i + 1) * zrows], c, s, zrows);
+      }
+      if (restart) continue;
+      d[l] -= p;
+      off[l] = g;
+      off[k] = 0;
+    }
+  }
+  // Ascending order, columns of z along.
+  for (int64_t i = 0; i + 1 < m; ++i) {
+    int64_t best = i;
+    for (int64_t j = i + 1; j < m; ++j)
+      if (d[j] < d[best]) best = j;
+    if (best == i) continue;
+    std::swap(d[i], d[best]);
+    if (z != nullptr) std::swap_ranges(&zt[i * zrows], &zt[(i + 1) * zrows], &zt[best * zrows]);
+  }
+  if (z != nullptr)
+    for (int64_t row = 0; row < zrows; ++row)
+      for (int64_t col = 0; col < m; ++col) z[row * ldz + col] = zt[col * zrows + row];
+  return true;
+}
+
+// The k roots of the secular equation 1/rho + sum_i z_i^2 / (d_i - x) = 0 (d strictly increasing,
+// rho > 0): root j lies in (d_j, d_j+1) (the last in (d_k-1, d_k-1 + rho |z|^2]). Each root is
+// found as an offset tau from the nearer pole, so that every difference d_i - lambda_j
+// (delta[i * k + j]) is accurate to working precision however close the root is to a pole:
+// the merged eigenvectors are built from these differences. Iteration: the two nearest poles'
+// rational model fitted to the function's value and slope (as in LAPACK's laed4), safeguarded by
+// a bracket that bisection falls back to.
+void SecularRoots(int64_t k, const double* d, const double* z, double rho, double* lambda, double* delta) {
+  static const auto sums = ForCpu<&SecularSums>();
+  std::vector<double> rel(static_cast<size_t>(k));
+  double zz = 0;
+  for (int64_t i = 0; i < k; ++i) zz += z[i] * z[i];
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t origin = j;
+    double lo = 0, hi = rho * zz * (1 + 4 * kEps);
+    if (j + 1 < k) {
+      const double mid = 0.5 * (d[j] + d[j + 1]);
+      for (int64_t i = 0; i < k; ++i) rel[i] = d[i] - mid;
+      double all[2];
+      sums(z, rel.data(), 0.0, k, all);
+      const double f = 1 / rho + all[0];
+      if (f >= 0) {
+        hi = mid - d[j];
+      } else {
+        origin = j + 1;
+        lo = mid - d[j + 1];
+        hi = 0;
+      }
+    }
+    for (int64_t i = 0; i < k; ++i) rel[i] = d[i] - d[origin];
+    double tau = 0.5 * (lo + hi);
+    for (int iter = 0; iter < 200; ++iter) {
+      double left[2], right[2];
+      sums(z, rel.data(), tau, j + 1, left);
+      sums(z + j + 1, rel.data() + j + 1, tau, k - j - 1, right);
+      const double psi = left[0], dpsi = left[1], phi = right[0], dphi = right[1];
+      const double f = 1 / rho + psi + phi;
+      if (f == 0) break;
+      (f < 0 ? lo : hi) = tau;
+      const double bound = kEps * (8 * (phi - psi + 1 / rho) + std::fabs(tau) * (dpsi + dphi));
+      if (std::fabs(f) <= bound) break;
+      // The model c + s / (da - u) + S / (db - u) through f and its slope at tau, its root u.
+      const double da = rel[j] - tau;
+      const double s = dpsi * da * da;
+      double next = std::numeric_limits<double>::quiet_NaN();
+      auto inside = [&](double x) { return x > lo && x < hi; };
+      if (j + 1 < k) {
+        const double db = rel[j + 1] - tau;
+        const double big_s = dphi * db * db;
+        const double c = f - dpsi * da - dphi * db;
+        const double b = c * (da + db) + s + big_s;
+        const double prod = f * da * db;
+        const double disc = b * b - 4 * c * prod;
+        if (disc >= 0) {
+          const double q = 0.5 * (b + std::copysign(std::sqrt(disc), b));
+          const double u1 = c != 0 ? q / c : std::numeric_limits<double>::quiet_NaN();
+          const double u2 = q != 0 ? prod / q : std::numeric_limits<double>::quiet_NaN();
+          const bool in1 = inside(tau + u1), in2 = inside(tau + u2);
+          if (in1 && in2) next = std::fabs(u1) < std::fabs(u2) ? tau + u1 : tau + u2;
+          else if (in1) next = tau + u1;
+          else if (in2) next = tau + u2;
+        }
+      } else {
+        const double c = f - dpsi * da;
+        if (c != 0) next = tau + da + s / c;
+      }
+      if (!inside(next)) next = 0.5 * (lo + hi);
+      if (next == tau || !(hi > lo)) break;
+      tau = next;
+    }
+    lambda[j] = d[origin] + tau;
+    for (int64_t i = 0; i < k; ++i) delta[i * k + j] = rel[i] - tau;
+  }
+}
+
+// Divide and conquer on rows/columns [lo, hi) of the tridiagonal (d, e) with eigenvectors in the
+// same diagonal block of z (row stride ldz; the rest of the block's rows and columns are zero).
+// The tridiagonal is scaled to largest entry 1 (deflation tolerances are absolute).
+class TridiagonalDc {
+ public:
+  TridiagonalDc(double* d, double* e, double* z, int64_t ldz) : d_(d), e_(e), z_(z), ldz_(ldz) {}
+
+  bool Solve(int64_t lo, int64_t hi) {
+    const int64_t m = hi - lo;
+    if (m <= kLeaf) {
+      for (int64_t i = 0; i < m; ++i) z_[(lo + i) * ldz_ + lo + i] = 1;
+      return TridiagonalQl(m, d_ + lo, e_ + lo, z_ + lo * ldz_ + lo, ldz_, m, 1.0);
+    }
+    const int64_t mid = lo + m / 2;
+    // T = diag(T1', T2') + rho v v^T, v = e_(mid-1) + sign e_mid: the coupling taken out of both
+    // halves' touching diagonal entries.
+    const double beta = e_[mid - 1];
+    const double rho = std::fabs(beta);
+    d_[mid - 1] -= rho;
+    d_[mid] -= rho;
+    if (!Solve(lo, mid) || !Solve(mid, hi)) return false;
+    Merge(lo, mid, hi, beta);
+    return true;
+  }
+
+ private:
+  double& Z(int64_t r, int64_t c) { return z_[r * ldz_ + c]; }
+
+  void Merge(int64_t lo, int64_t mid, int64_t hi, double beta) {
+    const int64_t m = hi - lo;
+    // z = Q^T v: the last row of the first half's vectors, the first row of the second's (signed
+    // by beta); |v| = sqrt(2) is folded into rho.
+    std::vector<double> zv(static_cast<size_t>(m));
+    const double sign = beta < 0 ? -1.0 : 1.0;
+    for (int64_t c = lo; c < mid; ++c) zv[c - lo] = Z(mid - 1, c) * M_SQRT1_2;
+    for (int64_t c = mid; c < hi; ++c) zv[c - lo] = sign * Z(mid, c) * M_SQRT1_2;
+    const double rho = 2 * std::fabs(beta);
+    // Columns by increasing d (each half is already sorted).
+    std::vector<int64_t> order(static_cast<size_t>(m));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return d_[lo + a] < d_[lo + b]; });
+    // Deflation (LAPACK's laed2): a negligible z component leaves its d and column as an
+    // eigenpair; two d's too close to tell apart are rotated so that one of them takes all of
+    // their z.
+    double dmax = 0, zmax = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      dmax = std::max(dmax, std::fabs(d_[lo + i]));
+      zmax = std::max(zmax, std::fabs(zv[i]));
+    }
+    const double tol = 8 * kEps * 2 * std::max(dmax, zmax);
+    std::vector<int64_t> kept, deflated;
+    kept.reserve(static_cast<size_t>(m));
+    for (int64_t idx : order) {
+      if (rho * std::fabs(zv[idx]) <= tol) {
+        deflated.push_back(idx);
+        continue;
+      }
+      if (!kept.empty()) {
+        const int64_t p = kept.back();
+        const double tz = std::hypot(zv[p], zv[idx]);
+        const double c = zv[idx] / tz, s = zv[p] / tz;
+        double& dp = d_[lo + p];
+        double& dj = d_[lo + idx];
+        if (std::fabs((dj - dp) * c * s) <= tol) {
+          // Rotate columns p and idx: p's z becomes 0 (deflated), idx's becomes tz.
+          for (int64_t r = lo; r < hi; ++r) {
+            const double qp = Z(r, lo + p), qj = Z(r, lo + idx);
+            Z(r, lo + p) = c * qp - s * qj;
+            Z(r, lo + idx) = s * qp + c * qj;
+          }
+          const double np = dp * c * c + dj * s * s, nj = dp * s * s + dj * c * c;
+          dp = np;
+          dj = nj;
+          zv[p] = 0;
+          zv[idx] = tz;
+          kept.back() = idx;
+          deflated.push_back(p);
+          continue;
+        }
+      }
+      kept.push_back(idx);
+    }
+    const int64_t k = static_cast<int64_t>(kept.size());
+    std::vector<double> dk(static_cast<size_t>(k)), zk(static_cast<size_t>(k)), lambda(static_cast<size_t>(k));
+    for (int64_t i = 0; i < k; ++i) {
+      dk[i] = d_[lo + kept[i]];
+      zk[i] = zv[kept[i]];
+    }
+    // The kept d's are strictly increasing, as the secular solver needs: neighbours closer than
+    // tol were rotated together, and a rotation leaves d within its pair's range.
+    Array holders[5];
+    double* u = AllocateScratch<double>(k * k, &holders[0]);
+    if (k > 0) {
+      double* delta = AllocateScratch<double>(k * k, &holders[1]);
+      SecularRoots(k, dk.data(), zk.data(), rho, lambda.data(), delta);
+      // Gu and Eisenstat: the z for which the computed roots are exact, then the vectors from it
+      // (orthogonal to working precision however close the roots).
+      for (int64_t i = 0; i < k; ++i) {
+        double w = -delta[i * k + i] / rho;
+        for (int64_t j = 0; j < k; ++j)
+          if (j != i) w *= -delta[i * k + j] / (dk[j] - dk[i]);
+        zk[i] = std::copysign(std::sqrt(std::max(w, 0.0)), zk[i]);
+      }
+      std::vector<double> norm(static_cast<size_t>(k), 0.0);
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j < k; ++j) {
+          const double v = zk[i] / delta[i * k + j];
+          u[i * k + j] = v;
+          norm[j] += v * v;
+        }
+      for (int64_t j = 0; j < k; ++j) norm[j] = 1 / std::sqrt(norm[j]);
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j < k; ++j) u[i * k + j] *= norm[j];
+    }
+    // New vectors: kept columns times u, deflated columns as they are; then all in ascending
+    // order of their eigenvalue. A kept column that was never rotated with the other half is
+    // zero in that half's rows (Q = diag(Q1, Q2)): the rows of each half take the product with
+    // only the columns that reach them (about half the work of one product over all).
+    const int64_t m1 = mid - lo;
+    double* prod = AllocateScratch<double>(m * k, &holders[2]);
+    if (k > 0) {
+      double* qpart = AllocateScratch<double>(std::max(m1, m - m1) * k, &holders[3]);
+      double* upart = AllocateScratch<double>(k * k, &holders[4]);
+      for (int half = 0; half < 2; ++half) {
+        const int64_t r0 = half == 0 ? 0 : m1, rows = half == 0 ? m1 : m - m1;
+        std::vector<int64_t> cols;
+        for (int64_t j = 0; j < k; ++j) {
+          bool reaches = false;
+          for (int64_t r = r0; r < r0 + rows && !reaches; ++r) reaches = Z(lo + r, lo + kept[j]) != 0;
+          if (reaches) cols.push_back(j);
+        }
+        const int64_t kc = static_cast<int64_t>(cols.size());
+        if (kc == 0) {
+          std::fill(prod + r0 * k, prod + (r0 + rows) * k, 0.0);
+          continue;
+        }
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < kc; ++c) qpart[r * kc + c] = Z(lo + r0 + r, lo + kept[cols[c]]);
+        for (int64_t c = 0; c < kc; ++c) std::memcpy(upart + c * k, u + cols[c] * k, sizeof(double) * k);
+        GemmOf<double>()(qpart, kc, upart, k, prod + r0 * k, k, rows, kc, k);
+      }
+    }
+    std::sort(deflated.begin(), deflated.end(), [&](int64_t a, int64_t b) { return d_[lo + a] < d_[lo + b]; });
+    const int64_t nd = static_cast<int64_t>(deflated.size());
+    std::vector<double> dd(static_cast<size_t>(nd));
+    for (int64_t j = 0; j < nd; ++j) dd[j] = d_[lo + deflated[j]];
+    // Where each output column comes from: kept (index into prod) or deflated (a column of Z).
+    std::vector<int64_t> from(static_cast<size_t>(m));
+    std::vector<bool> is_kept(static_cast<size_t>(m));
+    int64_t a = 0, b = 0;
+    for (int64_t out = 0; out < m; ++out) {
+      const bool take_kept = b >= nd || (a < k && lambda[a] <= dd[b]);
+      is_kept[out] = take_kept;
+      if (take_kept) {
+        d_[lo + out] = lambda[a];
+        from[out] = a++;
+      } else {
+        d_[lo + out] = dd[b];
+        from[out] = deflated[b++];
+      }
+    }
+    std::vector<double> row(static_cast<size_t>(m));
+    for (int64_t r = 0; r < m; ++r) {
+      double* zr = &Z(lo + r, lo);
+      for (int64_t out = 0; out < m; ++out) row[out] = is_kept[out] ? prod[r * k + from[out]] : zr[from[out]];
+      std::memcpy(zr, row.data(), sizeof(double) * m);
+    }
+  }
+
+  double* d_;
+  double* e_;
+  double* z_;
+  int64_t ldz_;
+};
+
+// Householder tridiagonalisation of the full Hermitian matrix a (both triangles, row-major):
+// H(i) annihilates column i below its subdiagonal (LAPACK's lower sytd2/hetd2 with the same
+// reflectors: x = tau B v, w = x - (tau/2)(x^H v) v, B := B - v w^H - w v^H on the trailing
+// block B). One pass over B per step, by contiguous rows: row 0 of B is updated first, the next
+// reflector is made from it (B stays Hermitian, so its column is that row conjugated), and each
+// further row is updated and at once added into the next step's product B' v'. On return the
+// reflectors' tails are stored below the subdiagonal (geqrf's layout for the matrix one row
+// down), d and e hold T and tau the scalars.
+template <typename W>
+void TridiagonalizeFull(W* a, int64_t n, double* d, double* e, W* tau) {
+  static const auto sub_rank2 = ForCpu<&SubRank2<W>>();
+  static const auto add_conj_scaled = ForCpu<&AddConjScaled<W>>();
+  if (n == 0) return;
+  std::vector<W> v(static_cast<size_t>(n)), vn(v.size()), p(v.size()), pn(v.size()), w(v.size());
+  // Reflector i from row i right of the diagonal, into `into`; stores its tail in column i.
+  auto reflect = [&](int64_t i, std::vector<W>& into) {
+    const int64_t m = n - i - 1;
+    const W* row = a + i * n + i + 1;
+    for (int64_t r = 0; r < m; ++r) into[r] = ConjOf(row[r]);
+    W alpha = into[0];
+    const W t = Larfg(alpha, into.data() + 1, 1, m - 1);
+    e[i] = RealOf(alpha);
+    tau[i] = t;
+    into[0] = W(1);
+    for (int64_t r = 1; r < m; ++r) a[(i + 1 + r) * n + i] = into[r];
+    return t;
+  };
+  // p = tau B v for the first step.
+  if (n > 1 && reflect(0, v) != W(0)) {
+    const int64_t m = n - 1;
+    std::fill(p.begin(), p.begin() + m, W(0));
+    for (int64_t r = 0; r < m; ++r) add_conj_scaled(p.data(), a + (1 + r) * n + 1, v[r], m);
+    for (int64_t r = 0; r < m; ++r) p[r] *= tau[0];
+  }
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    d[i] = RealOf(a[i * n + i]);
+    const int64_t m = n - i - 1;
+    W* b = a + (i + 1) * n + (i + 1);  // the trailing block, row stride n
+    const W t = tau[i];
+    if (t != W(0)) {
+      W dot = W(0);
+      for (int64_t r = 0; r < m; ++r) dot += ConjOf(p[r]) * v[r];
+      const W alpha = W(-0.5) * t * dot;
+      for (int64_t r = 0; r < m; ++r) w[r] = p[r] + alpha * v[r];
+      sub_rank2(b, v[0], w.data(), w[0], v.data(), m);
+      b[0] = W(RealOf(b[0]));
+    }
+    if (m < 2) break;
+    const W tn = reflect(i + 1, vn);
+    if (tn != W(0)) std::fill(pn.begin(), pn.begin() + (m - 1), W(0));
+    for (int64_t r = 1; r < m; ++r) {
+      W* row = b + r * n;
+      if (t != W(0)) {
+        sub_rank2(row + 1, v[r], w.data() + 1, w[r], v.data() + 1, m - 1);
+        row[r] = W(RealOf(row[r]));
+      }
+      if (tn != W(0)) add_conj_scaled(pn.data(), row + 1, vn[r - 1], m - 1);
+    }
+    for (int64_t r = 0; r + 1 < m; ++r) pn[r] *= tn;
+    std::swap(v, vn);
+    std::swap(p, pn);
+  }
+  d[n - 1] = RealOf(a[(n - 1) * n + n - 1]);
+}
+
+template <typename W>
+int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w) {
+  if (n == 0) return 0;
+  // The whole Hermitian matrix from the stored triangle (the diagonal's imaginary parts ignored),
+  // scaled by a power of two when its entries are near overflow or underflow.
+  double amax = 0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      W& x = a[i * n + j];
+      if (i == j) x = W(RealOf(x));
+      else if (lower ? i < j : i > j) x = ConjOf(a[j * n + i]);
+      amax = std::max(amax, std::abs(x));
+    }
+  if (!std::isfinite(amax)) return 1;
+  int scale_exp = 0;
+  if (amax > 0 && (amax > 0x1p500 || amax < 0x1p-500)) {
+    scale_exp = -std::ilogb(amax);
+    for (W& x : a) x *= std::ldexp(1.0, scale_exp);
+  }
+  std::vector<double> e(static_cast<size_t>(n), 0.0);
+  std::vector<W> tau(static_cast<size_t>(n), W(0));
+  TridiagonalizeFull(a.data(), n, w, e.data(), tau.data());
+  // T scaled to largest entry 1 (stedc's scaling; its tolerances are absolute).
+  double tmax = 0;
+  for (int64_t i = 0; i < n; ++i) tmax = std::max({tmax, std::fabs(w[i]), std::fabs(e[i])});
+  if (tmax > 0) {
+    for (int64_t i = 0; i < n; ++i) w[i] /= tmax, e[i] /= tmax;
+  } else {
+    tmax = 1;
+  }
+  bool ok;
+  if (!vectors) {
+    ok = TridiagonalQl(n, w, e.data(), nullptr, 0, 0, 1.0);
+  } else {
+    std::vector<double> z(static_cast<size_t>(n * n), 0.0);
+    ok = TridiagonalDc(w, e.data(), z.data(), n).Solve(0, n);
+    if (ok) {
+      // Q = diag(1, Q1) with Q1 from the reflectors (orgqr on the matrix one row down); the
+      // vectors are Q z.
+      const int64_t n1 = n - 1;
+      std::vector<W> q(static_cast<size_t>(n1 * n1), W(0));
+      for (int64_t r = 1; r < n; ++r)
+        for (int64_t c = 0; c + 1 < r; ++c) q[(r - 1) * n1 + c] = a[r * n + c];
+      if (n1 > 0) Orgqr(q, n1, n1, tau.data(), n1);
+      std::vector<W> zw(z.begin(), z.end());
+      for (int64_t c = 0; c < n; ++c) a[c] = zw[c];
+      if (n1 > 0) GemmOf<W>()(q.data(), n1, zw.data() + n, n, a.data() + n, n, n1, n1, n);
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) w[i] = std::ldexp(w[i] * tmax, -scale_exp);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int32_t Syevd(std::vector<double>& a, int64_t n, bool lower, bool vectors, double* w) {
+  return SyevdT(a, n, lower, vectors, w);
+}
+int32_t Syevd(std::vector<cdouble>& a, int64_t n, bool lower, bool vectors, double* w) {
+  return SyevdT(a, n, lower, vectors, w);
+}
+
+}  // namespace openpjrt::cpu::lapack
