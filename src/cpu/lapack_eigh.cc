@@ -25,6 +25,16 @@ template <typename W>
 [[gnu::always_inline]] inline void SubRank2(W* row, W a, const W* x, W b, const W* y, int64_t m) {
   for (int64_t c = 0; c < m; ++c) row[c] -= a * ConjOf(x[c]) + b * ConjOf(y[c]);
 }
+// Both at once on one row: row[c] -= a conj(x[c]) + b conj(y[c]), then p[c] += conj(row[c]) s.
+template <typename W>
+[[gnu::always_inline]] inline void SubRank2AddConj(W* row, W a, const W* x, W b, const W* y, W* p, W s,
+                                                   int64_t m) {
+  for (int64_t c = 0; c < m; ++c) {
+    const W r = row[c] - (a * ConjOf(x[c]) + b * ConjOf(y[c]));
+    row[c] = r;
+    p[c] += ConjOf(r) * s;
+  }
+}
 // p[c] += conj(row[c]) s for c < m.
 template <typename W>
 [[gnu::always_inline]] inline void AddConjScaled(W* p, const W* row, W s, int64_t m) {
@@ -399,6 +409,7 @@ template <typename W>
 void TridiagonalizeFull(W* a, int64_t n, double* d, double* e, W* tau) {
   static const auto sub_rank2 = ForCpu<&SubRank2<W>>();
   static const auto add_conj_scaled = ForCpu<&AddConjScaled<W>>();
+  static const auto sub_rank2_add = ForCpu<&SubRank2AddConj<W>>();
   if (n == 0) return;
   std::vector<W> v(static_cast<size_t>(n)), vn(v.size()), p(v.size()), pn(v.size()), w(v.size());
   // Reflector i from row i right of the diagonal, into `into`; stores its tail in column i.
@@ -439,11 +450,16 @@ void TridiagonalizeFull(W* a, int64_t n, double* d, double* e, W* tau) {
     if (tn != W(0)) std::fill(pn.begin(), pn.begin() + (m - 1), W(0));
     for (int64_t r = 1; r < m; ++r) {
       W* row = b + r * n;
-      if (t != W(0)) {
+      if (t != W(0) && tn != W(0)) {
+        // The diagonal's imaginary part (rounding) is dropped after it is added into pn.
+        sub_rank2_add(row + 1, v[r], w.data() + 1, w[r], v.data() + 1, pn.data(), vn[r - 1], m - 1);
+        row[r] = W(RealOf(row[r]));
+      } else if (t != W(0)) {
         sub_rank2(row + 1, v[r], w.data() + 1, w[r], v.data() + 1, m - 1);
         row[r] = W(RealOf(row[r]));
+      } else if (tn != W(0)) {
+        add_conj_scaled(pn.data(), row + 1, vn[r - 1], m - 1);
       }
-      if (tn != W(0)) add_conj_scaled(pn.data(), row + 1, vn[r - 1], m - 1);
     }
     for (int64_t r = 0; r + 1 < m; ++r) pn[r] *= tn;
     std::swap(v, vn);
@@ -489,16 +505,11 @@ int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w
     std::vector<double> z(static_cast<size_t>(n * n), 0.0);
     ok = TridiagonalDc(w, e.data(), z.data(), n).Solve(0, n);
     if (ok) {
-      // Q = diag(1, Q1) with Q1 from the reflectors (orgqr on the matrix one row down); the
-      // vectors are Q z.
-      const int64_t n1 = n - 1;
-      std::vector<W> q(static_cast<size_t>(n1 * n1), W(0));
-      for (int64_t r = 1; r < n; ++r)
-        for (int64_t c = 0; c + 1 < r; ++c) q[(r - 1) * n1 + c] = a[r * n + c];
-      if (n1 > 0) Orgqr(q, n1, n1, tau.data(), n1);
-      std::vector<W> zw(z.begin(), z.end());
-      for (int64_t c = 0; c < n; ++c) a[c] = zw[c];
-      if (n1 > 0) GemmOf<W>()(q.data(), n1, zw.data() + n, n, a.data() + n, n, n1, n1, n);
+      // The vectors are Q z with Q = diag(1, Q1), Q1 the reflectors' product (geqrf's layout in
+      // the matrix one row down): z's rows 1.. take Q1 from the left, by blocks.
+      std::vector<W> vecs(z.begin(), z.end());
+      ApplyQLeft(a.data() + n, n, n - 1, n - 1, tau.data(), vecs.data() + n, n, n);
+      a = std::move(vecs);
     }
   }
   for (int64_t i = 0; i < n; ++i) w[i] = std::ldexp(w[i] * tmax, -scale_exp);

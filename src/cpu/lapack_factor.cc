@@ -112,18 +112,15 @@ void BlockReflector(const W* v, int64_t ld, int64_t mr, int64_t jb, const W* tau
       vm[i * jb + r] = x;
       vh[r * mr + i] = ConjOf(x);
     }
+  // The Gram matrix V^H V (its column i above the diagonal is V(:, 0:i)^H v(i)) in one product.
+  std::vector<W> gram(static_cast<size_t>(jb * jb));
+  GemmOf<W>()(vh, mr, vm, jb, gram.data(), jb, jb, mr, jb);
   std::fill(t, t + jb * jb, W(0));
-  std::vector<W> w(static_cast<size_t>(jb));
   for (int64_t i = 0; i < jb; ++i) {
     // T(0:i, i) = -tau(i) T(0:i, 0:i) V(:, 0:i)^H v(i).
     for (int64_t r = 0; r < i; ++r) {
       W sum = W(0);
-      for (int64_t row = i; row < mr; ++row) sum += vh[r * mr + row] * vm[row * jb + i];
-      w[r] = sum;
-    }
-    for (int64_t r = 0; r < i; ++r) {
-      W sum = W(0);
-      for (int64_t c = r; c < i; ++c) sum += t[r * jb + c] * w[c];
+      for (int64_t c = r; c < i; ++c) sum += t[r * jb + c] * gram[c * jb + i];
       t[r * jb + i] = -tau[i] * sum;
     }
     t[i * jb + i] = tau[i];
@@ -346,6 +343,44 @@ void OrgqrT(std::vector<W>& a, int64_t m, int64_t n, const W* tau, int64_t k) {
   a = std::move(q);
 }
 
+// C := Q C with Q = H(0) ... H(k-1) from reflectors in geqrf's layout (v: m rows, row stride
+// ldv, unit diagonal implied) and C m x ncols (row stride ldc): by blocks of 32 reflectors from
+// the last, each (I - V T V^H) through two products (ormqr).
+template <typename W>
+void ApplyQLeftT(const W* v, int64_t ldv, int64_t m, int64_t k, const W* tau, W* c, int64_t ldc, int64_t ncols) {
+  constexpr int64_t kPanel = 32;
+  k = std::min(k, m);
+  if (k <= 0 || ncols <= 0) return;
+  Array holders[4];
+  W* vm = AllocateScratch<W>(m * kPanel, &holders[0]);
+  W* vh = AllocateScratch<W>(m * kPanel, &holders[1]);
+  W* prod = AllocateScratch<W>((m + kPanel) * ncols, &holders[2]);
+  W* t = AllocateScratch<W>(kPanel * kPanel, &holders[3]);
+  for (int64_t j0 = (k - 1) / kPanel * kPanel; j0 >= 0; j0 -= kPanel) {
+    const int64_t jb = std::min(kPanel, k - j0), mr = m - j0;
+    BlockReflector(v + j0 * ldv + j0, ldv, mr, jb, tau + j0, vm, vh, t);
+    W* c2 = c + j0 * ldc;
+    GemmOf<W>()(vh, mr, c2, ldc, prod, ncols, jb, mr, ncols);  // X = V^H C2
+    for (int64_t r = 0; r < jb; ++r) {  // X := T X (row r reads rows r.. of X)
+      W* xr = prod + r * ncols;
+      const W trr = t[r * jb + r];
+      for (int64_t col = 0; col < ncols; ++col) xr[col] *= trr;
+      for (int64_t p = r + 1; p < jb; ++p) {
+        const W trp = t[r * jb + p];
+        const W* xp = prod + p * ncols;
+        for (int64_t col = 0; col < ncols; ++col) xr[col] += trp * xp[col];
+      }
+    }
+    W* x2 = prod + jb * ncols;
+    GemmOf<W>()(vm, jb, prod, ncols, x2, ncols, mr, jb, ncols);  // V X
+    for (int64_t i = 0; i < mr; ++i) {
+      W* row = c2 + i * ldc;
+      const W* pr = x2 + i * ncols;
+      for (int64_t col = 0; col < ncols; ++col) row[col] -= pr[col];
+    }
+  }
+}
+
 // The lower Cholesky factor in place, left-looking by panels of kPanel columns (LAPACK's potrf
 // with its potf2 on whole panels): each panel first takes the product of its rows with the
 // columns already final (one product through gemm.h), then is factored column by column over
@@ -425,6 +460,14 @@ void Sytrd(std::vector<cdouble>& a, int64_t n, bool lower, double* d, double* e,
   SytrdT(a, n, lower, d, e, tau);
 }
 void Orgqr(std::vector<double>& a, int64_t m, int64_t n, const double* tau, int64_t k) { OrgqrT(a, m, n, tau, k); }
+void ApplyQLeft(const double* v, int64_t ldv, int64_t m, int64_t k, const double* tau, double* c, int64_t ldc,
+                int64_t ncols) {
+  ApplyQLeftT(v, ldv, m, k, tau, c, ldc, ncols);
+}
+void ApplyQLeft(const cdouble* v, int64_t ldv, int64_t m, int64_t k, const cdouble* tau, cdouble* c, int64_t ldc,
+                int64_t ncols) {
+  ApplyQLeftT(v, ldv, m, k, tau, c, ldc, ncols);
+}
 void Orgqr(std::vector<cdouble>& a, int64_t m, int64_t n, const cdouble* tau, int64_t k) { OrgqrT(a, m, n, tau, k); }
 int32_t Potrf(std::vector<double>& a, int64_t n, bool lower) { return PotrfT(a, n, lower); }
 int32_t Potrf(std::vector<cdouble>& a, int64_t n, bool lower) { return PotrfT(a, n, lower); }

@@ -88,6 +88,12 @@ int32_t Syevd(std::vector<cdouble>& a, int64_t n, bool lower, bool vectors, doub
 // orgqr/ungqr: a (m x n, geqrf's output) becomes Q's first n columns from k reflectors.
 void Orgqr(std::vector<double>& a, int64_t m, int64_t n, const double* tau, int64_t k);
 void Orgqr(std::vector<cdouble>& a, int64_t m, int64_t n, const cdouble* tau, int64_t k);
+// C := Q C (ormqr from the left, no transpose), Q = H(0) ... H(k-1) from reflectors in geqrf's
+// layout at v (m rows, row stride ldv); C is m x ncols with row stride ldc.
+void ApplyQLeft(const double* v, int64_t ldv, int64_t m, int64_t k, const double* tau, double* c, int64_t ldc,
+                int64_t ncols);
+void ApplyQLeft(const cdouble* v, int64_t ldv, int64_t m, int64_t k, const cdouble* tau, cdouble* c, int64_t ldc,
+                int64_t ncols);
 // potrf on one triangle (the other is left as it was); returns info.
 int32_t Potrf(std::vector<double>& a, int64_t n, bool lower);
 int32_t Potrf(std::vector<cdouble>& a, int64_t n, bool lower);
