@@ -292,11 +292,52 @@ void SytrdT(std::vector<W>& a, int64_t n, bool lower, double* d, double* e, W* t
   }
 }
 
+// C := Q C with Q = H(0) ... H(k-1) from reflectors in geqrf's layout (v: m rows, row stride
+// ldv, unit diagonal implied) and C m x ncols (row stride ldc): by blocks of 32 reflectors from
+// the last, each (I - V T V^H) through two products (ormqr). With from_identity (orgqr: C starts
+// as the identity's first columns), block j0 leaves C's columns before j0 alone: they are still
+// the identity's there.
+template <typename W>
+void ApplyQLeftT(const W* v, int64_t ldv, int64_t m, int64_t k, const W* tau, W* c, int64_t ldc, int64_t ncols,
+                 bool from_identity = false) {
+  constexpr int64_t kPanel = 32;
+  k = std::min(k, m);
+  if (k <= 0 || ncols <= 0) return;
+  Array holders[4];
+  W* vm = AllocateScratch<W>(m * kPanel, &holders[0]);
+  W* vh = AllocateScratch<W>(m * kPanel, &holders[1]);
+  W* prod = AllocateScratch<W>((m + kPanel) * ncols, &holders[2]);
+  W* t = AllocateScratch<W>(kPanel * kPanel, &holders[3]);
+  for (int64_t j0 = (k - 1) / kPanel * kPanel; j0 >= 0; j0 -= kPanel) {
+    const int64_t jb = std::min(kPanel, k - j0), mr = m - j0;
+    const int64_t c0 = from_identity ? std::min(j0, ncols) : 0, nc = ncols - c0;
+    if (nc == 0) continue;
+    BlockReflector(v + j0 * ldv + j0, ldv, mr, jb, tau + j0, vm, vh, t);
+    W* c2 = c + j0 * ldc + c0;
+    GemmOf<W>()(vh, mr, c2, ldc, prod, nc, jb, mr, nc);  // X = V^H C2
+    for (int64_t r = 0; r < jb; ++r) {  // X := T X (row r reads rows r.. of X)
+      W* xr = prod + r * nc;
+      const W trr = t[r * jb + r];
+      for (int64_t col = 0; col < nc; ++col) xr[col] *= trr;
+      for (int64_t p = r + 1; p < jb; ++p) {
+        const W trp = t[r * jb + p];
+        const W* xp = prod + p * nc;
+        for (int64_t col = 0; col < nc; ++col) xr[col] += trp * xp[col];
+      }
+    }
+    W* x2 = prod + jb * nc;
+    GemmOf<W>()(vm, jb, prod, nc, x2, nc, mr, jb, nc);  // V X
+    for (int64_t i = 0; i < mr; ++i) {
+      W* row = c2 + i * ldc;
+      const W* pr = x2 + i * nc;
+      for (int64_t col = 0; col < nc; ++col) row[col] -= pr[col];
+    }
+  }
+}
+
 // Q's first n columns from geqrf's output (orgqr/ungqr): Q = H(0) H(1) ... H(k-1), applied to
 // the identity from the last reflector back. Up to kPanel reflectors one at a time (LAPACK's
-// org2r); beyond, by blocks of kPanel from the last: (I - V T V^H) on the rows and columns from
-// the block's first on (the columns before it are still the identity's there), two products
-// through gemm.h.
+// org2r); beyond, by blocks of kPanel from the last (ApplyQLeftT from the identity).
 template <typename W>
 void OrgqrT(std::vector<W>& a, int64_t m, int64_t n, const W* tau, int64_t k) {
   constexpr int64_t kPanel = 32;
@@ -312,73 +353,8 @@ void OrgqrT(std::vector<W>& a, int64_t m, int64_t n, const W* tau, int64_t k) {
     a = std::move(q);
     return;
   }
-  Array holders[4];
-  W* vm = AllocateScratch<W>(m * kPanel, &holders[0]);
-  W* vh = AllocateScratch<W>(m * kPanel, &holders[1]);
-  W* prod = AllocateScratch<W>((m + kPanel) * n, &holders[2]);
-  W* t = AllocateScratch<W>(kPanel * kPanel, &holders[3]);
-  for (int64_t j0 = (kk - 1) / kPanel * kPanel; j0 >= 0; j0 -= kPanel) {
-    const int64_t jb = std::min(kPanel, kk - j0), mr = m - j0, nc = n - j0;
-    BlockReflector(&a[j0 * n + j0], n, mr, jb, tau + j0, vm, vh, t);
-    W* q2 = &q[j0 * n + j0];
-    GemmOf<W>()(vh, mr, q2, n, prod, nc, jb, mr, nc);  // X = V^H Q2
-    for (int64_t r = 0; r < jb; ++r) {  // X := T X (row r reads rows r.. of X)
-      W* xr = prod + r * nc;
-      const W trr = t[r * jb + r];
-      for (int64_t c = 0; c < nc; ++c) xr[c] *= trr;
-      for (int64_t p = r + 1; p < jb; ++p) {
-        const W trp = t[r * jb + p];
-        const W* xp = prod + p * nc;
-        for (int64_t c = 0; c < nc; ++c) xr[c] += trp * xp[c];
-      }
-    }
-    W* x2 = prod + jb * nc;
-    GemmOf<W>()(vm, jb, prod, nc, x2, nc, mr, jb, nc);  // V X
-    for (int64_t i = 0; i < mr; ++i) {
-      W* row = q2 + i * n;
-      const W* pr = x2 + i * nc;
-      for (int64_t c = 0; c < nc; ++c) row[c] -= pr[c];
-    }
-  }
+  ApplyQLeftT(a.data(), n, m, kk, tau, q.data(), n, n, /*from_identity=*/true);
   a = std::move(q);
-}
-
-// C := Q C with Q = H(0) ... H(k-1) from reflectors in geqrf's layout (v: m rows, row stride
-// ldv, unit diagonal implied) and C m x ncols (row stride ldc): by blocks of 32 reflectors from
-// the last, each (I - V T V^H) through two products (ormqr).
-template <typename W>
-void ApplyQLeftT(const W* v, int64_t ldv, int64_t m, int64_t k, const W* tau, W* c, int64_t ldc, int64_t ncols) {
-  constexpr int64_t kPanel = 32;
-  k = std::min(k, m);
-  if (k <= 0 || ncols <= 0) return;
-  Array holders[4];
-  W* vm = AllocateScratch<W>(m * kPanel, &holders[0]);
-  W* vh = AllocateScratch<W>(m * kPanel, &holders[1]);
-  W* prod = AllocateScratch<W>((m + kPanel) * ncols, &holders[2]);
-  W* t = AllocateScratch<W>(kPanel * kPanel, &holders[3]);
-  for (int64_t j0 = (k - 1) / kPanel * kPanel; j0 >= 0; j0 -= kPanel) {
-    const int64_t jb = std::min(kPanel, k - j0), mr = m - j0;
-    BlockReflector(v + j0 * ldv + j0, ldv, mr, jb, tau + j0, vm, vh, t);
-    W* c2 = c + j0 * ldc;
-    GemmOf<W>()(vh, mr, c2, ldc, prod, ncols, jb, mr, ncols);  // X = V^H C2
-    for (int64_t r = 0; r < jb; ++r) {  // X := T X (row r reads rows r.. of X)
-      W* xr = prod + r * ncols;
-      const W trr = t[r * jb + r];
-      for (int64_t col = 0; col < ncols; ++col) xr[col] *= trr;
-      for (int64_t p = r + 1; p < jb; ++p) {
-        const W trp = t[r * jb + p];
-        const W* xp = prod + p * ncols;
-        for (int64_t col = 0; col < ncols; ++col) xr[col] += trp * xp[col];
-      }
-    }
-    W* x2 = prod + jb * ncols;
-    GemmOf<W>()(vm, jb, prod, ncols, x2, ncols, mr, jb, ncols);  // V X
-    for (int64_t i = 0; i < mr; ++i) {
-      W* row = c2 + i * ldc;
-      const W* pr = x2 + i * ncols;
-      for (int64_t col = 0; col < ncols; ++col) row[col] -= pr[col];
-    }
-  }
 }
 
 // The lower Cholesky factor in place, left-looking by panels of kPanel columns (LAPACK's potrf
