@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "src/cpu/elem_traits.h"
+#include "src/cpu/fft.h"
 #include "src/cpu/gemm.h"
 #include "src/cpu/kernels_linalg.h"
 #include "src/support/str.h"
@@ -334,129 +335,9 @@ void TriangularSolve(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 
-// ---- fft over the trailing dims, in double precision: an iterative radix-2 FFT for lengths that
-// are powers of two, Bluestein's chirp transform (a circular convolution done with three of them)
-// for the others. (A direct DFT with a cos and sin per term, the implementation before, took 17 s
-// for 64 x 4096 points.)
-
-// a * b in plain arithmetic (std::complex's operator* calls __muldc3, which recovers infinities
-// from NaN results as C's Annex G asks, at several times the cost; numpy's FFT does not either).
-inline cd Mul(cd a, cd b) {
-  return cd(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
-}
-
-// The transform of one length and direction, applied line by line.
-class FftPlan {
- public:
-  FftPlan(int64_t n, bool inverse) : n_(n), inverse_(inverse), m_(1) {
-    if (n_ <= 1) return;
-    while (m_ < n_) m_ *= 2;
-    if (m_ != n_) {  // Bluestein: a circular convolution of 2n - 1 points or more
-      m_ = 1;
-      while (m_ < 2 * n_ - 1) m_ *= 2;
-    }
-    // The butterflies of span s use exp(-+ 2 pi i k / 2s), k < s: each stage's twiddles stored
-    // together from offset s - 1, forward and backward.
-    for (int dir = 0; dir < 2; ++dir) {
-      std::vector<cd>& t = twiddle_[dir];
-      t.resize(static_cast<size_t>(m_));
-      for (int64_t span = 1; span < m_; span *= 2)
-        for (int64_t k = 0; k < span; ++k) {
-          const double angle = M_PI * static_cast<double>(k) / static_cast<double>(span);
-          t[static_cast<size_t>(span - 1 + k)] = cd(std::cos(angle), dir ? std::sin(angle) : -std::sin(angle));
-        }
-    }
-    work_.resize(static_cast<size_t>(m_));
-    if (m_ == n_) return;
-    // w_j = exp(s pi i j^2 / n) (s = -1 forward, +1 inverse), its angle reduced with j^2 mod 2n,
-    // and the transform of the convolution's other factor: conj(w_j) at j and at m - j.
-    chirp_.resize(static_cast<size_t>(n_));
-    for (int64_t j = 0; j < n_; ++j) {
-      const auto sq = static_cast<int64_t>(static_cast<unsigned __int128>(j) * static_cast<unsigned __int128>(j) %
-                                           static_cast<unsigned __int128>(2 * n_));
-      const double angle = (inverse_ ? M_PI : -M_PI) * static_cast<double>(sq) / static_cast<double>(n_);
-      chirp_[static_cast<size_t>(j)] = cd(std::cos(angle), std::sin(angle));
-    }
-    kernel_.assign(static_cast<size_t>(m_), cd(0));
-    for (int64_t j = 0; j < n_; ++j) {
-      kernel_[static_cast<size_t>(j)] = std::conj(chirp_[static_cast<size_t>(j)]);
-      if (j > 0) kernel_[static_cast<size_t>(m_ - j)] = std::conj(chirp_[static_cast<size_t>(j)]);
-    }
-    Pow2(kernel_.data(), false);
-  }
-
-  // Transforms the n points spaced `stride` apart from `data`, in place (the inverse divided by n).
-  void Run(cd* data, int64_t stride) {
-    if (n_ <= 1) return;
-    cd* w = work_.data();
-    if (m_ == n_) {
-      for (int64_t t = 0; t < n_; ++t) w[t] = data[t * stride];
-      Pow2(w, inverse_);
-    } else {
-      for (int64_t t = 0; t < n_; ++t) w[t] = Mul(data[t * stride], chirp_[static_cast<size_t>(t)]);
-      std::fill(w + n_, w + m_, cd(0));
-      Pow2(w, false);
-      for (int64_t k = 0; k < m_; ++k) w[k] = Mul(w[k], kernel_[static_cast<size_t>(k)]);
-      Pow2(w, true);
-      const double scale = 1.0 / static_cast<double>(m_);
-      for (int64_t k = 0; k < n_; ++k) w[k] = Mul(w[k], chirp_[static_cast<size_t>(k)]) * scale;
-    }
-    const double norm = inverse_ ? 1.0 / static_cast<double>(n_) : 1.0;
-    for (int64_t k = 0; k < n_; ++k) data[k * stride] = w[k] * norm;
-  }
-
- private:
-  // The unnormalised transform of m_ points in place: exp(-2 pi i kt/m) terms, or exp(+...)
-  // for `backward`. Decimation in time: bit-reversed order, then butterflies of growing span.
-  void Pow2(cd* a, bool backward) const {
-    for (int64_t i = 1, j = 0; i < m_; ++i) {
-      int64_t bit = m_ >> 1;
-      for (; j & bit; bit >>= 1) j ^= bit;
-      j ^= bit;
-      if (i < j) std::swap(a[i], a[j]);
-    }
-    // Real arithmetic on the interleaved parts (std::complex arrays may be read as doubles).
-    double* x = reinterpret_cast<double*>(a);
-    for (int64_t span = 1; span < m_; span *= 2) {
-      const double* w = reinterpret_cast<const double*>(twiddle_[backward ? 1 : 0].data() + (span - 1));
-      for (int64_t i = 0; i < m_; i += 2 * span) {
-        double* lo = x + 2 * i;
-        double* hi = lo + 2 * span;
-        for (int64_t k = 0; k < span; ++k) {
-          const double wr = w[2 * k], wi = w[2 * k + 1], hr = hi[2 * k], hm = hi[2 * k + 1];
-          const double vr = hr * wr - hm * wi, vi = hr * wi + hm * wr;
-          const double ur = lo[2 * k], ui = lo[2 * k + 1];
-          lo[2 * k] = ur + vr;
-          lo[2 * k + 1] = ui + vi;
-          hi[2 * k] = ur - vr;
-          hi[2 * k + 1] = ui - vi;
-        }
-      }
-    }
-  }
-
-  int64_t n_;
-  bool inverse_;
-  int64_t m_;                 // the power-of-two size transformed
-  std::vector<cd> twiddle_[2];  // per stage, forward and backward
-  std::vector<cd> chirp_;     // Bluestein's w_j, j < n
-  std::vector<cd> kernel_;    // the transform of the conj(w) factor
-  std::vector<cd> work_;
-};
-
-// Transforms every line along dimension d of a dense complex array with dims `dims`.
-void DftAlong(std::vector<cd>& a, const std::vector<int64_t>& dims, size_t d, bool inverse) {
-  std::vector<int64_t> strides = RowMajorStrides(dims);
-  const int64_t len = dims[d], stride = strides[d];
-  int64_t total = 1;
-  for (int64_t x : dims) total *= x;
-  if (len == 0) return;
-  FftPlan plan(len, inverse);
-  for (int64_t base = 0; base < total; ++base) {
-    if ((base / stride) % len != 0) continue;
-    plan.Run(a.data() + base, stride);
-  }
-}
+// ---- fft over the trailing dims, in double precision (fft.h: radix-2 for powers of two,
+// Bluestein's chirp transform for other lengths, lines in vector lanes, plans kept). Real input
+// and output lines go two to a transform.
 
 void Fft(const Step& s, ExecState& st) {
   const FftParams& p = s.Params<FftParams>();
@@ -476,18 +357,18 @@ void Fft(const Step& s, ExecState& st) {
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t k = 0; k < n; ++k)
         b[r * n + k] = k < half ? a[r * half + k] : cd(0);
-    for (size_t d = rank - nf; d + 1 < rank; ++d) DftAlong(b, full, d, true);
+    for (size_t d = rank - nf; d + 1 < rank; ++d) FftAlong(st, b.data(), full, d, true, FftLines::kComplex);
     // The last dimension: Hermitian extension.
     for (int64_t r = 0; r < rows; ++r) {
       cd* row = b.data() + r * n;
       for (int64_t k = half; k < n; ++k) row[k] = std::conj(row[(n - k) % n]);
     }
-    DftAlong(b, full, rank - 1, true);
+    FftAlong(st, b.data(), full, rank - 1, true, FftLines::kRealInverse);
     SetAll(out, b.data());  // real results: the real parts
   } else {
     const bool inverse = p.type == FftParams::kIfft;
     if (p.type == FftParams::kRfft) {
-      DftAlong(a, dims, rank - 1, false);
+      FftAlong(st, a.data(), dims, rank - 1, false, FftLines::kRealForward);
       // Keep the first n/2 + 1 points of the last dimension.
       const int64_t n = dims.back(), keep = out.dims().back();
       const int64_t rows = n ? static_cast<int64_t>(a.size()) / n : 0;
@@ -496,9 +377,9 @@ void Fft(const Step& s, ExecState& st) {
         for (int64_t k = 0; k < keep; ++k) b[r * keep + k] = a[r * n + k];
       a = std::move(b);
       dims.back() = keep;
-      for (size_t d = rank - nf; d + 1 < rank; ++d) DftAlong(a, dims, d, false);
+      for (size_t d = rank - nf; d + 1 < rank; ++d) FftAlong(st, a.data(), dims, d, false, FftLines::kComplex);
     } else {
-      for (size_t d = rank - nf; d < rank; ++d) DftAlong(a, dims, d, inverse);
+      for (size_t d = rank - nf; d < rank; ++d) FftAlong(st, a.data(), dims, d, inverse, FftLines::kComplex);
     }
     SetAll(out, a.data());
   }

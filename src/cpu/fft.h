@@ -1,0 +1,29 @@
+// The FFT behind stablehlo.fft (fft.cc): every line of one dimension of a dense row-major
+// complex<double> array transformed in place, eight lines at a time in vector lanes, the groups
+// of lines spread over the intra-op threads. Lengths that are powers of two take a radix-2
+// transform; others Bluestein's chirp transform (a circular convolution through power-of-two
+// transforms). Plans (twiddles, bit reversal, Bluestein's kernel) are built once per length and
+// kept. Internal to src/cpu.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <span>
+
+#include "src/cpu/program.h"
+
+namespace openpjrt::cpu {
+
+enum class FftLines : uint8_t {
+  kComplex,       // each line's complex values
+  kRealForward,   // lines hold real values (imaginary parts ignored): their spectra, every point
+  kRealInverse,   // lines hold Hermitian spectra: their real inverse transforms (imaginary parts 0)
+};
+
+// Transforms every line along dimension d of `a` (dims row-major): forward sum x_t e^(-2 pi i kt/n),
+// inverse with e^(+...) divided by n. Real lines go two to a lane (x + i y), which halves their
+// work.
+void FftAlong(ExecState& st, std::complex<double>* a, std::span<const int64_t> dims, size_t d, bool inverse,
+              FftLines lines);
+
+}  // namespace openpjrt::cpu
