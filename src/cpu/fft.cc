@@ -246,18 +246,25 @@ void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, boo
         const int64_t off = t * stride;
         if (lines == FftLines::kComplex) {
           for (int64_t j = 0; j < qn; ++j) r[j] = src[j][off].real(), i[j] = src[j][off].imag();
-        } else if (lines == FftLines::kRealForward) {  // z = x + i y
-          for (int64_t j = 0; j < qn; ++j) (j % 2 ? i : r)[j / 2] = src[j][off].real();
-        } else {  // Z = X + i Y: the inverse is x + i y
-          for (int64_t j = 0; j < qn; ++j) {
-            const cd v = src[j][off];
-            if (j % 2) r[j / 2] -= v.imag(), i[j / 2] += v.real();
-            else r[j / 2] += v.real(), i[j / 2] += v.imag();
+        } else if (lines == FftLines::kRealForward) {  // z = x + i y for lines 2l, 2l + 1
+          for (int64_t l = 0; 2 * l < qn; ++l) r[l] = src[2 * l][off].real();
+          for (int64_t l = 0; 2 * l + 1 < qn; ++l) i[l] = src[2 * l + 1][off].real();
+        } else {
+          // Z = X + i Y, whose inverse is x + i y for Hermitian X and Y: the imaginary parts at
+          // points 0 and n/2, which a real inverse ignores, are left out.
+          const bool keep_imag = !(t == 0 || 2 * t == n);
+          for (int64_t l = 0; 2 * l < qn; ++l) r[l] = src[2 * l][off].real(), i[l] = keep_imag ? src[2 * l][off].imag() : 0.0;
+          for (int64_t l = 0; 2 * l + 1 < qn; ++l) {
+            const cd y = src[2 * l + 1][off];
+            if (keep_imag) r[l] -= y.imag();
+            i[l] += y.real();
           }
         }
       }
       TransformGroup(p, re, im, inverse, pow2);
-      for (int64_t t = 0; t < n; ++t) {
+      // Real spectra: points 0..n/2 (the rest mirrors them).
+      const int64_t points = lines == FftLines::kRealForward ? n / 2 + 1 : n;
+      for (int64_t t = 0; t < points; ++t) {
         const double* r = re + t * kLanes;
         const double* i = im + t * kLanes;
         const int64_t off = t * stride;
@@ -265,15 +272,17 @@ void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, boo
           for (int64_t j = 0; j < qn; ++j) dst[j][off] = cd(r[j] * norm, i[j] * norm);
         } else if (lines == FftLines::kRealForward) {
           // X_k = (Z_k + conj(Z_-k)) / 2, Y_k = (Z_k - conj(Z_-k)) / 2i.
-          const int64_t nt = (t == 0 ? 0 : n - t) * kLanes;
-          for (int64_t j = 0; j < qn; ++j) {
-            const int64_t l = j / 2;
-            const double zr = r[l], zi = i[l], wr = re[nt + l], wi = -im[nt + l];
-            dst[j][off] = j % 2 ? cd(0.5 * (zi - wi) * norm, -0.5 * (zr - wr) * norm)
-                                : cd(0.5 * (zr + wr) * norm, 0.5 * (zi + wi) * norm);
+          const double* mr = re + (t == 0 ? 0 : n - t) * kLanes;
+          const double* mi = im + (t == 0 ? 0 : n - t) * kLanes;
+          for (int64_t l = 0; 2 * l < qn; ++l) {
+            dst[2 * l][off] = cd(0.5 * (r[l] + mr[l]) * norm, 0.5 * (i[l] - mi[l]) * norm);
+            if (2 * l + 1 < qn) dst[2 * l + 1][off] = cd(0.5 * (i[l] + mi[l]) * norm, -0.5 * (r[l] - mr[l]) * norm);
           }
         } else {
-          for (int64_t j = 0; j < qn; ++j) dst[j][off] = cd((j % 2 ? i : r)[j / 2] * norm, 0.0);
+          for (int64_t l = 0; 2 * l < qn; ++l) {
+            dst[2 * l][off] = cd(r[l] * norm, 0.0);
+            if (2 * l + 1 < qn) dst[2 * l + 1][off] = cd(i[l] * norm, 0.0);
+          }
         }
       }
     }

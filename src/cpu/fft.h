@@ -16,7 +16,8 @@ namespace openpjrt::cpu {
 
 enum class FftLines : uint8_t {
   kComplex,       // each line's complex values
-  kRealForward,   // lines hold real values (imaginary parts ignored): their spectra, every point
+  kRealForward,   // lines hold real values (imaginary parts ignored): their spectra's points
+                  // 0..n/2 (the rest, their mirror image, is left as it was)
   kRealInverse,   // lines hold Hermitian spectra: their real inverse transforms (imaginary parts 0)
 };
 
