@@ -61,6 +61,30 @@ template <typename W>
   sums[0] = ss;
   sums[1] = qq;
 }
+// The product over j < m of -delta[j] / (d[j] - di), in eight lanes (Gu and Eisenstat's weights).
+[[gnu::always_inline]] inline void RatioProduct(const double* delta, const double* d, double di, int64_t m,
+                                                double* product) {
+  double p[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  int64_t j = 0;
+  for (; j + 8 <= m; j += 8)
+    for (int l = 0; l < 8; ++l) p[l] *= -delta[j + l] / (d[j + l] - di);
+  for (; j < m; ++j) p[0] *= -delta[j] / (d[j] - di);
+  double all = 1;
+  for (int l = 0; l < 8; ++l) all *= p[l];
+  *product = all;
+}
+// u[j] = z / delta[j], norm[j] += u[j]^2 for j < m (one row of the merged eigenvectors).
+[[gnu::always_inline]] inline void ScaledReciprocals(double* u, const double* delta, double z, double* norm,
+                                                     int64_t m) {
+  for (int64_t j = 0; j < m; ++j) {
+    const double v = z / delta[j];
+    u[j] = v;
+    norm[j] += v * v;
+  }
+}
+[[gnu::always_inline]] inline void ScaleRow(double* u, const double* s, int64_t m) {
+  for (int64_t j = 0; j < m; ++j) u[j] *= s[j];
+}
 // The plane rotation (x, y) := (c x - s y, s x + c y), elementwise over m.
 [[gnu::always_inline]] inline void Rotate(double* x, double* y, double c, double s, int64_t m) {
   for (int64_t i = 0; i < m; ++i) {
@@ -319,22 +343,21 @@ class TridiagonalDc {
       SecularRoots(k, dk.data(), zk.data(), rho, lambda.data(), delta);
       // Gu and Eisenstat: the z for which the computed roots are exact, then the vectors from it
       // (orthogonal to working precision however close the roots).
+      static const auto ratio_product = ForCpu<&RatioProduct>();
+      static const auto reciprocals = ForCpu<&ScaledReciprocals>();
+      static const auto scale_row = ForCpu<&ScaleRow>();
       for (int64_t i = 0; i < k; ++i) {
-        double w = -delta[i * k + i] / rho;
-        for (int64_t j = 0; j < k; ++j)
-          if (j != i) w *= -delta[i * k + j] / (dk[j] - dk[i]);
+        const double* drow = delta + i * k;
+        double below = 1, above = 1;
+        ratio_product(drow, dk.data(), dk[i], i, &below);
+        ratio_product(drow + i + 1, dk.data() + i + 1, dk[i], k - i - 1, &above);
+        const double w = -drow[i] / rho * below * above;
         zk[i] = std::copysign(std::sqrt(std::max(w, 0.0)), zk[i]);
       }
       std::vector<double> norm(static_cast<size_t>(k), 0.0);
-      for (int64_t i = 0; i < k; ++i)
-        for (int64_t j = 0; j < k; ++j) {
-          const double v = zk[i] / delta[i * k + j];
-          u[i * k + j] = v;
-          norm[j] += v * v;
-        }
+      for (int64_t i = 0; i < k; ++i) reciprocals(u + i * k, delta + i * k, zk[i], norm.data(), k);
       for (int64_t j = 0; j < k; ++j) norm[j] = 1 / std::sqrt(norm[j]);
-      for (int64_t i = 0; i < k; ++i)
-        for (int64_t j = 0; j < k; ++j) u[i * k + j] *= norm[j];
+      for (int64_t i = 0; i < k; ++i) scale_row(u + i * k, norm.data(), k);
     }
     // New vectors: kept columns times u, deflated columns as they are; then all in ascending
     // order of their eigenvalue. A kept column that was never rotated with the other half is
