@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""JAX's CPU linear algebra through the plugin against numpy.linalg and torch.linalg, at one
-thread, on the same 256 x 256 float32 data (LAPACK-backed on both sides: OpenBLAS for numpy,
-PyTorch's own BLAS/LAPACK for torch):
+"""JAX's CPU linear algebra and FFTs through the plugin against numpy.linalg / numpy.fft and
+torch.linalg / torch.fft, at one thread, on the same data (256 x 256 float32 matrices, LAPACK-backed
+on both sides: OpenBLAS for numpy, PyTorch's own BLAS/LAPACK for torch; complex64 and float32
+lines for the FFTs):
 
     OPENBLAS_CORETYPE=SkylakeX PYTHONPATH=build/python /usr/bin/python3 bench/linalg.py [N]
 
 The programs are what jax.numpy.linalg lowers to on CPU: the lapack_*_ffi custom calls
-(potrf, getrf, geqrf, orgqr, syevd, gesdd) and stablehlo.triangular_solve / cholesky. Each row
+(potrf, getrf, geqrf, orgqr, syevd/heevd, gesdd), stablehlo.triangular_solve / cholesky and
+stablehlo.fft (jnp.fft.fft / rfft / fft2). Each row
 runs openpjrt and its baselines one after the other in five rounds and reports the median of each
 side's per-round medians; ratio = openpjrt / baseline (below 1: openpjrt is faster). Baselines
 missing from this machine (python3-torch) are left out. Never run as a test.
@@ -44,6 +46,12 @@ def main():
     a = rng.standard_normal((n, n)).astype(np.float32)
     spd = (a @ a.T / n + np.eye(n, dtype=np.float32)).astype(np.float32)
     low = np.tril(a) + n * np.eye(n, dtype=np.float32)
+    herm = (a + 1j * rng.standard_normal((n, n))).astype(np.complex64)
+    herm = ((herm + herm.conj().T) / 2).astype(np.complex64)
+    cplx = lambda *s: (rng.standard_normal(s) + 1j * rng.standard_normal(s)).astype(np.complex64)
+    z4096, z4095, z2d = cplx(64, 4096), cplx(64, 4095), cplx(8, 256, 256)
+    r4096 = rng.standard_normal((64, 4096)).astype(np.float32)
+    CM = f"tensor<{n}x{n}xcomplex<f32>>"
     M = f"tensor<{n}x{n}xf32>"
     V = f"tensor<{n}xf32>"
     rows = [
@@ -80,7 +88,30 @@ def main():
   %x, %s, %u, %vt, %info = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {{mhlo.backend_config = {{mode = 65 : ui8}}}} : ({M}) -> ({M}, {V}, {M}, {M}, tensor<i32>)
   return %x, %s, %u, %vt, %info : {M}, {V}, {M}, {M}, tensor<i32>
 }}""", [a], lambda: np.linalg.svd(a), (lambda t: lambda: torch.linalg.svd(t[0])), [a]),
+        ("eigh complex64 (heevd)", f"""func.func @main(%a: {CM}) -> ({CM}, {V}, tensor<i32>) {{
+  %v, %w, %info = stablehlo.custom_call @lapack_cheevd_ffi(%a) {{mhlo.backend_config = {{mode = 86 : ui8, uplo = 76 : ui8}}}} : ({CM}) -> ({CM}, {V}, tensor<i32>)
+  return %v, %w, %info : {CM}, {V}, tensor<i32>
+}}""", [herm], lambda: np.linalg.eigh(herm), (lambda t: lambda: torch.linalg.eigh(t[0])), [herm]),
     ]
+    # jnp.fft: stablehlo.fft over the last dimension(s) of complex64 / float32 data.
+    for name, shape, kind, lens, data in (
+            ("fft 64 x 4096 c64", (64, 4096), "FFT", [4096], z4096),
+            ("fft 64 x 4095 c64", (64, 4095), "FFT", [4095], z4095),
+            ("rfft 64 x 4096 f32", (64, 4096), "RFFT", [4096], r4096),
+            ("fft2 8 x 256 x 256 c64", (8, 256, 256), "FFT", [256, 256], z2d)):
+        dims = "x".join(str(d) for d in shape)
+        tin = f"tensor<{dims}x{'f32' if kind == 'RFFT' else 'complex<f32>'}>"
+        oshape = list(shape)
+        if kind == "RFFT":
+            oshape[-1] = lens[-1] // 2 + 1
+        tout = "tensor<" + "x".join(str(d) for d in oshape) + "xcomplex<f32>>"
+        axes = tuple(range(len(shape) - len(lens), len(shape)))
+        np_fn = (lambda d=data, ax=axes, k=kind: np.fft.rfftn(d, axes=ax) if k == "RFFT" else np.fft.fftn(d, axes=ax))
+        torch_fn = (lambda t, ax=axes, k=kind: lambda: torch.fft.rfftn(t[0], dim=ax) if k == "RFFT" else torch.fft.fftn(t[0], dim=ax))
+        rows.append((name, f"""func.func @main(%a: {tin}) -> {tout} {{
+  %f = stablehlo.fft %a, type = {kind}, length = {lens} : ({tin}) -> {tout}
+  return %f : {tout}
+}}""", [data], np_fn, torch_fn, [data]))
     print(f"{n} x {n} float32, one thread; load {os.getloadavg()[0]:.2f}; "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
     print(f"{'op':26} {'openpjrt':>10} {'numpy':>10} {'torch':>10} {'/numpy':>7} {'/torch':>7}")
