@@ -49,7 +49,7 @@ typedef double Pairs __attribute__((vector_size(8 * sizeof(double))));
   return v;
 }
 [[gnu::always_inline]] inline Pairs Swapped(Pairs v) {
-  return __builtin_shuffle(v, (__attribute__((vector_size(8 * sizeof(int64_t)))) int64_t){1, 0, 3, 2, 5, 4, 7, 6});
+  return __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6);
 }
 [[gnu::always_inline]] inline void SubRank2AddConjComplex(cdouble* row, cdouble a, const cdouble* x, cdouble b,
                                                           const cdouble* y, cdouble* p, cdouble s, int64_t m) {
