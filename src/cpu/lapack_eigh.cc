@@ -556,7 +556,11 @@ int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w
   int scale_exp = 0;
   if (amax > 0 && (amax > 0x1p500 || amax < 0x1p-500)) {
     scale_exp = -std::ilogb(amax);
-    for (W& x : a) x *= std::ldexp(1.0, scale_exp);
+    // Element by element (2^scale_exp itself overflows when the entries are subnormal).
+    for (W& x : a) {
+      if constexpr (IsComplex<W>::value) x = W(std::ldexp(x.real(), scale_exp), std::ldexp(x.imag(), scale_exp));
+      else x = std::ldexp(x, scale_exp);
+    }
   }
   std::vector<double> e(static_cast<size_t>(n), 0.0);
   std::vector<W> tau(static_cast<size_t>(n), W(0));

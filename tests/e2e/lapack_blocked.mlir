@@ -694,3 +694,21 @@ func.func @syevd_dc_graded_64() {
   check.expect_eq_const %all, dense<true> : tensor<i1>
   func.return
 }
+
+// -----
+
+// dsyevd on subnormal entries (scaled by a power of two first; 2^1030 itself would overflow):
+// [[2, 1], [1, 2]] x 1e-310 has eigenvalues 1e-310 and 3e-310, vectors (1, -1) / sqrt 2 and
+// (1, 1) / sqrt 2 up to sign.
+func.func @syevd_subnormal_2x2() {
+  %a = stablehlo.constant dense<[[2.0e-310, 1.0e-310], [1.0e-310, 2.0e-310]]> : tensor<2x2xf64>
+  %v, %w, %info = stablehlo.custom_call @lapack_dsyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<2x2xf64>) -> (tensor<2x2xf64>, tensor<2xf64>, tensor<i32>)
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %scale = stablehlo.constant dense<1.0e155> : tensor<2xf64>
+  %w1 = stablehlo.multiply %w, %scale : tensor<2xf64>
+  %ws = stablehlo.multiply %w1, %scale : tensor<2xf64>
+  check.expect_almost_eq_const %ws, dense<[1.0, 3.0]>, tolerance = 1.0e-6 : tensor<2xf64>
+  %av = stablehlo.abs %v : tensor<2x2xf64>
+  check.expect_almost_eq_const %av, dense<[[0.70710678118654757, 0.70710678118654757], [0.70710678118654757, 0.70710678118654757]]>, tolerance = 1.0e-12 : tensor<2x2xf64>
+  func.return
+}
