@@ -1,6 +1,7 @@
-// See fft.h. A group of up to kLanes lines is held as split real and imaginary arrays with the
+// See fft.h. A group of up to L = 8 lines is held as split real and imaginary arrays with the
 // lines innermost ([point][lane]), so every butterfly is a few whole-vector operations and no
-// shuffles. Decimation in time: the points are loaded in bit-reversed order, then butterflies of
+// shuffles. Fewer than eight lines (one long signal, say) take L = 1: eight lanes would hold
+// mostly zeros, eight times the memory and the memory traffic. Decimation in time: the points are loaded in bit-reversed order, then butterflies of
 // growing span; the spans that stay within blocks of kBlock points run block by block (the block
 // stays in the L1 cache), the rest over the whole group.
 #include "src/cpu/fft.h"
@@ -10,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "src/cpu/array.h"
@@ -22,50 +24,55 @@ namespace openpjrt::cpu {
 namespace {
 
 using cd = std::complex<double>;
-constexpr int64_t kLanes = 8;
 constexpr int64_t kBlock = 128;  // points: 2 x 128 x 8 doubles = 16 KiB
 
-// One point's kLanes values as a vector (GCC's vector extension: one AVX-512 register in the
-// AVX-512 copy, four SSE registers in the baseline one).
-typedef double Lanes __attribute__((vector_size(kLanes * sizeof(double))));
-[[gnu::always_inline]] inline Lanes Load(const double* p) {
-  Lanes v;
+// One point's L values: a vector for L = 8 (GCC's vector extension: one AVX-512 register in the
+// AVX-512 copy, four SSE registers in the baseline one), a double for L = 1.
+typedef double Lanes8 __attribute__((vector_size(8 * sizeof(double))));
+template <int L>
+using Lanes = std::conditional_t<L == 1, double, Lanes8>;
+template <int L>
+[[gnu::always_inline]] inline Lanes<L> Load(const double* p) {
+  Lanes<L> v;
   __builtin_memcpy(&v, p, sizeof(v));
   return v;
 }
-[[gnu::always_inline]] inline void Store(double* p, Lanes v) { __builtin_memcpy(p, &v, sizeof(v)); }
+template <int L>
+[[gnu::always_inline]] inline void Store(double* p, Lanes<L> v) { __builtin_memcpy(p, &v, sizeof(v)); }
 
 // Butterflies of spans [span0, span1) over points [0, m) (span1 <= m), twiddles of span s at
 // tw[s - 1 + k] (k < s) for the forward direction; `sign` -1 conjugates them (inverse).
+template <int L>
 [[gnu::always_inline]] inline void Butterflies(double* re, double* im, int64_t m, int64_t span0, int64_t span1,
                                                const double* twr, const double* twi, double sign) {
   for (int64_t span = span0; span < span1; span *= 2)
     for (int64_t i = 0; i < m; i += 2 * span)
       for (int64_t k = 0; k < span; ++k) {
         const double wr = twr[span - 1 + k], wi = sign * twi[span - 1 + k];
-        double* lr = re + (i + k) * kLanes;
-        double* li = im + (i + k) * kLanes;
-        double* hr = lr + span * kLanes;
-        double* hi = li + span * kLanes;
-        const Lanes xr = Load(hr), xi = Load(hi), ur = Load(lr), ui = Load(li);
-        const Lanes vr = xr * wr - xi * wi, vi = xr * wi + xi * wr;
-        Store(hr, ur - vr);
-        Store(hi, ui - vi);
-        Store(lr, ur + vr);
-        Store(li, ui + vi);
+        double* lr = re + (i + k) * L;
+        double* li = im + (i + k) * L;
+        double* hr = lr + span * L;
+        double* hi = li + span * L;
+        const Lanes<L> xr = Load<L>(hr), xi = Load<L>(hi), ur = Load<L>(lr), ui = Load<L>(li);
+        const Lanes<L> vr = xr * wr - xi * wi, vi = xr * wi + xi * wr;
+        Store<L>(hr, ur - vr);
+        Store<L>(hi, ui - vi);
+        Store<L>(lr, ur + vr);
+        Store<L>(li, ui + vi);
       }
 }
 
 // (re, im)[p] *= (br, sign * bi)[p] for every point p < m and lane.
+template <int L>
 [[gnu::always_inline]] inline void MulPoints(double* re, double* im, int64_t m, const double* br, const double* bi,
                                              double sign) {
   for (int64_t p = 0; p < m; ++p) {
     const double wr = br[p], wi = sign * bi[p];
-    double* r = re + p * kLanes;
-    double* i = im + p * kLanes;
-    const Lanes xr = Load(r), xi = Load(i);
-    Store(r, xr * wr - xi * wi);
-    Store(i, xr * wi + xi * wr);
+    double* r = re + p * L;
+    double* i = im + p * L;
+    const Lanes<L> xr = Load<L>(r), xi = Load<L>(i);
+    Store<L>(r, xr * wr - xi * wi);
+    Store<L>(i, xr * wi + xi * wr);
   }
 }
 
@@ -79,22 +86,24 @@ struct Plan {
 };
 
 // The radix-2 transform of the group (points already in bit-reversed order).
+template <int L>
 void Pow2(const Plan& p, double* re, double* im, bool inverse) {
-  static const auto butterflies = ForCpu<&Butterflies>();
+  static const auto butterflies = ForCpu<&Butterflies<L>>();
   const double sign = inverse ? -1.0 : 1.0;
   const int64_t block = std::min(kBlock, p.m);
   for (int64_t b = 0; b < p.m; b += block)
-    butterflies(re + b * kLanes, im + b * kLanes, block, 1, block, p.twr.data(), p.twi.data(), sign);
+    butterflies(re + b * L, im + b * L, block, 1, block, p.twr.data(), p.twi.data(), sign);
   butterflies(re, im, p.m, block, p.m, p.twr.data(), p.twi.data(), sign);
 }
 
 // Puts the group's points into bit-reversed order (each point's lanes move together).
+template <int L>
 void BitReverse(const Plan& p, double* re, double* im) {
   for (int64_t i = 0; i < p.m; ++i) {
     const int64_t j = p.rev[i];
     if (i < j) {
-      std::swap_ranges(re + i * kLanes, re + (i + 1) * kLanes, re + j * kLanes);
-      std::swap_ranges(im + i * kLanes, im + (i + 1) * kLanes, im + j * kLanes);
+      std::swap_ranges(re + i * L, re + (i + 1) * L, re + j * L);
+      std::swap_ranges(im + i * L, im + (i + 1) * L, im + j * L);
     }
   }
 }
@@ -138,27 +147,26 @@ std::shared_ptr<const Plan> MakePlan(int64_t n) {
     p.chr[t] = std::cos(angle);
     p.chi[t] = std::sin(angle);
   }
-  // The kernel: conj(w) (forward; w for the inverse) at t and m - t, transformed once. Built in
-  // lane 0 of a group.
-  std::vector<double> re(static_cast<size_t>(m * kLanes)), im(re.size());
+  // The kernel: conj(w) (forward; w for the inverse) at t and m - t, transformed once.
+  std::vector<double> re(static_cast<size_t>(m)), im(re.size());
   for (int dir = 0; dir < 2; ++dir) {
     std::fill(re.begin(), re.end(), 0.0);
     std::fill(im.begin(), im.end(), 0.0);
     const double s = dir == 0 ? -1.0 : 1.0;  // conj(w) forward, w inverse
     for (int64_t t = 0; t < n; ++t) {
-      re[p.rev[t] * kLanes] = p.chr[t];
-      im[p.rev[t] * kLanes] = s * p.chi[t];
+      re[p.rev[t]] = p.chr[t];
+      im[p.rev[t]] = s * p.chi[t];
       if (t > 0) {
-        re[p.rev[m - t] * kLanes] = p.chr[t];
-        im[p.rev[m - t] * kLanes] = s * p.chi[t];
+        re[p.rev[m - t]] = p.chr[t];
+        im[p.rev[m - t]] = s * p.chi[t];
       }
     }
-    Pow2(p, re.data(), im.data(), false);
+    Pow2<1>(p, re.data(), im.data(), false);
     p.kr[dir].resize(static_cast<size_t>(m));
     p.ki[dir].resize(static_cast<size_t>(m));
     for (int64_t k = 0; k < m; ++k) {
-      p.kr[dir][k] = re[k * kLanes] / static_cast<double>(m);  // the 1/m of the inverse transform
-      p.ki[dir][k] = im[k * kLanes] / static_cast<double>(m);
+      p.kr[dir][k] = re[k] / static_cast<double>(m);  // the 1/m of the inverse transform
+      p.ki[dir][k] = im[k] / static_cast<double>(m);
     }
   }
   return plan;
@@ -180,27 +188,28 @@ std::shared_ptr<const Plan> PlanFor(int64_t n) {
   return plan;
 }
 
-// The transform of a group whose point t < n is at re/im[t * kLanes + lane], in natural order or,
+// The transform of a group whose point t < n is at re/im[t * L + lane], in natural order or,
 // for a radix-2 length with `reversed`, already in bit-reversed order; results in natural order
 // (the inverse not yet divided by n).
+template <int L>
 void TransformGroup(const Plan& p, double* re, double* im, bool inverse, bool reversed) {
-  static const auto mul_points = ForCpu<&MulPoints>();
+  static const auto mul_points = ForCpu<&MulPoints<L>>();
   const int64_t n = p.n, m = p.m;
   const double s = inverse ? -1.0 : 1.0;  // the inverse uses conj(w)
   if (m == n) {
-    if (!reversed) BitReverse(p, re, im);
-    Pow2(p, re, im, inverse);
+    if (!reversed) BitReverse<L>(p, re, im);
+    Pow2<L>(p, re, im, inverse);
     return;
   }
   // Bluestein: y = x w (zero past n), Y = F(y) K, y = F^-1(Y) / m, X = y w.
   mul_points(re, im, n, p.chr.data(), p.chi.data(), s);
-  std::fill(re + n * kLanes, re + m * kLanes, 0.0);
-  std::fill(im + n * kLanes, im + m * kLanes, 0.0);
-  BitReverse(p, re, im);
-  Pow2(p, re, im, false);
+  std::fill(re + n * L, re + m * L, 0.0);
+  std::fill(im + n * L, im + m * L, 0.0);
+  BitReverse<L>(p, re, im);
+  Pow2<L>(p, re, im, false);
   mul_points(re, im, m, p.kr[inverse ? 1 : 0].data(), p.ki[inverse ? 1 : 0].data(), 1.0);
-  BitReverse(p, re, im);
-  Pow2(p, re, im, true);
+  BitReverse<L>(p, re, im);
+  Pow2<L>(p, re, im, true);
   mul_points(re, im, n, p.chr.data(), p.chi.data(), s);
 }
 
@@ -215,7 +224,9 @@ void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, boo
   const int64_t count = total / n;  // lines
   auto base = [&](int64_t q) { return q / stride * stride * n + q % stride; };
   const bool real = lines != FftLines::kComplex;
-  const int64_t per_group = real ? 2 * kLanes : kLanes;  // real lines go two to a lane
+  // Eight lanes when there are lines to fill them, else one. Real lines go two to a lane.
+  const int64_t lanes = count >= (real ? 16 : 8) ? 8 : 1;
+  const int64_t per_group = real ? 2 * lanes : lanes;
   const int64_t groups = (count + per_group - 1) / per_group;
   if (n == 1) {
     if (real)
@@ -225,10 +236,10 @@ void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, boo
   const std::shared_ptr<const Plan> plan = PlanFor(n);
   const Plan& p = *plan;
   const double norm = inverse ? 1.0 / static_cast<double>(n) : 1.0;
-  auto run = [&](int64_t g0, int64_t g1) {
+  auto run = [&]<int L>(int64_t g0, int64_t g1) {
     Array holder;
-    double* re = AllocateScratch<double>(2 * p.m * kLanes, &holder);
-    double* im = re + p.m * kLanes;
+    double* re = AllocateScratch<double>(2 * p.m * L, &holder);
+    double* im = re + p.m * L;
     std::vector<const cd*> src(static_cast<size_t>(per_group));
     std::vector<cd*> dst(static_cast<size_t>(per_group));
     // Radix-2 lengths are loaded straight into bit-reversed order.
@@ -236,11 +247,11 @@ void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, boo
     for (int64_t g = g0; g < g1; ++g) {
       const int64_t q0 = g * per_group, qn = std::min(per_group, count - q0);
       for (int64_t j = 0; j < qn; ++j) src[j] = dst[j] = a + base(q0 + j);
-      std::fill(re, re + n * kLanes, 0.0);
-      std::fill(im, im + n * kLanes, 0.0);
+      std::fill(re, re + n * L, 0.0);
+      std::fill(im, im + n * L, 0.0);
       // Point t of every line of the group, one point (a run of lanes) at a time.
       for (int64_t t = 0; t < n; ++t) {
-        const int64_t at = (pow2 ? p.rev[t] : t) * kLanes;
+        const int64_t at = (pow2 ? p.rev[t] : t) * L;
         double* r = re + at;
         double* i = im + at;
         const int64_t off = t * stride;
@@ -261,19 +272,19 @@ void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, boo
           }
         }
       }
-      TransformGroup(p, re, im, inverse, pow2);
+      TransformGroup<L>(p, re, im, inverse, pow2);
       // Real spectra: points 0..n/2 (the rest mirrors them).
       const int64_t points = lines == FftLines::kRealForward ? n / 2 + 1 : n;
       for (int64_t t = 0; t < points; ++t) {
-        const double* r = re + t * kLanes;
-        const double* i = im + t * kLanes;
+        const double* r = re + t * L;
+        const double* i = im + t * L;
         const int64_t off = t * stride;
         if (lines == FftLines::kComplex) {
           for (int64_t j = 0; j < qn; ++j) dst[j][off] = cd(r[j] * norm, i[j] * norm);
         } else if (lines == FftLines::kRealForward) {
           // X_k = (Z_k + conj(Z_-k)) / 2, Y_k = (Z_k - conj(Z_-k)) / 2i.
-          const double* mr = re + (t == 0 ? 0 : n - t) * kLanes;
-          const double* mi = im + (t == 0 ? 0 : n - t) * kLanes;
+          const double* mr = re + (t == 0 ? 0 : n - t) * L;
+          const double* mi = im + (t == 0 ? 0 : n - t) * L;
           for (int64_t l = 0; 2 * l < qn; ++l) {
             dst[2 * l][off] = cd(0.5 * (r[l] + mr[l]) * norm, 0.5 * (i[l] - mi[l]) * norm);
             if (2 * l + 1 < qn) dst[2 * l + 1][off] = cd(0.5 * (i[l] + mi[l]) * norm, -0.5 * (r[l] - mr[l]) * norm);
@@ -292,11 +303,15 @@ void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, boo
   while ((int64_t{1} << log_m) < p.m) ++log_m;
   const int64_t work = groups * per_group * 5 * p.m * std::max<int64_t>(log_m, 1);
   const int64_t pieces = std::min<int64_t>(groups, 2 * st.threads());
+  auto run_lanes = [&](int64_t g0, int64_t g1) {
+    if (lanes == 8) run.template operator()<8>(g0, g1);
+    else run.template operator()<1>(g0, g1);
+  };
   if (pieces <= 1 || work < (int64_t{1} << 20)) {
-    run(0, groups);
+    run_lanes(0, groups);
     return;
   }
-  st.ParallelFor(pieces, [&](int64_t i) { run(groups * i / pieces, groups * (i + 1) / pieces); });
+  st.ParallelFor(pieces, [&](int64_t i) { run_lanes(groups * i / pieces, groups * (i + 1) / pieces); });
 }
 
 }  // namespace openpjrt::cpu
