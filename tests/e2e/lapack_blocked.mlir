@@ -712,3 +712,21 @@ func.func @syevd_subnormal_2x2() {
   check.expect_almost_eq_const %av, dense<[[0.70710678118654757, 0.70710678118654757], [0.70710678118654757, 0.70710678118654757]]>, tolerance = 1.0e-12 : tensor<2x2xf64>
   func.return
 }
+
+// -----
+
+// dsyevd on a matrix with a NaN (and zheevd with an infinity): info 1 and NaN eigenvalues, as
+// LAPACK's callers (JAX) expect for input it cannot reduce; nothing is read past the matrix.
+func.func @syevd_non_finite_input() {
+  %a = stablehlo.constant dense<[[1.0, 0x7FF8000000000000], [0x7FF8000000000000, 2.0]]> : tensor<2x2xf64>
+  %v, %w, %info = stablehlo.custom_call @lapack_dsyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<2x2xf64>) -> (tensor<2x2xf64>, tensor<2xf64>, tensor<i32>)
+  check.expect_eq_const %info, dense<1> : tensor<i32>
+  %nan = stablehlo.compare NE, %w, %w, FLOAT : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xi1>
+  check.expect_eq_const %nan, dense<true> : tensor<2xi1>
+  %c = stablehlo.constant dense<[[(1.0, 0.0), (0.0, 0.0)], [(0x7FF0000000000000, 0.0), (3.0, 0.0)]]> : tensor<2x2xcomplex<f64>>
+  %cv, %cw, %cinfo = stablehlo.custom_call @lapack_zheevd_ffi(%c) {mhlo.backend_config = {mode = 78 : ui8, uplo = 76 : ui8}} : (tensor<2x2xcomplex<f64>>) -> (tensor<2x2xcomplex<f64>>, tensor<2xf64>, tensor<i32>)
+  check.expect_eq_const %cinfo, dense<1> : tensor<i32>
+  %cnan = stablehlo.compare NE, %cw, %cw, FLOAT : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xi1>
+  check.expect_eq_const %cnan, dense<true> : tensor<2xi1>
+  func.return
+}
