@@ -7,7 +7,6 @@
 // descending singular values, and the `info` codes JAX tests.
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
-#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -422,28 +421,16 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
       }
       ForBatch(st, sh.batch, cost, [&](int64_t b) {
         auto a = Load<S>(x, b * mn, mn);
-        unsigned opts = 0;
-        if (p.vectors) opts = p.full_matrices ? (Eigen::ComputeFullU | Eigen::ComputeFullV)
-                                              : (Eigen::ComputeThinU | Eigen::ComputeThinV);
-        Eigen::BDCSVD<Mat<W>> svd(ToMat(a, m, n), opts);
-        const bool ok = svd.info() == Eigen::Success;
-        std::vector<double> sv(static_cast<size_t>(k), std::nan(""));
-        if (ok)
-          for (int64_t i = 0; i < k; ++i) sv[i] = svd.singularValues()(i);
         Store<S>(out[0], b * mn, a.data(), mn);
+        std::vector<double> sv(static_cast<size_t>(k));
+        std::vector<W> u(static_cast<size_t>(ur * uc), W(0)), vt(static_cast<size_t>(vr * vc), W(0));
+        const int32_t code = Gesdd(a, m, n, p.vectors, p.full_matrices, sv.data(), u.data(), vt.data());
         Store<R>(out[1], b * k, sv.data(), k);
-        if (p.vectors && ok) {
-          std::vector<W> u(static_cast<size_t>(ur * uc), W(0)), vt(static_cast<size_t>(vr * vc), W(0));
-          const auto& U = svd.matrixU();
-          const auto& V = svd.matrixV();
-          for (int64_t i = 0; i < std::min<int64_t>(ur, U.rows()); ++i)
-            for (int64_t j = 0; j < std::min<int64_t>(uc, U.cols()); ++j) u[i * uc + j] = U(i, j);
-          for (int64_t i = 0; i < std::min<int64_t>(vr, V.cols()); ++i)
-            for (int64_t j = 0; j < std::min<int64_t>(vc, V.rows()); ++j) vt[i * vc + j] = ConjOf(V(j, i));
+        if (p.vectors && code == 0) {
           Store<S>(out[2], b * ur * uc, u.data(), ur * uc);
           Store<S>(out[3], b * vr * vc, vt.data(), vr * vc);
         }
-        if (info) info[b] = ok ? 0 : 1;
+        if (info) info[b] = code;
       });
       return;
     }

@@ -135,12 +135,7 @@ template <typename W>
 constexpr double kEps = std::numeric_limits<double>::epsilon() / 2;  // unit roundoff
 constexpr int64_t kLeaf = 32;
 
-// sqrt(a^2 + b^2) without std::hypot's cost where the squares can neither overflow nor lose
-// digits to underflow (a rotation per QL step made hypot a third of a batch of 16 x 16 eigh).
-inline double Hypot(double a, double b) {
-  const double s = a * a + b * b;
-  return s > 0x1p-900 && s < 0x1p900 ? std::sqrt(s) : std::hypot(a, b);
-}
+}  // namespace
 
 // Eigenvalues (ascending, into d) and, when z is set, eigenvectors of the m x m symmetric
 // tridiagonal with diagonal d and off-diagonal e[0..m-1) (e is destroyed), by implicit QL with
@@ -291,6 +286,21 @@ void SecularRoots(int64_t k, const double* d, const double* z, double rho, doubl
   }
 }
 
+// Gu and Eisenstat: the z for which the computed roots are exact (lapack_factor.h).
+void SecularWeights(int64_t k, const double* d, const double* delta, double rho, double* z) {
+  static const auto ratio_product = ForCpu<&RatioProduct>();
+  for (int64_t i = 0; i < k; ++i) {
+    const double* drow = delta + i * k;
+    double below = 1, above = 1;
+    ratio_product(drow, d, d[i], i, &below);
+    ratio_product(drow + i + 1, d + i + 1, d[i], k - i - 1, &above);
+    const double w = -drow[i] / rho * below * above;
+    z[i] = std::copysign(std::sqrt(std::max(w, 0.0)), z[i]);
+  }
+}
+
+namespace {
+
 // Divide and conquer on rows/columns [lo, hi) of the tridiagonal (d, e) with eigenvectors in the
 // same diagonal block of z (row stride ldz; the rest of the block's rows and columns are zero).
 // The tridiagonal is scaled to largest entry 1 (deflation tolerances are absolute).
@@ -388,17 +398,9 @@ class TridiagonalDc {
       SecularRoots(k, dk.data(), zk.data(), rho, lambda.data(), delta);
       // Gu and Eisenstat: the z for which the computed roots are exact, then the vectors from it
       // (orthogonal to working precision however close the roots).
-      static const auto ratio_product = ForCpu<&RatioProduct>();
       static const auto reciprocals = ForCpu<&ScaledReciprocals>();
       static const auto scale_row = ForCpu<&ScaleRow>();
-      for (int64_t i = 0; i < k; ++i) {
-        const double* drow = delta + i * k;
-        double below = 1, above = 1;
-        ratio_product(drow, dk.data(), dk[i], i, &below);
-        ratio_product(drow + i + 1, dk.data() + i + 1, dk[i], k - i - 1, &above);
-        const double w = -drow[i] / rho * below * above;
-        zk[i] = std::copysign(std::sqrt(std::max(w, 0.0)), zk[i]);
-      }
+      SecularWeights(k, dk.data(), delta, rho, zk.data());
       std::vector<double> norm(static_cast<size_t>(k), 0.0);
       for (int64_t i = 0; i < k; ++i) reciprocals(u + i * k, delta + i * k, zk[i], norm.data(), k);
       for (int64_t j = 0; j < k; ++j) norm[j] = 1 / std::sqrt(norm[j]);
