@@ -51,6 +51,8 @@ TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file \
   --plugin build-tsan/lib/pjrt_c_api_cpu_plugin.so tests/e2e/lapack_blocked.mlir
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file \
   --plugin build-tsan/lib/pjrt_c_api_cpu_plugin.so tests/e2e/linalg.mlir
+TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file \
+  --plugin build-tsan/lib/pjrt_c_api_cpu_plugin.so tests/e2e/lapack_svd.mlir
 
 echo "== fuzzers (libFuzzer, ASan + UBSan): the parser, parse + compile + execute, portable artifacts, HloModuleProtos"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \

@@ -423,12 +423,16 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
         auto a = Load<S>(x, b * mn, mn);
         Store<S>(out[0], b * mn, a.data(), mn);
         std::vector<double> sv(static_cast<size_t>(k));
-        std::vector<W> u(static_cast<size_t>(ur * uc), W(0)), vt(static_cast<size_t>(vr * vc), W(0));
-        const int32_t code = Gesdd(a, m, n, p.vectors, p.full_matrices, sv.data(), u.data(), vt.data());
+        Array holders[2];
+        W* u = AllocateScratch<W>(std::max<int64_t>(ur * uc, 1), &holders[0]);
+        W* vt = AllocateScratch<W>(std::max<int64_t>(vr * vc, 1), &holders[1]);
+        std::fill(u, u + ur * uc, W(0));
+        std::fill(vt, vt + vr * vc, W(0));
+        const int32_t code = Gesdd(a, m, n, p.vectors, p.full_matrices, sv.data(), u, vt);
         Store<R>(out[1], b * k, sv.data(), k);
         if (p.vectors && code == 0) {
-          Store<S>(out[2], b * ur * uc, u.data(), ur * uc);
-          Store<S>(out[3], b * vr * vc, vt.data(), vr * vc);
+          Store<S>(out[2], b * ur * uc, u, ur * uc);
+          Store<S>(out[3], b * vr * vc, vt, vr * vc);
         }
         if (info) info[b] = code;
       });

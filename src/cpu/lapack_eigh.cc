@@ -547,14 +547,17 @@ int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w
   // The whole Hermitian matrix from the stored triangle (the diagonal's imaginary parts ignored),
   // scaled by a power of two when its entries are near overflow or underflow.
   double amax = 0;
+  bool finite = true;
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j) {
       W& x = a[i * n + j];
       if (i == j) x = W(RealOf(x));
       else if (lower ? i < j : i > j) x = ConjOf(a[j * n + i]);
-      amax = std::max(amax, std::abs(x));
+      const double ax = std::abs(x);
+      if (!std::isfinite(ax)) finite = false;  // (std::max would pass over a NaN)
+      amax = std::max(amax, ax);
     }
-  if (!std::isfinite(amax)) return 1;
+  if (!finite) return 1;
   int scale_exp = 0;
   if (amax > 0 && (amax > 0x1p500 || amax < 0x1p-500)) {
     scale_exp = -std::ilogb(amax);

@@ -15,6 +15,7 @@
 #include <numeric>
 #include <vector>
 
+#include "src/cpu/array.h"
 #include "src/cpu/gemm.h"
 #include "src/cpu/isa.h"
 #include "src/cpu/lapack_factor.h"
@@ -23,6 +24,26 @@ namespace openpjrt::cpu::lapack {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon() / 2;  // unit roundoff
+
+// Room from the arrays' pool for the n x n temporaries (a std::vector of that size is fresh pages
+// to fault in and zero on every call: a fifth of a 256 x 256 SVD).
+class Scratch {
+ public:
+  template <typename T>
+  T* Get(int64_t count) {
+    holders_.emplace_back();
+    return AllocateScratch<T>(std::max<int64_t>(count, 1), &holders_.back());
+  }
+  template <typename T>
+  T* Zeros(int64_t count) {
+    T* p = Get<T>(count);
+    std::fill(p, p + count, T(0));
+    return p;
+  }
+
+ private:
+  std::vector<Array> holders_;  // the data stays put when the vector grows
+};
 
 // y[c] += a x[c] for c < count.
 template <typename W>
@@ -119,7 +140,12 @@ void Bidiagonalize(W* a, int64_t m, int64_t n, double* d, double* e, W* tauq, W*
 // vectors are zero in each other's rows unless a deflating rotation mixed them).
 void MultiplyColumns(double* x, int64_t ldx, const std::vector<std::pair<int64_t, int64_t>>& groups,
                      const std::vector<int64_t>& cols, const double* q, int64_t k) {
-  std::vector<double> part, qpart, prod;
+  Scratch scratch;
+  int64_t most = 0;
+  for (const auto& [r0, r1] : groups) most = std::max(most, r1 - r0);
+  double* part = scratch.Get<double>(most * k);
+  double* qpart = scratch.Get<double>(k * k);
+  double* prod = scratch.Get<double>(most * k);
   std::vector<int64_t> reach;
   for (const auto& [r0, r1] : groups) {
     const int64_t rows = r1 - r0;
@@ -132,13 +158,10 @@ void MultiplyColumns(double* x, int64_t ldx, const std::vector<std::pair<int64_t
         }
     const int64_t kc = static_cast<int64_t>(reach.size());
     if (rows == 0 || kc == 0) continue;  // all zero there, and so is the product
-    part.resize(static_cast<size_t>(rows * kc));
-    qpart.resize(static_cast<size_t>(kc * k));
-    prod.resize(static_cast<size_t>(rows * k));
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < kc; ++c) part[r * kc + c] = x[(r0 + r) * ldx + cols[reach[c]]];
     for (int64_t c = 0; c < kc; ++c) std::memcpy(&qpart[c * k], q + reach[c] * k, sizeof(double) * k);
-    GemmOf<double>()(part.data(), kc, qpart.data(), k, prod.data(), k, rows, kc, k);
+    GemmOf<double>()(part, kc, qpart, k, prod, k, rows, kc, k);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < k; ++j) x[(r0 + r) * ldx + cols[j]] = prod[r * k + j];
   }
@@ -256,13 +279,16 @@ class BidiagonalDc {
     // tol apart and at most 1).
     const int64_t k = static_cast<int64_t>(kept.size());
     std::vector<double> poles(static_cast<size_t>(k)), zk(static_cast<size_t>(k)), lambda(static_cast<size_t>(k));
-    std::vector<double> delta(static_cast<size_t>(k * k)), um(delta.size()), vm(delta.size());
+    Scratch scratch;
+    double* delta = scratch.Get<double>(k * k);
+    double* um = scratch.Get<double>(k * k);
+    double* vm = scratch.Get<double>(k * k);
     for (int64_t i = 0; i < k; ++i) {
       poles[i] = ds[kept[i]] * ds[kept[i]];
       zk[i] = z[kept[i]];
     }
-    SecularRoots(k, poles.data(), zk.data(), 1.0, lambda.data(), delta.data());
-    SecularWeights(k, poles.data(), delta.data(), 1.0, zk.data());
+    SecularRoots(k, poles.data(), zk.data(), 1.0, lambda.data(), delta);
+    SecularWeights(k, poles.data(), delta, 1.0, zk.data());
     // Right vectors z_i / (d_i^2 - sigma^2); left vectors M v / sigma = (-1, d_i z_i / (d_i^2 -
     // sigma^2)) (z^T v = -1 at a root); each normalised.
     std::vector<double> unorm(static_cast<size_t>(k), 0.0), vnorm(static_cast<size_t>(k), 0.0);
@@ -284,11 +310,11 @@ class BidiagonalDc {
       s_[lo + kept[j]] = std::sqrt(lambda[j]) * scale;
     }
     if (u_ == nullptr) {
-      MultiplyColumns(v_, ldv_, vrows, cols, vm.data(), k);
+      MultiplyColumns(v_, ldv_, vrows, cols, vm, k);
       return;
     }
-    MultiplyColumns(u_, ldu_, {{lo, km}, {km, km + 1}, {km + 1, hi}}, cols, um.data(), k);
-    MultiplyColumns(v_, ldv_, {{lo, km + 1}, {km + 1, vhi}}, cols, vm.data(), k);
+    MultiplyColumns(u_, ldu_, {{lo, km}, {km, km + 1}, {km + 1, hi}}, cols, um, k);
+    MultiplyColumns(v_, ldv_, {{lo, km + 1}, {km + 1, vhi}}, cols, vm, k);
   }
 
   const double* d_;
@@ -305,8 +331,13 @@ class BidiagonalDc {
 template <typename W>
 int32_t SvdTall(std::vector<W>& a, int64_t m, int64_t n, bool vectors, int64_t ucols, double* s, W* u, W* v) {
   double amax = 0;
-  for (const W& x : a) amax = std::max(amax, std::abs(x));
-  if (!std::isfinite(amax)) {
+  bool finite = true;
+  for (const W& x : a) {
+    const double ax = std::abs(x);
+    finite = finite && std::isfinite(ax);  // (std::max would pass over a NaN)
+    amax = std::max(amax, ax);
+  }
+  if (!finite) {
     std::fill(s, s + n, std::numeric_limits<double>::quiet_NaN());
     return -4;
   }
@@ -320,16 +351,18 @@ int32_t SvdTall(std::vector<W>& a, int64_t m, int64_t n, bool vectors, int64_t u
   }
   std::vector<double> d(static_cast<size_t>(n)), e(static_cast<size_t>(n), 0.0);
   std::vector<W> tauq(static_cast<size_t>(n)), taup(static_cast<size_t>(n), W(0));
-  std::vector<W> pv(static_cast<size_t>((n - 1) * (n - 1)), W(0));
-  Bidiagonalize(a.data(), m, n, d.data(), e.data(), tauq.data(), taup.data(), pv.data());
+  Scratch scratch;
+  W* pv = scratch.Zeros<W>((n - 1) * (n - 1));
+  Bidiagonalize(a.data(), m, n, d.data(), e.data(), tauq.data(), taup.data(), pv);
   double bmax = 0;
   for (int64_t i = 0; i < n; ++i) bmax = std::max({bmax, std::fabs(d[i]), std::fabs(e[i])});
   if (bmax == 0) bmax = 1;
   for (int64_t i = 0; i < n; ++i) d[i] /= bmax, e[i] /= bmax;
   const double back = std::ldexp(bmax, -scale_exp);
-  std::vector<double> sv(static_cast<size_t>(n)), ub(vectors ? static_cast<size_t>(n * n) : 0, 0.0);
-  std::vector<double> vb(static_cast<size_t>(n * n), 0.0);
-  BidiagonalDc(d.data(), e.data(), sv.data(), vectors ? ub.data() : nullptr, n, vb.data(), n).Solve(0, n, 0);
+  std::vector<double> sv(static_cast<size_t>(n));
+  double* ub = vectors ? scratch.Zeros<double>(n * n) : nullptr;
+  double* vb = scratch.Zeros<double>(n * n);
+  BidiagonalDc(d.data(), e.data(), sv.data(), ub, n, vb, n).Solve(0, n, 0);
   std::vector<int64_t> perm(static_cast<size_t>(n));
   std::iota(perm.begin(), perm.end(), 0);
   std::stable_sort(perm.begin(), perm.end(), [&](int64_t x, int64_t y) { return sv[x] > sv[y]; });
@@ -343,7 +376,7 @@ int32_t SvdTall(std::vector<W>& a, int64_t m, int64_t n, bool vectors, int64_t u
   ApplyQLeft(a.data(), n, m, n, tauq.data(), u, ucols, ucols);
   for (int64_t r = 0; r < n; ++r)
     for (int64_t j = 0; j < n; ++j) v[r * n + j] = W(vb[r * n + perm[j]]);
-  if (n > 1) ApplyQLeft(pv.data(), n - 1, n - 1, n - 1, taup.data(), v + n, n, n);
+  if (n > 1) ApplyQLeft(pv, n - 1, n - 1, n - 1, taup.data(), v + n, n, n);
   return 0;
 }
 
@@ -359,8 +392,9 @@ int32_t GesddT(std::vector<W>& a, int64_t m, int64_t n, bool vectors, bool full,
   }
   if (m >= n) {
     const int64_t ucols = full ? m : n;
-    std::vector<W> v(vectors ? static_cast<size_t>(n * n) : 0);
-    const int32_t info = SvdTall(a, m, n, vectors, ucols, s, u, v.data());
+    Scratch scratch;
+    W* v = scratch.Get<W>(vectors ? n * n : 0);
+    const int32_t info = SvdTall(a, m, n, vectors, ucols, s, u, v);
     if (vectors && info == 0)
       for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < n; ++j) vt[i * n + j] = ConjOf(v[j * n + i]);
@@ -371,8 +405,9 @@ int32_t GesddT(std::vector<W>& a, int64_t m, int64_t n, bool vectors, bool full,
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) at[j * m + i] = ConjOf(a[i * n + j]);
   const int64_t ucols = full ? n : m;
-  std::vector<W> up(vectors ? static_cast<size_t>(n * ucols) : 0);
-  const int32_t info = SvdTall(at, n, m, vectors, ucols, s, up.data(), u);
+  Scratch scratch;
+  W* up = scratch.Get<W>(vectors ? n * ucols : 0);
+  const int32_t info = SvdTall(at, n, m, vectors, ucols, s, up, u);
   if (vectors && info == 0)
     for (int64_t i = 0; i < ucols; ++i)
       for (int64_t j = 0; j < n; ++j) vt[i * n + j] = ConjOf(up[j * ucols + i]);
