@@ -1,9 +1,11 @@
 // See fft.h. A group of up to L = 8 lines is held as split real and imaginary arrays with the
 // lines innermost ([point][lane]), so every butterfly is a few whole-vector operations and no
 // shuffles. Fewer than eight lines (one long signal, say) take L = 1: eight lanes would hold
-// mostly zeros, eight times the memory and the memory traffic. Decimation in time: the points are loaded in bit-reversed order, then butterflies of
-// growing span; the spans that stay within blocks of kBlock points run block by block (the block
-// stays in the L1 cache), the rest over the whole group.
+// mostly zeros, eight times the memory and the memory traffic. Powers of two: decimation in
+// time, the points loaded in bit-reversed order, then butterflies of growing span; the spans that
+// stay within blocks of kBlock points run block by block (the block stays in the L1 cache), the
+// rest over the whole group. Other lengths with small prime factors: Stockham stages
+// (StockhamStage). Lengths with a prime factor above kMaxRadix: Bluestein.
 #include "src/cpu/fft.h"
 
 #include <algorithm>
@@ -76,13 +78,101 @@ template <int L>
   }
 }
 
+constexpr int kMaxRadix = 31;  // larger prime factors go through Bluestein
+
+// One stage of a mixed-radix transform (Stockham's self-sorting order, below): radix r combines
+// sub-transforms of length len into ones of length len * r.
+struct Stage {
+  int r = 0;
+  int64_t len = 0;
+  size_t tw = 0;     // its twiddles e^(-2 pi i q k / (len r)) at tw + k * r + q (k < len, q < r)
+  size_t roots = 0;  // cos / sin(2 pi j / r) at roots + j (j < r)
+};
+
+// Stage's butterflies over a group of n points (L lanes each) from (ir, ii) into (outr, outi).
+// After the stages before it, sub-transform s (of the n / len interleaved subsequences
+// x[s + t n / len]) has its point k at k * (n / len) + s; this stage merges the r of them that
+// make subsequence s' < ns = n / (len r), so the loop over s' is innermost and contiguous, and the
+// first stage reads x in natural order and the last leaves X in natural order. `sign` -1 gives the
+// inverse (conjugated twiddles and roots).
+template <int L>
+[[gnu::always_inline]] inline void StockhamStage(const double* ir, const double* ii, double* outr, double* outi,
+                                                 int64_t n, int r, int64_t len, const double* twr,
+                                                 const double* twi, const double* cr, const double* ci,
+                                                 double sign) {
+  const int64_t ns = n / (len * r);
+  Lanes<L> zr[kMaxRadix], zi[kMaxRadix];
+  for (int64_t k = 0; k < len; ++k)
+    for (int64_t s = 0; s < ns; ++s) {
+      for (int q = 0; q < r; ++q) {
+        const int64_t at = ((k * r + q) * ns + s) * L;
+        zr[q] = Load<L>(ir + at);
+        zi[q] = Load<L>(ii + at);
+        if (k > 0 && q > 0) {
+          const double wr = twr[k * r + q], wi = sign * twi[k * r + q];
+          const Lanes<L> xr = zr[q], xi = zi[q];
+          zr[q] = xr * wr - xi * wi;
+          zi[q] = xr * wi + xi * wr;
+        }
+      }
+      auto put = [&](int64_t k2, Lanes<L> yr, Lanes<L> yi) {
+        const int64_t at = ((k + len * k2) * ns + s) * L;
+        Store<L>(outr + at, yr);
+        Store<L>(outi + at, yi);
+      };
+      if (r == 2) {
+        put(0, zr[0] + zr[1], zi[0] + zi[1]);
+        put(1, zr[0] - zr[1], zi[0] - zi[1]);
+      } else if (r == 4) {
+        // y1 = b - i sign d, y3 = b + i sign d (forward: w = -i).
+        const Lanes<L> ar = zr[0] + zr[2], ai = zi[0] + zi[2], br = zr[0] - zr[2], bi = zi[0] - zi[2];
+        const Lanes<L> cr4 = zr[1] + zr[3], ci4 = zi[1] + zi[3], dr = zr[1] - zr[3], di = zi[1] - zi[3];
+        put(0, ar + cr4, ai + ci4);
+        put(2, ar - cr4, ai - ci4);
+        put(1, br + sign * di, bi - sign * dr);
+        put(3, br - sign * di, bi + sign * dr);
+      } else {
+        // Odd r: with a_j = z_j + z_(r-j), b_j = z_j - z_(r-j) (j = 1..h), y_k = t_k - i sign u_k and
+        // y_(r-k) = t_k + i sign u_k, t_k = z_0 + sum a_j cos(2 pi jk / r), u_k = sum b_j sin(...).
+        const int h = (r - 1) / 2;
+        Lanes<L> sr = zr[0], si = zi[0];
+        for (int j = 1; j <= h; ++j) {
+          const Lanes<L> arj = zr[j] + zr[r - j], aij = zi[j] + zi[r - j];
+          const Lanes<L> brj = zr[j] - zr[r - j], bij = zi[j] - zi[r - j];
+          zr[j] = arj, zi[j] = aij, zr[r - j] = brj, zi[r - j] = bij;
+          sr += arj;
+          si += aij;
+        }
+        put(0, sr, si);
+        for (int kk = 1; kk <= h; ++kk) {
+          Lanes<L> tr = zr[0], ti = zi[0], ur = zr[0] * 0.0, ui = ur;
+          int jk = 0;
+          for (int j = 1; j <= h; ++j) {
+            jk += kk;
+            if (jk >= r) jk -= r;
+            const double c = cr[jk], sn = ci[jk];
+            tr += zr[j] * c;
+            ti += zi[j] * c;
+            ur += zr[r - j] * sn;
+            ui += zi[r - j] * sn;
+          }
+          put(kk, tr + sign * ui, ti - sign * ur);
+          put(r - kk, tr - sign * ui, ti + sign * ur);
+        }
+      }
+    }
+}
+
 // One length's tables, immutable once built (shared by every thread).
 struct Plan {
-  int64_t n = 0, m = 0;               // m: the power-of-two size transformed (n, or >= 2n - 1)
+  enum Kind : uint8_t { kPow2, kMixed, kBluestein } kind = kPow2;
+  int64_t n = 0, m = 0;               // m: the size transformed (n, or a power of two >= 2n - 1)
   std::vector<double> twr, twi;       // per span s, e^(-pi i k / s) at s - 1 + k
   std::vector<int64_t> rev;           // bit reversal over m
   std::vector<double> chr, chi;       // Bluestein: w_t = e^(-pi i t^2 / n), t < n
   std::vector<double> kr[2], ki[2];   // Bluestein: the transform of the conj(w) factor, forward / inverse
+  std::vector<Stage> stages;          // mixed radix
+  std::vector<double> swr, swi;       // the stages' twiddles and roots
 };
 
 // The radix-2 transform of the group (points already in bit-reversed order).
@@ -115,6 +205,39 @@ std::shared_ptr<const Plan> MakePlan(int64_t n) {
   p.m = 1;
   while (p.m < n) p.m *= 2;
   if (p.m != n) {
+    // Mixed radix when n's prime factors are small: radix 4 while it divides, then 2, then odd.
+    std::vector<int> radices;
+    int64_t rest = n;
+    while (rest % 4 == 0) radices.push_back(4), rest /= 4;
+    while (rest % 2 == 0) radices.push_back(2), rest /= 2;
+    for (int f = 3; f <= kMaxRadix && rest > 1; f += 2)
+      while (rest % f == 0) radices.push_back(f), rest /= f;
+    if (rest == 1) {
+      p.kind = Plan::kMixed;
+      p.m = n;
+      int64_t len = 1;
+      for (int r : radices) {
+        Stage st{r, len, p.swr.size(), 0};
+        for (int64_t k = 0; k < len; ++k)
+          for (int q = 0; q < r; ++q) {
+            // The angle reduced with q k mod (len r), exact in integers.
+            const int64_t e = (q * k) % (len * r);
+            const double angle = 2 * M_PI * static_cast<double>(e) / static_cast<double>(len * r);
+            p.swr.push_back(std::cos(angle));
+            p.swi.push_back(-std::sin(angle));
+          }
+        st.roots = p.swr.size();
+        for (int j = 0; j < r; ++j) {
+          const double angle = 2 * M_PI * j / r;
+          p.swr.push_back(std::cos(angle));
+          p.swi.push_back(std::sin(angle));
+        }
+        p.stages.push_back(st);
+        len *= r;
+      }
+      return plan;
+    }
+    p.kind = Plan::kBluestein;
     p.m = 1;
     while (p.m < 2 * n - 1) p.m *= 2;
   }
@@ -190,15 +313,31 @@ std::shared_ptr<const Plan> PlanFor(int64_t n) {
 
 // The transform of a group whose point t < n is at re/im[t * L + lane], in natural order or,
 // for a radix-2 length with `reversed`, already in bit-reversed order; results in natural order
-// (the inverse not yet divided by n).
+// (the inverse not yet divided by n). A mixed-radix length needs `spare`: room for 2 n L doubles.
 template <int L>
-void TransformGroup(const Plan& p, double* re, double* im, bool inverse, bool reversed) {
+void TransformGroup(const Plan& p, double* re, double* im, double* spare, bool inverse, bool reversed) {
   static const auto mul_points = ForCpu<&MulPoints<L>>();
+  static const auto stage = ForCpu<&StockhamStage<L>>();
   const int64_t n = p.n, m = p.m;
   const double s = inverse ? -1.0 : 1.0;  // the inverse uses conj(w)
-  if (m == n) {
+  if (p.kind == Plan::kPow2) {
     if (!reversed) BitReverse<L>(p, re, im);
     Pow2<L>(p, re, im, inverse);
+    return;
+  }
+  if (p.kind == Plan::kMixed) {
+    double* from[2] = {re, im};
+    double* to[2] = {spare, spare + n * L};
+    for (const Stage& st : p.stages) {
+      stage(from[0], from[1], to[0], to[1], n, st.r, st.len, p.swr.data() + st.tw, p.swi.data() + st.tw,
+            p.swr.data() + st.roots, p.swi.data() + st.roots, s);
+      std::swap(from[0], to[0]);
+      std::swap(from[1], to[1]);
+    }
+    if (from[0] != re) {
+      std::copy(from[0], from[0] + n * L, re);
+      std::copy(from[1], from[1] + n * L, im);
+    }
     return;
   }
   // Bluestein: y = x w (zero past n), Y = F(y) K, y = F^-1(Y) / m, X = y w.
@@ -238,12 +377,13 @@ void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, boo
   const double norm = inverse ? 1.0 / static_cast<double>(n) : 1.0;
   auto run = [&]<int L>(int64_t g0, int64_t g1) {
     Array holder;
-    double* re = AllocateScratch<double>(2 * p.m * L, &holder);
+    double* re = AllocateScratch<double>((p.kind == Plan::kMixed ? 4 : 2) * p.m * L, &holder);
     double* im = re + p.m * L;
+    double* spare = im + p.m * L;
     std::vector<const cd*> src(static_cast<size_t>(per_group));
     std::vector<cd*> dst(static_cast<size_t>(per_group));
     // Radix-2 lengths are loaded straight into bit-reversed order.
-    const bool pow2 = p.m == n;
+    const bool pow2 = p.kind == Plan::kPow2;
     for (int64_t g = g0; g < g1; ++g) {
       const int64_t q0 = g * per_group, qn = std::min(per_group, count - q0);
       for (int64_t j = 0; j < qn; ++j) src[j] = dst[j] = a + base(q0 + j);
@@ -272,7 +412,7 @@ void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, boo
           }
         }
       }
-      TransformGroup<L>(p, re, im, inverse, pow2);
+      TransformGroup<L>(p, re, im, spare, inverse, pow2);
       // Real spectra: points 0..n/2 (the rest mirrors them).
       const int64_t points = lines == FftLines::kRealForward ? n / 2 + 1 : n;
       for (int64_t t = 0; t < points; ++t) {

@@ -1,9 +1,10 @@
 // The FFT behind stablehlo.fft (fft.cc): every line of one dimension of a dense row-major
 // complex<double> array transformed in place, eight lines at a time in vector lanes, the groups
 // of lines spread over the intra-op threads. Lengths that are powers of two take a radix-2
-// transform; others Bluestein's chirp transform (a circular convolution through power-of-two
-// transforms). Plans (twiddles, bit reversal, Bluestein's kernel) are built once per length and
-// kept. Internal to src/cpu.
+// transform; lengths whose prime factors are at most 31 a mixed-radix one (Stockham's
+// self-sorting stages of radix 4, 2 and odd radices); others Bluestein's chirp transform (a
+// circular convolution through power-of-two transforms). Plans (twiddles, bit reversal, stages,
+// Bluestein's kernel) are built once per length and kept. Internal to src/cpu.
 #pragma once
 
 #include <complex>

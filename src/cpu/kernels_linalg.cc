@@ -335,9 +335,9 @@ void TriangularSolve(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 
-// ---- fft over the trailing dims, in double precision (fft.h: radix-2 for powers of two,
-// Bluestein's chirp transform for other lengths, lines in vector lanes, plans kept). Real input
-// and output lines go two to a transform.
+// ---- fft over the trailing dims, in double precision (fft.h: radix-2 for powers of two, mixed
+// radix for lengths with prime factors up to 31, Bluestein's chirp transform for the rest, lines
+// in vector lanes, plans kept). Real input and output lines go two to a transform.
 
 void Fft(const Step& s, ExecState& st) {
   const FftParams& p = s.Params<FftParams>();
