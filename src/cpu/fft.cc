@@ -25,56 +25,60 @@
 namespace openpjrt::cpu {
 namespace {
 
-using cd = std::complex<double>;
 constexpr int64_t kBlock = 128;  // points: 2 x 128 x 8 doubles = 16 KiB
+constexpr int64_t kTile = 16;    // points moved in and out of a group at a time
 
-// One point's L values: a vector for L = 8 (GCC's vector extension: one AVX-512 register in the
-// AVX-512 copy, four SSE registers in the baseline one), a double for L = 1.
-typedef double Lanes8 __attribute__((vector_size(8 * sizeof(double))));
-template <int L>
-using Lanes = std::conditional_t<L == 1, double, Lanes8>;
-template <int L>
-[[gnu::always_inline]] inline Lanes<L> Load(const double* p) {
-  Lanes<L> v;
+// One point's L values of the working type T (double, or float for complex64 data): a vector for
+// L = kWide<T> (GCC's vector extension: one AVX-512 register in the AVX-512 copy, four SSE
+// registers in the baseline one), a T for L = 1.
+typedef double Lanes8 __attribute__((vector_size(64)));
+typedef float Lanes16 __attribute__((vector_size(64)));
+template <typename T>
+constexpr int kWide = 64 / static_cast<int>(sizeof(T));
+template <typename T, int L>
+using Lanes = std::conditional_t<L == 1, T, std::conditional_t<std::is_same_v<T, double>, Lanes8, Lanes16>>;
+template <typename T, int L>
+[[gnu::always_inline]] inline Lanes<T, L> Load(const T* p) {
+  Lanes<T, L> v;
   __builtin_memcpy(&v, p, sizeof(v));
   return v;
 }
-template <int L>
-[[gnu::always_inline]] inline void Store(double* p, Lanes<L> v) { __builtin_memcpy(p, &v, sizeof(v)); }
+template <typename T, int L>
+[[gnu::always_inline]] inline void Store(T* p, Lanes<T, L> v) { __builtin_memcpy(p, &v, sizeof(v)); }
 
 // Butterflies of spans [span0, span1) over points [0, m) (span1 <= m), twiddles of span s at
 // tw[s - 1 + k] (k < s) for the forward direction; `sign` -1 conjugates them (inverse).
-template <int L>
-[[gnu::always_inline]] inline void Butterflies(double* re, double* im, int64_t m, int64_t span0, int64_t span1,
+template <typename T, int L>
+[[gnu::always_inline]] inline void Butterflies(T* re, T* im, int64_t m, int64_t span0, int64_t span1,
                                                const double* twr, const double* twi, double sign) {
   for (int64_t span = span0; span < span1; span *= 2)
     for (int64_t i = 0; i < m; i += 2 * span)
       for (int64_t k = 0; k < span; ++k) {
-        const double wr = twr[span - 1 + k], wi = sign * twi[span - 1 + k];
-        double* lr = re + (i + k) * L;
-        double* li = im + (i + k) * L;
-        double* hr = lr + span * L;
-        double* hi = li + span * L;
-        const Lanes<L> xr = Load<L>(hr), xi = Load<L>(hi), ur = Load<L>(lr), ui = Load<L>(li);
-        const Lanes<L> vr = xr * wr - xi * wi, vi = xr * wi + xi * wr;
-        Store<L>(hr, ur - vr);
-        Store<L>(hi, ui - vi);
-        Store<L>(lr, ur + vr);
-        Store<L>(li, ui + vi);
+        const T wr = static_cast<T>(twr[span - 1 + k]), wi = static_cast<T>(sign * twi[span - 1 + k]);
+        T* lr = re + (i + k) * L;
+        T* li = im + (i + k) * L;
+        T* hr = lr + span * L;
+        T* hi = li + span * L;
+        const Lanes<T, L> xr = Load<T, L>(hr), xi = Load<T, L>(hi), ur = Load<T, L>(lr), ui = Load<T, L>(li);
+        const Lanes<T, L> vr = xr * wr - xi * wi, vi = xr * wi + xi * wr;
+        Store<T, L>(hr, ur - vr);
+        Store<T, L>(hi, ui - vi);
+        Store<T, L>(lr, ur + vr);
+        Store<T, L>(li, ui + vi);
       }
 }
 
 // (re, im)[p] *= (br, sign * bi)[p] for every point p < m and lane.
-template <int L>
-[[gnu::always_inline]] inline void MulPoints(double* re, double* im, int64_t m, const double* br, const double* bi,
+template <typename T, int L>
+[[gnu::always_inline]] inline void MulPoints(T* re, T* im, int64_t m, const double* br, const double* bi,
                                              double sign) {
   for (int64_t p = 0; p < m; ++p) {
-    const double wr = br[p], wi = sign * bi[p];
-    double* r = re + p * L;
-    double* i = im + p * L;
-    const Lanes<L> xr = Load<L>(r), xi = Load<L>(i);
-    Store<L>(r, xr * wr - xi * wi);
-    Store<L>(i, xr * wi + xi * wr);
+    const T wr = static_cast<T>(br[p]), wi = static_cast<T>(sign * bi[p]);
+    T* r = re + p * L;
+    T* i = im + p * L;
+    const Lanes<T, L> xr = Load<T, L>(r), xi = Load<T, L>(i);
+    Store<T, L>(r, xr * wr - xi * wi);
+    Store<T, L>(i, xr * wi + xi * wr);
   }
 }
 
@@ -95,38 +99,37 @@ struct Stage {
 // make subsequence s' < ns = n / (len r), so the loop over s' is innermost and contiguous, and the
 // first stage reads x in natural order and the last leaves X in natural order. `sign` -1 gives the
 // inverse (conjugated twiddles and roots).
-template <int L>
-[[gnu::always_inline]] inline void StockhamStage(const double* ir, const double* ii, double* outr, double* outi,
-                                                 int64_t n, int r, int64_t len, const double* twr,
-                                                 const double* twi, const double* cr, const double* ci,
-                                                 double sign) {
+template <typename T, int L>
+[[gnu::always_inline]] inline void StockhamStage(const T* ir, const T* ii, T* outr, T* outi, int64_t n, int r,
+                                                 int64_t len, const double* twr, const double* twi,
+                                                 const double* cr, const double* ci, T sign) {
   const int64_t ns = n / (len * r);
-  Lanes<L> zr[kMaxRadix], zi[kMaxRadix];
+  Lanes<T, L> zr[kMaxRadix], zi[kMaxRadix];
   for (int64_t k = 0; k < len; ++k)
     for (int64_t s = 0; s < ns; ++s) {
       for (int q = 0; q < r; ++q) {
         const int64_t at = ((k * r + q) * ns + s) * L;
-        zr[q] = Load<L>(ir + at);
-        zi[q] = Load<L>(ii + at);
+        zr[q] = Load<T, L>(ir + at);
+        zi[q] = Load<T, L>(ii + at);
         if (k > 0 && q > 0) {
-          const double wr = twr[k * r + q], wi = sign * twi[k * r + q];
-          const Lanes<L> xr = zr[q], xi = zi[q];
+          const T wr = static_cast<T>(twr[k * r + q]), wi = sign * static_cast<T>(twi[k * r + q]);
+          const Lanes<T, L> xr = zr[q], xi = zi[q];
           zr[q] = xr * wr - xi * wi;
           zi[q] = xr * wi + xi * wr;
         }
       }
-      auto put = [&](int64_t k2, Lanes<L> yr, Lanes<L> yi) {
+      auto put = [&](int64_t k2, Lanes<T, L> yr, Lanes<T, L> yi) {
         const int64_t at = ((k + len * k2) * ns + s) * L;
-        Store<L>(outr + at, yr);
-        Store<L>(outi + at, yi);
+        Store<T, L>(outr + at, yr);
+        Store<T, L>(outi + at, yi);
       };
       if (r == 2) {
         put(0, zr[0] + zr[1], zi[0] + zi[1]);
         put(1, zr[0] - zr[1], zi[0] - zi[1]);
       } else if (r == 4) {
         // y1 = b - i sign d, y3 = b + i sign d (forward: w = -i).
-        const Lanes<L> ar = zr[0] + zr[2], ai = zi[0] + zi[2], br = zr[0] - zr[2], bi = zi[0] - zi[2];
-        const Lanes<L> cr4 = zr[1] + zr[3], ci4 = zi[1] + zi[3], dr = zr[1] - zr[3], di = zi[1] - zi[3];
+        const Lanes<T, L> ar = zr[0] + zr[2], ai = zi[0] + zi[2], br = zr[0] - zr[2], bi = zi[0] - zi[2];
+        const Lanes<T, L> cr4 = zr[1] + zr[3], ci4 = zi[1] + zi[3], dr = zr[1] - zr[3], di = zi[1] - zi[3];
         put(0, ar + cr4, ai + ci4);
         put(2, ar - cr4, ai - ci4);
         put(1, br + sign * di, bi - sign * dr);
@@ -135,22 +138,22 @@ template <int L>
         // Odd r: with a_j = z_j + z_(r-j), b_j = z_j - z_(r-j) (j = 1..h), y_k = t_k - i sign u_k and
         // y_(r-k) = t_k + i sign u_k, t_k = z_0 + sum a_j cos(2 pi jk / r), u_k = sum b_j sin(...).
         const int h = (r - 1) / 2;
-        Lanes<L> sr = zr[0], si = zi[0];
+        Lanes<T, L> sr = zr[0], si = zi[0];
         for (int j = 1; j <= h; ++j) {
-          const Lanes<L> arj = zr[j] + zr[r - j], aij = zi[j] + zi[r - j];
-          const Lanes<L> brj = zr[j] - zr[r - j], bij = zi[j] - zi[r - j];
+          const Lanes<T, L> arj = zr[j] + zr[r - j], aij = zi[j] + zi[r - j];
+          const Lanes<T, L> brj = zr[j] - zr[r - j], bij = zi[j] - zi[r - j];
           zr[j] = arj, zi[j] = aij, zr[r - j] = brj, zi[r - j] = bij;
           sr += arj;
           si += aij;
         }
         put(0, sr, si);
         for (int kk = 1; kk <= h; ++kk) {
-          Lanes<L> tr = zr[0], ti = zi[0], ur = zr[0] * 0.0, ui = ur;
+          Lanes<T, L> tr = zr[0], ti = zi[0], ur = zr[0] * T(0), ui = ur;
           int jk = 0;
           for (int j = 1; j <= h; ++j) {
             jk += kk;
             if (jk >= r) jk -= r;
-            const double c = cr[jk], sn = ci[jk];
+            const T c = static_cast<T>(cr[jk]), sn = static_cast<T>(ci[jk]);
             tr += zr[j] * c;
             ti += zi[j] * c;
             ur += zr[r - j] * sn;
@@ -176,9 +179,9 @@ struct Plan {
 };
 
 // The radix-2 transform of the group (points already in bit-reversed order).
-template <int L>
-void Pow2(const Plan& p, double* re, double* im, bool inverse) {
-  static const auto butterflies = ForCpu<&Butterflies<L>>();
+template <typename T, int L>
+void Pow2(const Plan& p, T* re, T* im, bool inverse) {
+  static const auto butterflies = ForCpu<&Butterflies<T, L>>();
   const double sign = inverse ? -1.0 : 1.0;
   const int64_t block = std::min(kBlock, p.m);
   for (int64_t b = 0; b < p.m; b += block)
@@ -187,8 +190,8 @@ void Pow2(const Plan& p, double* re, double* im, bool inverse) {
 }
 
 // Puts the group's points into bit-reversed order (each point's lanes move together).
-template <int L>
-void BitReverse(const Plan& p, double* re, double* im) {
+template <typename T, int L>
+void BitReverse(const Plan& p, T* re, T* im) {
   for (int64_t i = 0; i < p.m; ++i) {
     const int64_t j = p.rev[i];
     if (i < j) {
@@ -284,7 +287,7 @@ std::shared_ptr<const Plan> MakePlan(int64_t n) {
         im[p.rev[m - t]] = s * p.chi[t];
       }
     }
-    Pow2<1>(p, re.data(), im.data(), false);
+    Pow2<double, 1>(p, re.data(), im.data(), false);
     p.kr[dir].resize(static_cast<size_t>(m));
     p.ki[dir].resize(static_cast<size_t>(m));
     for (int64_t k = 0; k < m; ++k) {
@@ -314,23 +317,23 @@ std::shared_ptr<const Plan> PlanFor(int64_t n) {
 // The transform of a group whose point t < n is at re/im[t * L + lane], in natural order or,
 // for a radix-2 length with `reversed`, already in bit-reversed order; results in natural order
 // (the inverse not yet divided by n). A mixed-radix length needs `spare`: room for 2 n L doubles.
-template <int L>
-void TransformGroup(const Plan& p, double* re, double* im, double* spare, bool inverse, bool reversed) {
-  static const auto mul_points = ForCpu<&MulPoints<L>>();
-  static const auto stage = ForCpu<&StockhamStage<L>>();
+template <typename T, int L>
+void TransformGroup(const Plan& p, T* re, T* im, T* spare, bool inverse, bool reversed) {
+  static const auto mul_points = ForCpu<&MulPoints<T, L>>();
+  static const auto stage = ForCpu<&StockhamStage<T, L>>();
   const int64_t n = p.n, m = p.m;
   const double s = inverse ? -1.0 : 1.0;  // the inverse uses conj(w)
   if (p.kind == Plan::kPow2) {
-    if (!reversed) BitReverse<L>(p, re, im);
-    Pow2<L>(p, re, im, inverse);
+    if (!reversed) BitReverse<T, L>(p, re, im);
+    Pow2<T, L>(p, re, im, inverse);
     return;
   }
   if (p.kind == Plan::kMixed) {
-    double* from[2] = {re, im};
-    double* to[2] = {spare, spare + n * L};
+    T* from[2] = {re, im};
+    T* to[2] = {spare, spare + n * L};
     for (const Stage& st : p.stages) {
       stage(from[0], from[1], to[0], to[1], n, st.r, st.len, p.swr.data() + st.tw, p.swi.data() + st.tw,
-            p.swr.data() + st.roots, p.swi.data() + st.roots, s);
+            p.swr.data() + st.roots, p.swi.data() + st.roots, static_cast<T>(s));
       std::swap(from[0], to[0]);
       std::swap(from[1], to[1]);
     }
@@ -344,17 +347,20 @@ void TransformGroup(const Plan& p, double* re, double* im, double* spare, bool i
   mul_points(re, im, n, p.chr.data(), p.chi.data(), s);
   std::fill(re + n * L, re + m * L, 0.0);
   std::fill(im + n * L, im + m * L, 0.0);
-  BitReverse<L>(p, re, im);
-  Pow2<L>(p, re, im, false);
+  BitReverse<T, L>(p, re, im);
+  Pow2<T, L>(p, re, im, false);
   mul_points(re, im, m, p.kr[inverse ? 1 : 0].data(), p.ki[inverse ? 1 : 0].data(), 1.0);
-  BitReverse<L>(p, re, im);
-  Pow2<L>(p, re, im, true);
+  BitReverse<T, L>(p, re, im);
+  Pow2<T, L>(p, re, im, true);
   mul_points(re, im, n, p.chr.data(), p.chi.data(), s);
 }
 
 }  // namespace
 
-void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines) {
+template <typename C>
+void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines) {
+  using T = typename C::value_type;
+  constexpr int kW = kWide<T>;
   const int64_t n = dims[d];
   int64_t total = 1, stride = 1;
   for (int64_t x : dims) total *= x;
@@ -363,76 +369,100 @@ void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, boo
   const int64_t count = total / n;  // lines
   auto base = [&](int64_t q) { return q / stride * stride * n + q % stride; };
   const bool real = lines != FftLines::kComplex;
-  // Eight lanes when there are lines to fill them, else one. Real lines go two to a lane.
-  const int64_t lanes = count >= (real ? 16 : 8) ? 8 : 1;
+  // A vector of lanes when there are lines to fill them, else one. Real lines go two to a lane.
+  const int64_t lanes = count >= (real ? 2 * kW : kW) ? kW : 1;
   const int64_t per_group = real ? 2 * lanes : lanes;
   const int64_t groups = (count + per_group - 1) / per_group;
   if (n == 1) {
     if (real)
-      for (int64_t q = 0; q < count; ++q) a[base(q)] = cd(a[base(q)].real(), 0);
+      for (int64_t q = 0; q < count; ++q) a[base(q)] = C(a[base(q)].real(), 0);
     return;
   }
   const std::shared_ptr<const Plan> plan = PlanFor(n);
   const Plan& p = *plan;
-  const double norm = inverse ? 1.0 / static_cast<double>(n) : 1.0;
+  const T norm = inverse ? static_cast<T>(1.0 / static_cast<double>(n)) : T(1);
+  const T half = T(0.5);
   auto run = [&]<int L>(int64_t g0, int64_t g1) {
     Array holder;
-    double* re = AllocateScratch<double>((p.kind == Plan::kMixed ? 4 : 2) * p.m * L, &holder);
-    double* im = re + p.m * L;
-    double* spare = im + p.m * L;
-    std::vector<const cd*> src(static_cast<size_t>(per_group));
-    std::vector<cd*> dst(static_cast<size_t>(per_group));
+    T* re = AllocateScratch<T>((p.kind == Plan::kMixed ? 4 : 2) * p.m * L, &holder);
+    T* im = re + p.m * L;
+    T* spare = im + p.m * L;
+    std::vector<const C*> src(static_cast<size_t>(per_group));
+    std::vector<C*> dst(static_cast<size_t>(per_group));
     // Radix-2 lengths are loaded straight into bit-reversed order.
     const bool pow2 = p.kind == Plan::kPow2;
+    T tre[kTile * L], tim[kTile * L];
     for (int64_t g = g0; g < g1; ++g) {
       const int64_t q0 = g * per_group, qn = std::min(per_group, count - q0);
       for (int64_t j = 0; j < qn; ++j) src[j] = dst[j] = a + base(q0 + j);
-      std::fill(re, re + n * L, 0.0);
-      std::fill(im, im + n * L, 0.0);
-      // Point t of every line of the group, one point (a run of lanes) at a time.
-      for (int64_t t = 0; t < n; ++t) {
-        const int64_t at = (pow2 ? p.rev[t] : t) * L;
-        double* r = re + at;
-        double* i = im + at;
-        const int64_t off = t * stride;
-        if (lines == FftLines::kComplex) {
-          for (int64_t j = 0; j < qn; ++j) r[j] = src[j][off].real(), i[j] = src[j][off].imag();
-        } else if (lines == FftLines::kRealForward) {  // z = x + i y for lines 2l, 2l + 1
-          for (int64_t l = 0; 2 * l < qn; ++l) r[l] = src[2 * l][off].real();
-          for (int64_t l = 0; 2 * l + 1 < qn; ++l) i[l] = src[2 * l + 1][off].real();
-        } else {
-          // Z = X + i Y, whose inverse is x + i y for Hermitian X and Y: the imaginary parts at
-          // points 0 and n/2, which a real inverse ignores, are left out.
-          const bool keep_imag = !(t == 0 || 2 * t == n);
-          for (int64_t l = 0; 2 * l < qn; ++l) r[l] = src[2 * l][off].real(), i[l] = keep_imag ? src[2 * l][off].imag() : 0.0;
-          for (int64_t l = 0; 2 * l + 1 < qn; ++l) {
-            const cd y = src[2 * l + 1][off];
-            if (keep_imag) r[l] -= y.imag();
-            i[l] += y.real();
+      // The group's lines into [point][lane] order by tiles of kTile points: each line's run of a
+      // tile is read contiguously into a small tile in [point][lane] order, whose points are
+      // then copied whole to their places (bit-reversed for radix 2: there a tile's points are
+      // n / kTile apart, all in one set of the L1 cache, so each is written once, not per lane).
+      for (int64_t t0 = 0; t0 < n; t0 += kTile) {
+        const int64_t tb = std::min(kTile, n - t0);
+        if (qn < per_group || lines == FftLines::kRealInverse) {  // lanes not all written / added into
+          std::fill(tre, tre + tb * L, T(0));
+          std::fill(tim, tim + tb * L, T(0));
+        }
+        for (int64_t j = 0; j < qn; ++j) {
+          const C* sp = src[j] + t0 * stride;
+          if (lines == FftLines::kComplex) {
+            for (int64_t b = 0; b < tb; ++b) {
+              const C v = sp[b * stride];
+              tre[b * L + j] = v.real();
+              tim[b * L + j] = v.imag();
+            }
+          } else if (lines == FftLines::kRealForward) {  // z = x + i y for lines 2l, 2l + 1
+            T* part = j % 2 == 0 ? tre : tim;
+            for (int64_t b = 0; b < tb; ++b) part[b * L + j / 2] = sp[b * stride].real();
+          } else {
+            // Z = X + i Y, whose inverse is x + i y for Hermitian X and Y: the imaginary parts at
+            // points 0 and n/2, which a real inverse ignores, are left out.
+            const int64_t l = j / 2;
+            for (int64_t b = 0; b < tb; ++b) {
+              const int64_t t = t0 + b;
+              const C v = sp[b * stride];
+              const T imag = t == 0 || 2 * t == n ? T(0) : v.imag();
+              if (j % 2 == 0) {
+                tre[b * L + l] += v.real();
+                tim[b * L + l] += imag;
+              } else {
+                tre[b * L + l] -= imag;
+                tim[b * L + l] += v.real();
+              }
+            }
           }
         }
+        for (int64_t b = 0; b < tb; ++b) {
+          const int64_t at = (pow2 ? p.rev[t0 + b] : t0 + b) * L;
+          std::copy(tre + b * L, tre + (b + 1) * L, re + at);
+          std::copy(tim + b * L, tim + (b + 1) * L, im + at);
+        }
       }
-      TransformGroup<L>(p, re, im, spare, inverse, pow2);
-      // Real spectra: points 0..n/2 (the rest mirrors them).
+      TransformGroup<T, L>(p, re, im, spare, inverse, pow2);
+      // Back by tiles the same way. Real spectra: points 0..n/2 (the rest mirrors them).
       const int64_t points = lines == FftLines::kRealForward ? n / 2 + 1 : n;
-      for (int64_t t = 0; t < points; ++t) {
-        const double* r = re + t * L;
-        const double* i = im + t * L;
-        const int64_t off = t * stride;
-        if (lines == FftLines::kComplex) {
-          for (int64_t j = 0; j < qn; ++j) dst[j][off] = cd(r[j] * norm, i[j] * norm);
-        } else if (lines == FftLines::kRealForward) {
-          // X_k = (Z_k + conj(Z_-k)) / 2, Y_k = (Z_k - conj(Z_-k)) / 2i.
-          const double* mr = re + (t == 0 ? 0 : n - t) * L;
-          const double* mi = im + (t == 0 ? 0 : n - t) * L;
-          for (int64_t l = 0; 2 * l < qn; ++l) {
-            dst[2 * l][off] = cd(0.5 * (r[l] + mr[l]) * norm, 0.5 * (i[l] - mi[l]) * norm);
-            if (2 * l + 1 < qn) dst[2 * l + 1][off] = cd(0.5 * (i[l] + mi[l]) * norm, -0.5 * (r[l] - mr[l]) * norm);
-          }
-        } else {
-          for (int64_t l = 0; 2 * l < qn; ++l) {
-            dst[2 * l][off] = cd(r[l] * norm, 0.0);
-            if (2 * l + 1 < qn) dst[2 * l + 1][off] = cd(i[l] * norm, 0.0);
+      for (int64_t t0 = 0; t0 < points; t0 += kTile) {
+        const int64_t tb = std::min(kTile, points - t0);
+        for (int64_t j = 0; j < qn; ++j) {
+          C* dp = dst[j] + t0 * stride;
+          const int64_t l = j / 2;
+          for (int64_t b = 0; b < tb; ++b) {
+            const int64_t t = t0 + b;
+            const T* r = re + t * L;
+            const T* i = im + t * L;
+            if (lines == FftLines::kComplex) {
+              dp[b * stride] = C(r[j] * norm, i[j] * norm);
+            } else if (lines == FftLines::kRealForward) {
+              // X_k = (Z_k + conj(Z_-k)) / 2, Y_k = (Z_k - conj(Z_-k)) / 2i.
+              const T* mr = re + (t == 0 ? 0 : n - t) * L;
+              const T* mi = im + (t == 0 ? 0 : n - t) * L;
+              dp[b * stride] = j % 2 == 0 ? C(half * (r[l] + mr[l]) * norm, half * (i[l] - mi[l]) * norm)
+                                          : C(half * (i[l] + mi[l]) * norm, -half * (r[l] - mr[l]) * norm);
+            } else {
+              dp[b * stride] = C((j % 2 == 0 ? r[l] : i[l]) * norm, T(0));
+            }
           }
         }
       }
@@ -444,7 +474,7 @@ void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, boo
   const int64_t work = groups * per_group * 5 * p.m * std::max<int64_t>(log_m, 1);
   const int64_t pieces = std::min<int64_t>(groups, 2 * st.threads());
   auto run_lanes = [&](int64_t g0, int64_t g1) {
-    if (lanes == 8) run.template operator()<8>(g0, g1);
+    if (lanes == kW) run.template operator()<kW>(g0, g1);
     else run.template operator()<1>(g0, g1);
   };
   if (pieces <= 1 || work < (int64_t{1} << 20)) {
@@ -453,5 +483,8 @@ void FftAlong(ExecState& st, cd* a, std::span<const int64_t> dims, size_t d, boo
   }
   st.ParallelFor(pieces, [&](int64_t i) { run_lanes(groups * i / pieces, groups * (i + 1) / pieces); });
 }
+
+template void FftAlong(ExecState&, std::complex<double>*, std::span<const int64_t>, size_t, bool, FftLines);
+template void FftAlong(ExecState&, std::complex<float>*, std::span<const int64_t>, size_t, bool, FftLines);
 
 }  // namespace openpjrt::cpu

@@ -25,7 +25,9 @@ enum class FftLines : uint8_t {
 // Transforms every line along dimension d of `a` (dims row-major): forward sum x_t e^(-2 pi i kt/n),
 // inverse with e^(+...) divided by n. Real lines go two to a lane (x + i y), which halves their
 // work.
-void FftAlong(ExecState& st, std::complex<double>* a, std::span<const int64_t> dims, size_t d, bool inverse,
-              FftLines lines);
+// C is complex<double> or complex<float>: the transform computes in C's precision (as XLA's CPU
+// FFT does for complex64), with twiddles computed in double.
+template <typename C>
+void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines);
 
 }  // namespace openpjrt::cpu

@@ -156,23 +156,27 @@ namespace {
 
 // Get and Set over a whole array, dispatched once (the FFT's conversions had cost a fifth of its
 // time element by element).
-void GetAll(const Array& a, cd* out) {
+// (C: complex<double>, or complex<float> for the FFT of complex64 and float32 data.)
+template <typename C>
+void GetAll(const Array& a, C* out) {
+  using R = typename C::value_type;
   const int64_t n = a.NumElements();
   DispatchKind(a.elem(), [&]<ElemKind K>() {
     using T = Traits<K>;
     const auto* p = a.as<typename T::S>();
     if constexpr (T::kCat == Cat::kFloat) {
-      for (int64_t i = 0; i < n; ++i) out[i] = cd(static_cast<double>(T::Load(p[i])), 0.0);
+      for (int64_t i = 0; i < n; ++i) out[i] = C(static_cast<R>(T::Load(p[i])), R(0));
     } else if constexpr (T::kCat == Cat::kComplex) {
       for (int64_t i = 0; i < n; ++i) {
         const auto c = T::Load(p[i]);
-        out[i] = cd(c.real(), c.imag());
+        out[i] = C(static_cast<R>(c.real()), static_cast<R>(c.imag()));
       }
     }
   });
 }
 
-void SetAll(Array& a, const cd* in) {
+template <typename C>
+void SetAll(Array& a, const C* in) {
   const int64_t n = a.NumElements();
   DispatchKind(a.elem(), [&]<ElemKind K>() {
     using T = Traits<K>;
@@ -184,7 +188,7 @@ void SetAll(Array& a, const cd* in) {
       auto* p = a.mutable_as<typename T::S>();
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<typename T::S>(in[i].real());
     } else if constexpr (T::kCat == Cat::kFloat) {
-      for (int64_t i = 0; i < n; ++i) Set(a, i, in[i]);
+      for (int64_t i = 0; i < n; ++i) Set(a, i, cd(in[i].real(), in[i].imag()));
     }
   });
 }
@@ -335,32 +339,39 @@ void TriangularSolve(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 
-// ---- fft over the trailing dims, in double precision (fft.h: radix-2 for powers of two, mixed
-// radix for lengths with prime factors up to 31, Bluestein's chirp transform for the rest, lines
-// in vector lanes, plans kept). Real input and output lines go two to a transform.
+// ---- fft over the trailing dims (fft.h: radix-2 for powers of two, mixed radix for lengths with
+// prime factors up to 31, Bluestein's chirp transform for the rest, lines in vector lanes, plans
+// kept), in single precision for complex64 / float32 data as XLA's CPU FFT computes them, in
+// double otherwise. Real input and output lines go two to a transform.
 
-void Fft(const Step& s, ExecState& st) {
-  const FftParams& p = s.Params<FftParams>();
-  const Array& in = st.slots[s.in[0]].array;
-  Array out = Array::Allocate(s.out_types[0]);
+template <typename C>
+void FftAs(const FftParams& p, ExecState& st, const Array& in, Array& out) {
   const size_t rank = in.dims().size(), nf = p.lengths.size();
   std::vector<int64_t> dims = in.dims();
-  std::vector<cd> a(static_cast<size_t>(in.NumElements()));
+  if ((p.type == FftParams::kFft || p.type == FftParams::kIfft) && in.elem() == out.elem() &&
+      in.ByteSize() == static_cast<int64_t>(in.NumElements() * sizeof(C))) {
+    // Complex to complex of the working type: in place in the result, no conversions.
+    std::memcpy(out.mutable_data(), in.data(), static_cast<size_t>(in.ByteSize()));
+    for (size_t d = rank - nf; d < rank; ++d)
+      FftAlong(st, out.mutable_as<C>(), dims, d, p.type == FftParams::kIfft, FftLines::kComplex);
+    return;
+  }
+  std::vector<C> a(static_cast<size_t>(in.NumElements()));
   GetAll(in, a.data());
   if (p.type == FftParams::kIrfft) {
     // Rebuild the full last dimension from its Hermitian half, then transform back.
     std::vector<int64_t> full = dims;
     const int64_t n = p.lengths.back(), half = dims.back();
     full.back() = n;
-    std::vector<cd> b(static_cast<size_t>(a.size() / std::max<int64_t>(half, 1) * n));
+    std::vector<C> b(static_cast<size_t>(a.size() / std::max<int64_t>(half, 1) * n));
     const int64_t rows = half ? static_cast<int64_t>(a.size()) / half : 0;
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t k = 0; k < n; ++k)
-        b[r * n + k] = k < half ? a[r * half + k] : cd(0);
+        b[r * n + k] = k < half ? a[r * half + k] : C(0);
     for (size_t d = rank - nf; d + 1 < rank; ++d) FftAlong(st, b.data(), full, d, true, FftLines::kComplex);
     // The last dimension: Hermitian extension.
     for (int64_t r = 0; r < rows; ++r) {
-      cd* row = b.data() + r * n;
+      C* row = b.data() + r * n;
       for (int64_t k = half; k < n; ++k) row[k] = std::conj(row[(n - k) % n]);
     }
     FftAlong(st, b.data(), full, rank - 1, true, FftLines::kRealInverse);
@@ -372,7 +383,7 @@ void Fft(const Step& s, ExecState& st) {
       // Keep the first n/2 + 1 points of the last dimension.
       const int64_t n = dims.back(), keep = out.dims().back();
       const int64_t rows = n ? static_cast<int64_t>(a.size()) / n : 0;
-      std::vector<cd> b(static_cast<size_t>(rows * keep));
+      std::vector<C> b(static_cast<size_t>(rows * keep));
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t k = 0; k < keep; ++k) b[r * keep + k] = a[r * n + k];
       a = std::move(b);
@@ -383,6 +394,14 @@ void Fft(const Step& s, ExecState& st) {
     }
     SetAll(out, a.data());
   }
+}
+
+void Fft(const Step& s, ExecState& st) {
+  const FftParams& p = s.Params<FftParams>();
+  const Array& in = st.slots[s.in[0]].array;
+  Array out = Array::Allocate(s.out_types[0]);
+  if (in.elem() == ElemKind::kF32 || in.elem() == ElemKind::kC64) FftAs<std::complex<float>>(p, st, in, out);
+  else FftAs<cd>(p, st, in, out);
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 
