@@ -27,6 +27,7 @@ namespace {
 
 constexpr int64_t kBlock = 128;  // points: 2 x 128 x 8 doubles = 16 KiB
 constexpr int64_t kTile = 16;    // points moved in and out of a group at a time
+constexpr int64_t kFourStep = 1 << 14;  // lines from this long on, when few, by four steps
 
 // One point's L values of the working type T (double, or float for complex64 data): a vector for
 // L = kWide<T> (GCC's vector extension: one AVX-512 register in the AVX-512 copy, four SSE
@@ -355,6 +356,68 @@ void TransformGroup(const Plan& p, T* re, T* im, T* spare, bool inverse, bool re
   mul_points(re, im, n, p.chr.data(), p.chi.data(), s);
 }
 
+// n = n1 n2 for the four-step transform of a long line: the divisor of n nearest its square root
+// with both factors at least `least`, or 0.
+int64_t FourStepSplit(int64_t n, int64_t least) {
+  int64_t best = 0;
+  for (int64_t f = least; f * f <= n; ++f)
+    if (n % f == 0 && n / f >= least) best = f;
+  return best;
+}
+
+}  // namespace
+
+template <typename C>
+void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines);
+
+namespace {
+
+// One long line (n points, stride apart) by the four-step method: as an n1 x n2 array x[j1][j2] =
+// x[j1 n2 + j2], transforms of its n2 columns (length n1), twiddles w_n^(k1 j2), transforms of its
+// n1 rows (length n2), then X[k1 + n1 k2] is the result's [k1][k2]: two batches of many short lines,
+// which fill the vector lanes (and the threads), where the line alone would take one lane.
+template <typename C>
+void FourStep(ExecState& st, C* line, int64_t stride, int64_t n, int64_t n1, bool inverse, FftLines lines) {
+  using T = typename C::value_type;
+  const int64_t n2 = n / n1;
+  Array holder;
+  C* buf = AllocateScratch<C>(n, &holder);
+  for (int64_t j = 0; j < n; ++j)
+    buf[j] = lines == FftLines::kRealForward ? C(line[j * stride].real(), T(0)) : line[j * stride];
+  const int64_t dims[2] = {n1, n2};
+  FftAlong(st, buf, dims, 0, inverse, FftLines::kComplex);
+  // w_n^(+-e) for e = k1 j2 < n as hi[e / 1024] lo[e % 1024] (both exact to double rounding).
+  constexpr int64_t kLo = 1024;
+  const double sign = inverse ? 1.0 : -1.0;
+  std::vector<std::complex<double>> lo(kLo), hi(static_cast<size_t>(n / kLo + 1));
+  auto root = [&](int64_t e) {
+    const double angle = sign * 2 * M_PI * static_cast<double>(e) / static_cast<double>(n);
+    return std::complex<double>(std::cos(angle), std::sin(angle));
+  };
+  for (int64_t e = 0; e < kLo; ++e) lo[e] = root(e);
+  for (size_t e = 0; e < hi.size(); ++e) hi[e] = root(static_cast<int64_t>(e) * kLo);
+  for (int64_t k1 = 1; k1 < n1; ++k1) {
+    C* row = buf + k1 * n2;
+    for (int64_t j2 = 1, e = k1; j2 < n2; ++j2, e += k1) {
+      const std::complex<double> w = hi[e / kLo] * lo[e % kLo];
+      row[j2] *= C(static_cast<T>(w.real()), static_cast<T>(w.imag()));
+    }
+  }
+  FftAlong(st, buf, dims, 1, inverse, FftLines::kComplex);
+  // The transposed copy out by 16 x 16 blocks (each a few cache lines on both sides).
+  const int64_t points = lines == FftLines::kRealForward ? n / 2 + 1 : n;
+  constexpr int64_t kB = 16;
+  for (int64_t b1 = 0; b1 < n1; b1 += kB)
+    for (int64_t b2 = 0; b2 < n2; b2 += kB)
+      for (int64_t k2 = b2; k2 < std::min(n2, b2 + kB); ++k2)
+        for (int64_t k1 = b1; k1 < std::min(n1, b1 + kB); ++k1) {
+          const int64_t k = k1 + n1 * k2;
+          if (k >= points) continue;
+          const C v = buf[k1 * n2 + k2];
+          line[k * stride] = lines == FftLines::kRealInverse ? C(v.real(), T(0)) : v;
+        }
+}
+
 }  // namespace
 
 template <typename C>
@@ -377,6 +440,13 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
     if (real)
       for (int64_t q = 0; q < count; ++q) a[base(q)] = C(a[base(q)].real(), 0);
     return;
+  }
+  // Long lines too few to fill the lanes: four steps of many short ones.
+  if (count < kW && n >= kFourStep) {
+    if (const int64_t n1 = FourStepSplit(n, kW); n1 > 0) {
+      for (int64_t q = 0; q < count; ++q) FourStep(st, a + base(q), stride, n, n1, inverse, lines);
+      return;
+    }
   }
   const std::shared_ptr<const Plan> plan = PlanFor(n);
   const Plan& p = *plan;
@@ -405,34 +475,36 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
           std::fill(tre, tre + tb * L, T(0));
           std::fill(tim, tim + tb * L, T(0));
         }
-        for (int64_t j = 0; j < qn; ++j) {
-          const C* sp = src[j] + t0 * stride;
+        auto take = [&](int64_t j, int64_t b) {
+          const int64_t t = t0 + b;
+          const C v = src[j][t * stride];
           if (lines == FftLines::kComplex) {
-            for (int64_t b = 0; b < tb; ++b) {
-              const C v = sp[b * stride];
-              tre[b * L + j] = v.real();
-              tim[b * L + j] = v.imag();
-            }
+            tre[b * L + j] = v.real();
+            tim[b * L + j] = v.imag();
           } else if (lines == FftLines::kRealForward) {  // z = x + i y for lines 2l, 2l + 1
-            T* part = j % 2 == 0 ? tre : tim;
-            for (int64_t b = 0; b < tb; ++b) part[b * L + j / 2] = sp[b * stride].real();
+            (j % 2 == 0 ? tre : tim)[b * L + j / 2] = v.real();
           } else {
             // Z = X + i Y, whose inverse is x + i y for Hermitian X and Y: the imaginary parts at
             // points 0 and n/2, which a real inverse ignores, are left out.
             const int64_t l = j / 2;
-            for (int64_t b = 0; b < tb; ++b) {
-              const int64_t t = t0 + b;
-              const C v = sp[b * stride];
-              const T imag = t == 0 || 2 * t == n ? T(0) : v.imag();
-              if (j % 2 == 0) {
-                tre[b * L + l] += v.real();
-                tim[b * L + l] += imag;
-              } else {
-                tre[b * L + l] -= imag;
-                tim[b * L + l] += v.real();
-              }
+            const T imag = t == 0 || 2 * t == n ? T(0) : v.imag();
+            if (j % 2 == 0) {
+              tre[b * L + l] += v.real();
+              tim[b * L + l] += imag;
+            } else {
+              tre[b * L + l] -= imag;
+              tim[b * L + l] += v.real();
             }
           }
+        };
+        // Contiguous lines: each line's run of the tile at a time; strided ones (neighbouring
+        // lines side by side): each point of all lines at a time.
+        if (stride == 1) {
+          for (int64_t j = 0; j < qn; ++j)
+            for (int64_t b = 0; b < tb; ++b) take(j, b);
+        } else {
+          for (int64_t b = 0; b < tb; ++b)
+            for (int64_t j = 0; j < qn; ++j) take(j, b);
         }
         for (int64_t b = 0; b < tb; ++b) {
           const int64_t at = (pow2 ? p.rev[t0 + b] : t0 + b) * L;
@@ -445,25 +517,29 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
       const int64_t points = lines == FftLines::kRealForward ? n / 2 + 1 : n;
       for (int64_t t0 = 0; t0 < points; t0 += kTile) {
         const int64_t tb = std::min(kTile, points - t0);
-        for (int64_t j = 0; j < qn; ++j) {
-          C* dp = dst[j] + t0 * stride;
-          const int64_t l = j / 2;
-          for (int64_t b = 0; b < tb; ++b) {
-            const int64_t t = t0 + b;
-            const T* r = re + t * L;
-            const T* i = im + t * L;
-            if (lines == FftLines::kComplex) {
-              dp[b * stride] = C(r[j] * norm, i[j] * norm);
-            } else if (lines == FftLines::kRealForward) {
-              // X_k = (Z_k + conj(Z_-k)) / 2, Y_k = (Z_k - conj(Z_-k)) / 2i.
-              const T* mr = re + (t == 0 ? 0 : n - t) * L;
-              const T* mi = im + (t == 0 ? 0 : n - t) * L;
-              dp[b * stride] = j % 2 == 0 ? C(half * (r[l] + mr[l]) * norm, half * (i[l] - mi[l]) * norm)
-                                          : C(half * (i[l] + mi[l]) * norm, -half * (r[l] - mr[l]) * norm);
-            } else {
-              dp[b * stride] = C((j % 2 == 0 ? r[l] : i[l]) * norm, T(0));
-            }
+        auto put = [&](int64_t j, int64_t b) {
+          const int64_t t = t0 + b, l = j / 2;
+          const T* r = re + t * L;
+          const T* i = im + t * L;
+          C& out = dst[j][t * stride];
+          if (lines == FftLines::kComplex) {
+            out = C(r[j] * norm, i[j] * norm);
+          } else if (lines == FftLines::kRealForward) {
+            // X_k = (Z_k + conj(Z_-k)) / 2, Y_k = (Z_k - conj(Z_-k)) / 2i.
+            const T* mr = re + (t == 0 ? 0 : n - t) * L;
+            const T* mi = im + (t == 0 ? 0 : n - t) * L;
+            out = j % 2 == 0 ? C(half * (r[l] + mr[l]) * norm, half * (i[l] - mi[l]) * norm)
+                             : C(half * (i[l] + mi[l]) * norm, -half * (r[l] - mr[l]) * norm);
+          } else {
+            out = C((j % 2 == 0 ? r[l] : i[l]) * norm, T(0));
           }
+        };
+        if (stride == 1) {
+          for (int64_t j = 0; j < qn; ++j)
+            for (int64_t b = 0; b < tb; ++b) put(j, b);
+        } else {
+          for (int64_t b = 0; b < tb; ++b)
+            for (int64_t j = 0; j < qn; ++j) put(j, b);
         }
       }
     }

@@ -515,3 +515,131 @@ func.func @fft_single_precision_lanes() {
   check.expect_almost_eq %id, %d, tolerance = 2.0e-6 : tensor<16x37xcomplex<f32>>
   func.return
 }
+
+// -----
+
+// Single long lines (too few to fill the lanes) go by four steps: columns, twiddles, rows, a
+// transposed copy. x = cos(2 pi 5 t / n) + 0.5 sin(2 pi 123 t / n) has X[5] = X[n-5] = n/2,
+// X[123] = -i n/4, X[n-123] = i n/4 and zeros elsewhere: complex128 of 20000 (125 x 160),
+// complex64 of 16384 x 2 lines along the strided dimension, and float64 real lines of 24576
+// (rfft, then irfft back).
+func.func @fft_long_lines_four_step() {
+  %x_t = stablehlo.iota dim = 0 : tensor<20000xf64>
+  %x_w1 = stablehlo.constant dense<0.0015707963267948967> : tensor<20000xf64>
+  %x_w2 = stablehlo.constant dense<0.038641589639154456> : tensor<20000xf64>
+  %x_p1 = stablehlo.multiply %x_t, %x_w1 : tensor<20000xf64>
+  %x_p2 = stablehlo.multiply %x_t, %x_w2 : tensor<20000xf64>
+  %x_c = stablehlo.cosine %x_p1 : tensor<20000xf64>
+  %x_s = stablehlo.sine %x_p2 : tensor<20000xf64>
+  %x_h = stablehlo.constant dense<0.5> : tensor<20000xf64>
+  %x_hs = stablehlo.multiply %x_s, %x_h : tensor<20000xf64>
+  %x = stablehlo.add %x_c, %x_hs : tensor<20000xf64>
+  %xz = stablehlo.constant dense<0.0> : tensor<20000xf64>
+  %xc = stablehlo.complex %x, %xz : tensor<20000xcomplex<f64>>
+  %fx = stablehlo.fft %xc, type = FFT, length = [20000] : (tensor<20000xcomplex<f64>>) -> tensor<20000xcomplex<f64>>
+  %ex_k = stablehlo.iota dim = 0 : tensor<20000xi32>
+  %ex_va = stablehlo.constant dense<5> : tensor<20000xi32>
+  %ex_ea = stablehlo.compare EQ, %ex_k, %ex_va, SIGNED : (tensor<20000xi32>, tensor<20000xi32>) -> tensor<20000xi1>
+  %ex_vb = stablehlo.constant dense<19995> : tensor<20000xi32>
+  %ex_eb = stablehlo.compare EQ, %ex_k, %ex_vb, SIGNED : (tensor<20000xi32>, tensor<20000xi32>) -> tensor<20000xi1>
+  %ex_vc = stablehlo.constant dense<123> : tensor<20000xi32>
+  %ex_ec = stablehlo.compare EQ, %ex_k, %ex_vc, SIGNED : (tensor<20000xi32>, tensor<20000xi32>) -> tensor<20000xi1>
+  %ex_vd = stablehlo.constant dense<19877> : tensor<20000xi32>
+  %ex_ed = stablehlo.compare EQ, %ex_k, %ex_vd, SIGNED : (tensor<20000xi32>, tensor<20000xi32>) -> tensor<20000xi1>
+  %ex_ab = stablehlo.or %ex_ea, %ex_eb : tensor<20000xi1>
+  %ex_z = stablehlo.constant dense<0.0> : tensor<20000xf64>
+  %ex_half = stablehlo.constant dense<10000.0> : tensor<20000xf64>
+  %ex_q = stablehlo.constant dense<5000.0> : tensor<20000xf64>
+  %ex_mq = stablehlo.constant dense<-5000.0> : tensor<20000xf64>
+  %ex_re = stablehlo.select %ex_ab, %ex_half, %ex_z : tensor<20000xi1>, tensor<20000xf64>
+  %ex_i1 = stablehlo.select %ex_ec, %ex_mq, %ex_z : tensor<20000xi1>, tensor<20000xf64>
+  %ex_im = stablehlo.select %ex_ed, %ex_q, %ex_i1 : tensor<20000xi1>, tensor<20000xf64>
+  %ex = stablehlo.complex %ex_re, %ex_im : tensor<20000xcomplex<f64>>
+  check.expect_almost_eq %fx, %ex, tolerance = 1.0e-9 : tensor<20000xcomplex<f64>>
+  %bx = stablehlo.fft %fx, type = IFFT, length = [20000] : (tensor<20000xcomplex<f64>>) -> tensor<20000xcomplex<f64>>
+  check.expect_almost_eq %bx, %xc, tolerance = 1.0e-12 : tensor<20000xcomplex<f64>>
+  %y_t = stablehlo.iota dim = 0 : tensor<16384x2xf64>
+  %y_w1 = stablehlo.constant dense<0.0019174759848570515> : tensor<16384x2xf64>
+  %y_w2 = stablehlo.constant dense<0.047169909227483466> : tensor<16384x2xf64>
+  %y_p1 = stablehlo.multiply %y_t, %y_w1 : tensor<16384x2xf64>
+  %y_p2 = stablehlo.multiply %y_t, %y_w2 : tensor<16384x2xf64>
+  %y_c = stablehlo.cosine %y_p1 : tensor<16384x2xf64>
+  %y_s = stablehlo.sine %y_p2 : tensor<16384x2xf64>
+  %y_h = stablehlo.constant dense<0.5> : tensor<16384x2xf64>
+  %y_hs = stablehlo.multiply %y_s, %y_h : tensor<16384x2xf64>
+  %y = stablehlo.add %y_c, %y_hs : tensor<16384x2xf64>
+  %y32 = stablehlo.convert %y : (tensor<16384x2xf64>) -> tensor<16384x2xf32>
+  %yz = stablehlo.constant dense<0.0> : tensor<16384x2xf32>
+  %yc = stablehlo.complex %y32, %yz : tensor<16384x2xcomplex<f32>>
+  %fy = stablehlo.fft %yc, type = FFT, length = [16384, 2] : (tensor<16384x2xcomplex<f32>>) -> tensor<16384x2xcomplex<f32>>
+  %ey_k = stablehlo.iota dim = 0 : tensor<16384x2xi32>
+  %ey_va = stablehlo.constant dense<5> : tensor<16384x2xi32>
+  %ey_ea = stablehlo.compare EQ, %ey_k, %ey_va, SIGNED : (tensor<16384x2xi32>, tensor<16384x2xi32>) -> tensor<16384x2xi1>
+  %ey_vb = stablehlo.constant dense<16379> : tensor<16384x2xi32>
+  %ey_eb = stablehlo.compare EQ, %ey_k, %ey_vb, SIGNED : (tensor<16384x2xi32>, tensor<16384x2xi32>) -> tensor<16384x2xi1>
+  %ey_vc = stablehlo.constant dense<123> : tensor<16384x2xi32>
+  %ey_ec = stablehlo.compare EQ, %ey_k, %ey_vc, SIGNED : (tensor<16384x2xi32>, tensor<16384x2xi32>) -> tensor<16384x2xi1>
+  %ey_vd = stablehlo.constant dense<16261> : tensor<16384x2xi32>
+  %ey_ed = stablehlo.compare EQ, %ey_k, %ey_vd, SIGNED : (tensor<16384x2xi32>, tensor<16384x2xi32>) -> tensor<16384x2xi1>
+  %ey_ab = stablehlo.or %ey_ea, %ey_eb : tensor<16384x2xi1>
+  %ey_z = stablehlo.constant dense<0.0> : tensor<16384x2xf64>
+  %ey_half = stablehlo.constant dense<8192.0> : tensor<16384x2xf64>
+  %ey_q = stablehlo.constant dense<4096.0> : tensor<16384x2xf64>
+  %ey_mq = stablehlo.constant dense<-4096.0> : tensor<16384x2xf64>
+  %ey_re = stablehlo.select %ey_ab, %ey_half, %ey_z : tensor<16384x2xi1>, tensor<16384x2xf64>
+  %ey_i1 = stablehlo.select %ey_ec, %ey_mq, %ey_z : tensor<16384x2xi1>, tensor<16384x2xf64>
+  %ey_im = stablehlo.select %ey_ed, %ey_q, %ey_i1 : tensor<16384x2xi1>, tensor<16384x2xf64>
+  %ey_j = stablehlo.iota dim = 1 : tensor<16384x2xi32>
+  %ey_zero = stablehlo.constant dense<0> : tensor<16384x2xi32>
+  %ey_col0 = stablehlo.compare EQ, %ey_j, %ey_zero, SIGNED : (tensor<16384x2xi32>, tensor<16384x2xi32>) -> tensor<16384x2xi1>
+  %ey_two = stablehlo.constant dense<2.0> : tensor<16384x2xf64>
+  %ey_re2 = stablehlo.multiply %ey_re, %ey_two : tensor<16384x2xf64>
+  %ey_im2 = stablehlo.multiply %ey_im, %ey_two : tensor<16384x2xf64>
+  %ey_rs = stablehlo.select %ey_col0, %ey_re2, %ey_z : tensor<16384x2xi1>, tensor<16384x2xf64>
+  %ey_is = stablehlo.select %ey_col0, %ey_im2, %ey_z : tensor<16384x2xi1>, tensor<16384x2xf64>
+  %ey64 = stablehlo.complex %ey_rs, %ey_is : tensor<16384x2xcomplex<f64>>
+  %ey = stablehlo.convert %ey64 : (tensor<16384x2xcomplex<f64>>) -> tensor<16384x2xcomplex<f32>>
+  check.expect_almost_eq %fy, %ey, tolerance = 2.0e-2 : tensor<16384x2xcomplex<f32>>
+  %by = stablehlo.fft %fy, type = IFFT, length = [16384, 2] : (tensor<16384x2xcomplex<f32>>) -> tensor<16384x2xcomplex<f32>>
+  check.expect_almost_eq %by, %yc, tolerance = 2.0e-6 : tensor<16384x2xcomplex<f32>>
+  %r_t = stablehlo.iota dim = 0 : tensor<24576xf64>
+  %r_w1 = stablehlo.constant dense<0.0012783173232380344> : tensor<24576xf64>
+  %r_w2 = stablehlo.constant dense<0.03144660615165564> : tensor<24576xf64>
+  %r_p1 = stablehlo.multiply %r_t, %r_w1 : tensor<24576xf64>
+  %r_p2 = stablehlo.multiply %r_t, %r_w2 : tensor<24576xf64>
+  %r_c = stablehlo.cosine %r_p1 : tensor<24576xf64>
+  %r_s = stablehlo.sine %r_p2 : tensor<24576xf64>
+  %r_h = stablehlo.constant dense<0.5> : tensor<24576xf64>
+  %r_hs = stablehlo.multiply %r_s, %r_h : tensor<24576xf64>
+  %r = stablehlo.add %r_c, %r_hs : tensor<24576xf64>
+  %fr = stablehlo.fft %r, type = RFFT, length = [24576] : (tensor<24576xf64>) -> tensor<12289xcomplex<f64>>
+  %fr_zc = stablehlo.constant dense<(0.0, 0.0)> : tensor<complex<f64>>
+  %fr_full = stablehlo.pad %fr, %fr_zc, low = [0], high = [12287], interior = [0] : (tensor<12289xcomplex<f64>>, tensor<complex<f64>>) -> tensor<24576xcomplex<f64>>
+  %er_k = stablehlo.iota dim = 0 : tensor<24576xi32>
+  %er_va = stablehlo.constant dense<5> : tensor<24576xi32>
+  %er_ea = stablehlo.compare EQ, %er_k, %er_va, SIGNED : (tensor<24576xi32>, tensor<24576xi32>) -> tensor<24576xi1>
+  %er_vb = stablehlo.constant dense<24571> : tensor<24576xi32>
+  %er_eb = stablehlo.compare EQ, %er_k, %er_vb, SIGNED : (tensor<24576xi32>, tensor<24576xi32>) -> tensor<24576xi1>
+  %er_vc = stablehlo.constant dense<123> : tensor<24576xi32>
+  %er_ec = stablehlo.compare EQ, %er_k, %er_vc, SIGNED : (tensor<24576xi32>, tensor<24576xi32>) -> tensor<24576xi1>
+  %er_vd = stablehlo.constant dense<24453> : tensor<24576xi32>
+  %er_ed = stablehlo.compare EQ, %er_k, %er_vd, SIGNED : (tensor<24576xi32>, tensor<24576xi32>) -> tensor<24576xi1>
+  %er_ab = stablehlo.or %er_ea, %er_eb : tensor<24576xi1>
+  %er_z = stablehlo.constant dense<0.0> : tensor<24576xf64>
+  %er_half = stablehlo.constant dense<12288.0> : tensor<24576xf64>
+  %er_q = stablehlo.constant dense<6144.0> : tensor<24576xf64>
+  %er_mq = stablehlo.constant dense<-6144.0> : tensor<24576xf64>
+  %er_re = stablehlo.select %er_ab, %er_half, %er_z : tensor<24576xi1>, tensor<24576xf64>
+  %er_i1 = stablehlo.select %er_ec, %er_mq, %er_z : tensor<24576xi1>, tensor<24576xf64>
+  %er_im = stablehlo.select %er_ed, %er_q, %er_i1 : tensor<24576xi1>, tensor<24576xf64>
+  %er_k2 = stablehlo.iota dim = 0 : tensor<24576xi32>
+  %er_lim = stablehlo.constant dense<12289> : tensor<24576xi32>
+  %er_keep = stablehlo.compare LT, %er_k2, %er_lim, SIGNED : (tensor<24576xi32>, tensor<24576xi32>) -> tensor<24576xi1>
+  %er_r2 = stablehlo.select %er_keep, %er_re, %er_z : tensor<24576xi1>, tensor<24576xf64>
+  %er_i2 = stablehlo.select %er_keep, %er_im, %er_z : tensor<24576xi1>, tensor<24576xf64>
+  %er = stablehlo.complex %er_r2, %er_i2 : tensor<24576xcomplex<f64>>
+  check.expect_almost_eq %fr_full, %er, tolerance = 1.0e-9 : tensor<24576xcomplex<f64>>
+  %br = stablehlo.fft %fr, type = IRFFT, length = [24576] : (tensor<12289xcomplex<f64>>) -> tensor<24576xf64>
+  check.expect_almost_eq %br, %r, tolerance = 1.0e-12 : tensor<24576xf64>
+  func.return
+}
