@@ -482,7 +482,8 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
             tre[b * L + j] = v.real();
             tim[b * L + j] = v.imag();
           } else if (lines == FftLines::kRealForward) {  // z = x + i y for lines 2l, 2l + 1
-            (j % 2 == 0 ? tre : tim)[b * L + j / 2] = v.real();
+            T* part = j % 2 == 0 ? &tre[0] : &tim[0];
+            part[b * L + j / 2] = v.real();
           } else {
             // Z = X + i Y, whose inverse is x + i y for Hermitian X and Y: the imaginary parts at
             // points 0 and n/2, which a real inverse ignores, are left out.
