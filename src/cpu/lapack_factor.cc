@@ -303,6 +303,18 @@ void ApplyQLeftT(const W* v, int64_t ldv, int64_t m, int64_t k, const W* tau, W*
   constexpr int64_t kPanel = 32;
   k = std::min(k, m);
   if (k <= 0 || ncols <= 0) return;
+  if (m * ncols <= 1024) {
+    // Small (a batch of tiny SVDs or eigenproblems): one reflector at a time, from the last,
+    // without the block form's set-up.
+    std::vector<W> w(static_cast<size_t>(ncols));
+    for (int64_t j = k - 1; j >= 0; --j) {
+      const int64_t c0 = from_identity ? std::min(j, ncols) : 0;
+      if (c0 == ncols) continue;
+      ReflectLeft(c + j * ldc + c0, ldc, m - j, ncols - c0, j + 1 < m ? v + (j + 1) * ldv + j : nullptr, ldv, tau[j],
+                  w.data());
+    }
+    return;
+  }
   Array holders[4];
   W* vm = AllocateScratch<W>(m * kPanel, &holders[0]);
   W* vh = AllocateScratch<W>(m * kPanel, &holders[1]);

@@ -59,7 +59,7 @@ template <typename W>
 W Larfg(W& alpha, W* x, int64_t stride, int64_t count) {
   const double xnorm = Norm2(x, stride, count);
   if (xnorm == 0 && ImagOf(alpha) == 0) return W(0);
-  const double norm = std::hypot(std::hypot(RealOf(alpha), ImagOf(alpha)), xnorm);
+  const double norm = Hypot(Hypot(RealOf(alpha), ImagOf(alpha)), xnorm);
   const double beta = RealOf(alpha) >= 0 ? -norm : norm;
   W tau;
   if constexpr (std::is_same_v<W, double>) {

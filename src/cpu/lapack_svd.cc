@@ -13,6 +13,8 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "src/cpu/array.h"
@@ -24,13 +26,21 @@ namespace openpjrt::cpu::lapack {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon() / 2;  // unit roundoff
+constexpr int64_t kJacobi = 8;  // bidiagonals up to this size by one-sided Jacobi
 
-// Room from the arrays' pool for the n x n temporaries (a std::vector of that size is fresh pages
-// to fault in and zero on every call: a fifth of a 256 x 256 SVD).
+// Temporaries: small ones from a buffer inside the object (a batch of 3 x 3 SVDs spent half its
+// time in malloc and free), large ones from the arrays' pool (a std::vector of n x n is fresh
+// pages to fault in and zero on every call: a fifth of a 256 x 256 SVD).
 class Scratch {
  public:
   template <typename T>
   T* Get(int64_t count) {
+    const size_t bytes = (static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(T) + 63) & ~size_t{63};
+    if (used_ + bytes <= sizeof(local_)) {
+      T* p = reinterpret_cast<T*>(local_ + used_);
+      used_ += bytes;
+      return p;
+    }
     holders_.emplace_back();
     return AllocateScratch<T>(std::max<int64_t>(count, 1), &holders_.back());
   }
@@ -42,8 +52,12 @@ class Scratch {
   }
 
  private:
+  alignas(64) unsigned char local_[8192];
+  size_t used_ = 0;
   std::vector<Array> holders_;  // the data stays put when the vector grows
 };
+
+using RowGroups = std::span<const std::pair<int64_t, int64_t>>;
 
 // y[c] += a x[c] for c < count.
 template <typename W>
@@ -138,30 +152,37 @@ void Bidiagonalize(W* a, int64_t m, int64_t n, double* d, double* e, W* tauq, W*
 // X[rows, cols[j]] := sum over i of X[rows, cols[i]] q[i][j] (q: k x k), for each group of rows
 // [first, second) taking only the columns with a nonzero entry in that group (the halves'
 // vectors are zero in each other's rows unless a deflating rotation mixed them).
-void MultiplyColumns(double* x, int64_t ldx, const std::vector<std::pair<int64_t, int64_t>>& groups,
-                     const std::vector<int64_t>& cols, const double* q, int64_t k) {
+void MultiplyColumns(double* x, int64_t ldx, RowGroups groups, const int64_t* cols, const double* q, int64_t k) {
   Scratch scratch;
   int64_t most = 0;
   for (const auto& [r0, r1] : groups) most = std::max(most, r1 - r0);
   double* part = scratch.Get<double>(most * k);
   double* qpart = scratch.Get<double>(k * k);
   double* prod = scratch.Get<double>(most * k);
-  std::vector<int64_t> reach;
+  int64_t* reach = scratch.Get<int64_t>(k);
   for (const auto& [r0, r1] : groups) {
     const int64_t rows = r1 - r0;
-    reach.clear();
+    int64_t kc = 0;
     for (int64_t j = 0; j < k; ++j)
       for (int64_t r = r0; r < r1; ++r)
         if (x[r * ldx + cols[j]] != 0) {
-          reach.push_back(j);
+          reach[kc++] = j;
           break;
         }
-    const int64_t kc = static_cast<int64_t>(reach.size());
     if (rows == 0 || kc == 0) continue;  // all zero there, and so is the product
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < kc; ++c) part[r * kc + c] = x[(r0 + r) * ldx + cols[reach[c]]];
     for (int64_t c = 0; c < kc; ++c) std::memcpy(&qpart[c * k], q + reach[c] * k, sizeof(double) * k);
-    GemmOf<double>()(part, kc, qpart, k, prod, k, rows, kc, k);
+    if (rows * kc * k <= 4096) {  // small: a library product's set-up costs more than the loop
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < k; ++j) {
+          double sum = 0;
+          for (int64_t c = 0; c < kc; ++c) sum += part[r * kc + c] * qpart[c * k + j];
+          prod[r * k + j] = sum;
+        }
+    } else {
+      GemmOf<double>()(part, kc, qpart, k, prod, k, rows, kc, k);
+    }
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < k; ++j) x[(r0 + r) * ldx + cols[j]] = prod[r * k + j];
   }
@@ -211,14 +232,21 @@ class BidiagonalDc {
   void Merge(int64_t lo, int64_t km, int64_t hi, int sqre) {
     const int64_t m = hi - lo, vhi = hi + sqre, k0 = km - lo;
     // The rows of v that are kept up to date.
-    std::vector<std::pair<int64_t, int64_t>> vrows{{lo, vhi}};
-    if (u_ == nullptr) vrows = vhi - 1 == lo ? decltype(vrows){{lo, lo + 1}} : decltype(vrows){{lo, lo + 1}, {vhi - 1, vhi}};
+    std::pair<int64_t, int64_t> rows_kept[2] = {{lo, vhi}, {0, 0}};
+    size_t nrows_kept = 1;
+    if (u_ == nullptr) {
+      rows_kept[0] = {lo, lo + 1};
+      if (vhi - 1 != lo) rows_kept[1] = {vhi - 1, vhi}, nrows_kept = 2;
+    }
+    const RowGroups vrows(rows_kept, nrows_kept);
+    Scratch scratch;
     auto rotate_v = [&](int64_t a, int64_t b, double c, double s) {
       for (const auto& [r0, r1] : vrows) RotateColumns(v_, ldv_, r0, r1, a, b, c, s);
     };
     const double alpha = d_[km], beta = km + 1 < vhi ? e_[km] : 0.0;
     // z: row km of B in the halves' right singular bases.
-    std::vector<double> z(static_cast<size_t>(m)), ds(static_cast<size_t>(m));
+    double* z = scratch.Get<double>(m);
+    double* ds = scratch.Get<double>(m);
     for (int64_t c = lo; c <= km; ++c) z[c - lo] = alpha * V(km, c);
     for (int64_t c = km + 1; c < hi; ++c) z[c - lo] = beta * V(km + 1, c);
     s_[km] = 0;
@@ -242,44 +270,41 @@ class BidiagonalDc {
     // value within tol of the previous kept one is rotated against it so that one of the two
     // takes all of their z (at the zero pole only the right vectors turn: its left vector is
     // the bare coordinate, and the error is at most tol).
-    std::vector<int64_t> order;
-    order.reserve(static_cast<size_t>(m));
+    int64_t* order = scratch.Get<int64_t>(m);
+    int64_t* kept = scratch.Get<int64_t>(m);
+    int64_t norder = 0, k = 0;
     for (int64_t i = 0; i < m; ++i)
-      if (i != k0) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return ds[a] < ds[b]; });
+      if (i != k0) order[norder++] = i;
+    std::stable_sort(order, order + norder, [&](int64_t a, int64_t b) { return ds[a] < ds[b]; });
     if (std::fabs(z[k0]) <= tol) z[k0] = tol;
-    std::vector<int64_t> kept{k0}, deflated;
-    for (int64_t idx : order) {
-      if (std::fabs(z[idx]) <= tol) {
-        deflated.push_back(idx);
-        continue;
-      }
-      const int64_t p = kept.back();
+    kept[k++] = k0;
+    for (int64_t o = 0; o < norder; ++o) {
+      const int64_t idx = order[o];
+      if (std::fabs(z[idx]) <= tol) continue;  // deflated: its value and vectors stay
+      const int64_t p = kept[k - 1];
       if (ds[idx] - ds[p] <= tol) {
         const double r = Hypot(z[p], z[idx]);
         if (p == k0) {
           rotate_v(lo + p, lo + idx, z[p] / r, z[idx] / r);
           z[p] = r;
           z[idx] = 0;
-          deflated.push_back(idx);
         } else {
           const double c = z[idx] / r, s = z[p] / r;
           if (u_ != nullptr) RotateColumns(u_, ldu_, lo, hi, lo + idx, lo + p, c, s);
           rotate_v(lo + idx, lo + p, c, s);
           z[p] = 0;
           z[idx] = r;
-          kept.back() = idx;
-          deflated.push_back(p);
+          kept[k - 1] = idx;
         }
         continue;
       }
-      kept.push_back(idx);
+      kept[k++] = idx;
     }
     // The kept singular values are strictly increasing, so are their squares (all are at least
     // tol apart and at most 1).
-    const int64_t k = static_cast<int64_t>(kept.size());
-    std::vector<double> poles(static_cast<size_t>(k)), zk(static_cast<size_t>(k)), lambda(static_cast<size_t>(k));
-    Scratch scratch;
+    double* poles = scratch.Get<double>(k);
+    double* zk = scratch.Get<double>(k);
+    double* lambda = scratch.Get<double>(k);
     double* delta = scratch.Get<double>(k * k);
     double* um = scratch.Get<double>(k * k);
     double* vm = scratch.Get<double>(k * k);
@@ -287,11 +312,12 @@ class BidiagonalDc {
       poles[i] = ds[kept[i]] * ds[kept[i]];
       zk[i] = z[kept[i]];
     }
-    SecularRoots(k, poles.data(), zk.data(), 1.0, lambda.data(), delta);
-    SecularWeights(k, poles.data(), delta, 1.0, zk.data());
+    SecularRoots(k, poles, zk, 1.0, lambda, delta);
+    SecularWeights(k, poles, delta, 1.0, zk);
     // Right vectors z_i / (d_i^2 - sigma^2); left vectors M v / sigma = (-1, d_i z_i / (d_i^2 -
     // sigma^2)) (z^T v = -1 at a root); each normalised.
-    std::vector<double> unorm(static_cast<size_t>(k), 0.0), vnorm(static_cast<size_t>(k), 0.0);
+    double* unorm = scratch.Zeros<double>(k);
+    double* vnorm = scratch.Zeros<double>(k);
     for (int64_t i = 0; i < k; ++i)
       for (int64_t j = 0; j < k; ++j) {
         const double t = zk[i] / delta[i * k + j];
@@ -304,7 +330,7 @@ class BidiagonalDc {
     for (int64_t j = 0; j < k; ++j) unorm[j] = 1 / std::sqrt(unorm[j]), vnorm[j] = 1 / std::sqrt(vnorm[j]);
     for (int64_t i = 0; i < k; ++i)
       for (int64_t j = 0; j < k; ++j) um[i * k + j] *= unorm[j], vm[i * k + j] *= vnorm[j];
-    std::vector<int64_t> cols(static_cast<size_t>(k));
+    int64_t* cols = scratch.Get<int64_t>(k);
     for (int64_t j = 0; j < k; ++j) {
       cols[j] = lo + kept[j];
       s_[lo + kept[j]] = std::sqrt(lambda[j]) * scale;
@@ -313,8 +339,10 @@ class BidiagonalDc {
       MultiplyColumns(v_, ldv_, vrows, cols, vm, k);
       return;
     }
-    MultiplyColumns(u_, ldu_, {{lo, km}, {km, km + 1}, {km + 1, hi}}, cols, um, k);
-    MultiplyColumns(v_, ldv_, {{lo, km + 1}, {km + 1, vhi}}, cols, vm, k);
+    const std::pair<int64_t, int64_t> urows[3] = {{lo, km}, {km, km + 1}, {km + 1, hi}};
+    const std::pair<int64_t, int64_t> vhalves[2] = {{lo, km + 1}, {km + 1, vhi}};
+    MultiplyColumns(u_, ldu_, urows, cols, um, k);
+    MultiplyColumns(v_, ldv_, vhalves, cols, vm, k);
   }
 
   const double* d_;
@@ -325,6 +353,78 @@ class BidiagonalDc {
   double* v_;
   int64_t ldv_;
 };
+
+// One-sided Jacobi (Hestenes) on the bidiagonal (d, e) of n rows, for small n where the divide and
+// conquer's merges cost more than the whole solve: B's columns are rotated in pairs until all are
+// orthogonal to working precision relative to their norms (B V = U S), then s_j = |b_j| and
+// u_j = b_j / s_j; a column that is zero leaves u_j to be completed from the unit vectors
+// (Gram-Schmidt, twice). u and v: n x n row-major as BidiagonalDc leaves them (u may be null:
+// values alone). False when a sweep limit was reached.
+bool BidiagonalJacobi(int64_t n, const double* d, const double* e, double* s, double* u, double* v) {
+  Scratch scratch;
+  double* c = scratch.Zeros<double>(n * n);  // B's columns, each contiguous
+  double* vt = scratch.Zeros<double>(n * n);  // V's columns, each contiguous
+  for (int64_t j = 0; j < n; ++j) {
+    c[j * n + j] = d[j];
+    if (j > 0) c[j * n + j - 1] = e[j - 1];
+    vt[j * n + j] = 1;
+  }
+  const double tol = kEps * static_cast<double>(n);
+  bool converged = false;
+  for (int sweep = 0; sweep < 60 && !converged; ++sweep) {
+    converged = true;
+    for (int64_t p = 0; p + 1 < n; ++p)
+      for (int64_t q = p + 1; q < n; ++q) {
+        double* cp = c + p * n;
+        double* cq = c + q * n;
+        double a = 0, b = 0, g = 0;
+        for (int64_t i = 0; i < n; ++i) a += cp[i] * cp[i], b += cq[i] * cq[i], g += cp[i] * cq[i];
+        if (!(std::fabs(g) > tol * std::sqrt(a * b))) continue;
+        converged = false;
+        const double zeta = (b - a) / (2 * g);
+        const double t = std::copysign(1.0, zeta) / (std::fabs(zeta) + std::sqrt(1 + zeta * zeta));
+        const double cs = 1 / std::sqrt(1 + t * t), sn = cs * t;
+        for (double* x : {cp, vt + p * n}) {
+          double* y = x == cp ? cq : vt + q * n;
+          for (int64_t i = 0; i < n; ++i) {
+            const double xi = x[i], yi = y[i];
+            x[i] = cs * xi - sn * yi;
+            y[i] = sn * xi + cs * yi;
+          }
+        }
+      }
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    const double norm = Norm2(c + j * n, 1, n);
+    s[j] = norm > 0x1p-1000 ? norm : 0.0;  // (B is scaled to largest entry 1)
+    for (int64_t i = 0; i < n; ++i) v[i * n + j] = vt[j * n + i];
+  }
+  if (u == nullptr) return converged;
+  for (int64_t j = 0; j < n; ++j)
+    if (s[j] > 0)
+      for (int64_t i = 0; i < n; ++i) u[i * n + j] = c[j * n + i] / s[j];
+  for (int64_t j = 0; j < n; ++j) {
+    if (s[j] > 0) continue;
+    // The unit vector least in the span of the columns so far, orthogonalised against them.
+    double* best = scratch.Get<double>(n);
+    double* x = scratch.Get<double>(n);
+    double best_norm = -1;
+    for (int64_t k = 0; k < n; ++k) {
+      std::fill(x, x + n, 0.0);
+      x[k] = 1;
+      for (int pass = 0; pass < 2; ++pass)  // (columns not filled yet are zero: no-ops)
+        for (int64_t o = 0; o < n; ++o) {
+          double dot = 0;
+          for (int64_t i = 0; i < n; ++i) dot += u[i * n + o] * x[i];
+          for (int64_t i = 0; i < n; ++i) x[i] -= dot * u[i * n + o];
+        }
+      const double norm = Norm2(x, 1, n);
+      if (norm > best_norm) best_norm = norm, std::copy(x, x + n, best);
+    }
+    for (int64_t i = 0; i < n; ++i) u[i * n + j] = best[i] / best_norm;
+  }
+  return converged;
+}
 
 // The SVD of a (m x n, m >= n): s (n, descending), and with `vectors` u (m x ucols, ucols = m or
 // n) and v (n x n: V itself, not V^H). a is destroyed.
@@ -362,7 +462,14 @@ int32_t SvdTall(std::vector<W>& a, int64_t m, int64_t n, bool vectors, int64_t u
   std::vector<double> sv(static_cast<size_t>(n));
   double* ub = vectors ? scratch.Zeros<double>(n * n) : nullptr;
   double* vb = scratch.Zeros<double>(n * n);
-  BidiagonalDc(d.data(), e.data(), sv.data(), ub, n, vb, n).Solve(0, n, 0);
+  if (n <= kJacobi) {
+    if (!BidiagonalJacobi(n, d.data(), e.data(), sv.data(), ub, vb)) {
+      std::fill(s, s + n, std::numeric_limits<double>::quiet_NaN());
+      return 1;
+    }
+  } else {
+    BidiagonalDc(d.data(), e.data(), sv.data(), ub, n, vb, n).Solve(0, n, 0);
+  }
   std::vector<int64_t> perm(static_cast<size_t>(n));
   std::iota(perm.begin(), perm.end(), 0);
   std::stable_sort(perm.begin(), perm.end(), [&](int64_t x, int64_t y) { return sv[x] > sv[y]; });

@@ -472,3 +472,97 @@ func.func @gesdd_dc_equal_values_generic_64() {
   check.expect_almost_eq_const %s, dense<[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125]>, tolerance = 1.0e-13 : tensor<64xf64>
   func.return
 }
+
+// -----
+
+// Small matrices (bidiagonals of up to 8 rows go by one-sided Jacobi) that are rank-deficient, so
+// some columns come out zero and U is completed from the unit vectors: a 6 x 6 of rank 2, a 3 x 3
+// zero matrix, a 7 x 4 with a zero column and a repeated one (full U: 7 x 7).
+func.func @gesdd_small_rank_deficient() {
+  %ar2 = stablehlo.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2.0, 4.0, 6.0, 8.0, 10.0, 12.0], [1.0, 0.0, 1.0, 0.0, 1.0, 0.0], [3.0, 4.0, 7.0, 8.0, 11.0, 12.0], [0.0, 2.0, 2.0, 4.0, 4.0, 6.0], [-1.0, -2.0, -3.0, -4.0, -5.0, -6.0]]> : tensor<6x6xf64>
+  %xr2, %sr2, %ur2, %vtr2, %infor2 = stablehlo.custom_call @lapack_dgesdd_ffi(%ar2) {mhlo.backend_config = {mode = 65 : ui8}} : (tensor<6x6xf64>) -> (tensor<6x6xf64>, tensor<6xf64>, tensor<6x6xf64>, tensor<6x6xf64>, tensor<i32>)
+  check.expect_eq_const %infor2, dense<0> : tensor<i32>
+  %sbr2 = stablehlo.broadcast_in_dim %sr2, dims = [1] : (tensor<6xf64>) -> tensor<6x6xf64>
+  %usr2 = stablehlo.multiply %ur2, %sbr2 : tensor<6x6xf64>
+  %recr2 = stablehlo.dot_general %usr2, %vtr2, contracting_dims = [1] x [0] : (tensor<6x6xf64>, tensor<6x6xf64>) -> tensor<6x6xf64>
+  check.expect_almost_eq %recr2, %ar2, tolerance = 1.0e-13 : tensor<6x6xf64>
+  %utur2 = stablehlo.dot_general %ur2, %ur2, contracting_dims = [0] x [0] : (tensor<6x6xf64>, tensor<6x6xf64>) -> tensor<6x6xf64>
+  %euir2 = stablehlo.iota dim = 0 : tensor<6x6xi32>
+  %eujr2 = stablehlo.iota dim = 1 : tensor<6x6xi32>
+  %euer2 = stablehlo.compare EQ, %euir2, %eujr2, SIGNED : (tensor<6x6xi32>, tensor<6x6xi32>) -> tensor<6x6xi1>
+  %eu1r2 = stablehlo.constant dense<1.0> : tensor<6x6xf64>
+  %eu0r2 = stablehlo.constant dense<0.0> : tensor<6x6xf64>
+  %eur2 = stablehlo.select %euer2, %eu1r2, %eu0r2 : tensor<6x6xi1>, tensor<6x6xf64>
+  check.expect_almost_eq %utur2, %eur2, tolerance = 1.0e-14 : tensor<6x6xf64>
+  %vvtr2 = stablehlo.dot_general %vtr2, %vtr2, contracting_dims = [1] x [1] : (tensor<6x6xf64>, tensor<6x6xf64>) -> tensor<6x6xf64>
+  %evir2 = stablehlo.iota dim = 0 : tensor<6x6xi32>
+  %evjr2 = stablehlo.iota dim = 1 : tensor<6x6xi32>
+  %ever2 = stablehlo.compare EQ, %evir2, %evjr2, SIGNED : (tensor<6x6xi32>, tensor<6x6xi32>) -> tensor<6x6xi1>
+  %ev1r2 = stablehlo.constant dense<1.0> : tensor<6x6xf64>
+  %ev0r2 = stablehlo.constant dense<0.0> : tensor<6x6xf64>
+  %evr2 = stablehlo.select %ever2, %ev1r2, %ev0r2 : tensor<6x6xi1>, tensor<6x6xf64>
+  check.expect_almost_eq %vvtr2, %evr2, tolerance = 1.0e-14 : tensor<6x6xf64>
+  %s_hir2 = stablehlo.slice %sr2 [0:5] : (tensor<6xf64>) -> tensor<5xf64>
+  %s_lor2 = stablehlo.slice %sr2 [1:6] : (tensor<6xf64>) -> tensor<5xf64>
+  %descr2 = stablehlo.compare GE, %s_hir2, %s_lor2 : (tensor<5xf64>, tensor<5xf64>) -> tensor<5xi1>
+  %tr2 = stablehlo.constant dense<true> : tensor<5xi1>
+  check.expect_eq %descr2, %tr2 : tensor<5xi1>
+  %az3 = stablehlo.constant dense<0.0> : tensor<3x3xf64>
+  %xz3, %sz3, %uz3, %vtz3, %infoz3 = stablehlo.custom_call @lapack_dgesdd_ffi(%az3) {mhlo.backend_config = {mode = 65 : ui8}} : (tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3xf64>, tensor<3x3xf64>, tensor<3x3xf64>, tensor<i32>)
+  check.expect_eq_const %infoz3, dense<0> : tensor<i32>
+  %sbz3 = stablehlo.broadcast_in_dim %sz3, dims = [1] : (tensor<3xf64>) -> tensor<3x3xf64>
+  %usz3 = stablehlo.multiply %uz3, %sbz3 : tensor<3x3xf64>
+  %recz3 = stablehlo.dot_general %usz3, %vtz3, contracting_dims = [1] x [0] : (tensor<3x3xf64>, tensor<3x3xf64>) -> tensor<3x3xf64>
+  check.expect_almost_eq %recz3, %az3, tolerance = 1.0e-13 : tensor<3x3xf64>
+  %utuz3 = stablehlo.dot_general %uz3, %uz3, contracting_dims = [0] x [0] : (tensor<3x3xf64>, tensor<3x3xf64>) -> tensor<3x3xf64>
+  %euiz3 = stablehlo.iota dim = 0 : tensor<3x3xi32>
+  %eujz3 = stablehlo.iota dim = 1 : tensor<3x3xi32>
+  %euez3 = stablehlo.compare EQ, %euiz3, %eujz3, SIGNED : (tensor<3x3xi32>, tensor<3x3xi32>) -> tensor<3x3xi1>
+  %eu1z3 = stablehlo.constant dense<1.0> : tensor<3x3xf64>
+  %eu0z3 = stablehlo.constant dense<0.0> : tensor<3x3xf64>
+  %euz3 = stablehlo.select %euez3, %eu1z3, %eu0z3 : tensor<3x3xi1>, tensor<3x3xf64>
+  check.expect_almost_eq %utuz3, %euz3, tolerance = 1.0e-14 : tensor<3x3xf64>
+  %vvtz3 = stablehlo.dot_general %vtz3, %vtz3, contracting_dims = [1] x [1] : (tensor<3x3xf64>, tensor<3x3xf64>) -> tensor<3x3xf64>
+  %eviz3 = stablehlo.iota dim = 0 : tensor<3x3xi32>
+  %evjz3 = stablehlo.iota dim = 1 : tensor<3x3xi32>
+  %evez3 = stablehlo.compare EQ, %eviz3, %evjz3, SIGNED : (tensor<3x3xi32>, tensor<3x3xi32>) -> tensor<3x3xi1>
+  %ev1z3 = stablehlo.constant dense<1.0> : tensor<3x3xf64>
+  %ev0z3 = stablehlo.constant dense<0.0> : tensor<3x3xf64>
+  %evz3 = stablehlo.select %evez3, %ev1z3, %ev0z3 : tensor<3x3xi1>, tensor<3x3xf64>
+  check.expect_almost_eq %vvtz3, %evz3, tolerance = 1.0e-14 : tensor<3x3xf64>
+  %s_hiz3 = stablehlo.slice %sz3 [0:2] : (tensor<3xf64>) -> tensor<2xf64>
+  %s_loz3 = stablehlo.slice %sz3 [1:3] : (tensor<3xf64>) -> tensor<2xf64>
+  %descz3 = stablehlo.compare GE, %s_hiz3, %s_loz3 : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xi1>
+  %tz3 = stablehlo.constant dense<true> : tensor<2xi1>
+  check.expect_eq %descz3, %tz3 : tensor<2xi1>
+  %ac7 = stablehlo.constant dense<[[1.0, 0.0, 2.0, 1.0], [3.0, 0.0, -1.0, 3.0], [0.0, 0.0, 4.0, 0.0], [2.0, 0.0, 1.0, 2.0], [-1.0, 0.0, 0.5, -1.0], [5.0, 0.0, 0.0, 5.0], [1.0, 0.0, 1.0, 1.0]]> : tensor<7x4xf64>
+  %xc7, %sc7, %uc7, %vtc7, %infoc7 = stablehlo.custom_call @lapack_dgesdd_ffi(%ac7) {mhlo.backend_config = {mode = 65 : ui8}} : (tensor<7x4xf64>) -> (tensor<7x4xf64>, tensor<4xf64>, tensor<7x7xf64>, tensor<4x4xf64>, tensor<i32>)
+  check.expect_eq_const %infoc7, dense<0> : tensor<i32>
+  %ukc7 = stablehlo.slice %uc7 [0:7, 0:4] : (tensor<7x7xf64>) -> tensor<7x4xf64>
+  %sbc7 = stablehlo.broadcast_in_dim %sc7, dims = [1] : (tensor<4xf64>) -> tensor<7x4xf64>
+  %usc7 = stablehlo.multiply %ukc7, %sbc7 : tensor<7x4xf64>
+  %recc7 = stablehlo.dot_general %usc7, %vtc7, contracting_dims = [1] x [0] : (tensor<7x4xf64>, tensor<4x4xf64>) -> tensor<7x4xf64>
+  check.expect_almost_eq %recc7, %ac7, tolerance = 1.0e-13 : tensor<7x4xf64>
+  %utuc7 = stablehlo.dot_general %uc7, %uc7, contracting_dims = [0] x [0] : (tensor<7x7xf64>, tensor<7x7xf64>) -> tensor<7x7xf64>
+  %euic7 = stablehlo.iota dim = 0 : tensor<7x7xi32>
+  %eujc7 = stablehlo.iota dim = 1 : tensor<7x7xi32>
+  %euec7 = stablehlo.compare EQ, %euic7, %eujc7, SIGNED : (tensor<7x7xi32>, tensor<7x7xi32>) -> tensor<7x7xi1>
+  %eu1c7 = stablehlo.constant dense<1.0> : tensor<7x7xf64>
+  %eu0c7 = stablehlo.constant dense<0.0> : tensor<7x7xf64>
+  %euc7 = stablehlo.select %euec7, %eu1c7, %eu0c7 : tensor<7x7xi1>, tensor<7x7xf64>
+  check.expect_almost_eq %utuc7, %euc7, tolerance = 1.0e-14 : tensor<7x7xf64>
+  %vvtc7 = stablehlo.dot_general %vtc7, %vtc7, contracting_dims = [1] x [1] : (tensor<4x4xf64>, tensor<4x4xf64>) -> tensor<4x4xf64>
+  %evic7 = stablehlo.iota dim = 0 : tensor<4x4xi32>
+  %evjc7 = stablehlo.iota dim = 1 : tensor<4x4xi32>
+  %evec7 = stablehlo.compare EQ, %evic7, %evjc7, SIGNED : (tensor<4x4xi32>, tensor<4x4xi32>) -> tensor<4x4xi1>
+  %ev1c7 = stablehlo.constant dense<1.0> : tensor<4x4xf64>
+  %ev0c7 = stablehlo.constant dense<0.0> : tensor<4x4xf64>
+  %evc7 = stablehlo.select %evec7, %ev1c7, %ev0c7 : tensor<4x4xi1>, tensor<4x4xf64>
+  check.expect_almost_eq %vvtc7, %evc7, tolerance = 1.0e-14 : tensor<4x4xf64>
+  %s_hic7 = stablehlo.slice %sc7 [0:3] : (tensor<4xf64>) -> tensor<3xf64>
+  %s_loc7 = stablehlo.slice %sc7 [1:4] : (tensor<4xf64>) -> tensor<3xf64>
+  %descc7 = stablehlo.compare GE, %s_hic7, %s_loc7 : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xi1>
+  %tc7 = stablehlo.constant dense<true> : tensor<3xi1>
+  check.expect_eq %descc7, %tc7 : tensor<3xi1>
+  func.return
+}
