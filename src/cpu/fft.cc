@@ -356,6 +356,19 @@ void TransformGroup(const Plan& p, T* re, T* im, T* spare, bool inverse, bool re
   mul_points(re, im, n, p.chr.data(), p.chi.data(), s);
 }
 
+// fn(line, point) over a tile: for contiguous lines each line's run at a time, for strided ones
+// (neighbouring lines side by side in memory) each point of all lines at a time.
+template <typename F>
+inline void TileOrder(bool by_line, int64_t lines, int64_t points, F&& fn) {
+  if (by_line) {
+    for (int64_t j = 0; j < lines; ++j)
+      for (int64_t b = 0; b < points; ++b) fn(j, b);
+  } else {
+    for (int64_t b = 0; b < points; ++b)
+      for (int64_t j = 0; j < lines; ++j) fn(j, b);
+  }
+}
+
 // n = n1 n2 for the four-step transform of a long line: the divisor of n nearest its square root
 // with both factors at least `least`, or 0.
 int64_t FourStepSplit(int64_t n, int64_t least) {
@@ -498,15 +511,7 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
             }
           }
         };
-        // Contiguous lines: each line's run of the tile at a time; strided ones (neighbouring
-        // lines side by side): each point of all lines at a time.
-        if (stride == 1) {
-          for (int64_t j = 0; j < qn; ++j)
-            for (int64_t b = 0; b < tb; ++b) take(j, b);
-        } else {
-          for (int64_t b = 0; b < tb; ++b)
-            for (int64_t j = 0; j < qn; ++j) take(j, b);
-        }
+        TileOrder(stride == 1, qn, tb, take);
         for (int64_t b = 0; b < tb; ++b) {
           const int64_t at = (pow2 ? p.rev[t0 + b] : t0 + b) * L;
           std::copy(tre + b * L, tre + (b + 1) * L, re + at);
@@ -535,13 +540,7 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
             out = C((j % 2 == 0 ? r[l] : i[l]) * norm, T(0));
           }
         };
-        if (stride == 1) {
-          for (int64_t j = 0; j < qn; ++j)
-            for (int64_t b = 0; b < tb; ++b) put(j, b);
-        } else {
-          for (int64_t b = 0; b < tb; ++b)
-            for (int64_t j = 0; j < qn; ++j) put(j, b);
-        }
+        TileOrder(stride == 1, qn, tb, put);
       }
     }
   };

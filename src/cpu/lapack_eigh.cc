@@ -488,13 +488,8 @@ void TridiagonalizeFull(W* a, int64_t n, double* d, double* e, W* tau) {
   // Reflector i from row i right of the diagonal, into `into`; stores its tail in column i.
   auto reflect = [&](int64_t i, std::vector<W>& into) {
     const int64_t m = n - i - 1;
-    const W* row = a + i * n + i + 1;
-    for (int64_t r = 0; r < m; ++r) into[r] = ConjOf(row[r]);
-    W alpha = into[0];
-    const W t = Larfg(alpha, into.data() + 1, 1, m - 1);
-    e[i] = RealOf(alpha);
+    const W t = RowReflector(a + i * n + i + 1, m, into.data(), &e[i]);
     tau[i] = t;
-    into[0] = W(1);
     for (int64_t r = 1; r < m; ++r) a[(i + 1 + r) * n + i] = into[r];
     return t;
   };
@@ -558,15 +553,7 @@ int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w
       amax = std::max(amax, ax);
     }
   if (!finite) return 1;
-  int scale_exp = 0;
-  if (amax > 0 && (amax > 0x1p500 || amax < 0x1p-500)) {
-    scale_exp = -std::ilogb(amax);
-    // Element by element (2^scale_exp itself overflows when the entries are subnormal).
-    for (W& x : a) {
-      if constexpr (IsComplex<W>::value) x = W(std::ldexp(x.real(), scale_exp), std::ldexp(x.imag(), scale_exp));
-      else x = std::ldexp(x, scale_exp);
-    }
-  }
+  const int scale_exp = ScaleToUnit(a, amax);
   std::vector<double> e(static_cast<size_t>(n), 0.0);
   std::vector<W> tau(static_cast<size_t>(n), W(0));
   TridiagonalizeFull(a.data(), n, w, e.data(), tau.data());

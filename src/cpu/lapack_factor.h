@@ -73,6 +73,32 @@ W Larfg(W& alpha, W* x, int64_t stride, int64_t count) {
   return tau;
 }
 
+// When amax (a's largest magnitude) is near overflow or underflow, scales a to about 1 by a power
+// of two, element by element (2^e itself overflows when the entries are subnormal); returns the
+// exponent applied (0: a left as it is).
+template <typename W>
+int ScaleToUnit(std::vector<W>& a, double amax) {
+  if (!(amax > 0) || (amax <= 0x1p500 && amax >= 0x1p-500)) return 0;
+  const int e = -std::ilogb(amax);
+  for (W& x : a) {
+    if constexpr (IsComplex<W>::value) x = W(std::ldexp(x.real(), e), std::ldexp(x.imag(), e));
+    else x = std::ldexp(x, e);
+  }
+  return e;
+}
+
+// The reflector whose row form zeroes row[1..m) (m >= 1): H = I - tau v v^H from larfg of the
+// row's conjugate, so that row H = (beta, 0, ..., 0), beta real. v goes to `into` (v[0] = 1), beta
+// to *beta; returns tau.
+template <typename W>
+W RowReflector(const W* row, int64_t m, W* into, double* beta) {
+  for (int64_t c = 0; c < m; ++c) into[c] = ConjOf(row[c]);
+  W alpha = into[0];
+  const W tau = Larfg(alpha, into + 1, 1, m - 1);
+  *beta = RealOf(alpha);
+  into[0] = W(1);
+  return tau;
+}
 
 // getrf: a (m x n) becomes L\U; ipiv (min(m, n)) 1-based; returns info (0, or the 1-based index
 // of the first exactly-zero pivot).

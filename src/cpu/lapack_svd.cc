@@ -131,13 +131,9 @@ void Bidiagonalize(W* a, int64_t m, int64_t n, double* d, double* e, W* tauq, W*
     } else {
       std::fill(w.begin(), w.begin() + cols, W(0));
     }
-    // G from row i right of the diagonal: the reflector of its conjugate (row G = (beta, 0, ...)).
-    for (int64_t c = 0; c < cols; ++c) u[c] = ConjOf(top[c]);
-    W beta = u[0];
-    const W tp = Larfg(beta, u.data() + 1, 1, cols - 1);
-    e[i] = RealOf(beta);
+    // G from row i right of the diagonal (row G = (beta, 0, ...)).
+    const W tp = RowReflector(top, cols, u.data(), &e[i]);
     taup[i] = tp;
-    u[0] = W(1);
     for (int64_t c = 1; c < cols; ++c) pv[(i + c) * (n - 1) + i] = u[c];
     for (int64_t c = 0; c < cols; ++c) uc[c] = ConjOf(u[c]);
     std::fill(next.begin(), next.begin() + std::max<int64_t>(cols - 1, 0), W(0));
@@ -441,14 +437,7 @@ int32_t SvdTall(std::vector<W>& a, int64_t m, int64_t n, bool vectors, int64_t u
     std::fill(s, s + n, std::numeric_limits<double>::quiet_NaN());
     return -4;
   }
-  int scale_exp = 0;
-  if (amax > 0 && (amax > 0x1p500 || amax < 0x1p-500)) {
-    scale_exp = -std::ilogb(amax);
-    for (W& x : a) {
-      if constexpr (IsComplex<W>::value) x = W(std::ldexp(x.real(), scale_exp), std::ldexp(x.imag(), scale_exp));
-      else x = std::ldexp(x, scale_exp);
-    }
-  }
+  const int scale_exp = ScaleToUnit(a, amax);
   std::vector<double> d(static_cast<size_t>(n)), e(static_cast<size_t>(n), 0.0);
   std::vector<W> tauq(static_cast<size_t>(n)), taup(static_cast<size_t>(n), W(0));
   Scratch scratch;
@@ -497,27 +486,27 @@ int32_t GesddT(std::vector<W>& a, int64_t m, int64_t n, bool vectors, bool full,
     }
     return 0;
   }
-  if (m >= n) {
-    const int64_t ucols = full ? m : n;
-    Scratch scratch;
-    W* v = scratch.Get<W>(vectors ? n * n : 0);
-    const int32_t info = SvdTall(a, m, n, vectors, ucols, s, u, v);
-    if (vectors && info == 0)
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) vt[i * n + j] = ConjOf(v[j * n + i]);
-    return info;
+  // A wide matrix as its conjugate transpose: A^H = U' S V'^H (tall), so u = V' and vt = U'^H.
+  const bool wide = m < n;
+  std::vector<W> at;
+  if (wide) {
+    at.resize(static_cast<size_t>(m * n));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) at[j * m + i] = ConjOf(a[i * n + j]);
   }
-  // A^H = U' S V'^H (tall), so A = V' S U'^H: u = V', vt = U'^H.
-  std::vector<W> at(static_cast<size_t>(m * n));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) at[j * m + i] = ConjOf(a[i * n + j]);
-  const int64_t ucols = full ? n : m;
+  const int64_t rows = std::max(m, n), cols = k;
+  const int64_t ucols = full ? rows : cols;  // of the tall problem's U
   Scratch scratch;
-  W* up = scratch.Get<W>(vectors ? n * ucols : 0);
-  const int32_t info = SvdTall(at, n, m, vectors, ucols, s, up, u);
-  if (vectors && info == 0)
-    for (int64_t i = 0; i < ucols; ++i)
-      for (int64_t j = 0; j < n; ++j) vt[i * n + j] = ConjOf(up[j * ucols + i]);
+  W* tall_u = wide ? scratch.Get<W>(vectors ? rows * ucols : 0) : u;
+  W* tall_v = wide ? u : scratch.Get<W>(vectors ? cols * cols : 0);
+  const int32_t info = SvdTall(wide ? at : a, rows, cols, vectors, ucols, s, tall_u, tall_v);
+  if (vectors && info == 0) {
+    // vt (vr x n) is the conjugate transpose of V (n x n) or of U' (n x ucols).
+    const W* from = wide ? tall_u : tall_v;
+    const int64_t vr = wide ? ucols : n;
+    for (int64_t i = 0; i < vr; ++i)
+      for (int64_t j = 0; j < n; ++j) vt[i * n + j] = ConjOf(from[j * vr + i]);
+  }
   return info;
 }
 
