@@ -29,10 +29,12 @@ const GemmTable& Gemm();
 // The best Eigen build for this CPU, for every kind (benchmarks compare against it).
 const GemmTable& EigenGemm();
 
-// Gemm()'s entry for element type C (double or complex<double>: the linear-algebra kernels).
+// Gemm()'s entry for element type C (the linear-algebra kernels).
 template <typename C>
 GemmFn<C> GemmOf() {
   if constexpr (std::is_same_v<C, std::complex<double>>) return Gemm().c128;
+  else if constexpr (std::is_same_v<C, std::complex<float>>) return Gemm().c64;
+  else if constexpr (std::is_same_v<C, float>) return Gemm().f32;
   else return Gemm().f64;
 }
 

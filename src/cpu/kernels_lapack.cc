@@ -1,7 +1,9 @@
 // The LAPACK routines that JAX's CPU lowering reaches through stablehlo.custom_call: getrf, geqrf,
-// orgqr/ungqr, potrf, syevd/heevd, gesdd/gesvd, geev, gees, gehrd and sytrd/hetrd. They work on the logical matrices (the
-// innermost two dimensions; leading dimensions are a batch), compute in double precision and round
-// once into the result kind, and follow LAPACK's output conventions so that the StableHLO JAX wraps
+// orgqr/ungqr, potrf, syevd/heevd, gesdd/gesvd, geev, gees, gehrd and sytrd/hetrd. They work on
+// the logical matrices (the innermost two dimensions; leading dimensions are a batch), compute in
+// double precision and round once into the result kind (getrf and potrf of float32 / complex64
+// excepted: they work in the element's precision, as LAPACK's sgetrf / cpotrf do, their products
+// through the f32 GEMM), and follow LAPACK's output conventions so that the StableHLO JAX wraps
 // around the call gives the same answers: 1-based pivots, R above the diagonal with Householder
 // vectors below it, the untouched triangle of a Cholesky factor kept, ascending eigenvalues,
 // descending singular values, and the `info` codes JAX tests.
@@ -35,6 +37,13 @@ std::vector<Work<S>> Load(const Array& a, int64_t offset, int64_t count) {
   std::vector<Work<S>> v(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) v[i] = static_cast<Work<S>>(p[i]);
   return v;
+}
+
+// The matrices as stored (float32 / complex64 routines that work in their own precision).
+template <typename S>
+std::vector<S> LoadNative(const Array& a, int64_t offset, int64_t count) {
+  const S* p = a.as<S>() + offset;
+  return std::vector<S>(p, p + count);
 }
 
 template <typename S, typename W>
@@ -269,7 +278,7 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
       info_at(2);
       ForBatch(st, sh.batch, cost, [&](int64_t b) {
         std::vector<int32_t> piv(static_cast<size_t>(k));
-        auto a = Load<S>(x, b * mn, mn);
+        auto a = LoadNative<S>(x, b * mn, mn);  // getrf in the element's precision
         int32_t code = Getrf(a, m, n, piv.data());
         Store<S>(out[0], b * mn, a.data(), mn);
         if (out.size() > 1) std::memcpy(out[1].mutable_as<int32_t>() + b * k, piv.data(), k * 4);
@@ -358,7 +367,7 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
     case LapackParams::kPotrf: {
       info_at(1);
       ForBatch(st, sh.batch, cost, [&](int64_t b) {
-        auto a = Load<S>(x, b * mn, mn);
+        auto a = LoadNative<S>(x, b * mn, mn);  // potrf in the element's precision
         int32_t code = Potrf(a, n, p.lower);
         Store<S>(out[0], b * mn, a.data(), mn);
         if (info) info[b] = code;

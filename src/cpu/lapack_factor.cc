@@ -412,7 +412,7 @@ int32_t CholeskyLowerBlocked(W* a, int64_t n) {
         W* ri = &a[i * n];
         W v = ri[j];
         for (int64_t k = j0; k < j; ++k) v -= ri[k] * ConjOf(rj[k]);
-        ri[j] = v / djj;
+        ri[j] = v / static_cast<typename IsComplex<W>::Real>(djj);
       }
     }
   }
@@ -423,11 +423,11 @@ int32_t CholeskyLowerBlocked(W* a, int64_t n) {
 // the lower triangle of A's conjugate transpose. The other triangle is left as it was.
 template <typename W>
 int32_t PotrfT(std::vector<W>& a, int64_t n, bool lower) {
-  if (lower) return CholeskyLowerInPlace(a.data(), n);
+  if (lower) return CholeskyLowerBlocked(a.data(), n);
   std::vector<W> t(a.size());
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j <= i; ++j) t[i * n + j] = ConjOf(a[j * n + i]);
-  const int32_t code = CholeskyLowerInPlace(t.data(), n);
+  const int32_t code = CholeskyLowerBlocked(t.data(), n);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j <= i; ++j) a[j * n + i] = ConjOf(t[i * n + j]);
   return code;
@@ -437,6 +437,8 @@ int32_t PotrfT(std::vector<W>& a, int64_t n, bool lower) {
 
 int32_t Getrf(std::vector<double>& a, int64_t m, int64_t n, int32_t* ipiv) { return GetrfT(a, m, n, ipiv); }
 int32_t Getrf(std::vector<cdouble>& a, int64_t m, int64_t n, int32_t* ipiv) { return GetrfT(a, m, n, ipiv); }
+int32_t Getrf(std::vector<float>& a, int64_t m, int64_t n, int32_t* ipiv) { return GetrfT(a, m, n, ipiv); }
+int32_t Getrf(std::vector<cfloat>& a, int64_t m, int64_t n, int32_t* ipiv) { return GetrfT(a, m, n, ipiv); }
 void Geqrf(std::vector<double>& a, int64_t m, int64_t n, double* tau) { GeqrfT(a, m, n, tau); }
 void Geqrf(std::vector<cdouble>& a, int64_t m, int64_t n, cdouble* tau) { GeqrfT(a, m, n, tau); }
 void Gehrd(std::vector<double>& a, int64_t n, int64_t ilo, int64_t ihi, double* tau) { GehrdT(a, n, ilo, ihi, tau); }
@@ -459,6 +461,8 @@ void ApplyQLeft(const cdouble* v, int64_t ldv, int64_t m, int64_t k, const cdoub
 void Orgqr(std::vector<cdouble>& a, int64_t m, int64_t n, const cdouble* tau, int64_t k) { OrgqrT(a, m, n, tau, k); }
 int32_t Potrf(std::vector<double>& a, int64_t n, bool lower) { return PotrfT(a, n, lower); }
 int32_t Potrf(std::vector<cdouble>& a, int64_t n, bool lower) { return PotrfT(a, n, lower); }
+int32_t Potrf(std::vector<float>& a, int64_t n, bool lower) { return PotrfT(a, n, lower); }
+int32_t Potrf(std::vector<cfloat>& a, int64_t n, bool lower) { return PotrfT(a, n, lower); }
 
 }  // namespace lapack
 

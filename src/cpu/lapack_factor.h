@@ -16,19 +16,28 @@
 namespace openpjrt::cpu::lapack {
 
 using cdouble = std::complex<double>;
+using cfloat = std::complex<float>;
 
 template <typename T> struct IsComplex : std::false_type { using Real = T; };
 template <typename T> struct IsComplex<std::complex<T>> : std::true_type { using Real = T; };
 
 inline double ConjOf(double x) { return x; }
 inline cdouble ConjOf(cdouble x) { return std::conj(x); }
+inline float ConjOf(float x) { return x; }
+inline cfloat ConjOf(cfloat x) { return std::conj(x); }
 inline double RealOf(double x) { return x; }
 inline double RealOf(cdouble x) { return x.real(); }
+inline double RealOf(float x) { return x; }
+inline double RealOf(cfloat x) { return x.real(); }
 inline double ImagOf(double) { return 0; }
 inline double ImagOf(cdouble x) { return x.imag(); }
+inline double ImagOf(float) { return 0; }
+inline double ImagOf(cfloat x) { return x.imag(); }
 // LAPACK's pivot measure: |x| for reals, |re| + |im| for complex values.
 inline double Abs1(double x) { return std::fabs(x); }
 inline double Abs1(cdouble x) { return std::fabs(x.real()) + std::fabs(x.imag()); }
+inline double Abs1(float x) { return std::fabs(x); }
+inline double Abs1(cfloat x) { return std::fabs(x.real()) + std::fabs(x.imag()); }
 
 // The 2-norm of x[0..count) (stride apart): a plain sum of squares where it can neither overflow
 // nor lose digits to underflow, else accumulated by hypot.
@@ -104,6 +113,10 @@ W RowReflector(const W* row, int64_t m, W* into, double* beta) {
 // of the first exactly-zero pivot).
 int32_t Getrf(std::vector<double>& a, int64_t m, int64_t n, int32_t* ipiv);
 int32_t Getrf(std::vector<cdouble>& a, int64_t m, int64_t n, int32_t* ipiv);
+// (float32 and complex64 in their own precision, as LAPACK's sgetrf / cgetrf: the trailing
+// products through the f32 GEMM.)
+int32_t Getrf(std::vector<float>& a, int64_t m, int64_t n, int32_t* ipiv);
+int32_t Getrf(std::vector<cfloat>& a, int64_t m, int64_t n, int32_t* ipiv);
 // geqrf: R on and above the diagonal, Householder vectors below it, tau (min(m, n)).
 void Geqrf(std::vector<double>& a, int64_t m, int64_t n, double* tau);
 void Geqrf(std::vector<cdouble>& a, int64_t m, int64_t n, cdouble* tau);
@@ -149,5 +162,8 @@ void ApplyQLeft(const cdouble* v, int64_t ldv, int64_t m, int64_t k, const cdoub
 // potrf on one triangle (the other is left as it was); returns info.
 int32_t Potrf(std::vector<double>& a, int64_t n, bool lower);
 int32_t Potrf(std::vector<cdouble>& a, int64_t n, bool lower);
+// (float32 and complex64 in their own precision, pivots accumulated in double.)
+int32_t Potrf(std::vector<float>& a, int64_t n, bool lower);
+int32_t Potrf(std::vector<cfloat>& a, int64_t n, bool lower);
 
 }  // namespace openpjrt::cpu::lapack

@@ -1,0 +1,129 @@
+// Hand-written: the LAPACK calls that work in single precision for float32 / complex64 (getrf,
+// potrf: as LAPACK's sgetrf / cpotrf, their trailing products through the f32 GEMM), past their
+// 32-column panels; the same checks as lapack_blocked.mlir's float64 / complex128 programs, with
+// single-precision tolerances.
+
+// sgetrf in single precision past its 32-column panels (the trailing update through the f32
+// matrix product): a 40 x 40 matrix, diagonally dominant by columns so that no rows are swapped
+// (pivots 1..40), checked by L U = A; then with column 35 zero, info 36; then a batch of 16.
+func.func @sgetrf_blocked_40x40_single() {
+  %i = stablehlo.iota dim = 0 : tensor<40x40xi32>
+  %j = stablehlo.iota dim = 1 : tensor<40x40xi32>
+  %c7 = stablehlo.constant dense<7> : tensor<40x40xi32>
+  %c8 = stablehlo.constant dense<8> : tensor<40x40xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<40x40xi32>
+  %c17 = stablehlo.constant dense<17> : tensor<40x40xi32>
+  %i7 = stablehlo.multiply %i, %c7 : tensor<40x40xi32>
+  %j13 = stablehlo.multiply %j, %c13 : tensor<40x40xi32>
+  %sum = stablehlo.add %i7, %j13 : tensor<40x40xi32>
+  %r = stablehlo.remainder %sum, %c17 : tensor<40x40xi32>
+  %bi = stablehlo.subtract %r, %c8 : tensor<40x40xi32>
+  %b = stablehlo.convert %bi : (tensor<40x40xi32>) -> tensor<40x40xf32>
+  %eq = stablehlo.compare EQ, %i, %j, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %big = stablehlo.constant dense<400.0> : tensor<40x40xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<40x40xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<40x40xf32>
+  %d = stablehlo.select %eq, %big, %zero : tensor<40x40xi1>, tensor<40x40xf32>
+  %a = stablehlo.add %b, %d : tensor<40x40xf32>
+  %lu, %piv, %info = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<40x40xf32>) -> (tensor<40x40xf32>, tensor<40xi32>, tensor<i32>)
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %k = stablehlo.iota dim = 0 : tensor<40xi32>
+  %ones = stablehlo.constant dense<1> : tensor<40xi32>
+  %k1 = stablehlo.add %k, %ones : tensor<40xi32>
+  check.expect_eq %piv, %k1 : tensor<40xi32>
+  %below = stablehlo.compare GT, %i, %j, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %l_strict = stablehlo.select %below, %lu, %zero : tensor<40x40xi1>, tensor<40x40xf32>
+  %diag1 = stablehlo.select %eq, %one, %zero : tensor<40x40xi1>, tensor<40x40xf32>
+  %l = stablehlo.add %l_strict, %diag1 : tensor<40x40xf32>
+  %u = stablehlo.select %below, %zero, %lu : tensor<40x40xi1>, tensor<40x40xf32>
+  %prod = stablehlo.dot_general %l, %u, contracting_dims = [1] x [0] : (tensor<40x40xf32>, tensor<40x40xf32>) -> tensor<40x40xf32>
+  check.expect_almost_eq %prod, %a, tolerance = 5.0e-3 : tensor<40x40xf32>
+  %c35 = stablehlo.constant dense<35> : tensor<40x40xi32>
+  %col35 = stablehlo.compare EQ, %j, %c35, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %a2 = stablehlo.select %col35, %zero, %a : tensor<40x40xi1>, tensor<40x40xf32>
+  %lu2, %piv2, %info2 = stablehlo.custom_call @lapack_sgetrf_ffi(%a2) {mhlo.backend_config = {}} : (tensor<40x40xf32>) -> (tensor<40x40xf32>, tensor<40xi32>, tensor<i32>)
+  check.expect_eq_const %info2, dense<36> : tensor<i32>
+  // A batch of 16 (enough work to be spread over the intra-op threads), each matrix with its own
+  // diagonal shift: every one still L U = A with no swaps.
+  %ab = stablehlo.broadcast_in_dim %a, dims = [1, 2] : (tensor<40x40xf32>) -> tensor<16x40x40xf32>
+  %bk = stablehlo.iota dim = 0 : tensor<16x40x40xi32>
+  %bri = stablehlo.iota dim = 1 : tensor<16x40x40xi32>
+  %bj = stablehlo.iota dim = 2 : tensor<16x40x40xi32>
+  %beq = stablehlo.compare EQ, %bri, %bj, SIGNED : (tensor<16x40x40xi32>, tensor<16x40x40xi32>) -> tensor<16x40x40xi1>
+  %bkf = stablehlo.convert %bk : (tensor<16x40x40xi32>) -> tensor<16x40x40xf32>
+  %bzero = stablehlo.constant dense<0.0> : tensor<16x40x40xf32>
+  %bone = stablehlo.constant dense<1.0> : tensor<16x40x40xf32>
+  %shift = stablehlo.select %beq, %bkf, %bzero : tensor<16x40x40xi1>, tensor<16x40x40xf32>
+  %abs = stablehlo.add %ab, %shift : tensor<16x40x40xf32>
+  %blu, %bpiv, %binfo = stablehlo.custom_call @lapack_sgetrf_ffi(%abs) {mhlo.backend_config = {}} : (tensor<16x40x40xf32>) -> (tensor<16x40x40xf32>, tensor<16x40xi32>, tensor<16xi32>)
+  check.expect_eq_const %binfo, dense<0> : tensor<16xi32>
+  %bbelow = stablehlo.compare GT, %bri, %bj, SIGNED : (tensor<16x40x40xi32>, tensor<16x40x40xi32>) -> tensor<16x40x40xi1>
+  %bls = stablehlo.select %bbelow, %blu, %bzero : tensor<16x40x40xi1>, tensor<16x40x40xf32>
+  %bd1 = stablehlo.select %beq, %bone, %bzero : tensor<16x40x40xi1>, tensor<16x40x40xf32>
+  %bl = stablehlo.add %bls, %bd1 : tensor<16x40x40xf32>
+  %bu = stablehlo.select %bbelow, %bzero, %blu : tensor<16x40x40xi1>, tensor<16x40x40xf32>
+  %bprod = stablehlo.dot_general %bl, %bu, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<16x40x40xf32>, tensor<16x40x40xf32>) -> tensor<16x40x40xf32>
+  check.expect_almost_eq %bprod, %abs, tolerance = 5.0e-3 : tensor<16x40x40xf32>
+  func.return
+}
+
+// -----
+
+// cpotrf in single precision past its 32-column panels, from the upper triangle: A = B B^H + 40 I
+// for a 40 x 40 complex B built from iotas; U^H U = A, the strict lower triangle is left as it
+// was, and a negative pivot at (35, 35) reports info 36 with the rows before it unchanged.
+func.func @cpotrf_blocked_40x40_upper_single() {
+  %i = stablehlo.iota dim = 0 : tensor<40x40xi32>
+  %j = stablehlo.iota dim = 1 : tensor<40x40xi32>
+  %c3 = stablehlo.constant dense<3> : tensor<40x40xi32>
+  %c5 = stablehlo.constant dense<5> : tensor<40x40xi32>
+  %c7 = stablehlo.constant dense<7> : tensor<40x40xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<40x40xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<40x40xi32>
+  %c17 = stablehlo.constant dense<17> : tensor<40x40xi32>
+  %i7 = stablehlo.multiply %i, %c7 : tensor<40x40xi32>
+  %j13 = stablehlo.multiply %j, %c13 : tensor<40x40xi32>
+  %s1 = stablehlo.add %i7, %j13 : tensor<40x40xi32>
+  %r1 = stablehlo.remainder %s1, %c17 : tensor<40x40xi32>
+  %re_i = stablehlo.subtract %r1, %c7 : tensor<40x40xi32>
+  %i5 = stablehlo.multiply %i, %c5 : tensor<40x40xi32>
+  %j3 = stablehlo.multiply %j, %c3 : tensor<40x40xi32>
+  %s2 = stablehlo.add %i5, %j3 : tensor<40x40xi32>
+  %r2 = stablehlo.remainder %s2, %c11 : tensor<40x40xi32>
+  %im_i = stablehlo.subtract %r2, %c5 : tensor<40x40xi32>
+  %re = stablehlo.convert %re_i : (tensor<40x40xi32>) -> tensor<40x40xf32>
+  %im = stablehlo.convert %im_i : (tensor<40x40xi32>) -> tensor<40x40xf32>
+  %b = stablehlo.complex %re, %im : tensor<40x40xcomplex<f32>>
+  %nim = stablehlo.negate %im : tensor<40x40xf32>
+  %bc = stablehlo.complex %re, %nim : tensor<40x40xcomplex<f32>>
+  %bbh = stablehlo.dot_general %b, %bc, contracting_dims = [1] x [1] : (tensor<40x40xcomplex<f32>>, tensor<40x40xcomplex<f32>>) -> tensor<40x40xcomplex<f32>>
+  %eq = stablehlo.compare EQ, %i, %j, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %forty = stablehlo.constant dense<(40.0, 0.0)> : tensor<40x40xcomplex<f32>>
+  %zero = stablehlo.constant dense<(0.0, 0.0)> : tensor<40x40xcomplex<f32>>
+  %d = stablehlo.select %eq, %forty, %zero : tensor<40x40xi1>, tensor<40x40xcomplex<f32>>
+  %a = stablehlo.add %bbh, %d : tensor<40x40xcomplex<f32>>
+  %f, %info = stablehlo.custom_call @lapack_cpotrf_ffi(%a) {mhlo.backend_config = {uplo = 85 : ui8}} : (tensor<40x40xcomplex<f32>>) -> (tensor<40x40xcomplex<f32>>, tensor<i32>)
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %below = stablehlo.compare LT, %j, %i, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %u = stablehlo.select %below, %zero, %f : tensor<40x40xi1>, tensor<40x40xcomplex<f32>>
+  %ure = stablehlo.real %u : (tensor<40x40xcomplex<f32>>) -> tensor<40x40xf32>
+  %uim = stablehlo.imag %u : (tensor<40x40xcomplex<f32>>) -> tensor<40x40xf32>
+  %nuim = stablehlo.negate %uim : tensor<40x40xf32>
+  %uc = stablehlo.complex %ure, %nuim : tensor<40x40xcomplex<f32>>
+  %uhu = stablehlo.dot_general %uc, %u, contracting_dims = [0] x [0] : (tensor<40x40xcomplex<f32>>, tensor<40x40xcomplex<f32>>) -> tensor<40x40xcomplex<f32>>
+  check.expect_almost_eq %uhu, %a, tolerance = 5.0e-2 : tensor<40x40xcomplex<f32>>
+  %kept = stablehlo.select %below, %f, %zero : tensor<40x40xi1>, tensor<40x40xcomplex<f32>>
+  %orig = stablehlo.select %below, %a, %zero : tensor<40x40xi1>, tensor<40x40xcomplex<f32>>
+  check.expect_eq %kept, %orig : tensor<40x40xcomplex<f32>>
+  %c35 = stablehlo.constant dense<35> : tensor<40x40xi32>
+  %at35 = stablehlo.compare EQ, %i, %c35, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %pivot = stablehlo.and %at35, %eq : tensor<40x40xi1>
+  %neg = stablehlo.constant dense<(-1000.0, 0.0)> : tensor<40x40xcomplex<f32>>
+  %bad = stablehlo.select %pivot, %neg, %a : tensor<40x40xi1>, tensor<40x40xcomplex<f32>>
+  %fb, %info_b = stablehlo.custom_call @lapack_cpotrf_ffi(%bad) {mhlo.backend_config = {uplo = 85 : ui8}} : (tensor<40x40xcomplex<f32>>) -> (tensor<40x40xcomplex<f32>>, tensor<i32>)
+  check.expect_eq_const %info_b, dense<36> : tensor<i32>
+  %rows_b = stablehlo.slice %fb [0:35, 0:40] : (tensor<40x40xcomplex<f32>>) -> tensor<35x40xcomplex<f32>>
+  %rows = stablehlo.slice %f [0:35, 0:40] : (tensor<40x40xcomplex<f32>>) -> tensor<35x40xcomplex<f32>>
+  check.expect_almost_eq %rows_b, %rows, tolerance = 1.0e-6 : tensor<35x40xcomplex<f32>>
+  func.return
+}
