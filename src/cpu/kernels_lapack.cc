@@ -289,8 +289,8 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
     case LapackParams::kGeqrf: {
       info_at(2);
       ForBatch(st, sh.batch, cost, [&](int64_t b) {
-        std::vector<W> tau(static_cast<size_t>(k));
-        auto a = Load<S>(x, b * mn, mn);
+        std::vector<S> tau(static_cast<size_t>(k));
+        auto a = LoadNative<S>(x, b * mn, mn);  // geqrf in the element's precision
         Geqrf(a, m, n, tau.data());
         Store<S>(out[0], b * mn, a.data(), mn);
         if (out.size() > 1) Store<S>(out[1], b * k, tau.data(), k);
@@ -356,8 +356,8 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
       const Array& tau_in = st.slots[s.in[p.first_operand + 1]].array;
       const int64_t kt = tau_in.dims().empty() ? 0 : tau_in.dims().back();
       ForBatch(st, sh.batch, cost, [&](int64_t b) {
-        auto a = Load<S>(x, b * mn, mn);
-        auto tau = Load<S>(tau_in, b * kt, kt);
+        auto a = LoadNative<S>(x, b * mn, mn);  // orgqr in the element's precision
+        auto tau = LoadNative<S>(tau_in, b * kt, kt);
         Orgqr(a, m, n, tau.data(), kt);
         Store<S>(out[0], b * mn, a.data(), mn);
         if (info) info[b] = 0;

@@ -1,21 +1,28 @@
 // batch_norm_*, cholesky, triangular_solve, fft and chlo.top_k. Arithmetic runs in double (or
-// complex<double>) and rounds once into the result type; these are the oracle implementations.
+// complex<double>) and rounds once into the result type, except where a kernel says otherwise
+// (cholesky and triangular_solve of f32 / complex64 work in single precision, as LAPACK does; the
+// FFT of complex64 / float32 too).
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "src/cpu/elem_traits.h"
 #include "src/cpu/fft.h"
 #include "src/cpu/gemm.h"
 #include "src/cpu/kernels_linalg.h"
+#include "src/cpu/lapack_factor.h"
 #include "src/support/str.h"
 
 namespace openpjrt::cpu {
 namespace {
 
 using cd = std::complex<double>;
+using lapack::cfloat;
+using lapack::ConjOf;
+using lapack::IsComplex;
 
 // Reads element i of a float or complex array as complex<double>.
 cd Get(const Array& a, int64_t i) {
@@ -193,31 +200,43 @@ void SetAll(Array& a, const C* in) {
   });
 }
 
-// The factor of each matrix in the batch through CholeskyLowerInPlace, in double for real kinds
-// and complex<double> for complex ones (an upper request factors A's conjugate transpose). Where a
+// Element conversions between an array's storage (S) and the type a factorisation works in (W):
+// the same type for float32 / float64 / complex64 / complex128, and complex<double> staging
+// (GetAll / SetAll) for the narrower float kinds, worked in double.
+template <typename W, typename S>
+W WorkValue(const S& v) {
+  if constexpr (std::is_same_v<W, S>) return v;
+  else if constexpr (IsComplex<W>::value) return W(v);
+  else return static_cast<W>(v.real());
+}
+template <typename S, typename W>
+S StoredValue(const W& v) {
+  if constexpr (std::is_same_v<W, S>) return v;
+  else return S(v);
+}
+
+// The factor of each matrix in the batch through CholeskyLowerInPlace, in the element type for
+// float32 / float64 / complex64 / complex128 (as LAPACK's spotrf / dpotrf / cpotrf / zpotrf), in
+// double for the narrower float kinds (an upper request factors A's conjugate transpose). Where a
 // matrix is not positive definite, every column from the failing pivot on is NaN (the values an
 // unchecked factorisation would carry there), and the other triangle is zero.
-template <typename T>
-void CholeskyAs(ExecState& st, bool lower, const cd* in, cd* out, int64_t n, int64_t batch) {
-  auto value = [](const cd& v) {
-    if constexpr (std::is_same_v<T, cd>) return v;
-    else return v.real();
-  };
+template <typename W, typename S>
+void CholeskyAs(ExecState& st, bool lower, const S* in, S* out, int64_t n, int64_t batch) {
   ForEachBatchPiece(st, batch, n * n * n / 3, [&](int64_t b0, int64_t b1) {
     Array holder;
-    T* l = AllocateScratch<T>(n * n, &holder);
+    W* l = AllocateScratch<W>(n * n, &holder);
     for (int64_t b = b0; b < b1; ++b) {
-      const cd* m = in + b * n * n;
+      const S* m = in + b * n * n;
       for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j <= i; ++j) l[i * n + j] = value(lower ? m[i * n + j] : std::conj(m[j * n + i]));
+        for (int64_t j = 0; j <= i; ++j) l[i * n + j] = WorkValue<W>(lower ? m[i * n + j] : ConjOf(m[j * n + i]));
       const int32_t code = CholeskyLowerInPlace(l, n);
       const int64_t bad = code ? code - 1 : n;
-      cd* o = out + b * n * n;
+      S* o = out + b * n * n;
       for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < n; ++j) {
-          const cd v = j > i ? cd(0) : j >= bad ? cd(std::nan(""), 0) : cd(l[i * n + j]);
-          if (lower) o[i * n + j] = v;
-          else o[j * n + i] = std::conj(v);
+          const W v = j > i ? W(0) : j >= bad ? W(std::numeric_limits<double>::quiet_NaN()) : l[i * n + j];
+          if (lower) o[i * n + j] = StoredValue<S>(v);
+          else o[j * n + i] = StoredValue<S>(ConjOf(v));
         }
     }
   });
@@ -228,25 +247,37 @@ void Cholesky(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
   Array out = Array::Allocate(s.out_types[0]);
   const int64_t n = a.dims().back(), batch = n ? a.NumElements() / (n * n) : 0;
-  // Pooled temporaries: fresh pages would cost more than the factorisation.
-  Array m_holder, r_holder;
-  cd* m = AllocateScratch<cd>(a.NumElements(), &m_holder);
-  cd* r = AllocateScratch<cd>(a.NumElements(), &r_holder);
-  GetAll(a, m);
-  if (ir::IsComplex(a.elem())) CholeskyAs<cd>(st, lower, m, r, n, batch);
-  else CholeskyAs<double>(st, lower, m, r, n, batch);
-  SetAll(out, r);
+  const bool native = [&] {
+    switch (a.elem()) {
+      case ElemKind::kF32: CholeskyAs<float>(st, lower, a.as<float>(), out.mutable_as<float>(), n, batch); return true;
+      case ElemKind::kF64: CholeskyAs<double>(st, lower, a.as<double>(), out.mutable_as<double>(), n, batch); return true;
+      case ElemKind::kC64:
+        CholeskyAs<cfloat>(st, lower, a.as<cfloat>(), out.mutable_as<cfloat>(), n, batch);
+        return true;
+      case ElemKind::kC128: CholeskyAs<cd>(st, lower, a.as<cd>(), out.mutable_as<cd>(), n, batch); return true;
+      default: return false;
+    }
+  }();
+  if (!native) {
+    // Pooled temporaries: fresh pages would cost more than the factorisation.
+    Array m_holder, r_holder;
+    cd* m = AllocateScratch<cd>(a.NumElements(), &m_holder);
+    cd* r = AllocateScratch<cd>(a.NumElements(), &r_holder);
+    GetAll(a, m);
+    CholeskyAs<double>(st, lower, m, r, n, batch);
+    SetAll(out, r);
+  }
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 
 // op X = B for a triangular op (n x n, row-major, its other triangle ignored) and X (n x cols,
-// B on entry), by blocks of 32 rows in the order of substitution: each block first takes the
-// product of its part of op with every row already solved (one matrix product through gemm.h,
-// AVX-512 where the CPU has it), then is solved row by row, each row updated from the block's
-// rows before it (contiguous rows, so the inner loops run over columns). Element by element
-// through complex<double> this took 90 ms for 256 x 256; row by row in double, 16 ms.
+// row stride ldx, B on entry), by blocks of 32 rows in the order of substitution: each block
+// first takes the product of its part of op with every row already solved (one matrix product
+// through gemm.h, AVX-512 where the CPU has it), then is solved row by row, each row updated from
+// the block's rows before it (contiguous rows, so the inner loops run over columns). Element by
+// element through complex<double> this took 90 ms for 256 x 256; row by row in double, 16 ms.
 template <typename T>
-void SolveLeft(const T* op, T* x, int64_t n, int64_t cols, bool lower) {
+void SolveLeft(const T* op, T* x, int64_t ldx, int64_t n, int64_t cols, bool lower) {
   constexpr int64_t kBlock = 32;
   Array holder;
   T* product = n > kBlock ? AllocateScratch<T>(kBlock * cols, &holder) : nullptr;
@@ -254,18 +285,21 @@ void SolveLeft(const T* op, T* x, int64_t n, int64_t cols, bool lower) {
     const int64_t len = std::min(kBlock, n - b);
     const int64_t r0 = lower ? b : n - b - len;  // the block: rows r0 .. r0 + len - 1
     const int64_t s0 = lower ? 0 : r0 + len, s1 = lower ? r0 : n;  // the rows already solved
-    T* xb = x + r0 * cols;
     if (s1 > s0) {
-      GemmOf<T>()(op + r0 * n + s0, n, x + s0 * cols, cols, product, cols, len, s1 - s0, cols);
-      for (int64_t e = 0; e < len * cols; ++e) xb[e] -= product[e];
+      GemmOf<T>()(op + r0 * n + s0, n, x + s0 * ldx, ldx, product, cols, len, s1 - s0, cols);
+      for (int64_t r = 0; r < len; ++r) {
+        T* xr = x + (r0 + r) * ldx;
+        const T* pr = product + r * cols;
+        for (int64_t c = 0; c < cols; ++c) xr[c] -= pr[c];
+      }
     }
     for (int64_t k = 0; k < len; ++k) {
       const int64_t i = lower ? r0 + k : r0 + len - 1 - k;
-      T* xi = x + i * cols;
+      T* xi = x + i * ldx;
       const int64_t j0 = lower ? r0 : i + 1, j1 = lower ? i : r0 + len;
       for (int64_t j = j0; j < j1; ++j) {
         const T a = op[i * n + j];
-        const T* xj = x + j * cols;
+        const T* xj = x + j * ldx;
         for (int64_t c = 0; c < cols; ++c) xi[c] -= a * xj[c];
       }
       const T d = op[i * n + i];
@@ -274,59 +308,69 @@ void SolveLeft(const T* op, T* x, int64_t n, int64_t cols, bool lower) {
   }
 }
 
-// Real operands are solved in double, complex ones in complex<double>; results are rounded once
-// to the element type.
-template <typename T>
-void TriangularSolveAs(ExecState& st, const TriangularSolveParams& p, const Array& a, const Array& b, Array& out) {
-  const int64_t n = a.dims().back();
-  const int64_t rows = b.dims()[b.dims().size() - 2], cols = b.dims().back();
-  const int64_t batch = n ? a.NumElements() / (n * n) : 0;
-  // Pooled temporaries (fresh pages cost more than the solve at 256 x 256).
-  Array holders[3];
-  cd* ca = AllocateScratch<cd>(a.NumElements(), &holders[0]);
-  cd* cb = AllocateScratch<cd>(b.NumElements(), &holders[1]);
-  cd* result = AllocateScratch<cd>(b.NumElements(), &holders[2]);
-  GetAll(a, ca);
-  GetAll(b, cb);
-  auto value = [](const cd& v) {
-    if constexpr (std::is_same_v<T, cd>) return v;
-    else return v.real();
-  };
-  // X op(a) = B is solved as op(a)^T X^T = B^T.
+// Each matrix of the batch: op(a) (its referenced triangle; transposing swaps which one that is)
+// and X (X op(a) = B is solved as op(a)^T X^T = B^T) in the working type W, then SolveLeft. A
+// batch with fewer matrices than threads has each matrix's columns split among the threads.
+// float32 / complex64 work in single precision as LAPACK's strsm / ctrsm, float64 / complex128
+// in double, the narrower float kinds in double (staged through complex<double>).
+template <typename W, typename S>
+void TriangularSolveAs(ExecState& st, const TriangularSolveParams& p, const S* ca, const S* cb, S* result, int64_t n,
+                       int64_t rows, int64_t cols, int64_t batch) {
   const bool right = !p.left_side;
   const int64_t m = right ? rows : cols;  // the columns of the left-side problem
-  ForEachBatchPiece(st, batch, n * n * m / 2, [&](int64_t b0, int64_t b1) {
-    Array piece_holders[2];
-    T* op = AllocateScratch<T>(n * n, &piece_holders[0]);
-    T* x = AllocateScratch<T>(rows * cols, &piece_holders[1]);
-    for (int64_t bi = b0; bi < b1; ++bi) {
-      // op(a), keeping only the referenced triangle; transposing swaps which one that is.
-      bool lower = p.lower;
-      for (int64_t i = 0; i < n; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-          int64_t si = i, sj = j;
-          if (p.transpose != TriangularSolveParams::kNoTranspose) std::swap(si, sj);
-          const bool in_tri = p.lower ? sj <= si : sj >= si;
-          cd v = in_tri ? ca[static_cast<size_t>(bi * n * n + si * n + sj)] : cd(0);
-          if (p.transpose == TriangularSolveParams::kAdjoint) v = std::conj(v);
-          if (p.unit_diagonal && i == j) v = 1;
-          if (right) op[static_cast<size_t>(j * n + i)] = value(v);
-          else op[static_cast<size_t>(i * n + j)] = value(v);
-        }
+  const bool transposed = p.transpose != TriangularSolveParams::kNoTranspose;
+  const bool lower = (p.lower != transposed) != right;
+  auto load = [&](int64_t bi, W* op, W* x) {
+    const S* ab = ca + bi * n * n;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t si = transposed ? j : i, sj = transposed ? i : j;
+        const bool in_tri = p.lower ? sj <= si : sj >= si;
+        W v = in_tri ? WorkValue<W>(ab[si * n + sj]) : W(0);
+        if (p.transpose == TriangularSolveParams::kAdjoint) v = ConjOf(v);
+        if (p.unit_diagonal && i == j) v = W(1);
+        if (right) op[j * n + i] = v;
+        else op[i * n + j] = v;
       }
-      if (p.transpose != TriangularSolveParams::kNoTranspose) lower = !lower;
-      if (right) lower = !lower;
-      const cd* bb = cb + bi * rows * cols;
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c)
-          x[static_cast<size_t>(right ? c * rows + r : r * cols + c)] = value(bb[r * cols + c]);
-      SolveLeft(op, x, n, m, lower);
-      cd* rb = result + bi * rows * cols;
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c) rb[r * cols + c] = x[static_cast<size_t>(right ? c * rows + r : r * cols + c)];
+    }
+    const S* bb = cb + bi * rows * cols;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) x[right ? c * rows + r : r * cols + c] = WorkValue<W>(bb[r * cols + c]);
+  };
+  auto store = [&](int64_t bi, const W* x) {
+    S* rb = result + bi * rows * cols;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) rb[r * cols + c] = StoredValue<S>(x[right ? c * rows + r : r * cols + c]);
+  };
+  // Columns in pieces of whole 16-column runs (AVX-512 vectors of float) when one matrix is
+  // worth splitting.
+  const int64_t col_pieces =
+      batch < st.threads() && n * n * m / 2 >= (int64_t{1} << 19) ? std::min<int64_t>(st.threads(), (m + 15) / 16) : 1;
+  if (col_pieces > 1) {
+    Array holders[2];
+    W* op = AllocateScratch<W>(n * n, &holders[0]);
+    W* x = AllocateScratch<W>(rows * cols, &holders[1]);
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      load(bi, op, x);
+      st.ParallelFor(col_pieces, [&](int64_t piece) {
+        const int64_t c0 = (m + 15) / 16 * piece / col_pieces * 16;
+        const int64_t c1 = std::min(m, (m + 15) / 16 * (piece + 1) / col_pieces * 16);
+        if (c1 > c0) SolveLeft(op, x + c0, m, n, c1 - c0, lower);
+      });
+      store(bi, x);
+    }
+    return;
+  }
+  ForEachBatchPiece(st, batch, n * n * m / 2, [&](int64_t b0, int64_t b1) {
+    Array holders[2];
+    W* op = AllocateScratch<W>(n * n, &holders[0]);
+    W* x = AllocateScratch<W>(rows * cols, &holders[1]);
+    for (int64_t bi = b0; bi < b1; ++bi) {
+      load(bi, op, x);
+      SolveLeft(op, x, m, n, m, lower);
+      store(bi, x);
     }
   });
-  SetAll(out, result);
 }
 
 void TriangularSolve(const Step& s, ExecState& st) {
@@ -334,8 +378,34 @@ void TriangularSolve(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
   const Array& b = st.slots[s.in[1]].array;
   Array out = Array::Allocate(s.out_types[0]);
-  if (ir::IsComplex(a.elem())) TriangularSolveAs<cd>(st, p, a, b, out);
-  else TriangularSolveAs<double>(st, p, a, b, out);
+  const int64_t n = a.dims().back();
+  const int64_t rows = b.dims()[b.dims().size() - 2], cols = b.dims().back();
+  const int64_t batch = n ? a.NumElements() / (n * n) : 0;
+  switch (a.elem()) {
+    case ElemKind::kF32:
+      TriangularSolveAs<float>(st, p, a.as<float>(), b.as<float>(), out.mutable_as<float>(), n, rows, cols, batch);
+      break;
+    case ElemKind::kF64:
+      TriangularSolveAs<double>(st, p, a.as<double>(), b.as<double>(), out.mutable_as<double>(), n, rows, cols, batch);
+      break;
+    case ElemKind::kC64:
+      TriangularSolveAs<cfloat>(st, p, a.as<cfloat>(), b.as<cfloat>(), out.mutable_as<cfloat>(), n, rows, cols, batch);
+      break;
+    case ElemKind::kC128:
+      TriangularSolveAs<cd>(st, p, a.as<cd>(), b.as<cd>(), out.mutable_as<cd>(), n, rows, cols, batch);
+      break;
+    default: {
+      // Pooled temporaries (fresh pages cost more than the solve at 256 x 256).
+      Array holders[3];
+      cd* ca = AllocateScratch<cd>(a.NumElements(), &holders[0]);
+      cd* cb = AllocateScratch<cd>(b.NumElements(), &holders[1]);
+      cd* result = AllocateScratch<cd>(b.NumElements(), &holders[2]);
+      GetAll(a, ca);
+      GetAll(b, cb);
+      TriangularSolveAs<double>(st, p, ca, cb, result, n, rows, cols, batch);
+      SetAll(out, result);
+    }
+  }
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 

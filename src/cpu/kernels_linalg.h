@@ -36,6 +36,8 @@ KernelFn CholeskyKernel();
 // columns before it are then final and its diagonal holds the non-positive pivot (LAPACK's potrf).
 int32_t CholeskyLowerInPlace(double* a, int64_t n);
 int32_t CholeskyLowerInPlace(std::complex<double>* a, int64_t n);
+int32_t CholeskyLowerInPlace(float* a, int64_t n);
+int32_t CholeskyLowerInPlace(std::complex<float>* a, int64_t n);
 
 struct TriangularSolveParams {
   bool left_side = true, lower = true, unit_diagonal = false;

@@ -369,10 +369,10 @@ void OrgqrT(std::vector<W>& a, int64_t m, int64_t n, const W* tau, int64_t k) {
   a = std::move(q);
 }
 
-// The lower Cholesky factor in place, left-looking by panels of kPanel columns (LAPACK's potrf
-// with its potf2 on whole panels): each panel first takes the product of its rows with the
-// columns already final (one product through gemm.h), then is factored column by column over
-// all rows below it. The strict upper triangle is never written. At a non-positive pivot the
+// The lower Cholesky factor in place, left-looking by panels of kPanel columns: each panel first
+// takes the product of its rows with the columns already final (one product through gemm.h),
+// then its diagonal block is factored and the rows below solved against it (LAPACK's potrf2 and
+// trsm on the panel). The strict upper triangle is never written. At a non-positive pivot the
 // columns before it are final, its diagonal holds the pivot and the 1-based order is returned.
 template <typename W>
 int32_t CholeskyLowerBlocked(W* a, int64_t n) {
@@ -398,23 +398,56 @@ int32_t CholeskyLowerBlocked(W* a, int64_t n) {
         for (int64_t c = 0; c < cols; ++c) row[c] -= pr[c];
       }
     }
+    // The panel's diagonal block column by column, each column's update of the block's columns
+    // after it made at once (right-looking: each row's update is a run of contiguous entries);
+    // then the rows below, solved against the block (B <- B L_jj^-H) in a column-major copy, so
+    // that every step is a long contiguous axpy over the rows (the same updates in the same
+    // order). The left-looking dots over at most 32 entries per element, then a row-by-row solve
+    // (a chain of dependent steps per row), had been most of potrf's time.
+    using R = typename IsComplex<W>::Real;
+    W wt[kPanel * kPanel];  // wt[j * kPanel + c] = conj(L[j0 + c][j0 + j]), c > j
+    R inv[kPanel];
+    // (At a non-positive pivot the rows below still get the columns before it, then it returns.)
+    int64_t done = jb;
     for (int64_t j = j0; j < j1; ++j) {
-      const W* rj = &a[j * n];
-      double d = RealOf(rj[j]);
-      for (int64_t k = j0; k < j; ++k) d -= RealOf(rj[k]) * RealOf(rj[k]) + ImagOf(rj[k]) * ImagOf(rj[k]);
+      const double d = RealOf(a[j * n + j]);
       if (!(d > 0)) {
         a[j * n + j] = W(d);
-        return static_cast<int32_t>(j + 1);
+        done = j - j0;
+        break;
       }
       const double djj = std::sqrt(d);
       a[j * n + j] = W(djj);
-      for (int64_t i = j + 1; i < n; ++i) {
+      inv[j - j0] = static_cast<R>(1.0 / djj);
+      W* w = wt + (j - j0) * kPanel;
+      for (int64_t i = j + 1; i < j1; ++i) {
+        a[i * n + j] *= inv[j - j0];
+        w[i - j0] = ConjOf(a[i * n + j]);
+      }
+      for (int64_t i = j + 1; i < j1; ++i) {
         W* ri = &a[i * n];
-        W v = ri[j];
-        for (int64_t k = j0; k < j; ++k) v -= ri[k] * ConjOf(rj[k]);
-        ri[j] = v / static_cast<typename IsComplex<W>::Real>(djj);
+        const W f = ri[j];
+        for (int64_t c = j + 1; c <= i; ++c) ri[c] -= f * w[c - j0];
       }
     }
+    const int64_t below = n - j1;
+    if (below > 0 && done > 0) {
+      W* cm = bt;  // column c of the rows below at cm[c * below] (bt is free after the product)
+      for (int64_t i = 0; i < below; ++i)
+        for (int64_t c = 0; c < done; ++c) cm[c * below + i] = a[(j1 + i) * n + j0 + c];
+      for (int64_t j = 0; j < done; ++j) {
+        W* cj = cm + j * below;
+        for (int64_t i = 0; i < below; ++i) cj[i] *= inv[j];
+        for (int64_t c = j + 1; c < done; ++c) {
+          const W w = wt[j * kPanel + c];
+          W* cc = cm + c * below;
+          for (int64_t i = 0; i < below; ++i) cc[i] -= cj[i] * w;
+        }
+      }
+      for (int64_t i = 0; i < below; ++i)
+        for (int64_t c = 0; c < done; ++c) a[(j1 + i) * n + j0 + c] = cm[c * below + i];
+    }
+    if (done < jb) return static_cast<int32_t>(j0 + done + 1);
   }
   return 0;
 }
@@ -441,6 +474,8 @@ int32_t Getrf(std::vector<float>& a, int64_t m, int64_t n, int32_t* ipiv) { retu
 int32_t Getrf(std::vector<cfloat>& a, int64_t m, int64_t n, int32_t* ipiv) { return GetrfT(a, m, n, ipiv); }
 void Geqrf(std::vector<double>& a, int64_t m, int64_t n, double* tau) { GeqrfT(a, m, n, tau); }
 void Geqrf(std::vector<cdouble>& a, int64_t m, int64_t n, cdouble* tau) { GeqrfT(a, m, n, tau); }
+void Geqrf(std::vector<float>& a, int64_t m, int64_t n, float* tau) { GeqrfT(a, m, n, tau); }
+void Geqrf(std::vector<cfloat>& a, int64_t m, int64_t n, cfloat* tau) { GeqrfT(a, m, n, tau); }
 void Gehrd(std::vector<double>& a, int64_t n, int64_t ilo, int64_t ihi, double* tau) { GehrdT(a, n, ilo, ihi, tau); }
 void Gehrd(std::vector<cdouble>& a, int64_t n, int64_t ilo, int64_t ihi, cdouble* tau) { GehrdT(a, n, ilo, ihi, tau); }
 void Sytrd(std::vector<double>& a, int64_t n, bool lower, double* d, double* e, double* tau) {
@@ -459,6 +494,8 @@ void ApplyQLeft(const cdouble* v, int64_t ldv, int64_t m, int64_t k, const cdoub
   ApplyQLeftT(v, ldv, m, k, tau, c, ldc, ncols);
 }
 void Orgqr(std::vector<cdouble>& a, int64_t m, int64_t n, const cdouble* tau, int64_t k) { OrgqrT(a, m, n, tau, k); }
+void Orgqr(std::vector<float>& a, int64_t m, int64_t n, const float* tau, int64_t k) { OrgqrT(a, m, n, tau, k); }
+void Orgqr(std::vector<cfloat>& a, int64_t m, int64_t n, const cfloat* tau, int64_t k) { OrgqrT(a, m, n, tau, k); }
 int32_t Potrf(std::vector<double>& a, int64_t n, bool lower) { return PotrfT(a, n, lower); }
 int32_t Potrf(std::vector<cdouble>& a, int64_t n, bool lower) { return PotrfT(a, n, lower); }
 int32_t Potrf(std::vector<float>& a, int64_t n, bool lower) { return PotrfT(a, n, lower); }
@@ -468,5 +505,7 @@ int32_t Potrf(std::vector<cfloat>& a, int64_t n, bool lower) { return PotrfT(a, 
 
 int32_t CholeskyLowerInPlace(double* a, int64_t n) { return lapack::CholeskyLowerBlocked(a, n); }
 int32_t CholeskyLowerInPlace(std::complex<double>* a, int64_t n) { return lapack::CholeskyLowerBlocked(a, n); }
+int32_t CholeskyLowerInPlace(float* a, int64_t n) { return lapack::CholeskyLowerBlocked(a, n); }
+int32_t CholeskyLowerInPlace(std::complex<float>* a, int64_t n) { return lapack::CholeskyLowerBlocked(a, n); }
 
 }  // namespace openpjrt::cpu

@@ -2,7 +2,8 @@
 // than taken from Eigen (kernels_lapack.cc runs them per matrix of a batch): LU with partial
 // pivoting, Householder QR and its Q, Hessenberg and tridiagonal reductions, Cholesky, and the
 // Hermitian eigenproblem (lapack_eigh.cc) and the SVD (lapack_svd.cc). They work in place on row-major matrices in double or
-// complex<double>, follow LAPACK's conventions and order of operations, and take their level-3
+// complex<double> (getrf, potrf, geqrf and orgqr also in float / complex<float>, for float32 /
+// complex64 data), follow LAPACK's conventions and order of operations, and take their level-3
 // updates through gemm.h by panels of 32 columns (matrices within one panel get exactly
 // LAPACK's unblocked algorithms). Internal to src/cpu.
 #pragma once
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -64,21 +66,42 @@ inline double Hypot(double a, double b) {
 // An elementary reflector (LAPACK's larfg): for alpha and x[0..count) (stride apart), finds tau
 // and v = [1, x'] with H^H [alpha; x] = [beta; 0], H = I - tau v v^H, beta real. On return
 // alpha holds beta and x holds v's tail. tau is 0 (H = I) when there is nothing to annihilate.
+// A beta below safmin = (smallest normal) / eps of W's precision is first scaled up with alpha and
+// x by 1 / safmin (up to 20 times, as larfg does): 1 / (alpha - beta) would otherwise overflow and
+// turn v into infinities and NaNs (the trailing columns of a rank-deficient matrix decay by a
+// factor of about eps per step and reach there after ~20 columns in double, ~5 in float).
 template <typename W>
 W Larfg(W& alpha, W* x, int64_t stride, int64_t count) {
-  const double xnorm = Norm2(x, stride, count);
+  using R = typename IsComplex<W>::Real;
+  double xnorm = Norm2(x, stride, count);
   if (xnorm == 0 && ImagOf(alpha) == 0) return W(0);
-  const double norm = Hypot(Hypot(RealOf(alpha), ImagOf(alpha)), xnorm);
-  const double beta = RealOf(alpha) >= 0 ? -norm : norm;
-  W tau;
-  if constexpr (std::is_same_v<W, double>) {
-    tau = (beta - alpha) / beta;
-  } else {
-    tau = W((beta - alpha.real()) / beta, -alpha.imag() / beta);
+  double norm = Hypot(Hypot(RealOf(alpha), ImagOf(alpha)), xnorm);
+  double beta = RealOf(alpha) >= 0 ? -norm : norm;
+  constexpr double kSafmin =
+      static_cast<double>(std::numeric_limits<R>::min()) / static_cast<double>(std::numeric_limits<R>::epsilon());
+  int knt = 0;
+  if (std::fabs(beta) < kSafmin) {
+    const R up = static_cast<R>(1 / kSafmin);
+    do {
+      ++knt;
+      for (int64_t i = 0; i < count; ++i) x[i * stride] *= up;
+      alpha *= up;
+      beta *= 1 / kSafmin;
+    } while (std::fabs(beta) < kSafmin && knt < 20);
+    xnorm = Norm2(x, stride, count);
+    norm = Hypot(Hypot(RealOf(alpha), ImagOf(alpha)), xnorm);
+    beta = RealOf(alpha) >= 0 ? -norm : norm;
   }
-  const W scale = W(1) / (alpha - W(beta));
+  W tau;
+  if constexpr (!IsComplex<W>::value) {
+    tau = static_cast<W>((beta - alpha) / beta);
+  } else {
+    tau = W(static_cast<R>((beta - alpha.real()) / beta), static_cast<R>(-alpha.imag() / beta));
+  }
+  const W scale = W(1) / (alpha - W(static_cast<R>(beta)));
   for (int64_t i = 0; i < count; ++i) x[i * stride] *= scale;
-  alpha = W(beta);
+  for (int j = 0; j < knt; ++j) beta *= kSafmin;
+  alpha = W(static_cast<R>(beta));
   return tau;
 }
 
@@ -120,6 +143,9 @@ int32_t Getrf(std::vector<cfloat>& a, int64_t m, int64_t n, int32_t* ipiv);
 // geqrf: R on and above the diagonal, Householder vectors below it, tau (min(m, n)).
 void Geqrf(std::vector<double>& a, int64_t m, int64_t n, double* tau);
 void Geqrf(std::vector<cdouble>& a, int64_t m, int64_t n, cdouble* tau);
+// (float32 and complex64 in their own precision, as sgeqrf / cgeqrf; so are orgqr's below.)
+void Geqrf(std::vector<float>& a, int64_t m, int64_t n, float* tau);
+void Geqrf(std::vector<cfloat>& a, int64_t m, int64_t n, cfloat* tau);
 // gehrd over rows/columns ilo..ihi (0-based, inclusive); tau (n - 1).
 void Gehrd(std::vector<double>& a, int64_t n, int64_t ilo, int64_t ihi, double* tau);
 void Gehrd(std::vector<cdouble>& a, int64_t n, int64_t ilo, int64_t ihi, cdouble* tau);
@@ -153,6 +179,8 @@ int32_t Gesdd(std::vector<cdouble>& a, int64_t m, int64_t n, bool vectors, bool 
 // orgqr/ungqr: a (m x n, geqrf's output) becomes Q's first n columns from k reflectors.
 void Orgqr(std::vector<double>& a, int64_t m, int64_t n, const double* tau, int64_t k);
 void Orgqr(std::vector<cdouble>& a, int64_t m, int64_t n, const cdouble* tau, int64_t k);
+void Orgqr(std::vector<float>& a, int64_t m, int64_t n, const float* tau, int64_t k);
+void Orgqr(std::vector<cfloat>& a, int64_t m, int64_t n, const cfloat* tau, int64_t k);
 // C := Q C (ormqr from the left, no transpose), Q = H(0) ... H(k-1) from reflectors in geqrf's
 // layout at v (m rows, row stride ldv); C is m x ncols with row stride ldc.
 void ApplyQLeft(const double* v, int64_t ldv, int64_t m, int64_t k, const double* tau, double* c, int64_t ldc,

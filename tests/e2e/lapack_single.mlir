@@ -1,7 +1,7 @@
 // Hand-written: the LAPACK calls that work in single precision for float32 / complex64 (getrf,
-// potrf: as LAPACK's sgetrf / cpotrf, their trailing products through the f32 GEMM), past their
-// 32-column panels; the same checks as lapack_blocked.mlir's float64 / complex128 programs, with
-// single-precision tolerances.
+// potrf, geqrf, orgqr: as LAPACK's sgetrf / cpotrf / sgeqrf / cungqr, their trailing products
+// through the f32 GEMM), past their 32-column panels; the same checks as lapack_blocked.mlir's
+// float64 / complex128 programs, with single-precision tolerances; and rank-deficient QR.
 
 // sgetrf in single precision past its 32-column panels (the trailing update through the f32
 // matrix product): a 40 x 40 matrix, diagonally dominant by columns so that no rows are swapped
@@ -125,5 +125,79 @@ func.func @cpotrf_blocked_40x40_upper_single() {
   %rows_b = stablehlo.slice %fb [0:35, 0:40] : (tensor<40x40xcomplex<f32>>) -> tensor<35x40xcomplex<f32>>
   %rows = stablehlo.slice %f [0:35, 0:40] : (tensor<40x40xcomplex<f32>>) -> tensor<35x40xcomplex<f32>>
   check.expect_almost_eq %rows_b, %rows, tolerance = 1.0e-6 : tensor<35x40xcomplex<f32>>
+  func.return
+}
+
+// -----
+
+// cgeqrf + cungqr of a 24 x 24 complex64 matrix whose last 12 columns repeat its first: the
+// trailing columns left after the first reflectors decay by about eps per step, and larfg's
+// beta goes below safmin (smallest normal / eps) after a few; without larfg's rescaling,
+// 1 / (alpha - beta) overflowed and Q and R filled with NaN. Q R = A.
+func.func @cgeqrf_rank_deficient_24x24_single() {
+  %i = stablehlo.iota dim = 0 : tensor<24x24xf32>
+  %j = stablehlo.iota dim = 1 : tensor<24x24xf32>
+  %ii = stablehlo.multiply %i, %i : tensor<24x24xf32>
+  %ij = stablehlo.multiply %i, %j : tensor<24x24xf32>
+  %k1 = stablehlo.constant dense<0.37> : tensor<24x24xf32>
+  %k2 = stablehlo.constant dense<1.91> : tensor<24x24xf32>
+  %k3 = stablehlo.constant dense<0.13> : tensor<24x24xf32>
+  %t1 = stablehlo.multiply %ii, %k1 : tensor<24x24xf32>
+  %t2 = stablehlo.multiply %j, %k2 : tensor<24x24xf32>
+  %t3 = stablehlo.multiply %ij, %k3 : tensor<24x24xf32>
+  %t12 = stablehlo.add %t1, %t2 : tensor<24x24xf32>
+  %t = stablehlo.add %t12, %t3 : tensor<24x24xf32>
+  %base = stablehlo.sine %t : tensor<24x24xf32>
+  %col0 = stablehlo.slice %base [0:24, 0:1] : (tensor<24x24xf32>) -> tensor<24x1xf32>
+  %c0 = stablehlo.reshape %col0 : (tensor<24x1xf32>) -> tensor<24xf32>
+  %dup = stablehlo.broadcast_in_dim %c0, dims = [0] : (tensor<24xf32>) -> tensor<24x24xf32>
+  %half = stablehlo.constant dense<12.0> : tensor<24x24xf32>
+  %right = stablehlo.compare GE, %j, %half, FLOAT : (tensor<24x24xf32>, tensor<24x24xf32>) -> tensor<24x24xi1>
+  %re = stablehlo.select %right, %dup, %base : tensor<24x24xi1>, tensor<24x24xf32>
+  %cb = stablehlo.cosine %t : tensor<24x24xf32>
+  %cd = stablehlo.cosine %dup : tensor<24x24xf32>
+  %im = stablehlo.select %right, %cd, %cb : tensor<24x24xi1>, tensor<24x24xf32>
+  %a = stablehlo.complex %re, %im : tensor<24x24xcomplex<f32>>
+  %qr, %tau, %info = stablehlo.custom_call @lapack_cgeqrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<24x24xcomplex<f32>>) -> (tensor<24x24xcomplex<f32>>, tensor<24xcomplex<f32>>, tensor<i32>)
+  %q, %info2 = stablehlo.custom_call @lapack_corgqr_ffi(%qr, %tau) {mhlo.backend_config = {}} : (tensor<24x24xcomplex<f32>>, tensor<24xcomplex<f32>>) -> (tensor<24x24xcomplex<f32>>, tensor<i32>)
+  %le = stablehlo.compare LE, %i, %j, FLOAT : (tensor<24x24xf32>, tensor<24x24xf32>) -> tensor<24x24xi1>
+  %zero = stablehlo.constant dense<(0.0, 0.0)> : tensor<24x24xcomplex<f32>>
+  %r = stablehlo.select %le, %qr, %zero : tensor<24x24xi1>, tensor<24x24xcomplex<f32>>
+  %prod = stablehlo.dot_general %q, %r, contracting_dims = [1] x [0] : (tensor<24x24xcomplex<f32>>, tensor<24x24xcomplex<f32>>) -> tensor<24x24xcomplex<f32>>
+  check.expect_almost_eq %prod, %a, tolerance = 1.0e-3 : tensor<24x24xcomplex<f32>>
+  func.return
+}
+
+// -----
+
+// The same for sgeqrf + sorgqr of a real 48 x 48 matrix (past the 32-column panel).
+func.func @sgeqrf_rank_deficient_48x48_single() {
+  %i = stablehlo.iota dim = 0 : tensor<48x48xf32>
+  %j = stablehlo.iota dim = 1 : tensor<48x48xf32>
+  %ii = stablehlo.multiply %i, %i : tensor<48x48xf32>
+  %ij = stablehlo.multiply %i, %j : tensor<48x48xf32>
+  %k1 = stablehlo.constant dense<0.37> : tensor<48x48xf32>
+  %k2 = stablehlo.constant dense<1.91> : tensor<48x48xf32>
+  %k3 = stablehlo.constant dense<0.13> : tensor<48x48xf32>
+  %t1 = stablehlo.multiply %ii, %k1 : tensor<48x48xf32>
+  %t2 = stablehlo.multiply %j, %k2 : tensor<48x48xf32>
+  %t3 = stablehlo.multiply %ij, %k3 : tensor<48x48xf32>
+  %t12 = stablehlo.add %t1, %t2 : tensor<48x48xf32>
+  %t = stablehlo.add %t12, %t3 : tensor<48x48xf32>
+  %base = stablehlo.sine %t : tensor<48x48xf32>
+  %col0 = stablehlo.slice %base [0:48, 0:1] : (tensor<48x48xf32>) -> tensor<48x1xf32>
+  %c0 = stablehlo.reshape %col0 : (tensor<48x1xf32>) -> tensor<48xf32>
+  %dup = stablehlo.broadcast_in_dim %c0, dims = [0] : (tensor<48xf32>) -> tensor<48x48xf32>
+  %half = stablehlo.constant dense<24.0> : tensor<48x48xf32>
+  %right = stablehlo.compare GE, %j, %half, FLOAT : (tensor<48x48xf32>, tensor<48x48xf32>) -> tensor<48x48xi1>
+  %re = stablehlo.select %right, %dup, %base : tensor<48x48xi1>, tensor<48x48xf32>
+  %a = stablehlo.add %re, %re : tensor<48x48xf32>
+  %qr, %tau, %info = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<48x48xf32>) -> (tensor<48x48xf32>, tensor<48xf32>, tensor<i32>)
+  %q, %info2 = stablehlo.custom_call @lapack_sorgqr_ffi(%qr, %tau) {mhlo.backend_config = {}} : (tensor<48x48xf32>, tensor<48xf32>) -> (tensor<48x48xf32>, tensor<i32>)
+  %le = stablehlo.compare LE, %i, %j, FLOAT : (tensor<48x48xf32>, tensor<48x48xf32>) -> tensor<48x48xi1>
+  %zero = stablehlo.constant dense<0.0> : tensor<48x48xf32>
+  %r = stablehlo.select %le, %qr, %zero : tensor<48x48xi1>, tensor<48x48xf32>
+  %prod = stablehlo.dot_general %q, %r, contracting_dims = [1] x [0] : (tensor<48x48xf32>, tensor<48x48xf32>) -> tensor<48x48xf32>
+  check.expect_almost_eq %prod, %a, tolerance = 1.0e-3 : tensor<48x48xf32>
   func.return
 }

@@ -643,3 +643,136 @@ func.func @fft_long_lines_four_step() {
   check.expect_almost_eq %br, %r, tolerance = 1.0e-12 : tensor<24576xf64>
   func.return
 }
+
+// -----
+
+// stablehlo.cholesky and triangular_solve of float32 in single precision (as LAPACK's spotrf /
+// strsm): a 160 x 160 A = B B^T + 640 I from iotas (five 32-column panels; a single solve with
+// 160 right-hand sides is split by columns over the intra-op threads): L L^T = A, L's strict
+// upper triangle zero, upper = L^T, L^-1 A = L^T, A L^-T = L, U^-T A = U; a negative pivot at
+// (150, 150) gives NaN from column 150 on and the columns before it unchanged.
+func.func @cholesky_triangular_solve_f32_160() {
+  %i = stablehlo.iota dim = 0 : tensor<160x160xi32>
+  %j = stablehlo.iota dim = 1 : tensor<160x160xi32>
+  %c7 = stablehlo.constant dense<7> : tensor<160x160xi32>
+  %c8 = stablehlo.constant dense<8> : tensor<160x160xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<160x160xi32>
+  %c17 = stablehlo.constant dense<17> : tensor<160x160xi32>
+  %c5 = stablehlo.constant dense<5> : tensor<160x160xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<160x160xi32>
+  %i7 = stablehlo.multiply %i, %c7 : tensor<160x160xi32>
+  %j13 = stablehlo.multiply %j, %c13 : tensor<160x160xi32>
+  %sum = stablehlo.add %i7, %j13 : tensor<160x160xi32>
+  %r = stablehlo.remainder %sum, %c17 : tensor<160x160xi32>
+  %bi = stablehlo.subtract %r, %c8 : tensor<160x160xi32>
+  %bre = stablehlo.convert %bi : (tensor<160x160xi32>) -> tensor<160x160xf32>
+  %b = stablehlo.add %bre, %bre : tensor<160x160xf32>
+  %bh = stablehlo.transpose %b, dims = [1, 0] : (tensor<160x160xf32>) -> tensor<160x160xf32>
+  %bbh = stablehlo.dot_general %b, %bh, contracting_dims = [1] x [0] : (tensor<160x160xf32>, tensor<160x160xf32>) -> tensor<160x160xf32>
+  %eq = stablehlo.compare EQ, %i, %j, SIGNED : (tensor<160x160xi32>, tensor<160x160xi32>) -> tensor<160x160xi1>
+  %diagv = stablehlo.constant dense<640.0> : tensor<160x160xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<160x160xf32>
+  %d = stablehlo.select %eq, %diagv, %zero : tensor<160x160xi1>, tensor<160x160xf32>
+  %a = stablehlo.add %bbh, %d : tensor<160x160xf32>
+  %l = stablehlo.cholesky %a, lower = true : tensor<160x160xf32>
+  %lh = stablehlo.transpose %l, dims = [1, 0] : (tensor<160x160xf32>) -> tensor<160x160xf32>
+  %llh = stablehlo.dot_general %l, %lh, contracting_dims = [1] x [0] : (tensor<160x160xf32>, tensor<160x160xf32>) -> tensor<160x160xf32>
+  check.expect_almost_eq %llh, %a, tolerance = 0.5 : tensor<160x160xf32>
+  %above = stablehlo.compare GT, %j, %i, SIGNED : (tensor<160x160xi32>, tensor<160x160xi32>) -> tensor<160x160xi1>
+  %upper_part = stablehlo.select %above, %l, %zero : tensor<160x160xi1>, tensor<160x160xf32>
+  check.expect_eq %upper_part, %zero : tensor<160x160xf32>
+  %u = stablehlo.cholesky %a, lower = false : tensor<160x160xf32>
+  check.expect_almost_eq %u, %lh, tolerance = 1.0e-3 : tensor<160x160xf32>
+  %x1 = "stablehlo.triangular_solve"(%l, %a) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<160x160xf32>, tensor<160x160xf32>) -> tensor<160x160xf32>
+  check.expect_almost_eq %x1, %lh, tolerance = 1.0e-3 : tensor<160x160xf32>
+  %x2 = "stablehlo.triangular_solve"(%l, %a) {left_side = false, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose TRANSPOSE>} : (tensor<160x160xf32>, tensor<160x160xf32>) -> tensor<160x160xf32>
+  check.expect_almost_eq %x2, %l, tolerance = 1.0e-3 : tensor<160x160xf32>
+  %x3 = "stablehlo.triangular_solve"(%u, %a) {left_side = true, lower = false, unit_diagonal = false, transpose_a = #stablehlo<transpose TRANSPOSE>} : (tensor<160x160xf32>, tensor<160x160xf32>) -> tensor<160x160xf32>
+  check.expect_almost_eq %x3, %u, tolerance = 1.0e-3 : tensor<160x160xf32>
+  %cb = stablehlo.constant dense<150> : tensor<160x160xi32>
+  %atb = stablehlo.compare EQ, %i, %cb, SIGNED : (tensor<160x160xi32>, tensor<160x160xi32>) -> tensor<160x160xi1>
+  %pivot = stablehlo.and %atb, %eq : tensor<160x160xi1>
+  %neg = stablehlo.constant dense<-1.0e6> : tensor<160x160xf32>
+  %badm = stablehlo.select %pivot, %neg, %a : tensor<160x160xi1>, tensor<160x160xf32>
+  %lb = stablehlo.cholesky %badm, lower = true : tensor<160x160xf32>
+  %good_cols = stablehlo.slice %lb [0:160, 0:150] : (tensor<160x160xf32>) -> tensor<160x150xf32>
+  %want_cols = stablehlo.slice %l [0:160, 0:150] : (tensor<160x160xf32>) -> tensor<160x150xf32>
+  check.expect_almost_eq %good_cols, %want_cols, tolerance = 1.0e-3 : tensor<160x150xf32>
+  %tail = stablehlo.slice %lb [150:160, 150:151] : (tensor<160x160xf32>) -> tensor<10x1xf32>
+  %finite = stablehlo.is_finite %tail : (tensor<10x1xf32>) -> tensor<10x1xi1>
+  check.expect_eq_const %finite, dense<false> : tensor<10x1xi1>
+  func.return
+}
+
+// -----
+
+// The same for complex64 (72 x 72, A = B B^H + 288 I, adjoint solves), with the negative pivot at
+// (40, 40) inside the second panel: the rows below that panel still get columns 32..39 (potrf
+// solves them against the panel's diagonal block after it, and returned early once).
+func.func @cholesky_triangular_solve_c64_72() {
+  %i = stablehlo.iota dim = 0 : tensor<72x72xi32>
+  %j = stablehlo.iota dim = 1 : tensor<72x72xi32>
+  %c7 = stablehlo.constant dense<7> : tensor<72x72xi32>
+  %c8 = stablehlo.constant dense<8> : tensor<72x72xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<72x72xi32>
+  %c17 = stablehlo.constant dense<17> : tensor<72x72xi32>
+  %c5 = stablehlo.constant dense<5> : tensor<72x72xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<72x72xi32>
+  %i7 = stablehlo.multiply %i, %c7 : tensor<72x72xi32>
+  %j13 = stablehlo.multiply %j, %c13 : tensor<72x72xi32>
+  %sum = stablehlo.add %i7, %j13 : tensor<72x72xi32>
+  %r = stablehlo.remainder %sum, %c17 : tensor<72x72xi32>
+  %bi = stablehlo.subtract %r, %c8 : tensor<72x72xi32>
+  %bre = stablehlo.convert %bi : (tensor<72x72xi32>) -> tensor<72x72xf32>
+  %i5 = stablehlo.multiply %i, %c5 : tensor<72x72xi32>
+  %s2 = stablehlo.add %i5, %j : tensor<72x72xi32>
+  %r2 = stablehlo.remainder %s2, %c11 : tensor<72x72xi32>
+  %bi2 = stablehlo.subtract %r2, %c5 : tensor<72x72xi32>
+  %bim = stablehlo.convert %bi2 : (tensor<72x72xi32>) -> tensor<72x72xf32>
+  %b = stablehlo.complex %bre, %bim : tensor<72x72xcomplex<f32>>
+  %bc = stablehlo.real %b : (tensor<72x72xcomplex<f32>>) -> tensor<72x72xf32>
+  %bt = stablehlo.transpose %b, dims = [1, 0] : (tensor<72x72xcomplex<f32>>) -> tensor<72x72xcomplex<f32>>
+  %btr = stablehlo.real %bt : (tensor<72x72xcomplex<f32>>) -> tensor<72x72xf32>
+  %bti = stablehlo.imag %bt : (tensor<72x72xcomplex<f32>>) -> tensor<72x72xf32>
+  %btin = stablehlo.negate %bti : tensor<72x72xf32>
+  %bh = stablehlo.complex %btr, %btin : tensor<72x72xcomplex<f32>>
+  %bbh = stablehlo.dot_general %b, %bh, contracting_dims = [1] x [0] : (tensor<72x72xcomplex<f32>>, tensor<72x72xcomplex<f32>>) -> tensor<72x72xcomplex<f32>>
+  %eq = stablehlo.compare EQ, %i, %j, SIGNED : (tensor<72x72xi32>, tensor<72x72xi32>) -> tensor<72x72xi1>
+  %diagv = stablehlo.constant dense<(288.0, 0.0)> : tensor<72x72xcomplex<f32>>
+  %zero = stablehlo.constant dense<(0.0, 0.0)> : tensor<72x72xcomplex<f32>>
+  %d = stablehlo.select %eq, %diagv, %zero : tensor<72x72xi1>, tensor<72x72xcomplex<f32>>
+  %a = stablehlo.add %bbh, %d : tensor<72x72xcomplex<f32>>
+  %l = stablehlo.cholesky %a, lower = true : tensor<72x72xcomplex<f32>>
+  %lt0 = stablehlo.transpose %l, dims = [1, 0] : (tensor<72x72xcomplex<f32>>) -> tensor<72x72xcomplex<f32>>
+  %ltr = stablehlo.real %lt0 : (tensor<72x72xcomplex<f32>>) -> tensor<72x72xf32>
+  %lti = stablehlo.imag %lt0 : (tensor<72x72xcomplex<f32>>) -> tensor<72x72xf32>
+  %ltin = stablehlo.negate %lti : tensor<72x72xf32>
+  %lh = stablehlo.complex %ltr, %ltin : tensor<72x72xcomplex<f32>>
+  %llh = stablehlo.dot_general %l, %lh, contracting_dims = [1] x [0] : (tensor<72x72xcomplex<f32>>, tensor<72x72xcomplex<f32>>) -> tensor<72x72xcomplex<f32>>
+  check.expect_almost_eq %llh, %a, tolerance = 0.1 : tensor<72x72xcomplex<f32>>
+  %above = stablehlo.compare GT, %j, %i, SIGNED : (tensor<72x72xi32>, tensor<72x72xi32>) -> tensor<72x72xi1>
+  %upper_part = stablehlo.select %above, %l, %zero : tensor<72x72xi1>, tensor<72x72xcomplex<f32>>
+  check.expect_eq %upper_part, %zero : tensor<72x72xcomplex<f32>>
+  %u = stablehlo.cholesky %a, lower = false : tensor<72x72xcomplex<f32>>
+  check.expect_almost_eq %u, %lh, tolerance = 1.0e-3 : tensor<72x72xcomplex<f32>>
+  %x1 = "stablehlo.triangular_solve"(%l, %a) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<72x72xcomplex<f32>>, tensor<72x72xcomplex<f32>>) -> tensor<72x72xcomplex<f32>>
+  check.expect_almost_eq %x1, %lh, tolerance = 1.0e-3 : tensor<72x72xcomplex<f32>>
+  %x2 = "stablehlo.triangular_solve"(%l, %a) {left_side = false, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose ADJOINT>} : (tensor<72x72xcomplex<f32>>, tensor<72x72xcomplex<f32>>) -> tensor<72x72xcomplex<f32>>
+  check.expect_almost_eq %x2, %l, tolerance = 1.0e-3 : tensor<72x72xcomplex<f32>>
+  %x3 = "stablehlo.triangular_solve"(%u, %a) {left_side = true, lower = false, unit_diagonal = false, transpose_a = #stablehlo<transpose ADJOINT>} : (tensor<72x72xcomplex<f32>>, tensor<72x72xcomplex<f32>>) -> tensor<72x72xcomplex<f32>>
+  check.expect_almost_eq %x3, %u, tolerance = 1.0e-3 : tensor<72x72xcomplex<f32>>
+  %cb = stablehlo.constant dense<40> : tensor<72x72xi32>
+  %atb = stablehlo.compare EQ, %i, %cb, SIGNED : (tensor<72x72xi32>, tensor<72x72xi32>) -> tensor<72x72xi1>
+  %pivot = stablehlo.and %atb, %eq : tensor<72x72xi1>
+  %neg = stablehlo.constant dense<(-1.0e6, 0.0)> : tensor<72x72xcomplex<f32>>
+  %badm = stablehlo.select %pivot, %neg, %a : tensor<72x72xi1>, tensor<72x72xcomplex<f32>>
+  %lb = stablehlo.cholesky %badm, lower = true : tensor<72x72xcomplex<f32>>
+  %good_cols = stablehlo.slice %lb [0:72, 0:40] : (tensor<72x72xcomplex<f32>>) -> tensor<72x40xcomplex<f32>>
+  %want_cols = stablehlo.slice %l [0:72, 0:40] : (tensor<72x72xcomplex<f32>>) -> tensor<72x40xcomplex<f32>>
+  check.expect_almost_eq %good_cols, %want_cols, tolerance = 1.0e-3 : tensor<72x40xcomplex<f32>>
+  %tail = stablehlo.slice %lb [40:72, 40:41] : (tensor<72x72xcomplex<f32>>) -> tensor<32x1xcomplex<f32>>
+  %tailr = stablehlo.real %tail : (tensor<32x1xcomplex<f32>>) -> tensor<32x1xf32>
+  %finite = stablehlo.is_finite %tailr : (tensor<32x1xf32>) -> tensor<32x1xi1>
+  check.expect_eq_const %finite, dense<false> : tensor<32x1xi1>
+  func.return
+}
