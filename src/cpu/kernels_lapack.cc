@@ -377,7 +377,7 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
     case LapackParams::kSyevd: {
       info_at(2);
       ForBatch(st, sh.batch, cost, [&](int64_t b) {
-        auto a = Load<S>(x, b * mn, mn);
+        auto a = LoadNative<S>(x, b * mn, mn);  // reduction and vectors in the element's precision
         std::vector<double> w(static_cast<size_t>(n));
         const int32_t code = Syevd(a, n, p.lower, p.vectors, w.data());
         if (code != 0) std::fill(w.begin(), w.end(), std::nan(""));

@@ -493,6 +493,14 @@ void ApplyQLeft(const cdouble* v, int64_t ldv, int64_t m, int64_t k, const cdoub
                 int64_t ncols) {
   ApplyQLeftT(v, ldv, m, k, tau, c, ldc, ncols);
 }
+void ApplyQLeft(const float* v, int64_t ldv, int64_t m, int64_t k, const float* tau, float* c, int64_t ldc,
+                int64_t ncols) {
+  ApplyQLeftT(v, ldv, m, k, tau, c, ldc, ncols);
+}
+void ApplyQLeft(const cfloat* v, int64_t ldv, int64_t m, int64_t k, const cfloat* tau, cfloat* c, int64_t ldc,
+                int64_t ncols) {
+  ApplyQLeftT(v, ldv, m, k, tau, c, ldc, ncols);
+}
 void Orgqr(std::vector<cdouble>& a, int64_t m, int64_t n, const cdouble* tau, int64_t k) { OrgqrT(a, m, n, tau, k); }
 void Orgqr(std::vector<float>& a, int64_t m, int64_t n, const float* tau, int64_t k) { OrgqrT(a, m, n, tau, k); }
 void Orgqr(std::vector<cfloat>& a, int64_t m, int64_t n, const cfloat* tau, int64_t k) { OrgqrT(a, m, n, tau, k); }

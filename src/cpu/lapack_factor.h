@@ -110,7 +110,9 @@ W Larfg(W& alpha, W* x, int64_t stride, int64_t count) {
 // exponent applied (0: a left as it is).
 template <typename W>
 int ScaleToUnit(std::vector<W>& a, double amax) {
-  if (!(amax > 0) || (amax <= 0x1p500 && amax >= 0x1p-500)) return 0;
+  // (About half of the exponent range either way: 2^500 for double, 2^60 for float.)
+  constexpr double kHigh = std::is_same_v<typename IsComplex<W>::Real, float> ? 0x1p60 : 0x1p500;
+  if (!(amax > 0) || (amax <= kHigh && amax >= 1 / kHigh)) return 0;
   const int e = -std::ilogb(amax);
   for (W& x : a) {
     if constexpr (IsComplex<W>::value) x = W(std::ldexp(x.real(), e), std::ldexp(x.imag(), e));
@@ -157,6 +159,10 @@ void Sytrd(std::vector<cdouble>& a, int64_t n, bool lower, double* d, double* e,
 // lapack_eigh.cc). Returns 0, or 1 when the iteration did not converge.
 int32_t Syevd(std::vector<double>& a, int64_t n, bool lower, bool vectors, double* w);
 int32_t Syevd(std::vector<cdouble>& a, int64_t n, bool lower, bool vectors, double* w);
+// (float32 / complex64: the reduction to the tridiagonal and the vectors' back-transformation in
+// single precision, as ssyevd / cheevd; the tridiagonal's eigenproblem still in double.)
+int32_t Syevd(std::vector<float>& a, int64_t n, bool lower, bool vectors, double* w);
+int32_t Syevd(std::vector<cfloat>& a, int64_t n, bool lower, bool vectors, double* w);
 // Eigenvalues (ascending, into d) and, with z, eigenvectors of the m x m symmetric tridiagonal
 // (d, e[0..m-1)) by implicit QL (lapack_eigh.cc; e is destroyed): z's zrows rows (stride ldz) are
 // rotated along. Couplings below eps times `norm` count as zero. False when it did not converge.
@@ -186,6 +192,10 @@ void Orgqr(std::vector<cfloat>& a, int64_t m, int64_t n, const cfloat* tau, int6
 void ApplyQLeft(const double* v, int64_t ldv, int64_t m, int64_t k, const double* tau, double* c, int64_t ldc,
                 int64_t ncols);
 void ApplyQLeft(const cdouble* v, int64_t ldv, int64_t m, int64_t k, const cdouble* tau, cdouble* c, int64_t ldc,
+                int64_t ncols);
+void ApplyQLeft(const float* v, int64_t ldv, int64_t m, int64_t k, const float* tau, float* c, int64_t ldc,
+                int64_t ncols);
+void ApplyQLeft(const cfloat* v, int64_t ldv, int64_t m, int64_t k, const cfloat* tau, cfloat* c, int64_t ldc,
                 int64_t ncols);
 // potrf on one triangle (the other is left as it was); returns info.
 int32_t Potrf(std::vector<double>& a, int64_t n, bool lower);

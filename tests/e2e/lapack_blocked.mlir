@@ -442,7 +442,8 @@ func.func @syevd_dc_deflation_96x96() {
 
 // -----
 
-// ssyevd on a batch of three 40 x 40 matrices (f32 in, double inside): S, S + 3 I and -S for
+// ssyevd on a batch of three 40 x 40 matrices (reduction and vectors in single precision, the
+// tridiagonal's divide and conquer in double): S, S + 3 I and -S for
 // the S of the iotas; each checked by A V = V diag(w) and V^T V = I.
 func.func @syevd_dc_batch_3x40x40_f32() {
   %s_i = stablehlo.iota dim = 0 : tensor<40x40xi32>

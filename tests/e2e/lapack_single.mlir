@@ -1,7 +1,8 @@
 // Hand-written: the LAPACK calls that work in single precision for float32 / complex64 (getrf,
 // potrf, geqrf, orgqr: as LAPACK's sgetrf / cpotrf / sgeqrf / cungqr, their trailing products
-// through the f32 GEMM), past their 32-column panels; the same checks as lapack_blocked.mlir's
-// float64 / complex128 programs, with single-precision tolerances; and rank-deficient QR.
+// through the f32 GEMM; syevd / heevd's reduction and back-transformation), past their 32-column
+// panels; the same checks as lapack_blocked.mlir's float64 / complex128 programs, with
+// single-precision tolerances; and rank-deficient QR.
 
 // sgetrf in single precision past its 32-column panels (the trailing update through the f32
 // matrix product): a 40 x 40 matrix, diagonally dominant by columns so that no rows are swapped
@@ -199,5 +200,60 @@ func.func @sgeqrf_rank_deficient_48x48_single() {
   %r = stablehlo.select %le, %qr, %zero : tensor<48x48xi1>, tensor<48x48xf32>
   %prod = stablehlo.dot_general %q, %r, contracting_dims = [1] x [0] : (tensor<48x48xf32>, tensor<48x48xf32>) -> tensor<48x48xf32>
   check.expect_almost_eq %prod, %a, tolerance = 1.0e-3 : tensor<48x48xf32>
+  func.return
+}
+
+// -----
+
+// cheevd of a 40 x 40 complex64 Hermitian matrix in single precision (the reduction's row
+// updates eight complex values to a vector, the back-transformation past its 32-column panel in
+// complex64; the tridiagonal's divide and conquer in double): A = S + i K for the symmetric S
+// and antisymmetric K of the iotas; A V = V diag(w), V^H V = I, w ascending.
+func.func @cheevd_40x40_single() {
+  %i = stablehlo.iota dim = 0 : tensor<40x40xi32>
+  %j = stablehlo.iota dim = 1 : tensor<40x40xi32>
+  %c7 = stablehlo.constant dense<7> : tensor<40x40xi32>
+  %c3 = stablehlo.constant dense<3> : tensor<40x40xi32>
+  %c19 = stablehlo.constant dense<19> : tensor<40x40xi32>
+  %c18 = stablehlo.constant dense<18> : tensor<40x40xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<40x40xi32>
+  %i7 = stablehlo.multiply %i, %c7 : tensor<40x40xi32>
+  %j3 = stablehlo.multiply %j, %c3 : tensor<40x40xi32>
+  %j7 = stablehlo.multiply %j, %c7 : tensor<40x40xi32>
+  %i3 = stablehlo.multiply %i, %c3 : tensor<40x40xi32>
+  %x1 = stablehlo.add %i7, %j3 : tensor<40x40xi32>
+  %x2 = stablehlo.add %j7, %i3 : tensor<40x40xi32>
+  %r1 = stablehlo.remainder %x1, %c19 : tensor<40x40xi32>
+  %r2 = stablehlo.remainder %x2, %c19 : tensor<40x40xi32>
+  %sum = stablehlo.add %r1, %r2 : tensor<40x40xi32>
+  %s = stablehlo.subtract %sum, %c18 : tensor<40x40xi32>
+  %q1 = stablehlo.remainder %x1, %c11 : tensor<40x40xi32>
+  %q2 = stablehlo.remainder %x2, %c11 : tensor<40x40xi32>
+  %k = stablehlo.subtract %q1, %q2 : tensor<40x40xi32>
+  %sf = stablehlo.convert %s : (tensor<40x40xi32>) -> tensor<40x40xf32>
+  %kf = stablehlo.convert %k : (tensor<40x40xi32>) -> tensor<40x40xf32>
+  %a = stablehlo.complex %sf, %kf : tensor<40x40xcomplex<f32>>
+  %v, %w, %info = stablehlo.custom_call @lapack_cheevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<40x40xcomplex<f32>>) -> (tensor<40x40xcomplex<f32>>, tensor<40xf32>, tensor<i32>)
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %av = stablehlo.dot_general %a, %v, contracting_dims = [1] x [0] : (tensor<40x40xcomplex<f32>>, tensor<40x40xcomplex<f32>>) -> tensor<40x40xcomplex<f32>>
+  %wz = stablehlo.constant dense<0.0> : tensor<40xf32>
+  %wc = stablehlo.complex %w, %wz : tensor<40xcomplex<f32>>
+  %wb = stablehlo.broadcast_in_dim %wc, dims = [1] : (tensor<40xcomplex<f32>>) -> tensor<40x40xcomplex<f32>>
+  %vw = stablehlo.multiply %v, %wb : tensor<40x40xcomplex<f32>>
+  check.expect_almost_eq %av, %vw, tolerance = 2.0e-3 : tensor<40x40xcomplex<f32>>
+  %vr = stablehlo.real %v : (tensor<40x40xcomplex<f32>>) -> tensor<40x40xf32>
+  %vi = stablehlo.imag %v : (tensor<40x40xcomplex<f32>>) -> tensor<40x40xf32>
+  %vin = stablehlo.negate %vi : tensor<40x40xf32>
+  %vc = stablehlo.complex %vr, %vin : tensor<40x40xcomplex<f32>>
+  %vhv = stablehlo.dot_general %vc, %v, contracting_dims = [0] x [0] : (tensor<40x40xcomplex<f32>>, tensor<40x40xcomplex<f32>>) -> tensor<40x40xcomplex<f32>>
+  %eq = stablehlo.compare EQ, %i, %j, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %one = stablehlo.constant dense<(1.0, 0.0)> : tensor<40x40xcomplex<f32>>
+  %zero = stablehlo.constant dense<(0.0, 0.0)> : tensor<40x40xcomplex<f32>>
+  %eye = stablehlo.select %eq, %one, %zero : tensor<40x40xi1>, tensor<40x40xcomplex<f32>>
+  check.expect_almost_eq %vhv, %eye, tolerance = 1.0e-5 : tensor<40x40xcomplex<f32>>
+  %w0 = stablehlo.slice %w [0:39] : (tensor<40xf32>) -> tensor<39xf32>
+  %w1 = stablehlo.slice %w [1:40] : (tensor<40xf32>) -> tensor<39xf32>
+  %asc = stablehlo.compare LE, %w0, %w1, FLOAT : (tensor<39xf32>, tensor<39xf32>) -> tensor<39xi1>
+  check.expect_eq_const %asc, dense<true> : tensor<39xi1>
   func.return
 }
