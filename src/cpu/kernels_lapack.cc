@@ -429,14 +429,14 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
         ur = ud[ud.size() - 2], uc = ud.back(), vr = vd[vd.size() - 2], vc = vd.back();
       }
       ForBatch(st, sh.batch, cost, [&](int64_t b) {
-        auto a = Load<S>(x, b * mn, mn);
+        auto a = LoadNative<S>(x, b * mn, mn);  // reductions and vectors in the element's precision
         Store<S>(out[0], b * mn, a.data(), mn);
         std::vector<double> sv(static_cast<size_t>(k));
         Array holders[2];
-        W* u = AllocateScratch<W>(std::max<int64_t>(ur * uc, 1), &holders[0]);
-        W* vt = AllocateScratch<W>(std::max<int64_t>(vr * vc, 1), &holders[1]);
-        std::fill(u, u + ur * uc, W(0));
-        std::fill(vt, vt + vr * vc, W(0));
+        S* u = AllocateScratch<S>(std::max<int64_t>(ur * uc, 1), &holders[0]);
+        S* vt = AllocateScratch<S>(std::max<int64_t>(vr * vc, 1), &holders[1]);
+        std::fill(u, u + ur * uc, S(0));
+        std::fill(vt, vt + vr * vc, S(0));
         const int32_t code = Gesdd(a, m, n, p.vectors, p.full_matrices, sv.data(), u, vt);
         Store<R>(out[1], b * k, sv.data(), k);
         if (p.vectors && code == 0) {

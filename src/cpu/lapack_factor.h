@@ -182,6 +182,11 @@ int32_t Gesdd(std::vector<double>& a, int64_t m, int64_t n, bool vectors, bool f
               double* vt);
 int32_t Gesdd(std::vector<cdouble>& a, int64_t m, int64_t n, bool vectors, bool full, double* s, cdouble* u,
               cdouble* vt);
+// (float32 / complex64: the bidiagonalisation and the vectors' back-transformation in single
+// precision, as sgesdd / cgesdd; the bidiagonal's divide and conquer in double.)
+int32_t Gesdd(std::vector<float>& a, int64_t m, int64_t n, bool vectors, bool full, double* s, float* u, float* vt);
+int32_t Gesdd(std::vector<cfloat>& a, int64_t m, int64_t n, bool vectors, bool full, double* s, cfloat* u,
+              cfloat* vt);
 // orgqr/ungqr: a (m x n, geqrf's output) becomes Q's first n columns from k reflectors.
 void Orgqr(std::vector<double>& a, int64_t m, int64_t n, const double* tau, int64_t k);
 void Orgqr(std::vector<cdouble>& a, int64_t m, int64_t n, const cdouble* tau, int64_t k);

@@ -7,7 +7,9 @@
 // whose singular values are the square roots of the eigenvalues of diag(0, S1^2, S2^2) + z z^T:
 // the secular equation the Hermitian eigensolver merges with (lapack_eigh.cc), poles sigma^2 and
 // rho = 1. Singular values alone take the same merges with only two rows of each block's right
-// vectors (O(n^2) after the bidiagonalisation).
+// vectors (O(n^2) after the bidiagonalisation). float / complex<float> matrices are reduced and
+// their vectors back-transformed in single precision (as sgesdd / cgesdd); B's singular value
+// problem is always solved in double.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -70,10 +72,12 @@ template <typename W>
 template <typename W>
 [[gnu::always_inline]] inline void BidiagonalRow(W* row, int64_t count, W a, const W* w, const W* u, const W* uc,
                                                  W tp, W* acc) {
-  W part[8] = {};
+  // (Partial sums a vector wide: 16 for float, 8 otherwise.)
+  constexpr int kParts = std::is_same_v<W, float> ? 16 : 8;
+  W part[kParts] = {};
   int64_t c = 0;
-  for (; c + 8 <= count; c += 8)
-    for (int l = 0; l < 8; ++l) {
+  for (; c + kParts <= count; c += kParts)
+    for (int l = 0; l < kParts; ++l) {
       const W r = row[c + l] + a * w[c + l];
       row[c + l] = r;
       part[l] += r * u[c + l];
@@ -84,7 +88,7 @@ template <typename W>
     part[0] += r * u[c];
   }
   W y = W(0);
-  for (int l = 0; l < 8; ++l) y += part[l];
+  for (int l = 0; l < kParts; ++l) y += part[l];
   const W b = -tp * y;
   row[0] += b * uc[0];
   if (acc == nullptr) {
@@ -429,7 +433,9 @@ int32_t SvdTall(std::vector<W>& a, int64_t m, int64_t n, bool vectors, int64_t u
   double amax = 0;
   bool finite = true;
   for (const W& x : a) {
-    const double ax = std::abs(x);
+    double ax;  // (float data in double: no overflow, and no hypotf)
+    if constexpr (std::is_same_v<typename IsComplex<W>::Real, float>) ax = std::sqrt(RealOf(x) * RealOf(x) + ImagOf(x) * ImagOf(x));
+    else ax = std::abs(x);
     finite = finite && std::isfinite(ax);  // (std::max would pass over a NaN)
     amax = std::max(amax, ax);
   }
@@ -467,11 +473,11 @@ int32_t SvdTall(std::vector<W>& a, int64_t m, int64_t n, bool vectors, int64_t u
   // U = Q [U_B 0; 0 I], V = P V_B (P = diag(1, P1)).
   std::fill(u, u + m * ucols, W(0));
   for (int64_t r = 0; r < n; ++r)
-    for (int64_t j = 0; j < n; ++j) u[r * ucols + j] = W(ub[r * n + perm[j]]);
+    for (int64_t j = 0; j < n; ++j) u[r * ucols + j] = W(static_cast<typename IsComplex<W>::Real>(ub[r * n + perm[j]]));
   for (int64_t j = n; j < ucols; ++j) u[j * ucols + j] = W(1);
   ApplyQLeft(a.data(), n, m, n, tauq.data(), u, ucols, ucols);
   for (int64_t r = 0; r < n; ++r)
-    for (int64_t j = 0; j < n; ++j) v[r * n + j] = W(vb[r * n + perm[j]]);
+    for (int64_t j = 0; j < n; ++j) v[r * n + j] = W(static_cast<typename IsComplex<W>::Real>(vb[r * n + perm[j]]));
   if (n > 1) ApplyQLeft(pv, n - 1, n - 1, n - 1, taup.data(), v + n, n, n);
   return 0;
 }
@@ -518,6 +524,13 @@ int32_t Gesdd(std::vector<double>& a, int64_t m, int64_t n, bool vectors, bool f
 }
 int32_t Gesdd(std::vector<cdouble>& a, int64_t m, int64_t n, bool vectors, bool full, double* s, cdouble* u,
               cdouble* vt) {
+  return GesddT(a, m, n, vectors, full, s, u, vt);
+}
+int32_t Gesdd(std::vector<float>& a, int64_t m, int64_t n, bool vectors, bool full, double* s, float* u, float* vt) {
+  return GesddT(a, m, n, vectors, full, s, u, vt);
+}
+int32_t Gesdd(std::vector<cfloat>& a, int64_t m, int64_t n, bool vectors, bool full, double* s, cfloat* u,
+              cfloat* vt) {
   return GesddT(a, m, n, vectors, full, s, u, vt);
 }
 

@@ -1,8 +1,8 @@
 // Hand-written: the LAPACK calls that work in single precision for float32 / complex64 (getrf,
 // potrf, geqrf, orgqr: as LAPACK's sgetrf / cpotrf / sgeqrf / cungqr, their trailing products
-// through the f32 GEMM; syevd / heevd's reduction and back-transformation), past their 32-column
-// panels; the same checks as lapack_blocked.mlir's float64 / complex128 programs, with
-// single-precision tolerances; and rank-deficient QR.
+// through the f32 GEMM; the reductions and back-transformations of syevd / heevd / gesdd), past
+// their 32-column panels; the same checks as lapack_blocked.mlir's float64 / complex128
+// programs, with single-precision tolerances; and rank-deficient QR.
 
 // sgetrf in single precision past its 32-column panels (the trailing update through the f32
 // matrix product): a 40 x 40 matrix, diagonally dominant by columns so that no rows are swapped
@@ -255,5 +255,65 @@ func.func @cheevd_40x40_single() {
   %w1 = stablehlo.slice %w [1:40] : (tensor<40xf32>) -> tensor<39xf32>
   %asc = stablehlo.compare LE, %w0, %w1, FLOAT : (tensor<39xf32>, tensor<39xf32>) -> tensor<39xi1>
   check.expect_eq_const %asc, dense<true> : tensor<39xi1>
+  func.return
+}
+
+// -----
+
+// cgesdd of a wide 40 x 70 complex64 matrix in single precision (solved as its 70 x 40 conjugate
+// transpose: the bidiagonalisation and the vectors' back-transformation past their 32-column
+// panels in complex64, the bidiagonal's divide and conquer in double), mode 'S':
+// U diag(s) V^H = A, U^H U = I, V^H V = I, s descending.
+func.func @cgesdd_wide_40x70_single() {
+  %i = stablehlo.iota dim = 0 : tensor<40x70xi32>
+  %j = stablehlo.iota dim = 1 : tensor<40x70xi32>
+  %c7 = stablehlo.constant dense<7> : tensor<40x70xi32>
+  %c13 = stablehlo.constant dense<13> : tensor<40x70xi32>
+  %c17 = stablehlo.constant dense<17> : tensor<40x70xi32>
+  %c8 = stablehlo.constant dense<8> : tensor<40x70xi32>
+  %c5 = stablehlo.constant dense<5> : tensor<40x70xi32>
+  %c11 = stablehlo.constant dense<11> : tensor<40x70xi32>
+  %i7 = stablehlo.multiply %i, %c7 : tensor<40x70xi32>
+  %j13 = stablehlo.multiply %j, %c13 : tensor<40x70xi32>
+  %s1 = stablehlo.add %i7, %j13 : tensor<40x70xi32>
+  %r1 = stablehlo.remainder %s1, %c17 : tensor<40x70xi32>
+  %re = stablehlo.subtract %r1, %c8 : tensor<40x70xi32>
+  %i5 = stablehlo.multiply %i, %c5 : tensor<40x70xi32>
+  %s2 = stablehlo.add %i5, %j : tensor<40x70xi32>
+  %r2 = stablehlo.remainder %s2, %c11 : tensor<40x70xi32>
+  %im = stablehlo.subtract %r2, %c5 : tensor<40x70xi32>
+  %ref = stablehlo.convert %re : (tensor<40x70xi32>) -> tensor<40x70xf32>
+  %imf = stablehlo.convert %im : (tensor<40x70xi32>) -> tensor<40x70xf32>
+  %a = stablehlo.complex %ref, %imf : tensor<40x70xcomplex<f32>>
+  %x, %s, %u, %vt, %info = stablehlo.custom_call @lapack_cgesdd_ffi(%a) {mhlo.backend_config = {mode = 83 : ui8}} : (tensor<40x70xcomplex<f32>>) -> (tensor<40x70xcomplex<f32>>, tensor<40xf32>, tensor<40x40xcomplex<f32>>, tensor<40x70xcomplex<f32>>, tensor<i32>)
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %sz = stablehlo.constant dense<0.0> : tensor<40xf32>
+  %sc = stablehlo.complex %s, %sz : tensor<40xcomplex<f32>>
+  %sb = stablehlo.broadcast_in_dim %sc, dims = [1] : (tensor<40xcomplex<f32>>) -> tensor<40x40xcomplex<f32>>
+  %us = stablehlo.multiply %u, %sb : tensor<40x40xcomplex<f32>>
+  %rec = stablehlo.dot_general %us, %vt, contracting_dims = [1] x [0] : (tensor<40x40xcomplex<f32>>, tensor<40x70xcomplex<f32>>) -> tensor<40x70xcomplex<f32>>
+  check.expect_almost_eq %rec, %a, tolerance = 2.0e-3 : tensor<40x70xcomplex<f32>>
+  %ur = stablehlo.real %u : (tensor<40x40xcomplex<f32>>) -> tensor<40x40xf32>
+  %ui = stablehlo.imag %u : (tensor<40x40xcomplex<f32>>) -> tensor<40x40xf32>
+  %uin = stablehlo.negate %ui : tensor<40x40xf32>
+  %uc = stablehlo.complex %ur, %uin : tensor<40x40xcomplex<f32>>
+  %uhu = stablehlo.dot_general %uc, %u, contracting_dims = [0] x [0] : (tensor<40x40xcomplex<f32>>, tensor<40x40xcomplex<f32>>) -> tensor<40x40xcomplex<f32>>
+  %vr = stablehlo.real %vt : (tensor<40x70xcomplex<f32>>) -> tensor<40x70xf32>
+  %vi = stablehlo.imag %vt : (tensor<40x70xcomplex<f32>>) -> tensor<40x70xf32>
+  %vin = stablehlo.negate %vi : tensor<40x70xf32>
+  %vc = stablehlo.complex %vr, %vin : tensor<40x70xcomplex<f32>>
+  %vvh = stablehlo.dot_general %vt, %vc, contracting_dims = [1] x [1] : (tensor<40x70xcomplex<f32>>, tensor<40x70xcomplex<f32>>) -> tensor<40x40xcomplex<f32>>
+  %ei = stablehlo.iota dim = 0 : tensor<40x40xi32>
+  %ej = stablehlo.iota dim = 1 : tensor<40x40xi32>
+  %eq = stablehlo.compare EQ, %ei, %ej, SIGNED : (tensor<40x40xi32>, tensor<40x40xi32>) -> tensor<40x40xi1>
+  %one = stablehlo.constant dense<(1.0, 0.0)> : tensor<40x40xcomplex<f32>>
+  %zero = stablehlo.constant dense<(0.0, 0.0)> : tensor<40x40xcomplex<f32>>
+  %eye = stablehlo.select %eq, %one, %zero : tensor<40x40xi1>, tensor<40x40xcomplex<f32>>
+  check.expect_almost_eq %uhu, %eye, tolerance = 1.0e-5 : tensor<40x40xcomplex<f32>>
+  check.expect_almost_eq %vvh, %eye, tolerance = 1.0e-5 : tensor<40x40xcomplex<f32>>
+  %s0 = stablehlo.slice %s [0:39] : (tensor<40xf32>) -> tensor<39xf32>
+  %s1s = stablehlo.slice %s [1:40] : (tensor<40xf32>) -> tensor<39xf32>
+  %desc = stablehlo.compare GE, %s0, %s1s, FLOAT : (tensor<39xf32>, tensor<39xf32>) -> tensor<39xi1>
+  check.expect_eq_const %desc, dense<true> : tensor<39xi1>
   func.return
 }
