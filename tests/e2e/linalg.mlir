@@ -776,3 +776,31 @@ func.func @cholesky_triangular_solve_c64_72() {
   check.expect_eq_const %finite, dense<false> : tensor<32x1xi1>
   func.return
 }
+
+// -----
+
+// Empty matrices and right-hand sides (nothing to do, nothing read), a 1 x 1 upper factor, and
+// bfloat16 (worked in double through complex<double> staging, unlike the four native kinds).
+func.func @cholesky_triangular_solve_empty_and_bf16() {
+  %a = stablehlo.constant dense<1.0> : tensor<0x0xf32>
+  %b = stablehlo.constant dense<1.0> : tensor<0x3xf32>
+  %x = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<0x0xf32>, tensor<0x3xf32>) -> tensor<0x3xf32>
+  %a2 = stablehlo.constant dense<2.0> : tensor<2x2xf32>
+  %b2 = stablehlo.constant dense<1.0> : tensor<2x0xf32>
+  %x2 = "stablehlo.triangular_solve"(%a2, %b2) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<2x2xf32>, tensor<2x0xf32>) -> tensor<2x0xf32>
+  %a3 = stablehlo.constant dense<(2.0, 0.0)> : tensor<0x4x4xcomplex<f32>>
+  %b3 = stablehlo.constant dense<(1.0, 0.0)> : tensor<0x4x2xcomplex<f32>>
+  %x3 = "stablehlo.triangular_solve"(%a3, %b3) {left_side = true, lower = false, unit_diagonal = true, transpose_a = #stablehlo<transpose ADJOINT>} : (tensor<0x4x4xcomplex<f32>>, tensor<0x4x2xcomplex<f32>>) -> tensor<0x4x2xcomplex<f32>>
+  %c = stablehlo.cholesky %a, lower = true : tensor<0x0xf32>
+  %c3 = stablehlo.cholesky %a3, lower = false : tensor<0x4x4xcomplex<f32>>
+  %a4 = stablehlo.constant dense<4.0> : tensor<1x1xf64>
+  %c4 = stablehlo.cholesky %a4, lower = false : tensor<1x1xf64>
+  check.expect_almost_eq_const %c4, dense<2.0> : tensor<1x1xf64>
+  %bf = stablehlo.constant dense<[[4.0, 0.0], [2.0, 5.0]]> : tensor<2x2xbf16>
+  %cbf = stablehlo.cholesky %bf, lower = true : tensor<2x2xbf16>
+  check.expect_almost_eq_const %cbf, dense<[[2.0, 0.0], [1.0, 2.0]]> : tensor<2x2xbf16>
+  %rb = stablehlo.constant dense<[[2.0], [5.0]]> : tensor<2x1xbf16>
+  %xb = "stablehlo.triangular_solve"(%cbf, %rb) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<2x2xbf16>, tensor<2x1xbf16>) -> tensor<2x1xbf16>
+  check.expect_almost_eq_const %xb, dense<[[1.0], [2.0]]> : tensor<2x1xbf16>
+  func.return
+}
