@@ -432,12 +432,13 @@ template <typename W>
 int32_t SvdTall(std::vector<W>& a, int64_t m, int64_t n, bool vectors, int64_t ucols, double* s, W* u, W* v) {
   double amax = 0;
   bool finite = true;
+  // (The largest of the parts' magnitudes decides the scaling: within sqrt(2) of the largest
+  // modulus, without a hypot per entry.)
+  constexpr double kMax = std::numeric_limits<double>::max();
   for (const W& x : a) {
-    double ax;  // (float data in double: no overflow, and no hypotf)
-    if constexpr (std::is_same_v<typename IsComplex<W>::Real, float>) ax = std::sqrt(RealOf(x) * RealOf(x) + ImagOf(x) * ImagOf(x));
-    else ax = std::abs(x);
-    finite = finite && std::isfinite(ax);  // (std::max would pass over a NaN)
-    amax = std::max(amax, ax);
+    const double ar = std::fabs(RealOf(x)), ai = std::fabs(ImagOf(x));
+    if (!(ar <= kMax && ai <= kMax)) finite = false;  // (NaN too; std::max would pass over one)
+    else amax = std::max({amax, ar, ai});
   }
   if (!finite) {
     std::fill(s, s + n, std::numeric_limits<double>::quiet_NaN());

@@ -317,3 +317,21 @@ func.func @cgesdd_wide_40x70_single() {
   check.expect_eq_const %desc, dense<true> : tensor<39xi1>
   func.return
 }
+
+// -----
+
+// cheevd with a NaN in the imaginary part of an entry of the stored triangle: info 1 and NaN
+// eigenvalues; a NaN in the unreferenced triangle or in a diagonal entry's imaginary part (which
+// Hermitian input ignores) is not read: eigenvalues 1 and 3 of [[2, -i], [i, 2]].
+func.func @cheevd_nan_in_imaginary_part() {
+  %a = stablehlo.constant dense<[[(1.0, 0.0), (0.0, 0.0)], [(2.0, 0x7FC00000), (3.0, 0.0)]]> : tensor<2x2xcomplex<f32>>
+  %v, %w, %info = stablehlo.custom_call @lapack_cheevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<2xf32>, tensor<i32>)
+  check.expect_eq_const %info, dense<1> : tensor<i32>
+  %nan = stablehlo.compare NE, %w, %w, FLOAT : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
+  check.expect_eq_const %nan, dense<true> : tensor<2xi1>
+  %b = stablehlo.constant dense<[[(2.0, 0x7FC00000), (0x7FC00000, 0x7FC00000)], [(0.0, 1.0), (2.0, 0.0)]]> : tensor<2x2xcomplex<f32>>
+  %bv, %bw, %binfo = stablehlo.custom_call @lapack_cheevd_ffi(%b) {mhlo.backend_config = {mode = 78 : ui8, uplo = 76 : ui8}} : (tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<2xf32>, tensor<i32>)
+  check.expect_eq_const %binfo, dense<0> : tensor<i32>
+  check.expect_almost_eq_const %bw, dense<[1.0, 3.0]> : tensor<2xf32>
+  func.return
+}
