@@ -247,26 +247,42 @@ void SecularRoots(int64_t k, const double* d, const double* z, double rho, doubl
   for (int64_t j = 0; j < k; ++j) {
     int64_t origin = j;
     double lo = 0, hi = rho * zz * (1 + 4 * kEps);
+    double tau;
+    // The sums at the first iterate when they are known already (the midpoint's).
+    double first_left[2], first_right[2];
+    bool have_first = false;
     if (j + 1 < k) {
+      // The midpoint of the gap decides which pole is nearer the root, and is the first iterate:
+      // its sums, split as the iteration splits them, serve its first step (one pass over the
+      // poles fewer per root; the iterate had started at the middle of the nearer half).
       const double mid = 0.5 * (d[j] + d[j + 1]);
       for (int64_t i = 0; i < k; ++i) rel[i] = d[i] - mid;
-      double all[2];
-      sums(z, rel.data(), 0.0, k, all);
-      const double f = 1 / rho + all[0];
+      sums(z, rel.data(), 0.0, j + 1, first_left);
+      sums(z + j + 1, rel.data() + j + 1, 0.0, k - j - 1, first_right);
+      const double f = 1 / rho + first_left[0] + first_right[0];
       if (f >= 0) {
         hi = mid - d[j];
+        tau = hi;
       } else {
         origin = j + 1;
         lo = mid - d[j + 1];
         hi = 0;
+        tau = lo;
       }
+      have_first = true;
+    } else {
+      tau = 0.5 * (lo + hi);
     }
     for (int64_t i = 0; i < k; ++i) rel[i] = d[i] - d[origin];
-    double tau = 0.5 * (lo + hi);
     for (int iter = 0; iter < 200; ++iter) {
       double left[2], right[2];
-      sums(z, rel.data(), tau, j + 1, left);
-      sums(z + j + 1, rel.data() + j + 1, tau, k - j - 1, right);
+      if (have_first) {
+        left[0] = first_left[0], left[1] = first_left[1], right[0] = first_right[0], right[1] = first_right[1];
+        have_first = false;
+      } else {
+        sums(z, rel.data(), tau, j + 1, left);
+        sums(z + j + 1, rel.data() + j + 1, tau, k - j - 1, right);
+      }
       const double psi = left[0], dpsi = left[1], phi = right[0], dphi = right[1];
       const double f = 1 / rho + psi + phi;
       if (f == 0) break;
