@@ -9,6 +9,8 @@
 #include "src/cpu/fft.h"
 
 #include <algorithm>
+#include <utility>
+#include <array>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -67,6 +69,160 @@ template <typename T, int L>
         Store<T, L>(lr, ur + vr);
         Store<T, L>(li, ui + vi);
       }
+}
+
+// The square transpose of the N x N block whose rows are the vectors r[0..N) (N = L lanes): by
+// swapping the off-diagonal S x S sub-blocks of every 2S x 2S block, for S = 1, 2, .., N / 2
+// (row i < i + S: its entries in columns with bit S set trade places with row i + S's entries
+// S columns to the left). 64 shuffles for 16 x 16.
+template <typename V, int N, int S, size_t... K>
+[[gnu::always_inline]] inline void SwapBlocks(V* r, std::index_sequence<K...>) {
+  for (int i = 0; i < N; ++i) {
+    if (i & S) continue;
+    const V a = r[i], b = r[i + S];
+    r[i] = __builtin_shufflevector(a, b, ((K & S) ? N + K - S : K)...);
+    r[i + S] = __builtin_shufflevector(a, b, ((K & S) ? N + K : K + S)...);
+  }
+}
+template <typename V, int N, int S = 1>
+[[gnu::always_inline]] inline void TransposeSquare(V* r) {
+  if constexpr (S < N) {
+    SwapBlocks<V, N, S>(r, std::make_index_sequence<N>());
+    TransposeSquare<V, N, 2 * S>(r);
+  }
+}
+// Interleaving two vectors' first (second) halves: (a0, b0, a1, b1, ...).
+template <typename V, int N, size_t... K>
+[[gnu::always_inline]] inline V InterleaveLow(V a, V b, std::index_sequence<K...>) {
+  return __builtin_shufflevector(a, b, ((K % 2) ? N + K / 2 : K / 2)...);
+}
+template <typename V, int N, size_t... K>
+[[gnu::always_inline]] inline V InterleaveHigh(V a, V b, std::index_sequence<K...>) {
+  return __builtin_shufflevector(a, b, ((K % 2) ? N + N / 2 + K / 2 : N / 2 + K / 2)...);
+}
+// The even (odd) entries of the 2N values a, b: (a0, a2, .., b0, b2, ..).
+template <typename V, int N, size_t... K>
+[[gnu::always_inline]] inline V Evens(V a, V b, std::index_sequence<K...>) {
+  return __builtin_shufflevector(a, b, (2 * K)...);
+}
+template <typename V, int N, size_t... K>
+[[gnu::always_inline]] inline V Odds(V a, V b, std::index_sequence<K...>) {
+  return __builtin_shufflevector(a, b, (2 * K + 1)...);
+}
+
+// A group's L complex lines (line j at lines[j], interleaved real and imaginary parts) for points
+// [t0, t0 + L), into the group's [point][lane] arrays re / im, point t0 + b at point at[b] (the
+// bit reversal of a radix-2 length, or t0 + b): each line's L points are two vectors, split into
+// real and imaginary parts and transposed as two L x L blocks (the scalar loop moved one value
+// at a time: over half of a 64 x 4096 complex64 transform was its moves in and out).
+template <typename T, int L>
+[[gnu::always_inline]] inline void TileInComplex(T* const* lines, int64_t t0, T* re, T* im, const int64_t* at) {
+  using V = Lanes<T, L>;
+  const auto seq = std::make_index_sequence<L>();
+  V r[L], i[L];
+  for (int j = 0; j < L; ++j) {
+    const V a = Load<T, L>(lines[j] + 2 * t0), b = Load<T, L>(lines[j] + 2 * t0 + L);
+    r[j] = Evens<V, L>(a, b, seq);
+    i[j] = Odds<V, L>(a, b, seq);
+  }
+  TransposeSquare<V, L>(r);
+  TransposeSquare<V, L>(i);
+  for (int b = 0; b < L; ++b) {
+    Store<T, L>(re + at[b] * L, r[b]);
+    Store<T, L>(im + at[b] * L, i[b]);
+  }
+}
+// The same for 2 L real lines (stored as complex values with zero imaginary parts), two to a
+// lane: line 2 l as the real part of lane l, line 2 l + 1 as its imaginary part.
+template <typename T, int L>
+[[gnu::always_inline]] inline void TileInReal(T* const* lines, int64_t t0, T* re, T* im, const int64_t* at) {
+  using V = Lanes<T, L>;
+  const auto seq = std::make_index_sequence<L>();
+  V r[L], i[L];
+  for (int l = 0; l < L; ++l) {
+    r[l] = Evens<V, L>(Load<T, L>(lines[2 * l] + 2 * t0), Load<T, L>(lines[2 * l] + 2 * t0 + L), seq);
+    i[l] = Evens<V, L>(Load<T, L>(lines[2 * l + 1] + 2 * t0), Load<T, L>(lines[2 * l + 1] + 2 * t0 + L), seq);
+  }
+  TransposeSquare<V, L>(r);
+  TransposeSquare<V, L>(i);
+  for (int b = 0; b < L; ++b) {
+    Store<T, L>(re + at[b] * L, r[b]);
+    Store<T, L>(im + at[b] * L, i[b]);
+  }
+}
+// Points [t0, t0 + L) (t0 + L <= n / 2 + 1, t0 >= 1) of the 2 L real lines' spectra from the
+// group's transform Z = X + i Y (n points): X_k = (Z_k + conj(Z_n-k)) / 2 into line 2 l, Y_k =
+// (Z_k - conj(Z_n-k)) / 2i into line 2 l + 1, times norm.
+template <typename T, int L>
+[[gnu::always_inline]] inline void TileOutReal(const T* re, const T* im, T* const* lines, int64_t t0, int64_t n,
+                                               T scale) {
+  using V = Lanes<T, L>;
+  const auto seq = std::make_index_sequence<L>();
+  V xr[L], xi[L], yr[L], yi[L];
+  for (int b = 0; b < L; ++b) {
+    const int64_t t = t0 + b;
+    const V r = Load<T, L>(re + t * L), i = Load<T, L>(im + t * L);
+    const V mr = Load<T, L>(re + (n - t) * L), mi = Load<T, L>(im + (n - t) * L);
+    xr[b] = (r + mr) * scale;
+    xi[b] = (i - mi) * scale;
+    yr[b] = (i + mi) * scale;
+    yi[b] = (mr - r) * scale;
+  }
+  TransposeSquare<V, L>(xr);
+  TransposeSquare<V, L>(xi);
+  TransposeSquare<V, L>(yr);
+  TransposeSquare<V, L>(yi);
+  for (int l = 0; l < L; ++l) {
+    Store<T, L>(lines[2 * l] + 2 * t0, InterleaveLow<V, L>(xr[l], xi[l], seq));
+    Store<T, L>(lines[2 * l] + 2 * t0 + L, InterleaveHigh<V, L>(xr[l], xi[l], seq));
+    Store<T, L>(lines[2 * l + 1] + 2 * t0, InterleaveLow<V, L>(yr[l], yi[l], seq));
+    Store<T, L>(lines[2 * l + 1] + 2 * t0 + L, InterleaveHigh<V, L>(yr[l], yi[l], seq));
+  }
+}
+// L neighbouring complex lines (line j at first + 2 j: a dimension other than the last) for
+// points [t0, t0 + L), point t stride values apart: each point of all the lines is one
+// contiguous run, split into real and imaginary parts (no transpose), to point at[b].
+template <typename T, int L>
+[[gnu::always_inline]] inline void PointsInComplex(const T* first, int64_t stride, int64_t t0, T* re, T* im,
+                                                   const int64_t* at) {
+  using V = Lanes<T, L>;
+  const auto seq = std::make_index_sequence<L>();
+  for (int b = 0; b < L; ++b) {
+    const T* p = first + 2 * (t0 + b) * stride;
+    const V a = Load<T, L>(p), c = Load<T, L>(p + L);
+    Store<T, L>(re + at[b] * L, Evens<V, L>(a, c, seq));
+    Store<T, L>(im + at[b] * L, Odds<V, L>(a, c, seq));
+  }
+}
+template <typename T, int L>
+[[gnu::always_inline]] inline void PointsOutComplex(const T* re, const T* im, T* first, int64_t stride, int64_t t0,
+                                                    T norm) {
+  using V = Lanes<T, L>;
+  const auto seq = std::make_index_sequence<L>();
+  for (int b = 0; b < L; ++b) {
+    const V r = Load<T, L>(re + (t0 + b) * L) * norm, i = Load<T, L>(im + (t0 + b) * L) * norm;
+    T* p = first + 2 * (t0 + b) * stride;
+    Store<T, L>(p, InterleaveLow<V, L>(r, i, seq));
+    Store<T, L>(p + L, InterleaveHigh<V, L>(r, i, seq));
+  }
+}
+// The way back: points [t0, t0 + L) of the group (re / im, [point][lane]) times norm into the L
+// complex lines.
+template <typename T, int L>
+[[gnu::always_inline]] inline void TileOutComplex(const T* re, const T* im, T* const* lines, int64_t t0, T norm) {
+  using V = Lanes<T, L>;
+  const auto seq = std::make_index_sequence<L>();
+  V r[L], i[L];
+  for (int b = 0; b < L; ++b) {
+    r[b] = Load<T, L>(re + (t0 + b) * L) * norm;
+    i[b] = Load<T, L>(im + (t0 + b) * L) * norm;
+  }
+  TransposeSquare<V, L>(r);
+  TransposeSquare<V, L>(i);
+  for (int j = 0; j < L; ++j) {
+    Store<T, L>(lines[j] + 2 * t0, InterleaveLow<V, L>(r[j], i[j], seq));
+    Store<T, L>(lines[j] + 2 * t0 + L, InterleaveHigh<V, L>(r[j], i[j], seq));
+  }
 }
 
 // (re, im)[p] *= (br, sign * bi)[p] for every point p < m and lane.
@@ -475,9 +631,56 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
     // Radix-2 lengths are loaded straight into bit-reversed order.
     const bool pow2 = p.kind == Plan::kPow2;
     T tre[kTile * L], tim[kTile * L];
+    std::array<T*, 2 * L> line_ptr{};
+    std::array<int64_t, kTile> at{};
+    // A tile of kTile points of whole groups of contiguous complex lines, or of real lines
+    // forward (2 L), moved through registers, L points at a time (false for one lane: nothing to
+    // transpose).
+    bool side_by_side = false;  // the group's lines are neighbours in memory (stride > 1)
+    auto move_in = [&](int64_t t0) {
+      if constexpr (L > 1) {
+        static const auto complex_in = ForCpu<&TileInComplex<T, L>>();
+        static const auto real_in = ForCpu<&TileInReal<T, L>>();
+        static const auto points_in = ForCpu<&PointsInComplex<T, L>>();
+        for (int64_t b = 0; b < kTile; ++b) at[b] = pow2 ? p.rev[t0 + b] : t0 + b;
+        for (int64_t c = 0; c < kTile; c += L) {
+          if (side_by_side) points_in(line_ptr[0], stride, t0 + c, re, im, at.data() + c);
+          else (lines == FftLines::kComplex ? complex_in : real_in)(line_ptr.data(), t0 + c, re, im, at.data() + c);
+        }
+        return true;
+      }
+      return false;
+    };
+    auto move_out = [&](int64_t t0) {
+      if constexpr (L > 1) {
+        static const auto complex_out = ForCpu<&TileOutComplex<T, L>>();
+        static const auto real_out = ForCpu<&TileOutReal<T, L>>();
+        static const auto points_out = ForCpu<&PointsOutComplex<T, L>>();
+        if (side_by_side) {
+          for (int64_t c = 0; c < kTile; c += L) points_out(re, im, line_ptr[0], stride, t0 + c, norm);
+          return true;
+        }
+        if (lines == FftLines::kComplex) {
+          for (int64_t c = 0; c < kTile; c += L) complex_out(re, im, line_ptr.data(), t0 + c, norm);
+          return true;
+        }
+        if (t0 == 0) return false;  // (point 0 is its own mirror)
+        for (int64_t c = 0; c < kTile; c += L) real_out(re, im, line_ptr.data(), t0 + c, n, half * norm);
+        return true;
+      }
+      return false;
+    };
     for (int64_t g = g0; g < g1; ++g) {
       const int64_t q0 = g * per_group, qn = std::min(per_group, count - q0);
       for (int64_t j = 0; j < qn; ++j) src[j] = dst[j] = a + base(q0 + j);
+      // Whole groups move through registers: contiguous lines (complex, or real forward) by
+      // L x L transposes, complex lines side by side in memory point by point.
+      side_by_side = stride > 1 && lines == FftLines::kComplex && qn == per_group && dst[qn - 1] == dst[0] + (qn - 1);
+      const bool fast_moves = L > 1 && qn == per_group &&
+                              (side_by_side || (stride == 1 && (lines == FftLines::kComplex ||
+                                                                lines == FftLines::kRealForward)));
+      if (fast_moves)
+        for (int64_t j = 0; j < qn; ++j) line_ptr[j] = reinterpret_cast<T*>(dst[j]);
       // The group's lines into [point][lane] order by tiles of kTile points: each line's run of a
       // tile is read contiguously into a small tile in [point][lane] order, whose points are
       // then copied whole to their places (bit-reversed for radix 2: there a tile's points are
@@ -511,11 +714,12 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
             }
           }
         };
+        if (fast_moves && tb == kTile && move_in(t0)) continue;  // (straight to their places)
         TileOrder(stride == 1, qn, tb, take);
         for (int64_t b = 0; b < tb; ++b) {
-          const int64_t at = (pow2 ? p.rev[t0 + b] : t0 + b) * L;
-          std::copy(tre + b * L, tre + (b + 1) * L, re + at);
-          std::copy(tim + b * L, tim + (b + 1) * L, im + at);
+          const int64_t to = (pow2 ? p.rev[t0 + b] : t0 + b) * L;
+          std::copy(tre + b * L, tre + (b + 1) * L, re + to);
+          std::copy(tim + b * L, tim + (b + 1) * L, im + to);
         }
       }
       TransformGroup<T, L>(p, re, im, spare, inverse, pow2);
@@ -540,7 +744,7 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
             out = C((j % 2 == 0 ? r[l] : i[l]) * norm, T(0));
           }
         };
-        TileOrder(stride == 1, qn, tb, put);
+        if (!(fast_moves && tb == kTile && move_out(t0))) TileOrder(stride == 1, qn, tb, put);
       }
     }
   };
