@@ -426,43 +426,49 @@ void FftAs(const FftParams& p, ExecState& st, const Array& in, Array& out) {
       FftAlong(st, out.mutable_as<C>(), dims, d, p.type == FftParams::kIfft, FftLines::kComplex);
     return;
   }
-  std::vector<C> a(static_cast<size_t>(in.NumElements()));
-  GetAll(in, a.data());
+  // (Temporaries from the arrays' pool: fresh pages for each call had been a sixth of a 64 x 4096
+  // rfft.)
+  Array a_holder, b_holder;
+  const int64_t count = in.NumElements();
+  C* a = AllocateScratch<C>(count, &a_holder);
+  GetAll(in, a);
   if (p.type == FftParams::kIrfft) {
     // Rebuild the full last dimension from its Hermitian half, then transform back.
     std::vector<int64_t> full = dims;
     const int64_t n = p.lengths.back(), half = dims.back();
     full.back() = n;
-    std::vector<C> b(static_cast<size_t>(a.size() / std::max<int64_t>(half, 1) * n));
-    const int64_t rows = half ? static_cast<int64_t>(a.size()) / half : 0;
+    const int64_t rows = half ? count / half : 0;
+    C* b = AllocateScratch<C>(rows * n, &b_holder);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t k = 0; k < n; ++k)
         b[r * n + k] = k < half ? a[r * half + k] : C(0);
-    for (size_t d = rank - nf; d + 1 < rank; ++d) FftAlong(st, b.data(), full, d, true, FftLines::kComplex);
+    for (size_t d = rank - nf; d + 1 < rank; ++d) FftAlong(st, b, full, d, true, FftLines::kComplex);
     // The last dimension: Hermitian extension.
     for (int64_t r = 0; r < rows; ++r) {
-      C* row = b.data() + r * n;
+      C* row = b + r * n;
       for (int64_t k = half; k < n; ++k) row[k] = std::conj(row[(n - k) % n]);
     }
-    FftAlong(st, b.data(), full, rank - 1, true, FftLines::kRealInverse);
-    SetAll(out, b.data());  // real results: the real parts
+    FftAlong(st, b, full, rank - 1, true, FftLines::kRealInverse);
+    SetAll(out, b);  // real results: the real parts
   } else {
     const bool inverse = p.type == FftParams::kIfft;
     if (p.type == FftParams::kRfft) {
-      FftAlong(st, a.data(), dims, rank - 1, false, FftLines::kRealForward);
-      // Keep the first n/2 + 1 points of the last dimension.
+      FftAlong(st, a, dims, rank - 1, false, FftLines::kRealForward);
+      // Keep the first n/2 + 1 points of the last dimension: straight into the result when it has
+      // the working type and no other dimension is transformed.
       const int64_t n = dims.back(), keep = out.dims().back();
-      const int64_t rows = n ? static_cast<int64_t>(a.size()) / n : 0;
-      std::vector<C> b(static_cast<size_t>(rows * keep));
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t k = 0; k < keep; ++k) b[r * keep + k] = a[r * n + k];
-      a = std::move(b);
+      const int64_t rows = n ? count / n : 0;
+      const bool direct = nf == 1 && out.ByteSize() == static_cast<int64_t>(rows * keep * sizeof(C));
+      C* b = direct ? out.mutable_as<C>() : AllocateScratch<C>(rows * keep, &b_holder);
+      for (int64_t r = 0; r < rows; ++r) std::copy(a + r * n, a + r * n + keep, b + r * keep);
+      if (direct) return;
       dims.back() = keep;
-      for (size_t d = rank - nf; d + 1 < rank; ++d) FftAlong(st, a.data(), dims, d, false, FftLines::kComplex);
+      for (size_t d = rank - nf; d + 1 < rank; ++d) FftAlong(st, b, dims, d, false, FftLines::kComplex);
+      SetAll(out, b);
     } else {
-      for (size_t d = rank - nf; d < rank; ++d) FftAlong(st, a.data(), dims, d, inverse, FftLines::kComplex);
+      for (size_t d = rank - nf; d < rank; ++d) FftAlong(st, a, dims, d, inverse, FftLines::kComplex);
+      SetAll(out, a);
     }
-    SetAll(out, a.data());
   }
 }
 
