@@ -1,7 +1,8 @@
-// See fft.h. A group of up to L = 8 lines is held as split real and imaginary arrays with the
-// lines innermost ([point][lane]), so every butterfly is a few whole-vector operations and no
-// shuffles. Fewer than eight lines (one long signal, say) take L = 1: eight lanes would hold
-// mostly zeros, eight times the memory and the memory traffic. Powers of two: decimation in
+// See fft.h. A group of up to L lines (16 float, 8 double: one AVX-512 vector) is held as split
+// real and imaginary arrays with the lines innermost ([point][lane]), so every butterfly is a few
+// whole-vector operations and no shuffles; lines move in and out of that order through
+// registers (TileInComplex and friends). Fewer lines than lanes (one long signal, say) take
+// L = 1: the lanes would hold mostly zeros, L times the memory and the memory traffic. Powers of two: decimation in
 // time, the points loaded in bit-reversed order, then butterflies of growing span; the spans that
 // stay within blocks of kBlock points run block by block (the block stays in the L1 cache), the
 // rest over the whole group. Other lengths with small prime factors: Stockham stages
@@ -9,13 +10,13 @@
 #include "src/cpu/fft.h"
 
 #include <algorithm>
-#include <utility>
 #include <array>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "src/cpu/array.h"
