@@ -111,6 +111,18 @@ template <typename V, int N, size_t... K>
   return __builtin_shufflevector(a, b, (2 * K + 1)...);
 }
 
+// r / i hold L lines' real / imaginary parts at L points, one line per vector: transposed, each
+// point's L lanes are stored at point at[b] of the group's re / im.
+template <typename T, int L>
+[[gnu::always_inline]] inline void TransposedInto(Lanes<T, L>* r, Lanes<T, L>* i, T* re, T* im, const int64_t* at) {
+  TransposeSquare<Lanes<T, L>, L>(r);
+  TransposeSquare<Lanes<T, L>, L>(i);
+  for (int b = 0; b < L; ++b) {
+    Store<T, L>(re + at[b] * L, r[b]);
+    Store<T, L>(im + at[b] * L, i[b]);
+  }
+}
+
 // A group's L complex lines (line j at lines[j], interleaved real and imaginary parts) for points
 // [t0, t0 + L), into the group's [point][lane] arrays re / im, point t0 + b at point at[b] (the
 // bit reversal of a radix-2 length, or t0 + b): each line's L points are two vectors, split into
@@ -126,12 +138,7 @@ template <typename T, int L>
     r[j] = Evens<V, L>(a, b, seq);
     i[j] = Odds<V, L>(a, b, seq);
   }
-  TransposeSquare<V, L>(r);
-  TransposeSquare<V, L>(i);
-  for (int b = 0; b < L; ++b) {
-    Store<T, L>(re + at[b] * L, r[b]);
-    Store<T, L>(im + at[b] * L, i[b]);
-  }
+  TransposedInto<T, L>(r, i, re, im, at);
 }
 // The same for 2 L real lines (stored as complex values with zero imaginary parts), two to a
 // lane: line 2 l as the real part of lane l, line 2 l + 1 as its imaginary part.
@@ -144,12 +151,7 @@ template <typename T, int L>
     r[l] = Evens<V, L>(Load<T, L>(lines[2 * l] + 2 * t0), Load<T, L>(lines[2 * l] + 2 * t0 + L), seq);
     i[l] = Evens<V, L>(Load<T, L>(lines[2 * l + 1] + 2 * t0), Load<T, L>(lines[2 * l + 1] + 2 * t0 + L), seq);
   }
-  TransposeSquare<V, L>(r);
-  TransposeSquare<V, L>(i);
-  for (int b = 0; b < L; ++b) {
-    Store<T, L>(re + at[b] * L, r[b]);
-    Store<T, L>(im + at[b] * L, i[b]);
-  }
+  TransposedInto<T, L>(r, i, re, im, at);
 }
 // Points [t0, t0 + L) (t0 + L <= n / 2 + 1, t0 >= 1) of the 2 L real lines' spectra from the
 // group's transform Z = X + i Y (n points): X_k = (Z_k + conj(Z_n-k)) / 2 into line 2 l, Y_k =
