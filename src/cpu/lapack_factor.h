@@ -1,11 +1,12 @@
 // The dense factorisations behind JAX's LAPACK custom calls that are written out here rather
 // than taken from Eigen (kernels_lapack.cc runs them per matrix of a batch): LU with partial
 // pivoting, Householder QR and its Q, Hessenberg and tridiagonal reductions, Cholesky, and the
-// Hermitian eigenproblem (lapack_eigh.cc) and the SVD (lapack_svd.cc). They work in place on row-major matrices in double or
-// complex<double> (getrf, potrf, geqrf and orgqr also in float / complex<float>, for float32 /
-// complex64 data), follow LAPACK's conventions and order of operations, and take their level-3
-// updates through gemm.h by panels of 32 columns (matrices within one panel get exactly
-// LAPACK's unblocked algorithms). Internal to src/cpu.
+// Hermitian eigenproblem (lapack_eigh.cc) and the SVD (lapack_svd.cc). They work in place on
+// row-major matrices in double or complex<double> (getrf, potrf, geqrf, orgqr and the reductions
+// of syevd and gesdd also in float / complex<float>, for float32 / complex64 data), follow
+// LAPACK's conventions and order of operations, and take their level-3 updates through gemm.h by
+// panels of 32 columns (matrices within one panel get exactly LAPACK's unblocked algorithms).
+// Internal to src/cpu.
 #pragma once
 
 #include <cmath>
