@@ -209,6 +209,44 @@ template <typename T, int L>
     Store<T, L>(p + L, InterleaveHigh<V, L>(r, i, seq));
   }
 }
+// The inverse of 2 L real lines from their Hermitian spectra (line 2 l X, line 2 l + 1 Y, complex,
+// all n points): Z = X + i Y into lane l (Z's inverse is x + i y), for a tile without the points
+// 0 and n / 2 (whose imaginary parts a real inverse ignores: the scalar path zeroes them).
+template <typename T, int L>
+[[gnu::always_inline]] inline void TileInRealInverse(T* const* lines, int64_t t0, T* re, T* im, const int64_t* at) {
+  using V = Lanes<T, L>;
+  const auto seq = std::make_index_sequence<L>();
+  V r[L], i[L];
+  for (int l = 0; l < L; ++l) {
+    const T* x = lines[2 * l] + 2 * t0;
+    const T* y = lines[2 * l + 1] + 2 * t0;
+    const V xa = Load<T, L>(x), xb = Load<T, L>(x + L), ya = Load<T, L>(y), yb = Load<T, L>(y + L);
+    r[l] = Evens<V, L>(xa, xb, seq) - Odds<V, L>(ya, yb, seq);
+    i[l] = Odds<V, L>(xa, xb, seq) + Evens<V, L>(ya, yb, seq);
+  }
+  TransposedInto<T, L>(r, i, re, im, at);
+}
+// The real results back: lane l's real part (times norm) into line 2 l, its imaginary part into
+// line 2 l + 1, each as complex values with zero imaginary parts.
+template <typename T, int L>
+[[gnu::always_inline]] inline void TileOutRealInverse(const T* re, const T* im, T* const* lines, int64_t t0, T norm) {
+  using V = Lanes<T, L>;
+  const auto seq = std::make_index_sequence<L>();
+  V r[L], i[L];
+  for (int b = 0; b < L; ++b) {
+    r[b] = Load<T, L>(re + (t0 + b) * L) * norm;
+    i[b] = Load<T, L>(im + (t0 + b) * L) * norm;
+  }
+  TransposeSquare<V, L>(r);
+  TransposeSquare<V, L>(i);
+  const V zero{};
+  for (int l = 0; l < L; ++l) {
+    Store<T, L>(lines[2 * l] + 2 * t0, InterleaveLow<V, L>(r[l], zero, seq));
+    Store<T, L>(lines[2 * l] + 2 * t0 + L, InterleaveHigh<V, L>(r[l], zero, seq));
+    Store<T, L>(lines[2 * l + 1] + 2 * t0, InterleaveLow<V, L>(i[l], zero, seq));
+    Store<T, L>(lines[2 * l + 1] + 2 * t0 + L, InterleaveHigh<V, L>(i[l], zero, seq));
+  }
+}
 // The way back: points [t0, t0 + L) of the group (re / im, [point][lane]) times norm into the L
 // complex lines.
 template <typename T, int L>
@@ -645,10 +683,17 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
         static const auto complex_in = ForCpu<&TileInComplex<T, L>>();
         static const auto real_in = ForCpu<&TileInReal<T, L>>();
         static const auto points_in = ForCpu<&PointsInComplex<T, L>>();
+        static const auto real_inverse_in = ForCpu<&TileInRealInverse<T, L>>();
+        // (A real inverse's points 0 and n / 2 drop their imaginary parts: those tiles go the
+        // scalar way.)
+        if (lines == FftLines::kRealInverse && (t0 == 0 || (n % 2 == 0 && t0 <= n / 2 && n / 2 < t0 + kTile)))
+          return false;
         for (int64_t b = 0; b < kTile; ++b) at[b] = pow2 ? p.rev[t0 + b] : t0 + b;
         for (int64_t c = 0; c < kTile; c += L) {
           if (side_by_side) points_in(line_ptr[0], stride, t0 + c, re, im, at.data() + c);
-          else (lines == FftLines::kComplex ? complex_in : real_in)(line_ptr.data(), t0 + c, re, im, at.data() + c);
+          else if (lines == FftLines::kComplex) complex_in(line_ptr.data(), t0 + c, re, im, at.data() + c);
+          else if (lines == FftLines::kRealForward) real_in(line_ptr.data(), t0 + c, re, im, at.data() + c);
+          else real_inverse_in(line_ptr.data(), t0 + c, re, im, at.data() + c);
         }
         return true;
       }
@@ -659,6 +704,11 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
         static const auto complex_out = ForCpu<&TileOutComplex<T, L>>();
         static const auto real_out = ForCpu<&TileOutReal<T, L>>();
         static const auto points_out = ForCpu<&PointsOutComplex<T, L>>();
+        static const auto real_inverse_out = ForCpu<&TileOutRealInverse<T, L>>();
+        if (lines == FftLines::kRealInverse) {
+          for (int64_t c = 0; c < kTile; c += L) real_inverse_out(re, im, line_ptr.data(), t0 + c, norm);
+          return true;
+        }
         if (side_by_side) {
           for (int64_t c = 0; c < kTile; c += L) points_out(re, im, line_ptr[0], stride, t0 + c, norm);
           return true;
@@ -676,12 +726,10 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
     for (int64_t g = g0; g < g1; ++g) {
       const int64_t q0 = g * per_group, qn = std::min(per_group, count - q0);
       for (int64_t j = 0; j < qn; ++j) src[j] = dst[j] = a + base(q0 + j);
-      // Whole groups move through registers: contiguous lines (complex, or real forward) by
+      // Whole groups move through registers: contiguous lines (complex, or real two to a lane) by
       // L x L transposes, complex lines side by side in memory point by point.
       side_by_side = stride > 1 && lines == FftLines::kComplex && qn == per_group && dst[qn - 1] == dst[0] + (qn - 1);
-      const bool fast_moves = L > 1 && qn == per_group &&
-                              (side_by_side || (stride == 1 && (lines == FftLines::kComplex ||
-                                                                lines == FftLines::kRealForward)));
+      const bool fast_moves = L > 1 && qn == per_group && (side_by_side || stride == 1);
       if (fast_moves)
         for (int64_t j = 0; j < qn; ++j) line_ptr[j] = reinterpret_cast<T*>(dst[j]);
       // The group's lines into [point][lane] order by tiles of kTile points: each line's run of a
