@@ -123,6 +123,26 @@ template <typename T, int L>
   }
 }
 
+// The other way: points [t0, t0 + L) of the group's re / im times norm, transposed into r / i
+// (one line's L points per vector).
+template <typename T, int L>
+[[gnu::always_inline]] inline void TransposedFrom(const T* re, const T* im, int64_t t0, T norm, Lanes<T, L>* r,
+                                                  Lanes<T, L>* i) {
+  for (int b = 0; b < L; ++b) {
+    r[b] = Load<T, L>(re + (t0 + b) * L) * norm;
+    i[b] = Load<T, L>(im + (t0 + b) * L) * norm;
+  }
+  TransposeSquare<Lanes<T, L>, L>(r);
+  TransposeSquare<Lanes<T, L>, L>(i);
+}
+// L complex values (real parts r, imaginary parts i) interleaved into p[0 .. 2 L).
+template <typename T, int L>
+[[gnu::always_inline]] inline void StoreComplex(T* p, Lanes<T, L> r, Lanes<T, L> i) {
+  const auto seq = std::make_index_sequence<L>();
+  Store<T, L>(p, InterleaveLow<Lanes<T, L>, L>(r, i, seq));
+  Store<T, L>(p + L, InterleaveHigh<Lanes<T, L>, L>(r, i, seq));
+}
+
 // A group's L complex lines (line j at lines[j], interleaved real and imaginary parts) for points
 // [t0, t0 + L), into the group's [point][lane] arrays re / im, point t0 + b at point at[b] (the
 // bit reversal of a radix-2 length, or t0 + b): each line's L points are two vectors, split into
@@ -160,7 +180,6 @@ template <typename T, int L>
 [[gnu::always_inline]] inline void TileOutReal(const T* re, const T* im, T* const* lines, int64_t t0, int64_t n,
                                                T scale) {
   using V = Lanes<T, L>;
-  const auto seq = std::make_index_sequence<L>();
   V xr[L], xi[L], yr[L], yi[L];
   for (int b = 0; b < L; ++b) {
     const int64_t t = t0 + b;
@@ -176,10 +195,8 @@ template <typename T, int L>
   TransposeSquare<V, L>(yr);
   TransposeSquare<V, L>(yi);
   for (int l = 0; l < L; ++l) {
-    Store<T, L>(lines[2 * l] + 2 * t0, InterleaveLow<V, L>(xr[l], xi[l], seq));
-    Store<T, L>(lines[2 * l] + 2 * t0 + L, InterleaveHigh<V, L>(xr[l], xi[l], seq));
-    Store<T, L>(lines[2 * l + 1] + 2 * t0, InterleaveLow<V, L>(yr[l], yi[l], seq));
-    Store<T, L>(lines[2 * l + 1] + 2 * t0 + L, InterleaveHigh<V, L>(yr[l], yi[l], seq));
+    StoreComplex<T, L>(lines[2 * l] + 2 * t0, xr[l], xi[l]);
+    StoreComplex<T, L>(lines[2 * l + 1] + 2 * t0, yr[l], yi[l]);
   }
 }
 // L neighbouring complex lines (line j at first + 2 j: a dimension other than the last) for
@@ -200,14 +217,9 @@ template <typename T, int L>
 template <typename T, int L>
 [[gnu::always_inline]] inline void PointsOutComplex(const T* re, const T* im, T* first, int64_t stride, int64_t t0,
                                                     T norm) {
-  using V = Lanes<T, L>;
-  const auto seq = std::make_index_sequence<L>();
-  for (int b = 0; b < L; ++b) {
-    const V r = Load<T, L>(re + (t0 + b) * L) * norm, i = Load<T, L>(im + (t0 + b) * L) * norm;
-    T* p = first + 2 * (t0 + b) * stride;
-    Store<T, L>(p, InterleaveLow<V, L>(r, i, seq));
-    Store<T, L>(p + L, InterleaveHigh<V, L>(r, i, seq));
-  }
+  for (int b = 0; b < L; ++b)
+    StoreComplex<T, L>(first + 2 * (t0 + b) * stride, Load<T, L>(re + (t0 + b) * L) * norm,
+                       Load<T, L>(im + (t0 + b) * L) * norm);
 }
 // The inverse of 2 L real lines from their Hermitian spectra (line 2 l X, line 2 l + 1 Y, complex,
 // all n points): Z = X + i Y into lane l (Z's inverse is x + i y), for a tile without the points
@@ -231,39 +243,21 @@ template <typename T, int L>
 template <typename T, int L>
 [[gnu::always_inline]] inline void TileOutRealInverse(const T* re, const T* im, T* const* lines, int64_t t0, T norm) {
   using V = Lanes<T, L>;
-  const auto seq = std::make_index_sequence<L>();
   V r[L], i[L];
-  for (int b = 0; b < L; ++b) {
-    r[b] = Load<T, L>(re + (t0 + b) * L) * norm;
-    i[b] = Load<T, L>(im + (t0 + b) * L) * norm;
-  }
-  TransposeSquare<V, L>(r);
-  TransposeSquare<V, L>(i);
+  TransposedFrom<T, L>(re, im, t0, norm, r, i);
   const V zero{};
   for (int l = 0; l < L; ++l) {
-    Store<T, L>(lines[2 * l] + 2 * t0, InterleaveLow<V, L>(r[l], zero, seq));
-    Store<T, L>(lines[2 * l] + 2 * t0 + L, InterleaveHigh<V, L>(r[l], zero, seq));
-    Store<T, L>(lines[2 * l + 1] + 2 * t0, InterleaveLow<V, L>(i[l], zero, seq));
-    Store<T, L>(lines[2 * l + 1] + 2 * t0 + L, InterleaveHigh<V, L>(i[l], zero, seq));
+    StoreComplex<T, L>(lines[2 * l] + 2 * t0, r[l], zero);
+    StoreComplex<T, L>(lines[2 * l + 1] + 2 * t0, i[l], zero);
   }
 }
 // The way back: points [t0, t0 + L) of the group (re / im, [point][lane]) times norm into the L
 // complex lines.
 template <typename T, int L>
 [[gnu::always_inline]] inline void TileOutComplex(const T* re, const T* im, T* const* lines, int64_t t0, T norm) {
-  using V = Lanes<T, L>;
-  const auto seq = std::make_index_sequence<L>();
-  V r[L], i[L];
-  for (int b = 0; b < L; ++b) {
-    r[b] = Load<T, L>(re + (t0 + b) * L) * norm;
-    i[b] = Load<T, L>(im + (t0 + b) * L) * norm;
-  }
-  TransposeSquare<V, L>(r);
-  TransposeSquare<V, L>(i);
-  for (int j = 0; j < L; ++j) {
-    Store<T, L>(lines[j] + 2 * t0, InterleaveLow<V, L>(r[j], i[j], seq));
-    Store<T, L>(lines[j] + 2 * t0 + L, InterleaveHigh<V, L>(r[j], i[j], seq));
-  }
+  Lanes<T, L> r[L], i[L];
+  TransposedFrom<T, L>(re, im, t0, norm, r, i);
+  for (int j = 0; j < L; ++j) StoreComplex<T, L>(lines[j] + 2 * t0, r[j], i[j]);
 }
 
 // (re, im)[p] *= (br, sign * bi)[p] for every point p < m and lane.
