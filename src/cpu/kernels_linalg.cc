@@ -343,9 +343,11 @@ void TriangularSolveAs(ExecState& st, const TriangularSolveParams& p, const S* c
       for (int64_t c = 0; c < cols; ++c) rb[r * cols + c] = StoredValue<S>(x[right ? c * rows + r : r * cols + c]);
   };
   // Columns in pieces of whole 16-column runs (AVX-512 vectors of float) when one matrix is
-  // worth splitting.
-  const int64_t col_pieces =
-      batch < st.threads() && n * n * m / 2 >= (int64_t{1} << 19) ? std::min<int64_t>(st.threads(), (m + 15) / 16) : 1;
+  // worth splitting; not when deterministic results are asked for (a product's summation order
+  // may depend on how many columns it has, so the bits would depend on the thread count).
+  const int64_t col_pieces = batch < st.threads() && !st.deterministic() && n * n * m / 2 >= (int64_t{1} << 19)
+                                 ? std::min<int64_t>(st.threads(), (m + 15) / 16)
+                                 : 1;
   if (col_pieces > 1) {
     Array holders[2];
     W* op = AllocateScratch<W>(n * n, &holders[0]);
