@@ -146,9 +146,13 @@ void FuseElementwise(Program& prog) {
     int64_t period = 0, inner = 1;
   };
   std::unordered_map<int, Repeat> repeat_of;  // by broadcast result
+  // f32 products that may take an epilogue (FuseProductEpilogues), by result.
+  std::unordered_set<int> product_of;
   for (const Step& s : prog.steps) {
     if (s.fn == cpu::SplatConstantKernel()) splat_of[s.out[0]] = &s.Params<cpu::SplatConstantParams>();
     if (s.broadcast_period > 0) repeat_of[s.out[0]] = {s.in[0], s.broadcast_period, s.broadcast_inner};
+    if (cpu::IsEpilogueProduct(s) && s.out.size() == 1 && s.out_types[0].elem == ir::ElemKind::kF32)
+      product_of.insert(s.out[0]);
   }
   auto fusible = Fusible;
   std::vector<Step> out;
@@ -163,10 +167,12 @@ void FuseElementwise(Program& prog) {
     // a repeating broadcast, which the fused kernel reads in place instead of materialised
     // (softmax's division by the row sums: 83 us of broadcast for 4x128x128).
     constexpr int64_t kLoneOpParallelMin = int64_t{1} << 18, kLoneOpBroadcastMin = 4096;
+    // So is one that reads a product's result: it can become the product's epilogue (a residual
+    // connection x + h W is then added in the product's registers, SgemmUpdate).
     bool reads_repeat = false;
     if (end - i == 1 && n >= kLoneOpBroadcastMin)
       for (int slot : prog.steps[i].in)
-        reads_repeat |= splat_of.count(slot) > 0 || repeat_of.count(slot) > 0;
+        reads_repeat |= splat_of.count(slot) > 0 || repeat_of.count(slot) > 0 || product_of.count(slot) > 0;
     if ((end - i < 2 && n < kLoneOpParallelMin && !reads_repeat) || n <= 0) {
       out.push_back(std::move(prog.steps[i]));
       ++i;

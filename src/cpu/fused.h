@@ -70,7 +70,12 @@ using ProductRegionFn = std::function<void(int64_t e0, int64_t rows, int64_t col
 // The f32 dot_general (convolution) step `s` computed into `out` (allocated for its result) by
 // the fast kernel, with `done` told of each finished region on the thread that finished it;
 // false, having done nothing, when the step takes another path.
-bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done);
+// `update` (optional, then `done` is null): the result is D + s * product or D - s * product
+// (SgemmUpdate; D has the result's shape, row-major, and its d is D's first element), computed
+// in the product's registers.
+struct SgemmUpdate;
+bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done,
+                const SgemmUpdate* update = nullptr);
 bool ConvF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done);
 
 }  // namespace openpjrt::cpu

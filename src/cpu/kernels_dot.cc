@@ -111,7 +111,7 @@ void DotGeneral(const Step& s, ExecState& st);
 
 }  // namespace
 
-bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done) {
+bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done, const SgemmUpdate* update) {
   if (s.fn != &DotGeneral<ElemKind::kF32>) return false;
   const DotShape d(s, st);
   const DotParams& p = d.p;
@@ -146,9 +146,15 @@ bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn*
     at.batch_start = bi * M * N;
     SgemmOperand b{pr + bi * rb_s, rk_s, n_s};
     if (packed) b.packed = p.packed_rhs->data.get();
+    SgemmUpdate batch_update;
+    if (update) {
+      batch_update = *update;
+      batch_update.d = update->d + bi * M * N;
+      batch_update.ldd = N;
+    }
     // (Its packing buffers could not be allocated: the caller computes the product another way.)
     if (!FastSgemm(M, N, Kc, {pl + bi * lb_s, m_s, lk_s}, b, po + bi * M * N, N, pieces, parallel_for,
-                   done ? &region : nullptr))
+                   done ? &region : nullptr, nullptr, update ? &batch_update : nullptr))
       return false;
   }
   return true;

@@ -57,14 +57,30 @@ struct SgemmPrologue {
   std::function<void(int64_t)> run;
 };
 
+// An elementwise update that becomes part of the product: C = D + s * (A B), or D - s * (A B)
+// (SGD's w - lr * dw, a residual connection x + h W with s = 1 and no multiply), applied to each
+// tile in registers as its last depth block is stored, so that the product is never written and
+// read back. Each operation is rounded on its own as the separate ops would be: the product's
+// sum (in the product's order), then s times it, then the addition, the same bits as the
+// unfused ops. D's element (i, j) is at d[i * ldd + j]; D may not overlap C.
+struct SgemmUpdate {
+  const float* d = nullptr;
+  int64_t ldd = 0;
+  float scale = 1.0f;
+  bool scaled = false;    // false: no multiply (s = 1)
+  bool subtract = false;  // D - s * (A B)
+};
+
 // C[m x n] (row stride ldc) = A[m x k] B[k x n], split into up to `pieces` independent parts run
-// through parallel_for; `done` (optional) hears of each part as it completes; `prologue`
-// (optional) runs first. Only call when HaveFastSgemm(). Returns false when a packing buffer
-// (up to ~1.3 MiB per thread, kept for later calls) could not be allocated: C is then partly
-// written and some regions may have been reported; the caller computes the product another way.
+// through parallel_for; `done` (optional) hears of each part as it completes (after `update`,
+// when there is one); `prologue` (optional) runs first. Only call when HaveFastSgemm(). Returns
+// false when a packing buffer (up to ~1.3 MiB per thread, kept for later calls) could not be
+// allocated: C is then partly written and some regions may have been reported; the caller
+// computes the product another way.
 [[nodiscard]] bool FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c,
                int64_t ldc, int pieces, const SgemmParallelFor& parallel_for,
-               const SgemmRegionDone* done = nullptr, const SgemmPrologue* prologue = nullptr);
+               const SgemmRegionDone* done = nullptr, const SgemmPrologue* prologue = nullptr,
+               const SgemmUpdate* update = nullptr);
 
 // Makes sure this thread's packing buffer for A is allocated for a product of up to m rows and
 // depth k with a packed B (SgemmOperand::packed): such a product run on this thread with one

@@ -284,20 +284,35 @@ OPJ_AVX512 inline void PrefetchB(const float* bp, int64_t ldb) {
   if (!kHalf) _mm_prefetch(reinterpret_cast<const char*>(ahead + 64), _MM_HINT_T0);
 }
 
+// v (a finished element of the product) as the update makes it: s * v first, then D + or - it.
+OPJ_AVX512 inline __m512 Updated(const SgemmUpdate& u, __m512 scale, __m512 d, __m512 v) {
+  if (u.scaled) v = _mm512_mul_ps(scale, v);
+  return u.subtract ? _mm512_sub_ps(d, v) : _mm512_add_ps(d, v);
+}
+
 // c[kRows x 32] (row stride ldc) = or += the product of one sliver of A (its first kRows rows)
 // and one packed sliver of B; the half kernel computes only the first 16 columns (for narrow
-// edges). Each element sees the same operations in the same order in every variant.
+// edges). `up` (the last depth block only): the tile's update, its d at the tile's first
+// element. Each element sees the same operations in the same order in every variant.
 template <int kRows = kMr, bool kHalf = false, typename Rows = PackedRows>
 OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, int64_t ldb, float* __restrict c,
-                              int64_t ldc, bool accumulate) {
+                              int64_t ldc, bool accumulate, const SgemmUpdate* up = nullptr) {
   __m512 acc[kRows][2];
   // C's tile is asked into L2 now and read at the end (a large C lives in L3: 2-3% of the
-  // kernel's time when it was fetched only then, kernel-only and interleaved).
+  // kernel's time when it was fetched only then, kernel-only and interleaved); so is the
+  // update's tile of D.
 #pragma GCC unroll 12
   for (int i = 0; i < kRows; ++i) {
     acc[i][0] = acc[i][1] = _mm512_setzero_ps();
     _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T1);
     if (!kHalf) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 16), _MM_HINT_T1);
+  }
+  if (up) {
+#pragma GCC unroll 12
+    for (int i = 0; i < kRows; ++i) {
+      _mm_prefetch(reinterpret_cast<const char*>(up->d + i * up->ldd), _MM_HINT_T1);
+      if (!kHalf) _mm_prefetch(reinterpret_cast<const char*>(up->d + i * up->ldd + 16), _MM_HINT_T1);
+    }
   }
   if constexpr (std::is_same_v<Rows, SteppedRows>) {
     static_assert(kRows == kMr);
@@ -337,6 +352,22 @@ OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, in
       bp += ldb;
     }
   }
+  if (up) {
+    const __m512 scale = _mm512_set1_ps(up->scale);
+#pragma GCC unroll 12
+    for (int i = 0; i < kRows; ++i) {
+      float* row = c + i * ldc;
+      const float* d = up->d + i * up->ldd;
+      __m512 v0 = acc[i][0], v1 = acc[i][1];
+      if (accumulate) {
+        v0 = _mm512_add_ps(_mm512_loadu_ps(row), v0);
+        if (!kHalf) v1 = _mm512_add_ps(_mm512_loadu_ps(row + 16), v1);
+      }
+      _mm512_storeu_ps(row, Updated(*up, scale, _mm512_loadu_ps(d), v0));
+      if (!kHalf) _mm512_storeu_ps(row + 16, Updated(*up, scale, _mm512_loadu_ps(d + 16), v1));
+    }
+    return;
+  }
 #pragma GCC unroll 12
   for (int i = 0; i < kRows; ++i) {
     float* row = c + i * ldc;
@@ -357,12 +388,12 @@ OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, in
 // order). Partial slivers of A are always packed (zero past the last row).
 template <typename Rows>
 OPJ_AVX512 inline void Tile(int64_t kc, int64_t mr, int64_t nr, Rows a, const float* bp, int64_t ldb, float* c,
-                            int64_t ldc, bool accumulate, float* edge) {
+                            int64_t ldc, bool accumulate, float* edge, const SgemmUpdate* up) {
   if (nr == kNr) {
-    if (mr == kMr) return Kernel(kc, a, bp, ldb, c, ldc, accumulate);
+    if (mr == kMr) return Kernel(kc, a, bp, ldb, c, ldc, accumulate, up);
     if constexpr (std::is_same_v<Rows, PackedRows>) {
-      if (mr == 8) return Kernel<8>(kc, a, bp, ldb, c, ldc, accumulate);
-      if (mr == 4) return Kernel<4>(kc, a, bp, ldb, c, ldc, accumulate);
+      if (mr == 8) return Kernel<8>(kc, a, bp, ldb, c, ldc, accumulate, up);
+      if (mr == 4) return Kernel<4>(kc, a, bp, ldb, c, ldc, accumulate, up);
     }
   }
   if constexpr (std::is_same_v<Rows, PackedRows>) {
@@ -386,6 +417,7 @@ OPJ_AVX512 inline void Tile(int64_t kc, int64_t mr, int64_t nr, Rows a, const fl
   // cost was a tenth of 512x128^T @ 128x10).
   const __mmask16 m0 = static_cast<__mmask16>(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
   const __mmask16 m1 = static_cast<__mmask16>(nr <= 16 ? 0 : (1u << (nr - 16)) - 1);
+  const __m512 scale = _mm512_set1_ps(up ? up->scale : 1.0f);
   for (int64_t i = 0; i < mr; ++i) {
     float* row = c + i * ldc;
     for (int h = 0; h < 2; ++h) {
@@ -393,10 +425,30 @@ OPJ_AVX512 inline void Tile(int64_t kc, int64_t mr, int64_t nr, Rows a, const fl
       if (m == 0) break;
       __m512 v = _mm512_load_ps(edge + i * kNr + 16 * h);
       if (accumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, row + 16 * h), v);
+      if (up) v = Updated(*up, scale, _mm512_maskz_loadu_ps(m, up->d + i * up->ldd + 16 * h), v);
       _mm512_mask_storeu_ps(row + 16 * h, m, v);
     }
   }
 }
+
+}  // namespace
+
+// (Vectors of 16 with a masked tail; the same operations as the kernel's.)
+OPJ_AVX512 void sgemm_internal::ApplySgemmUpdate(const SgemmUpdate& u, float* c, int64_t ldc, int64_t rows,
+                                                 int64_t cols) {
+  const __m512 scale = _mm512_set1_ps(u.scale);
+  for (int64_t i = 0; i < rows; ++i) {
+    float* row = c + i * ldc;
+    const float* d = u.d + i * u.ldd;
+    for (int64_t j = 0; j < cols; j += 16) {
+      const __mmask16 m = static_cast<__mmask16>(cols - j >= 16 ? 0xFFFF : (1u << (cols - j)) - 1);
+      _mm512_mask_storeu_ps(row + j, m,
+                            Updated(u, scale, _mm512_maskz_loadu_ps(m, d + j), _mm512_maskz_loadu_ps(m, row + j)));
+    }
+  }
+}
+
+namespace {
 
 
 // Where the block of B for columns [jc, jc + kNc) and rows [pc, pc + KcFor(k)) sits in a whole packed
@@ -418,11 +470,12 @@ const float* PackedAt(const float* packed, int64_t n, int64_t k, int64_t jc, int
 // compile time); the piece's column 0 is column n0 of that B. `done` hears of each block of rows
 // (up to kMc x kNc) as soon as its last depth block is added, while it is still in L2, as
 // rows [m0 + i, ...) x columns [n0 + j, ...) of the whole C (m0: the piece's first row).
-// False, with nothing written, when its packing buffers cannot be allocated.
+// `up`: the product's update (sgemm.h), its d at the piece's first element, applied with the last
+// depth block. False, with nothing written, when its packing buffers cannot be allocated.
 thread_local Scratch piece_scratch;
 OPJ_AVX512 bool Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc,
                       const SgemmRegionDone* done, int64_t m0, const float* packed_b = nullptr, int64_t n0 = 0,
-                      int64_t full_n = 0, int64_t depth_block = -1) {
+                      int64_t full_n = 0, int64_t depth_block = -1, const SgemmUpdate* up = nullptr) {
   Scratch& scratch = piece_scratch;
   thread_local std::vector<OffsetRun> runs;
   const int64_t nc_max = std::min(kNc, (n + kNr - 1) / kNr * kNr);
@@ -449,6 +502,7 @@ OPJ_AVX512 bool Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
     for (int64_t pc = pc_first; pc < pc_end; pc += kcb) {
       const int64_t kc = std::min(kcb, k - pc);
       const bool accumulate = pc > 0;
+      const bool last = pc + kc >= k;
       if (a.row_off) {
         // This depth block's column offsets as runs of consecutive ones (SteppedRows).
         runs.clear();
@@ -518,14 +572,20 @@ OPJ_AVX512 bool Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
             const bool direct = b_in_place && jr < full_nc;
             const float* bs = direct ? b.p + pc * b.rs + jc + jr : bp + jr * kc;
             const int64_t ldb = direct ? b.rs : kNr;
-            if (mode == 3) Tile(kc, mr, nr, stepped, bs, ldb, ct, ldc, accumulate, edge);
-            else if (mode == 1) Tile(kc, mr, nr, indexed, bs, ldb, ct, ldc, accumulate, edge);
-            else if (mode == 2) Tile(kc, mr, nr, strided, bs, ldb, ct, ldc, accumulate, edge);
-            else if (mode == 4) Tile(kc, mr, nr, columns, bs, ldb, ct, ldc, accumulate, edge);
-            else Tile(kc, mr, nr, packed, bs, ldb, ct, ldc, accumulate, edge);
+            SgemmUpdate tile_up;
+            const SgemmUpdate* tu = nullptr;
+            if (up && last) {
+              tile_up = UpdateAt(*up, ic + ir, jc + jr);
+              tu = &tile_up;
+            }
+            if (mode == 3) Tile(kc, mr, nr, stepped, bs, ldb, ct, ldc, accumulate, edge, tu);
+            else if (mode == 1) Tile(kc, mr, nr, indexed, bs, ldb, ct, ldc, accumulate, edge, tu);
+            else if (mode == 2) Tile(kc, mr, nr, strided, bs, ldb, ct, ldc, accumulate, edge, tu);
+            else if (mode == 4) Tile(kc, mr, nr, columns, bs, ldb, ct, ldc, accumulate, edge, tu);
+            else Tile(kc, mr, nr, packed, bs, ldb, ct, ldc, accumulate, edge, tu);
           }
         }
-        if (done && pc + kc >= k) (*done)(m0 + ic, mc, n0 + jc, nc);
+        if (done && last) (*done)(m0 + ic, mc, n0 + jc, nc);
       }
     }
   }
@@ -587,13 +647,19 @@ SgemmOperand RowsFrom(const SgemmOperand& a, int64_t m0) {
 // start of every part, so even a product run in one part goes through parallel_for.
 // False when a packing buffer could not be allocated (see FastSgemm).
 bool FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc,
-                    int pieces, const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, bool forked) {
+                    int pieces, const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, bool forked,
+                    const SgemmUpdate* update) {
   if (k <= 0) {
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    if (update) ApplySgemmUpdate(*update, c, ldc, m, n);
     if (done) (*done)(0, m, 0, n);
     return true;
   }
-  if (NarrowSgemm(m, n, k, a, b, c, ldc, pieces, parallel_for, done, forked)) return true;
+  if (NarrowSgemm(m, n, k, a, b, c, ldc, pieces, parallel_for, done, forked, update)) return true;
+  // The update positioned at element (i, j) of C, for a piece there (null without one).
+  auto update_at = [update](int64_t i, int64_t j) {
+    return update ? UpdateAt(*update, i, j) : SgemmUpdate{};
+  };
   std::atomic<bool> failed{false};  // a piece could not get its packing buffers
   const int64_t row_tiles = (m + kMr - 1) / kMr, col_tiles = (n + kNr - 1) / kNr;
   const int64_t want = std::max(1, pieces);
@@ -606,8 +672,9 @@ bool FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
     auto run = [&](int64_t piece) {
       const int64_t m0 = piece / pn * rows, n0 = piece % pn * cols;
       const SgemmOperand part = RowsFrom(a, m0);
+      const SgemmUpdate up = update_at(m0, n0);
       if (!Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, part, b, c + m0 * ldc + n0, ldc, done, m0, b.packed,
-                 n0, n))
+                 n0, n, -1, update ? &up : nullptr))
         failed.store(true, std::memory_order_relaxed);
     };
     if (pm * pn == 1 && !forked) run(0);
@@ -635,7 +702,9 @@ bool FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
   const int64_t kb = (k + kcb - 1) / kcb, nb = (n + kNc - 1) / kNc;
   auto row_piece = [&](int64_t m0, int64_t rows, const float* packed) {
     const SgemmOperand part = RowsFrom(a, m0);
-    if (!Piece(std::min(rows, m - m0), n, k, part, b, c + m0 * ldc, ldc, done, m0, packed))
+    const SgemmUpdate up = update_at(m0, 0);
+    if (!Piece(std::min(rows, m - m0), n, k, part, b, c + m0 * ldc, ldc, done, m0, packed, 0, 0, -1,
+               update ? &up : nullptr))
       failed.store(true, std::memory_order_relaxed);
   };
   if (want > 1 && small_b) {
@@ -738,8 +807,9 @@ bool FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
       std::atomic<int64_t>& done_depth = depth_done[jb * mb + task.ib];
       while (done_depth.load(std::memory_order_acquire) < pb) _mm_pause();
       const int64_t m0 = task.ib * rb, n0 = jb * kNc + task.c0;
+      const SgemmUpdate up = update_at(m0, n0);
       if (!Piece(std::min(rb, m - m0), task.cols, k, RowsFrom(a, m0), b, c + m0 * ldc + n0, ldc, done, m0, packed, n0,
-                 n, pb))
+                 n, pb, update ? &up : nullptr))
         failed.store(true, std::memory_order_relaxed);  // (not expected: its buffer was reserved)
       done_depth.store(pb + 1, std::memory_order_release);  // (halves: the last depth block, read by none)
     };
@@ -819,8 +889,9 @@ bool FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
     const SgemmRegionDone shifted = [&](int64_t r0, int64_t rows_done, int64_t c0, int64_t cols_done) {
       (*done)(r0, rows_done, n0 + c0, cols_done);
     };
+    const SgemmUpdate up = update_at(m0, n0);
     if (!Piece(std::min(rows, m - m0), std::min(cols, n - n0), k, part, {b.p + n0 * b.cs, b.rs, b.cs},
-               c + m0 * ldc + n0, ldc, done ? &shifted : nullptr, m0))
+               c + m0 * ldc + n0, ldc, done ? &shifted : nullptr, m0, nullptr, 0, 0, -1, update ? &up : nullptr))
       failed.store(true, std::memory_order_relaxed);
   };
   if (pm * pn == 1 && !forked) {
@@ -834,12 +905,14 @@ bool FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
 }  // namespace
 
 bool FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc, int pieces,
-               const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, const SgemmPrologue* prologue) {
+               const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, const SgemmPrologue* prologue,
+               const SgemmUpdate* update) {
   if (m <= 0 || n <= 0) return true;
-  if (!prologue || prologue->units <= 0) return FastSgemmParts(m, n, k, a, b, c, ldc, pieces, parallel_for, done, false);
+  if (!prologue || prologue->units <= 0)
+    return FastSgemmParts(m, n, k, a, b, c, ldc, pieces, parallel_for, done, false, update);
   if (k <= 0) {  // no parts to run it in
     for (int64_t u = 0; u < prologue->units; ++u) prologue->run(u);
-    return FastSgemmParts(m, n, k, a, b, c, ldc, pieces, parallel_for, done, false);
+    return FastSgemmParts(m, n, k, a, b, c, ldc, pieces, parallel_for, done, false, update);
   }
   std::atomic<int64_t> next_unit{0}, units_done{0};
   const SgemmParallelFor with_prologue = [&](int64_t parts, const std::function<void(int64_t)>& fn) {
@@ -852,7 +925,7 @@ bool FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
       fn(part);
     });
   };
-  return FastSgemmParts(m, n, k, a, b, c, ldc, pieces, with_prologue, done, true);
+  return FastSgemmParts(m, n, k, a, b, c, ldc, pieces, with_prologue, done, true, update);
 }
 
 void LimitSharedSgemmBufferForTest(int64_t max_floats) { shared_b_limit.store(max_floats, std::memory_order_relaxed); }
@@ -871,7 +944,7 @@ bool ReserveSgemmScratch(int64_t, int64_t) { return true; }
 
 bool HaveFastSgemm() { return false; }
 bool FastSgemm(int64_t, int64_t, int64_t, SgemmOperand, SgemmOperand, float*, int64_t, int,
-               const SgemmParallelFor&, const SgemmRegionDone*, const SgemmPrologue*) {
+               const SgemmParallelFor&, const SgemmRegionDone*, const SgemmPrologue*, const SgemmUpdate*) {
   return false;
 }
 PackedSgemmB PackSgemmB(int64_t, int64_t, SgemmOperand) { return {}; }

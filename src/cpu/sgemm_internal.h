@@ -44,7 +44,19 @@ struct Scratch {
 // A narrow product (sgemm_narrow.cc), when it applies; false (nothing written) when it does not,
 // or when its buffer for B transposed cannot be allocated.
 bool NarrowSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc, int pieces,
-                 const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, bool forked);
+                 const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, bool forked,
+                 const SgemmUpdate* update);
+
+// Rows [0, rows) x columns [0, cols) of a finished product C (row stride ldc) become
+// D + s * C or D - s * C (SgemmUpdate, whose d is positioned at C's first element).
+void ApplySgemmUpdate(const SgemmUpdate& u, float* c, int64_t ldc, int64_t rows, int64_t cols);
+
+// The same update pointed at the element (i, j) of D.
+inline SgemmUpdate UpdateAt(const SgemmUpdate& u, int64_t i, int64_t j) {
+  SgemmUpdate at = u;
+  at.d = u.d + i * u.ldd + j;
+  return at;
+}
 
 }  // namespace openpjrt::cpu::sgemm_internal
 

@@ -86,7 +86,7 @@ OPJ_AVX512 void NarrowRowsAt(int64_t i0, int64_t n, int64_t k, int64_t kp, const
 // Every element is summed the same way whatever the pieces.
 OPJ_AVX512 bool NarrowSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc,
                             int pieces, const SgemmParallelFor& parallel_for, const SgemmRegionDone* done,
-                            bool forked) {
+                            bool forked, const SgemmUpdate* update) {
   if (n > kNarrowMaxN || k < 32 || a.row_off || a.cs != 1) return false;
   const int64_t kp = RoundUp(k, 16);
   thread_local Scratch scratch;
@@ -110,6 +110,7 @@ OPJ_AVX512 bool NarrowSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, Sge
     int64_t i = i0;
     for (; i + kNarrowRows <= i1; i += kNarrowRows) NarrowRowsAt<kNarrowRows>(i, n, k, kp, a.p, a.rs, bt, c, ldc);
     for (; i < i1; ++i) NarrowRowsAt<1>(i, n, k, kp, a.p, a.rs, bt, c, ldc);
+    if (update && i1 > i0) ApplySgemmUpdate(UpdateAt(*update, i0, 0), c + i0 * ldc, ldc, i1 - i0, n);
     if (done && i1 > i0) (*done)(i0, i1 - i0, 0, n);
   };
   const int64_t used = (m + per - 1) / per;

@@ -270,6 +270,75 @@ TEST(FastSgemm, PrepackedRightOperandEqualsThePlainOne) {
   }
 }
 
+// A fused update (C = D +- s * A B) gives the bits of the product followed by the separate
+// multiply and add, on every path: the tile kernel and its edge buffer, several depth blocks, a
+// grid, row pieces sharing a small B, a large B packed by all, a prepacked B, the narrow
+// product, no depth; each form (D - s p, D + s p, D + p); every element updated exactly once,
+// regions still reported, D untouched and nothing written past a row.
+TEST(FastSgemm, UpdateEqualsTheProductThenTheSeparateOps) {
+  if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
+  const Case cases[] = {{784, 512, 128, true, false}, {13, 33, 257, false, false}, {130, 70, 700, false, true},
+                        {2100, 45, 300, false, true}, {400, 520, 700, false, true}, {128, 10, 512, false, false},
+                        {64, 64, 0, false, false},   {5, 700, 3, false, true},     {136, 45, 90, true, false},
+                        {30, 1100, 50, false, true}};  // (past one block of kNc columns)
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  SgemmParallelFor pf = [](int64_t count, const std::function<void(int64_t)>& fn) {
+    for (int64_t i = count; i-- > 0;) fn(i);
+  };
+  for (const Case& c : cases) {
+    std::vector<float> a(static_cast<size_t>(c.m * c.k)), b(static_cast<size_t>(c.k * c.n));
+    for (float& v : a) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    const SgemmOperand av = c.trans_a ? SgemmOperand{a.data(), 1, c.m} : SgemmOperand{a.data(), c.k, 1};
+    const SgemmOperand bv = c.trans_b ? SgemmOperand{b.data(), 1, c.k} : SgemmOperand{b.data(), c.n, 1};
+    // D with its own row stride (n + 5), C with n + 3.
+    const int64_t ldd = c.n + 5, ldc = c.n + 3;
+    std::vector<float> d(static_cast<size_t>(c.m * ldd));
+    for (float& v : d) v = dist(rng);
+    const std::vector<float> d_before = d;
+    std::vector<float> product(static_cast<size_t>(c.m * c.n));
+    ASSERT_TRUE(FastSgemm(c.m, c.n, c.k, av, bv, product.data(), c.n, 1, pf));
+    const PackedSgemmB packed = PackSgemmB(c.k, c.n, bv);
+    for (int form = 0; form < 3; ++form) {
+      SgemmUpdate u{d.data(), ldd, form == 2 ? 1.0f : -0.0625f * (form + 1), form != 2, form == 0};
+      std::vector<float> want(static_cast<size_t>(c.m * c.n));
+      for (int64_t i = 0; i < c.m; ++i)
+        for (int64_t j = 0; j < c.n; ++j) {
+          volatile float scaled = u.scaled ? u.scale * product[i * c.n + j] : product[i * c.n + j];  // rounded
+          const float dv = d[i * ldd + j];
+          want[i * c.n + j] = u.subtract ? dv - scaled : dv + scaled;
+        }
+      for (const bool prepacked : {false, true}) {
+        SgemmOperand bp = bv;
+        if (prepacked) {
+          if (!packed.data) continue;
+          bp.packed = packed.data.get();
+        }
+        for (int pieces : {1, 2, 7}) {
+          std::vector<float> got(static_cast<size_t>(c.m * ldc), -7.0f);
+          std::vector<int> covered(static_cast<size_t>(c.m * c.n), 0);
+          const SgemmRegionDone done = [&](int64_t m0, int64_t rows, int64_t n0, int64_t cols) {
+            for (int64_t i = m0; i < m0 + rows; ++i)
+              for (int64_t j = n0; j < n0 + cols; ++j) ++covered[i * c.n + j];
+          };
+          ASSERT_TRUE(FastSgemm(c.m, c.n, c.k, av, bp, got.data(), ldc, pieces, pf, &done, nullptr, &u));
+          for (int64_t i = 0; i < c.m; ++i) {
+            for (int64_t j = 0; j < c.n; ++j) {
+              ASSERT_EQ(got[i * ldc + j], want[i * c.n + j])
+                  << c.m << "x" << c.n << "x" << c.k << " form " << form << " pieces " << pieces << " prepacked "
+                  << prepacked << " at " << i << "," << j;
+              ASSERT_EQ(covered[i * c.n + j], 1) << "region reported " << covered[i * c.n + j] << " times";
+            }
+            for (int64_t j = c.n; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], -7.0f) << "wrote past a row";
+          }
+          ASSERT_EQ(d, d_before) << "D was written";
+        }
+      }
+    }
+  }
+}
+
 // A prologue that writes A (as a convolution's padded copy is written) runs each unit exactly
 // once, before any part reads A, on every way the product is cut (one part, row pieces sharing a
 // small B, a large B packed by all, a grid, a prepacked B, no depth), with parts run on threads.

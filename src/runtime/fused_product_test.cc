@@ -139,6 +139,51 @@ TEST(FusedProductTest, WeightGradientWithSgdUpdate) {
       "stablehlo.dot_general + fusion(stablehlo.multiply, stablehlo.subtract)");
 }
 
+// The other forms of an update the product applies in its registers (SgemmUpdate): a residual
+// connection (D + p and p + D, no multiply), D + s * p with the splat on either side, in a
+// batched product (each batch's D at its own offset) and in a narrow one; and a bias row added
+// the same way (a broadcast D), which keeps the block evaluator.
+TEST(FusedProductTest, ResidualAndScaledUpdates) {
+  const std::string x = "tensor<3x70x40xf32>", w = "tensor<3x40x150xf32>", c = "tensor<3x70x150xf32>";
+  const std::vector<cpu::ArrayType> args = {
+      {ir::ElemKind::kF32, {3, 70, 40}}, {ir::ElemKind::kF32, {3, 40, 150}}, {ir::ElemKind::kF32, {3, 70, 150}}};
+  const std::string params = "%x: " + x + ", %w: " + w + ", %r: " + c;
+  const std::string dot = "  %p = stablehlo.dot_general %x, %w, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (" +
+                          x + ", " + w + ") -> " + c;
+  ExpectSameAsUnfused({params, args, dot + "\n  %out = stablehlo.add %r, %p : " + c, {"%out : " + c}, c},
+                      "stablehlo.dot_general + fusion(stablehlo.add)");
+  ExpectSameAsUnfused({params, args, dot + "\n  %out = stablehlo.add %p, %r : " + c, {"%out : " + c}, c},
+                      "stablehlo.dot_general + fusion(stablehlo.add)");
+  ExpectSameAsUnfused({params, args,
+                       dot + "\n  %k = stablehlo.constant dense<-0.3> : " + c + "\n  %s = stablehlo.multiply %k, %p : " +
+                           c + "\n  %out = stablehlo.add %s, %r : " + c,
+                       {"%out : " + c}, c},
+                      "stablehlo.dot_general + fusion(stablehlo.multiply, stablehlo.add)");
+  ExpectSameAsUnfused({params, args,
+                       dot + "\n  %k = stablehlo.constant dense<0.7> : " + c + "\n  %s = stablehlo.multiply %p, %k : " +
+                           c + "\n  %out = stablehlo.subtract %r, %s : " + c,
+                       {"%out : " + c}, c},
+                      "stablehlo.dot_general + fusion(stablehlo.multiply, stablehlo.subtract)");
+  // The product on the left of the subtraction is another function (p - D): not an update.
+  ExpectSameAsUnfused({params, args, dot + "\n  %out = stablehlo.subtract %p, %r : " + c, {"%out : " + c}, c},
+                      "stablehlo.dot_general + fusion(stablehlo.subtract)");
+  // Narrow: a classifier's logits subtracted from a full-size input.
+  ExpectSameAsUnfused(
+      {"%h: tensor<512x256xf32>, %v: tensor<256x10xf32>, %r: tensor<512x10xf32>",
+       {{ir::ElemKind::kF32, {512, 256}}, {ir::ElemKind::kF32, {256, 10}}, {ir::ElemKind::kF32, {512, 10}}},
+       "  %p = stablehlo.dot_general %h, %v, contracting_dims = [1] x [0] : (tensor<512x256xf32>, "
+       "tensor<256x10xf32>) -> tensor<512x10xf32>\n  %out = stablehlo.subtract %r, %p : tensor<512x10xf32>",
+       {"%out : tensor<512x10xf32>"},
+       "tensor<512x10xf32>"},
+      "stablehlo.dot_general + fusion(stablehlo.subtract)");
+  ExpectSameAsUnfused({params + ", %b: tensor<150xf32>",
+                       {args[0], args[1], args[2], {ir::ElemKind::kF32, {150}}},
+                       dot + "\n  %bb = stablehlo.broadcast_in_dim %b, dims = [2] : (tensor<150xf32>) -> " + c +
+                           "\n  %out = stablehlo.add %p, %bb : " + c,
+                       {"%out : " + c}, c},
+                      "stablehlo.dot_general + fusion(stablehlo.add)");
+}
+
 // A tall product with a small right operand: row pieces sharing one packed B.
 TEST(FusedProductTest, DotBiasReluInRowPieces) { ExpectSameAsUnfused(DotBiasRelu(4096, 64, 64), kBiasRelu); }
 
