@@ -166,17 +166,23 @@ OPJ_AVX512 inline void PutPacked(float* dst, __m512 v, bool stream) {
 OPJ_AVX512 void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_t nc, float* out,
                       bool stream = false) {
   if (cs == 1 && nc % kNr == 0) {
-    // Whole slivers: B row by row (each row's nc floats read in one run), the row kAhead rows
-    // further asked for first.
-    constexpr int64_t kAhead = 8;
-    for (int64_t p = 0; p < kc; ++p) {
-      const float* src = b + p * rs;
-      const char* ahead = reinterpret_cast<const char*>(src + kAhead * rs);
-      if (p + kAhead < kc)
-        for (int64_t j = 0; j < nc; j += 16) _mm_prefetch(ahead + j * 4, _MM_HINT_T0);
-      for (int64_t j0 = 0; j0 < nc; j0 += kNr) {
-        PutPacked(out + j0 * kc + p * kNr, _mm512_loadu_ps(src + j0), stream);
-        PutPacked(out + j0 * kc + p * kNr + 16, _mm512_loadu_ps(src + j0 + 16), stream);
+    // Whole slivers, in groups of up to four (128 columns, 512 bytes of each row of B): each
+    // group row by row, the row kAhead rows further asked for first. (All nc columns of a row at
+    // once wrote to nc / 32 slivers kc * 128 bytes apart, for kc = 128 all in the same L1 sets:
+    // a warm 128 x 512 B packed in 9.4 us, by groups in 5.4, and from L3 in 10.6-20 against
+    // 17-27 us on average; from memory the same, 31-38 against 33-35.)
+    constexpr int64_t kAhead = 8, kGroup = 4 * kNr;
+    for (int64_t g0 = 0; g0 < nc; g0 += kGroup) {
+      const int64_t width = std::min(kGroup, nc - g0);
+      for (int64_t p = 0; p < kc; ++p) {
+        const float* src = b + p * rs + g0;
+        const char* ahead = reinterpret_cast<const char*>(src + kAhead * rs);
+        if (p + kAhead < kc)
+          for (int64_t j = 0; j < width; j += 16) _mm_prefetch(ahead + j * 4, _MM_HINT_T0);
+        for (int64_t j0 = 0; j0 < width; j0 += kNr) {
+          PutPacked(out + (g0 + j0) * kc + p * kNr, _mm512_loadu_ps(src + j0), stream);
+          PutPacked(out + (g0 + j0) * kc + p * kNr + 16, _mm512_loadu_ps(src + j0 + 16), stream);
+        }
       }
     }
     if (stream) _mm_sfence();  // the streamed rows are visible before the caller reports them packed
