@@ -53,7 +53,9 @@ OPJ_AVX512 void NarrowBlock(int64_t i0, int64_t k, int64_t kp, const float* a, i
     for (int r = 0; r < kRows; ++r) av[r] = _mm512_maskz_loadu_ps(mask, arow[r] + p);
 #pragma GCC unroll 8
     for (int j = 0; j < kCols; ++j) {
-      const __m512 bv = _mm512_load_ps(bt + (j0 + j) * kp + p);
+      __m512 bv = _mm512_load_ps(bt + (j0 + j) * kp + p);
+      // In a register: GCC otherwise folded the load into each row's FMA (kRows loads of it).
+      asm("" : "+v"(bv));
 #pragma GCC unroll 8
       for (int r = 0; r < kRows; ++r) acc[r][j] = _mm512_fmadd_ps(av[r], bv, acc[r][j]);
     }
