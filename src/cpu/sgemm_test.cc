@@ -235,21 +235,38 @@ TEST(FastSgemm, IndexedLeftOperandEqualsThePlainOne) {
 // row pieces, column pieces that start inside a 1024-column block and cross into the next
 // (n = 1500 cut in two or three), a partial last sliver, two depth blocks, a transposed B, and
 // the region callbacks cover C exactly once.
+// A case's operands filled from `rng` in [-1, 1), with their views (A m x k, B k x n, either
+// stored transposed as the case says).
+struct RandomOperands {
+  RandomOperands(const Case& c, std::mt19937& rng)
+      : a(static_cast<size_t>(c.m * c.k)), b(static_cast<size_t>(c.k * c.n)) {
+    std::uniform_real_distribution<float> dist(-1, 1);
+    for (float& v : a) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    av = c.trans_a ? SgemmOperand{a.data(), 1, c.m} : SgemmOperand{a.data(), c.k, 1};
+    bv = c.trans_b ? SgemmOperand{b.data(), 1, c.k} : SgemmOperand{b.data(), c.n, 1};
+  }
+  RandomOperands(const RandomOperands&) = delete;
+  RandomOperands& operator=(const RandomOperands&) = delete;
+  std::vector<float> a, b;
+  SgemmOperand av, bv;
+};
+
+// Pieces run in reverse order: they must be independent.
+void Reversed(int64_t count, const std::function<void(int64_t)>& fn) {
+  for (int64_t i = count; i-- > 0;) fn(i);
+}
+
 TEST(FastSgemm, PrepackedRightOperandEqualsThePlainOne) {
   if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
   const Case cases[] = {{1, 1500, 300, false, false}, {12, 1500, 128, false, true}, {700, 45, 513, true, false},
                         {2100, 60, 300, false, false}, {5, 2100, 20, false, false}, {200, 10, 300, false, false}};
   std::mt19937 rng(13);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  SgemmParallelFor pf = [](int64_t count, const std::function<void(int64_t)>& fn) {
-    for (int64_t i = count; i-- > 0;) fn(i);
-  };
+  const SgemmParallelFor pf = Reversed;
   for (const Case& c : cases) {
-    std::vector<float> a(static_cast<size_t>(c.m * c.k)), b(static_cast<size_t>(c.k * c.n));
-    for (float& v : a) v = dist(rng);
-    for (float& v : b) v = dist(rng);
-    const SgemmOperand av = c.trans_a ? SgemmOperand{a.data(), 1, c.m} : SgemmOperand{a.data(), c.k, 1};
-    SgemmOperand bv = c.trans_b ? SgemmOperand{b.data(), 1, c.k} : SgemmOperand{b.data(), c.n, 1};
+    RandomOperands ops(c, rng);
+    const SgemmOperand av = ops.av;
+    SgemmOperand bv = ops.bv;
     std::vector<float> want(static_cast<size_t>(c.m * c.n)), got(want.size());
     ASSERT_TRUE(FastSgemm(c.m, c.n, c.k, av, bv, want.data(), c.n, 1, pf));
     const PackedSgemmB packed = PackSgemmB(c.k, c.n, bv);
@@ -283,15 +300,10 @@ TEST(FastSgemm, UpdateEqualsTheProductThenTheSeparateOps) {
                         {30, 1100, 50, false, true}};  // (past one block of kNc columns)
   std::mt19937 rng(21);
   std::uniform_real_distribution<float> dist(-1, 1);
-  SgemmParallelFor pf = [](int64_t count, const std::function<void(int64_t)>& fn) {
-    for (int64_t i = count; i-- > 0;) fn(i);
-  };
+  const SgemmParallelFor pf = Reversed;
   for (const Case& c : cases) {
-    std::vector<float> a(static_cast<size_t>(c.m * c.k)), b(static_cast<size_t>(c.k * c.n));
-    for (float& v : a) v = dist(rng);
-    for (float& v : b) v = dist(rng);
-    const SgemmOperand av = c.trans_a ? SgemmOperand{a.data(), 1, c.m} : SgemmOperand{a.data(), c.k, 1};
-    const SgemmOperand bv = c.trans_b ? SgemmOperand{b.data(), 1, c.k} : SgemmOperand{b.data(), c.n, 1};
+    RandomOperands ops(c, rng);
+    const SgemmOperand av = ops.av, bv = ops.bv;
     // D with its own row stride (n + 5), C with n + 3.
     const int64_t ldd = c.n + 5, ldc = c.n + 3;
     std::vector<float> d(static_cast<size_t>(c.m * ldd));
