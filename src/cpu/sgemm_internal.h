@@ -14,6 +14,7 @@
 namespace openpjrt::cpu::sgemm_internal {
 
 inline constexpr int64_t kNr = 32;  // columns of the kernel's tile, and of a packed sliver of B
+inline constexpr int64_t kMr = 12;  // rows of the kernel's tile, and of a packed sliver of A
 
 inline int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
@@ -40,6 +41,17 @@ struct Scratch {
     return p.get();
   }
 };
+
+// Packing (sgemm_pack.cc). PackA: rows [0, mc) x columns [0, kc) of A (element (i, p) at
+// a[i * rs + p * cs]) into slivers of kMr rows: sliver s holds, for each p, the kMr values
+// A[s * kMr + i][p] (zero past the last row). PackAIndexed: the same for an indexed operand,
+// A[i][p] = a[roff[i] + coff[p]]. PackB: rows [0, kc) x columns [0, nc) of B into slivers of kNr
+// columns: sliver s holds, for each p, the kNr values B[p][s * kNr + j] (zero past the last
+// column); `stream`: whole slivers of a B with unit column or unit row stride are written with
+// non-temporal stores, fenced before returning.
+void PackA(const float* a, int64_t rs, int64_t cs, int64_t mc, int64_t kc, float* out);
+void PackAIndexed(const float* a, const int64_t* roff, const int64_t* coff, int64_t mc, int64_t kc, float* out);
+void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_t nc, float* out, bool stream = false);
 
 // A narrow product (sgemm_narrow.cc), when it applies; false (nothing written) when it does not,
 // or when its buffer for B transposed cannot be allocated.
