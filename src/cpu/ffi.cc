@@ -44,6 +44,11 @@ std::map<std::string, int64_t, std::less<>>& Types() {
   static auto* m = new std::map<std::string, int64_t, std::less<>>;
   return *m;
 }
+// The deleter each user type registered with (PJRT_FFI_Type_Info.deleter), by type id.
+std::map<int64_t, FfiDeleter>& TypeDeleters() {
+  static auto* m = new std::map<int64_t, FfiDeleter>;
+  return *m;
+}
 
 XLA_FFI_Error* MakeError(absl::StatusCode code, std::string message) {
   auto* e = new XLA_FFI_Error;
@@ -69,7 +74,7 @@ XLA_FFI_Error* StreamGet(XLA_FFI_Stream_Get_Args* a) {
   return nullptr;
 }
 XLA_FFI_Error* TypeIdRegister(XLA_FFI_TypeId_Register_Args* a) {
-  auto id = RegisterFfiType(std::string_view(a->name.ptr, a->name.len), a->type_id ? a->type_id->type_id : 0);
+  auto id = RegisterFfiType(std::string_view(a->name.ptr, a->name.len), a->type_id ? a->type_id->type_id : 0, nullptr);
   if (!id.ok()) return MakeError(id.status().code(), std::string(id.status().message()));
   if (a->type_id) a->type_id->type_id = *id;
   return nullptr;
@@ -332,19 +337,27 @@ const FfiHandler* FindFfiHandler(std::string_view target) {
   return it == Handlers().end() ? nullptr : it->second.get();
 }
 
-absl::StatusOr<int64_t> RegisterFfiType(std::string_view name, int64_t id) {
+absl::StatusOr<int64_t> RegisterFfiType(std::string_view name, int64_t id, void (*deleter)(void*)) {
   std::lock_guard<std::mutex> lock(RegistryMutex());
   auto it = Types().find(name);
   if (it != Types().end()) {
     if (id != 0 && id != it->second)
       return absl::InvalidArgumentError(StrCat("type '", name, "' has id ", it->second, ", not ", id));
+    if (deleter) TypeDeleters()[it->second] = deleter;
     return it->second;
   }
   int64_t next = 1;
   for (const auto& [n, v] : Types()) next = std::max(next, v + 1);
   if (id == 0) id = next;
   Types().emplace(std::string(name), id);
+  if (deleter) TypeDeleters()[id] = deleter;
   return id;
+}
+
+FfiDeleter FfiTypeDeleter(int64_t id) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  auto it = TypeDeleters().find(id);
+  return it == TypeDeleters().end() ? nullptr : it->second;
 }
 
 absl::Status EncodeFfiAttrs(const ir::Attribute& dict, FfiAttrs* out) {

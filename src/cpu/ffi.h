@@ -33,8 +33,13 @@ struct FfiHandler {
 absl::Status RegisterFfiHandler(std::string_view target, const XLA_FFI_Handler_Bundle& bundle);
 // The handler registered for `target`, or null.
 const FfiHandler* FindFfiHandler(std::string_view target);
-// A user type's id: `id` 0 asks for a new one; otherwise it must match the registered id.
-absl::StatusOr<int64_t> RegisterFfiType(std::string_view name, int64_t id);
+using FfiDeleter = void (*)(void*);
+// A user type's id: `id` 0 asks for a new one; otherwise it must match the registered id. A
+// non-null `deleter` frees user data of the type when its execute context goes (the last one
+// registered for the type counts).
+absl::StatusOr<int64_t> RegisterFfiType(std::string_view name, int64_t id, FfiDeleter deleter);
+// The deleter registered for a type id, or null.
+FfiDeleter FfiTypeDeleter(int64_t id);
 
 // The attributes of one call in the XLA_FFI_Attrs form, with the storage they point into (not
 // copyable: `c` points into the members).

@@ -2,6 +2,7 @@
 // decoded attribute/type table (builtin and VHLO encodings), resources, properties and the IR
 // tree with its value numbering. Every read is bounds-checked; errors name the byte offset.
 #include "src/ir/bytecode.h"
+#include "src/ir/bytecode_internal.h"
 
 #include <cstring>
 #include <map>
@@ -21,105 +22,6 @@ namespace {
 constexpr uint64_t kMaxVersion = 6;  // bytecode format versions 0..6
 constexpr int kMaxDepth = 200;       // nesting of regions, attributes and types
 
-enum Section { kString = 0, kDialect, kAttrType, kAttrTypeOffset, kIR, kResource, kResourceOffset,
-               kDialectVersions, kProperties, kNumSections };
-
-absl::Status Error(size_t offset, const std::string& what) {
-  return absl::InvalidArgumentError(StrCat("bytecode offset ", offset, ": ", what));
-}
-
-#define BC_TRY(expr)                      \
-  do {                                    \
-    if (absl::Status _s = (expr); !_s.ok()) return _s; \
-  } while (0)
-
-// A cursor over a byte range that knows its absolute offset in the file.
-class Cursor {
- public:
-  Cursor(std::string_view data, size_t base) : d_(data), base_(base) {}
-  bool empty() const { return p_ == d_.size(); }
-  size_t offset() const { return base_ + p_; }
-  size_t remaining() const { return d_.size() - p_; }
-  absl::Status Fail(const std::string& what) const { return Error(offset(), what); }
-
-  absl::Status Byte(uint8_t* b) {
-    if (empty()) return Fail("unexpected end of data (expected a byte)");
-    *b = static_cast<uint8_t>(d_[p_++]);
-    return absl::OkStatus();
-  }
-  // Prefix varint: the count of trailing zero bits of the first byte is the number of extra bytes.
-  absl::Status VarInt(uint64_t* v) {
-    uint8_t first = 0;
-    BC_TRY(Byte(&first));
-    if (first & 1) {
-      *v = first >> 1;
-      return absl::OkStatus();
-    }
-    int extra = first == 0 ? 8 : __builtin_ctz(first);
-    if (remaining() < static_cast<size_t>(extra)) return Fail("truncated varint");
-    uint64_t value = 0;
-    for (int i = 0; i < extra; ++i) value |= uint64_t(uint8_t(d_[p_ + i])) << (8 * i);
-    p_ += extra;
-    if (first == 0) {
-      *v = value;
-    } else {
-      *v = (value << (8 - extra - 1)) | (uint64_t(first) >> (extra + 1));
-    }
-    return absl::OkStatus();
-  }
-  absl::Status SignedVarInt(int64_t* v) {
-    uint64_t u;
-    BC_TRY(VarInt(&u));
-    *v = static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
-    return absl::OkStatus();
-  }
-  absl::Status VarIntFlag(uint64_t* v, bool* flag) {
-    BC_TRY(VarInt(v));
-    *flag = *v & 1;
-    *v >>= 1;
-    return absl::OkStatus();
-  }
-  absl::Status Bytes(uint64_t n, std::string_view* out, size_t* out_base = nullptr) {
-    if (n > remaining()) return Fail(StrCat("expected ", n, " bytes, only ", remaining(), " remain"));
-    if (out_base) *out_base = offset();
-    *out = d_.substr(p_, n);
-    p_ += n;
-    return absl::OkStatus();
-  }
-  absl::Status CString(std::string_view* out) {
-    size_t end = d_.find('\0', p_);
-    if (end == std::string_view::npos) return Fail("string without a terminating NUL");
-    *out = d_.substr(p_, end - p_);
-    p_ = end + 1;
-    return absl::OkStatus();
-  }
-  // A section: id byte (high bit = aligned), length, optional alignment and 0xCB padding.
-  absl::Status Section(int* id, std::string_view* data, size_t* data_base) {
-    uint8_t b = 0;
-    uint64_t length = 0;
-    BC_TRY(Byte(&b));
-    BC_TRY(VarInt(&length));
-    *id = b & 0x7f;
-    if (*id >= kNumSections) return Fail(StrCat("unknown section id ", *id));
-    if (b & 0x80) {
-      uint64_t align;
-      BC_TRY(VarInt(&align));
-      if (align == 0 || (align & (align - 1)) || align > 4096)
-        return Fail(StrCat("section alignment ", align, " is not a power of two up to 4096"));
-      while (offset() % align) {
-        uint8_t pad;
-        BC_TRY(Byte(&pad));
-        if (pad != 0xCB) return Fail("expected alignment padding byte 0xCB");
-      }
-    }
-    return Bytes(length, data, data_base);
-  }
-
- private:
-  std::string_view d_;
-  size_t base_;
-  size_t p_ = 0;
-};
 
 struct DialectEntry {
   std::string name;
@@ -199,7 +101,7 @@ const std::vector<VhloEnum>& VhloEnums() {
   return k;
 }
 
-class Decoder {
+class Decoder : public AttrSource {
  public:
   explicit Decoder(std::string_view file) : file_(file) {}
 
@@ -450,7 +352,7 @@ class Decoder {
     types_[i] = *out;
     return absl::OkStatus();
   }
-  absl::Status AttrAt(uint64_t i, size_t at, int depth, AttrP* out) {
+  absl::Status AttrAt(uint64_t i, size_t at, int depth, AttrP* out) override {
     if (i >= attrs_.size()) return Error(at, StrCat("attribute index ", i, " out of range"));
     if (attrs_[i]) {
       *out = attrs_[i];
@@ -474,6 +376,7 @@ class Decoder {
     BC_TRY(c.VarInt(&i));
     return TypeAt(i, at, depth, out);
   }
+  absl::Status StringRef(Cursor& c, std::string_view* out) override { return String(c, out); }
   absl::Status AttrRef(Cursor& c, int depth, AttrP* out) {
     uint64_t i;
     size_t at = c.offset();
@@ -787,6 +690,7 @@ class Decoder {
     BC_TRY(c.VarInt(&code));
     if (dialect == "vhlo") return DecodeVhloAttr(c, code, at, depth, out);
     if (dialect == "builtin") return DecodeBuiltinAttr(c, code, at, depth, out);
+    if (dialect == "sdy") return DecodeSdyAttr(c, code, at, depth, *this, out);
     return Error(at, StrCat("attributes of dialect '", dialect, "' with a custom encoding are not supported"));
   }
 

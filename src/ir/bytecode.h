@@ -69,6 +69,7 @@ struct Attr {
   std::string data;                 // kTensor raw little-endian bytes (i1: one byte each)
   std::vector<int64_t> ints, ints2; // kTypeExtensions bounds; kOutputOperandAlias tuple indices
   AttrP sub;                        // kResultAccuracy mode
+  std::string nested;               // kOther of dialect sdy: its form inside another sdy attribute
 };
 
 struct Region;

@@ -345,7 +345,8 @@ class Printer {
   // names a result-free op is discardable metadata and is skipped, anything else is an error.
   absl::Status EmitForeign(const bc::Op& op, int depth, std::string* out) {
     static const std::unordered_map<std::string, std::vector<std::string>> kKnown = {
-        {"sdy.mesh", {"mesh", "sym_name"}}, {"sdy.sharding_constraint", {"sharding"}}, {"sdy.reshard", {"sharding"}}};
+        {"sdy.mesh", {"mesh", "sym_name"}}, {"sdy.sharding_constraint", {"sharding"}}, {"sdy.reshard", {"sharding"}},
+        {"sdy.manual_computation", {"in_shardings", "manual_axes", "out_shardings"}}};
     std::vector<std::pair<std::string, AttrP>> attrs;
     if (op.props_by_position) {
       auto it = kKnown.find(op.name);

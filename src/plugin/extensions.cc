@@ -164,10 +164,15 @@ PJRT_Layouts_Extension MakeLayouts(PJRT_Extension_Base* next) {
 
 // ------------------------------------------------------------------ FFI
 
-PJRT_Error* FfiTypeIdRegister(PJRT_FFI_TypeID_Register_Args* args) {
-  OPJ_CHECK_ARGS(PJRT_FFI_TypeID_Register_Args, args);
-  OPJ_REQUIRE(PJRT_FFI_TypeID_Register_Args, args, type_name);
-  auto id = cpu::RegisterFfiType(std::string_view(args->type_name, args->type_name_size), args->type_id);
+PJRT_Error* FfiTypeRegister(PJRT_FFI_Type_Register_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_FFI_Type_Register_Args, args);
+  OPJ_REQUIRE(PJRT_FFI_Type_Register_Args, args, type_name);
+  const PJRT_FFI_Type_Info* info = args->type_info;
+  if (info && (info->serialize || info->deserialize))
+    return InvalidArgument(
+        "PJRT_FFI_Type_Register_Args.type_info: serialize and deserialize are reserved and must be null");
+  auto id = cpu::RegisterFfiType(std::string_view(args->type_name, args->type_name_size), args->type_id,
+                                 info ? info->deleter : nullptr);
   if (!id.ok()) return MakeError(id.status());
   args->type_id = *id;
   return nullptr;
@@ -194,10 +199,6 @@ PJRT_Error* FfiRegisterHandler(PJRT_FFI_Register_Handler_Args* args) {
   if (!platform.empty() && platform != "cpu" && platform != "host")
     return InvalidArgument(StrCat("PJRT_FFI_Register_Handler_Args.platform_name '", platform,
                                   "': this plugin runs handlers for the platform \"cpu\" (or \"Host\")"));
-  if (args->api_version != 1)
-    return InvalidArgument(StrCat("PJRT_FFI_Register_Handler_Args.api_version ", args->api_version,
-                                  ": only typed XLA FFI handlers (api_version 1) are supported, not the untyped "
-                                  "custom-call ABI"));
   XLA_FFI_Handler_Bundle bundle{};
   bundle.execute = reinterpret_cast<XLA_FFI_Handler*>(args->handler);
   absl::Status s = cpu::RegisterFfiHandler(std::string_view(args->target_name, args->target_name_size), bundle);
@@ -209,7 +210,7 @@ PJRT_FFI_Extension MakeFfi(PJRT_Extension_Base* next) {
   e.base.struct_size = PJRT_FFI_Extension_STRUCT_SIZE;
   e.base.type = PJRT_Extension_Type_FFI;
   e.base.next = next;
-  e.type_id_register = &Guarded<PJRT_FFI_TypeID_Register_Args, FfiTypeIdRegister>;
+  e.type_register = &Guarded<PJRT_FFI_Type_Register_Args, FfiTypeRegister>;
   e.user_data_add = &Guarded<PJRT_FFI_UserData_Add_Args, FfiUserDataAdd>;
   e.register_handler = &Guarded<PJRT_FFI_Register_Handler_Args, FfiRegisterHandler>;
   return e;

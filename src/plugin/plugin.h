@@ -14,6 +14,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "include/openpjrt/c/pjrt_c_api.h"
+#include "src/cpu/ffi.h"
 #include "include/openpjrt/c/pjrt_c_api_ffi_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_layouts_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_memory_descriptions_extension.h"
@@ -95,12 +96,13 @@ struct PJRT_Layouts_SerializedLayout {
   std::string bytes;  // XLA's text form, "{1,0}"
 };
 
-// An execute context: user data for FFI handlers (PJRT_FFI_UserData_Add), deleted with it.
+// An execute context: user data for FFI handlers (PJRT_FFI_UserData_Add), freed with it by the
+// deleter its type was registered with (PJRT_FFI_Type_Info).
 struct PJRT_ExecuteContext {
   std::vector<PJRT_FFI_UserData> user_data;
   ~PJRT_ExecuteContext() {
     for (PJRT_FFI_UserData& u : user_data)
-      if (u.deleter) u.deleter(u.data);
+      if (auto deleter = openpjrt::cpu::FfiTypeDeleter(u.type_id)) deleter(u.data);
   }
 };
 

@@ -112,12 +112,11 @@ XLA_FFI_Error* AddOffset(XLA_FFI_CallFrame* f) {
   return nullptr;
 }
 
-PJRT_Error* Register(const char* name, void* handler, const char* platform = "cpu", int api_version = 1) {
+PJRT_Error* Register(const char* name, void* handler, const char* platform = "cpu") {
   PJRT_FFI_Register_Handler_Args a{};
   a.struct_size = PJRT_FFI_Register_Handler_Args_STRUCT_SIZE;
   a.target_name = name;
   a.target_name_size = std::strlen(name);
-  a.api_version = api_version;
   a.handler = handler;
   a.platform_name = platform;
   a.platform_name_size = std::strlen(platform);
@@ -179,10 +178,10 @@ TEST_F(PluginTest, FfiHandlerErrorsFailTheExecution) {
 
 TEST_F(PluginTest, FfiHandlersReadTheExecuteContext) {
   ASSERT_NE(Ffi(), nullptr);
-  auto t = Args<PJRT_FFI_TypeID_Register_Args>();
+  auto t = Args<PJRT_FFI_Type_Register_Args>();
   t.type_name = "opj_test_offset";
   t.type_name_size = std::strlen(t.type_name);
-  CAPI_OK(Ffi()->type_id_register(&t));
+  CAPI_OK(Ffi()->type_register(&t));
   offset_type_id = t.type_id;
   CAPI_OK(Register("opj_test_add_offset", reinterpret_cast<void*>(&AddOffset)));
   PJRT_LoadedExecutable* exe = Compile(R"(
@@ -197,7 +196,7 @@ func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
   CAPI_OK(api->PJRT_ExecuteContext_Create(&c));
   auto u = Args<PJRT_FFI_UserData_Add_Args>();
   u.context = c.context;
-  u.user_data = {offset_type_id, &offset, nullptr};
+  u.user_data = {offset_type_id, &offset};
   CAPI_OK(Ffi()->user_data_add(&u));
   for (bool with_context : {true, false}) {
     PJRT_Buffer* x = Upload({1, 2, 3}, {3});
@@ -258,12 +257,6 @@ TEST_F(PluginTest, FfiMisuseGetsClearErrors) {
     const std::string m = Message(e);
     EXPECT_NE(m.find("platform_name 'cuda'"), std::string::npos) << m;
   }
-  e = Register("opj_test_untyped", reinterpret_cast<void*>(&ScaledAdd), "cpu", 0);
-  ASSERT_NE(e, nullptr);
-  {
-    const std::string m = Message(e);
-    EXPECT_NE(m.find("api_version 0"), std::string::npos) << m;
-  }
   e = Register("opj_test_null", nullptr);
   ASSERT_NE(e, nullptr);
   {
@@ -276,28 +269,39 @@ TEST_F(PluginTest, FfiMisuseGetsClearErrors) {
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(Code(e), PJRT_Error_Code_INVALID_ARGUMENT);
 
-  // Type ids: 0 asks for one; a different id for the same name is refused.
-  auto t = Args<PJRT_FFI_TypeID_Register_Args>();
+  // Type ids: 0 asks for one; a different id for the same name is refused. The type's info
+  // carries the deleter of its user data; its reserved members must be null.
+  static int deleted = 0;
+  PJRT_FFI_Type_Info info{};
+  info.deleter = [](void* p) { ++*static_cast<int*>(p); };
+  auto t = Args<PJRT_FFI_Type_Register_Args>();
   t.type_name = "opj_test_type";
   t.type_name_size = std::strlen(t.type_name);
-  CAPI_OK(Ffi()->type_id_register(&t));
+  t.type_info = &info;
+  CAPI_OK(Ffi()->type_register(&t));
   EXPECT_GT(t.type_id, 0);
   const int64_t id = t.type_id;
   t.type_id = 0;
-  CAPI_OK(Ffi()->type_id_register(&t));
+  CAPI_OK(Ffi()->type_register(&t));
   EXPECT_EQ(t.type_id, id);
   t.type_id = id + 100;
-  e = Ffi()->type_id_register(&t);
+  e = Ffi()->type_register(&t);
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(Code(e), PJRT_Error_Code_INVALID_ARGUMENT);
+  PJRT_FFI_Type_Info reserved{};
+  reserved.serialize = [] {};
+  t.type_id = 0;
+  t.type_info = &reserved;
+  e = Ffi()->type_register(&t);
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(Message(e).find("PJRT_FFI_Type_Register_Args.type_info"), std::string::npos);
 
   // User data belongs to the context and is deleted with it, once per type.
   auto c = Args<PJRT_ExecuteContext_Create_Args>();
   CAPI_OK(api->PJRT_ExecuteContext_Create(&c));
-  static int deleted = 0;
   auto u = Args<PJRT_FFI_UserData_Add_Args>();
   u.context = c.context;
-  u.user_data = {id, &deleted, [](void* p) { ++*static_cast<int*>(p); }};
+  u.user_data = {id, &deleted};
   CAPI_OK(Ffi()->user_data_add(&u));
   e = Ffi()->user_data_add(&u);
   ASSERT_NE(e, nullptr);

@@ -1,4 +1,4 @@
-/* openpjrt — the PJRT FFI extension (extension version 2), as a plain C header.
+/* openpjrt — the PJRT FFI extension (extension version 3, as published with PJRT C API 0.114), as a plain C header.
  *
  * Written for openpjrt; names, field order and the order of the function pointers follow the
  * public PJRT FFI extension so that clients built against either header interoperate.
@@ -20,25 +20,34 @@
 extern "C" {
 #endif
 
-#define PJRT_API_FFI_EXTENSION_VERSION 2
+#define PJRT_API_FFI_EXTENSION_VERSION 3
+
+/* How the runtime handles values of a registered user type: `deleter` frees user data of the
+ * type when the execute context holding it is destroyed (optional). The other two members are
+ * reserved and must be null. */
+typedef struct PJRT_FFI_Type_Info {
+  void (*deleter)(void* object);
+  void (*serialize)(void);
+  void (*deserialize)(void);
+} PJRT_FFI_Type_Info;
 
 /* Registers a user type by name: type_id 0 asks for a new id (returned), any other value must
- * match the id the name already has. */
-struct PJRT_FFI_TypeID_Register_Args {
+ * match the id the name already has. `type_info` may be null. */
+struct PJRT_FFI_Type_Register_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   const char* type_name;
   size_t type_name_size;
   int64_t type_id; /* in-out */
+  PJRT_FFI_Type_Info* type_info;
 };
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_FFI_TypeID_Register_Args, type_id);
-typedef PJRT_Error* PJRT_FFI_TypeID_Register(PJRT_FFI_TypeID_Register_Args* args);
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_FFI_Type_Register_Args, type_info);
+typedef PJRT_Error* PJRT_FFI_Type_Register(PJRT_FFI_Type_Register_Args* args);
 
-/* Data forwarded to handlers; the optional deleter runs when the context is destroyed. */
+/* Data forwarded to handlers; freed with the context by its type's deleter, if it has one. */
 typedef struct PJRT_FFI_UserData {
   int64_t type_id;
   void* data;
-  void (*deleter)(void* data);
 } PJRT_FFI_UserData;
 
 struct PJRT_FFI_UserData_Add_Args {
@@ -54,13 +63,12 @@ typedef enum PJRT_FFI_Handler_TraitsBits {
   PJRT_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE = 1u << 0,
 } PJRT_FFI_Handler_TraitsBits;
 
-/* api_version 1: `handler` is an XLA_FFI_Handler*; 0 (the untyped custom-call ABI) is refused.
- * Note: this struct has no extension_start. */
+/* `handler` is a typed XLA FFI handler (an XLA_FFI_Handler*). Note: this struct has no
+ * extension_start. */
 struct PJRT_FFI_Register_Handler_Args {
   size_t struct_size;
   const char* target_name;
   size_t target_name_size;
-  int api_version;
   void* handler;
   const char* platform_name;
   size_t platform_name_size;
@@ -71,7 +79,7 @@ typedef PJRT_Error* PJRT_FFI_Register_Handler(PJRT_FFI_Register_Handler_Args* ar
 
 typedef struct PJRT_FFI_Extension {
   PJRT_Extension_Base base;
-  PJRT_FFI_TypeID_Register* type_id_register;
+  PJRT_FFI_Type_Register* type_register;
   PJRT_FFI_UserData_Add* user_data_add;
   PJRT_FFI_Register_Handler* register_handler;
 } PJRT_FFI;
