@@ -821,6 +821,8 @@ class Decoder : public AttrSource {
         }
         int64_t elem_bytes = el->kind == Type::kComplex ? 2 * ((el->elem->bits + 7) / 8) : (el->bits + 7) / 8;
         if (el->kind == Type::kQuant) elem_bytes = (el->elem->bits + 7) / 8;
+        // An empty tensor may still carry one splat element (MLIR stores empty splats that way).
+        if (count == 0 && static_cast<int64_t>(a->data.size()) == elem_bytes) a->data.clear();
         int64_t have = static_cast<int64_t>(a->data.size());
         if (elem_bytes > 0 && have != elem_bytes * count && !(have == elem_bytes && count >= 1) &&
             !(count == 0 && have == 0))

@@ -188,7 +188,11 @@ PJRT_Error* OPJ_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Arg
                "-byte memory limit (", stats.bytes_in_use.load(), " in use)")));
   const bool dense = !args->num_byte_strides ||
                      DenseStrides(shape->type.dims, args->byte_strides, shape->type.ElementSize());
-  const bool zero_copy =
+  // Sub-byte signed integers arrive one to a byte with only their low bits defined (ml_dtypes
+  // leaves the rest as it likes); the kernels read them sign-extended, so they are copied.
+  const int sub_byte_signed_bits =
+      shape->type.elem == ir::ElemKind::kI4 ? 4 : shape->type.elem == ir::ElemKind::kI2 ? 2 : 0;
+  const bool zero_copy = !sub_byte_signed_bits &&
       (semantics == PJRT_HostBufferSemantics_kImmutableZeroCopy ||
        semantics == PJRT_HostBufferSemantics_kMutableZeroCopy) &&
       dense && bytes > 0 && reinterpret_cast<uintptr_t>(args->data) % 64 == 0;
@@ -207,6 +211,11 @@ PJRT_Error* OPJ_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Arg
       if (dense) std::memcpy(array.mutable_data(), args->data, bytes);
       else CopyStrided(array.mutable_data(), static_cast<const uint8_t*>(args->data), shape->type.dims,
                        args->byte_strides, shape->type.ElementSize(), true);
+      if (sub_byte_signed_bits) {
+        auto* p = reinterpret_cast<int8_t*>(array.mutable_data());
+        const int shift = 8 - sub_byte_signed_bits;
+        for (int64_t i = 0; i < bytes; ++i) p[i] = static_cast<int8_t>(static_cast<uint8_t>(p[i] << shift)) >> shift;
+      }
     }
     done_with_host->Set(absl::OkStatus());
   }
