@@ -534,12 +534,15 @@ void Lowerer::LowerLapack(const Operation& op, Env& env, Program& prog, const st
   std::vector<int> in = Operands(op, env);
 
   if (routine == "trsm") {
-    // FFI: (a, b, alpha) with side/uplo/trans_x/diag; legacy: (left, lower, trans, diag, m, n,
-    // batch, alpha, a, b). Both become stablehlo.triangular_solve when alpha is 1.
+    // FFI: (a, b) since JAX 0.11, (a, b, alpha) before, with side/uplo/trans_x/diag; legacy:
+    // (left, lower, trans, diag, m, n, batch, alpha, a, b). All become stablehlo.triangular_solve
+    // when alpha is absent or the constant 1.
     auto t = std::make_shared<cpu::TriangularSolveParams>();
+    const bool has_alpha = !ffi || in.size() == 3;
     size_t a_index = ffi ? 0 : 8, alpha_index = ffi ? 2 : 7;
-    if (in.size() != (ffi ? 3u : 10u) || op.num_results() != 1)
-      Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@", target, " takes ", ffi ? 3 : 10, " operands and returns one result"));
+    if ((ffi ? (in.size() != 2 && in.size() != 3) : in.size() != 10) || op.num_results() != 1)
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat("@", target, " takes ", ffi ? "2 or 3" : "10", " operands and returns one result"));
     int64_t trans;
     if (ffi) {
       t->left_side = char_option("side", 'L') == 'L';
@@ -556,8 +559,8 @@ void Lowerer::LowerLapack(const Operation& op, Env& env, Program& prog, const st
     t->transpose = trans == 1 ? cpu::TriangularSolveParams::kTranspose
                    : trans == 2 ? cpu::TriangularSolveParams::kAdjoint
                                 : cpu::TriangularSolveParams::kNoTranspose;
-    const Operation* alpha = op.operands[alpha_index]->def;
-    bool alpha_is_one = false;
+    const Operation* alpha = has_alpha ? op.operands[alpha_index]->def : nullptr;
+    bool alpha_is_one = !has_alpha;
     if (alpha && alpha->name() == "stablehlo.constant") {
       Attribute v = alpha->attr("value");
       if (v && v.kind() == AttrKind::kDenseElements && v->data) {

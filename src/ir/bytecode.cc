@@ -939,6 +939,8 @@ class Decoder : public AttrSource {
       case 15:  // unknown location
         a->kind = Attr::kUnit;
         break;
+      case 18:  // dense int or float elements: a tensor type and a blob, as VHLO's tensor
+        return DecodeVhloAttr(c, 15, at, depth, out);
       default:
         // Locations and the rarer builtin attributes are never needed to rebuild a program;
         // they are only reached if an op's attribute dictionary names them.

@@ -2,6 +2,9 @@
 // properties, regroups flattened attributes (dot, gather, scatter and convolution dimension
 // numbers, channel handles, dot algorithms), drops the defaults VHLO spells out, and prints the
 // result as StableHLO generic text for the text parser.
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -237,7 +240,7 @@ class Printer {
         return StrCat(a->i, " : ", a->type->text);
       case Attr::kFloat: return StrCat(a->float_text, " : ", a->type->text);
       case Attr::kUnit: return "unit";
-      case Attr::kSymbol: return StrCat("@", a->str);
+      case Attr::kSymbol: return SymbolRef(a->str);
       case Attr::kType: return a->type->text;
       case Attr::kEnum: {
         std::string name = a->str.substr(0, a->str.find(' '));
@@ -284,6 +287,21 @@ class Printer {
       case Attr::kOther: return a->str;
     }
     return a->str;
+  }
+
+  // @name, quoted when the name is not a bare identifier (JAX names functions after lambdas:
+  // "call_exported_<lambda>").
+  static std::string SymbolRef(const std::string& name) {
+    bool bare = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    for (char ch : name)
+      bare = bare && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '$' || ch == '.' || ch == '-');
+    if (bare) return StrCat("@", name);
+    std::string q = "@\"";
+    for (char ch : name) {
+      if (ch == '"' || ch == '\\') q += '\\';
+      q += ch;
+    }
+    return q + "\"";
   }
 
   static std::string Key(const std::string& k) {
@@ -347,6 +365,16 @@ class Printer {
     static const std::unordered_map<std::string, std::vector<std::string>> kKnown = {
         {"sdy.mesh", {"mesh", "sym_name"}}, {"sdy.sharding_constraint", {"sharding"}}, {"sdy.reshard", {"sharding"}},
         {"sdy.manual_computation", {"in_shardings", "manual_axes", "out_shardings"}}};
+    // A cast between equal types (what JAX's Shardy export leaves around manual computations)
+    // is the identity: a same-shape reshape, which canonicalization removes.
+    if (op.name == "builtin.unrealized_conversion_cast" && op.operands.size() == 1 && op.results.size() == 1 &&
+        op.operand_types.size() == 1 && op.result_types.size() == 1 &&
+        op.operand_types[0]->text == op.result_types[0]->text && op.result_types[0]->kind == Type::kTensor) {
+      Indent(depth, out);
+      StrAppend(out, op.results[0], " = \"stablehlo.reshape\"(", op.operands[0], ") : (", op.operand_types[0]->text,
+                ") -> ", op.result_types[0]->text, "\n");
+      return absl::OkStatus();
+    }
     std::vector<std::pair<std::string, AttrP>> attrs;
     if (op.props_by_position) {
       auto it = kKnown.find(op.name);
@@ -693,12 +721,12 @@ class Printer {
         continue;
       }
       if ((n == "callee" || n == "decomposition") && v->kind == Attr::kString) {
-        put(n, StrCat("@", v->str));
+        put(n, SymbolRef(v->str));
         continue;
       }
       if (n == "called_computations" && v->kind == Attr::kArray) {
         std::string s = "[";
-        for (size_t i = 0; i < v->items.size(); ++i) StrAppend(&s, i ? ", " : "", "@", v->items[i]->str);
+        for (size_t i = 0; i < v->items.size(); ++i) StrAppend(&s, i ? ", " : "", SymbolRef(v->items[i]->str));
         put(n, s + "]");
         continue;
       }
@@ -740,6 +768,12 @@ absl::StatusOr<std::string> BytecodeToText(std::string_view data, const std::str
 absl::StatusOr<std::unique_ptr<Module>> ParseBytecode(std::string_view data, const std::string& source_name) {
   auto text = BytecodeToText(data, source_name);
   if (!text.ok()) return text.status();
+  // A debugging aid: OPENPJRT_DUMP_DIR=DIR writes each converted program to DIR/bytecode-N.mlir,
+  // so that an error's line:col can be looked up.
+  if (const char* dir = std::getenv("OPENPJRT_DUMP_DIR"); dir && *dir) {
+    static std::atomic<int> counter{0};
+    std::ofstream(StrCat(dir, "/bytecode-", counter++, ".mlir")) << *text;
+  }
   ParseOptions opts;
   opts.source_name = source_name + " (converted from bytecode)";
   return ParseModule(*text, opts);

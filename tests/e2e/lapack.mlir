@@ -439,6 +439,9 @@ func.func @trsm_ffi_and_legacy() {
   %one = stablehlo.constant dense<1.0> : tensor<f32>
   %x = stablehlo.custom_call @lapack_strsm_ffi(%a, %b, %one) {mhlo.backend_config = {diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8}} : (tensor<2x2xf32>, tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xf32>
   check.expect_almost_eq_const %x, dense<[[1.0, 2.0], [2.0, 1.0]]> : tensor<2x2xf32>
+  // JAX 0.11's form: no alpha operand; here A^T X = B.
+  %xt = stablehlo.custom_call @lapack_strsm_ffi(%a, %b) {mhlo.backend_config = {diag = 78 : ui8, side = 76 : ui8, trans_x = 84 : ui8, uplo = 76 : ui8}} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  check.expect_almost_eq_const %xt, dense<[[-0.125, 1.25], [2.25, 1.5]]> : tensor<2x2xf32>
   %c1 = stablehlo.constant dense<1> : tensor<i32>
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %c2 = stablehlo.constant dense<2> : tensor<i32>

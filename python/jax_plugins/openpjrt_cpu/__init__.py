@@ -7,6 +7,9 @@ name ``openpjrt_cpu``; select it with ``JAX_PLATFORMS=openpjrt_cpu``.
 The plugin library is looked up, in order, at ``$OPENPJRT_PLUGIN_PATH``, beside this file, and in
 the build tree this package was copied into (``build/python`` -> ``build/lib``).
 ``$OPENPJRT_CPU_DEVICE_COUNT`` sets the client's ``cpu_device_count`` create option.
+
+Typed FFI targets registered with ``jax.ffi.register_ffi_target(..., platform="cpu")`` reach the
+plugin (and XLA's CPU backend) through ``_ffi``.
 """
 
 import os
@@ -46,5 +49,10 @@ def initialize():
     """Called by JAX at start-up: registers the plugin as the ``openpjrt_cpu`` backend."""
     from jax._src import xla_bridge  # imported here: JAX calls us while it initialises
 
-    xla_bridge.register_plugin(
-        PLUGIN_NAME, library_path=library_path(), options=create_options() or None)
+    path = library_path()
+    xla_bridge.register_plugin(PLUGIN_NAME, library_path=path, options=create_options() or None)
+    try:
+        from . import _ffi
+        _ffi.install(path, PLUGIN_NAME)
+    except ImportError:  # a JAX without jaxlib.xla_client's handler registry: no jax.ffi targets
+        pass

@@ -1,0 +1,95 @@
+"""jax.numpy.linalg / jax.scipy.linalg (every LAPACK path of JAX's CPU lowering) and jax.numpy.fft
+through the plugin, against XLA:CPU. Factorizations are compared through what defines them
+(reconstruction, orthogonality, the values) where the factors themselves are not unique."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxdiff import OURS, REF, check, rand, run_on
+
+TYPES = [np.float32, np.float64, np.complex64, np.complex128]
+TOL = {np.float32: 2e-4, np.complex64: 2e-4, np.float64: 1e-10, np.complex128: 1e-10}
+
+
+def spd(g, n, dtype, batch=()):
+    a = rand(g, batch + (n, n), dtype)
+    return (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", TYPES, ids=lambda d: np.dtype(d).name)
+def test_factorizations_and_solves(dtype):
+    g = np.random.default_rng(1)
+    tol = TOL[dtype]
+    with jax.enable_x64(True):
+        for n, batch in ((1, ()), (5, ()), (33, (2,)), (64, ())):
+            a = rand(g, batch + (n, n), dtype)
+            s = spd(g, n, dtype, batch)
+            b = rand(g, batch + (n, 3), dtype)
+            check(jnp.linalg.cholesky, s, rtol=tol, atol=tol)
+            check(lambda a, b: jnp.linalg.solve(a, b), a, b, rtol=tol * 10, atol=tol * 10)
+            check(jnp.linalg.inv, s, rtol=tol * 10, atol=tol * 10)
+            check(jnp.linalg.det, a, rtol=tol * 10, atol=tol * 10)
+            check(jnp.linalg.slogdet, a, rtol=tol * 10, atol=tol * 10)
+            check(lambda a: jax.lax.linalg.lu(a), a, rtol=tol * 10, atol=tol * 10)
+            check(lambda a, b: jax.scipy.linalg.solve_triangular(jnp.tril(a) + 4 * jnp.eye(a.shape[-1], dtype=a.dtype), b,
+                                                                 lower=True, trans=1), a, b, rtol=tol * 10, atol=tol * 10)
+            check(lambda s, b: jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(s), b), s, b,
+                  rtol=tol * 10, atol=tol * 10)
+            # QR, SVD, eigh: the defining identities and the spectra.
+            def qr_props(a):
+                q, r = jnp.linalg.qr(a)
+                return jnp.abs(q @ r - a).max(), jnp.abs(jnp.conj(q.T) @ q - jnp.eye(q.shape[-1])).max()
+            if not batch:
+                for out in jax.tree.leaves(run_on(OURS, qr_props, a)):
+                    assert out < tol * 10 * max(1, n)
+            check(lambda a: jnp.linalg.svd(a, compute_uv=False), a, rtol=tol * 10, atol=tol * 10)
+            check(lambda s: jnp.linalg.eigh(s)[0], s, rtol=tol * 10, atol=tol * 10 * n)
+            u, sv, vh = run_on(OURS, jnp.linalg.svd, a)
+            np.testing.assert_allclose((u * sv[..., None, :]) @ vh, a, rtol=tol * 20, atol=tol * 20 * n)
+            w, v = run_on(OURS, jnp.linalg.eigh, s)
+            np.testing.assert_allclose(s @ v, v * w[..., None, :], rtol=tol * 20, atol=tol * 20 * n * n)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64], ids=lambda d: np.dtype(d).name)
+def test_eig_schur_and_friends(dtype):
+    g = np.random.default_rng(2)
+    a = rand(g, (12, 12), dtype)
+    w, vr = run_on(OURS, lambda a: jnp.linalg.eig(a), a)
+    wr = run_on(REF, lambda a: jnp.linalg.eigvals(a), a)
+    np.testing.assert_allclose(np.sort_complex(w), np.sort_complex(wr), rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(a @ vr, vr * w[None, :], rtol=1e-3, atol=1e-3)
+    t, z = run_on(OURS, lambda a: jax.scipy.linalg.schur(a), a)
+    np.testing.assert_allclose(z @ t @ np.conj(z.T), a, rtol=1e-3, atol=1e-3)
+    check(lambda a: jnp.linalg.matrix_rank(a), a)
+    check(lambda a: jnp.linalg.pinv(a), a, rtol=1e-3, atol=1e-3)
+    check(lambda a: jnp.linalg.lstsq(a, a[:, :2])[0], a, rtol=1e-3, atol=1e-3)
+    h, q = run_on(OURS, lambda a: jax.scipy.linalg.hessenberg(a, calc_q=True), a)
+    np.testing.assert_allclose(q @ h @ np.conj(q.T), a, rtol=1e-3, atol=1e-3)
+    check(lambda a: jax.scipy.linalg.expm(a * 0.1), a, rtol=1e-3, atol=1e-3)
+
+
+def test_linalg_gradients():
+    g = np.random.default_rng(3)
+    s = spd(g, 6, np.float32)
+    check(jax.grad(lambda s: jnp.linalg.cholesky(s).sum()), s, rtol=1e-3, atol=1e-3)
+    check(jax.grad(lambda s: jnp.linalg.slogdet(s)[1]), s, rtol=1e-3, atol=1e-3)
+    check(jax.grad(lambda s: jnp.linalg.eigh(s)[0].sum()), s, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=lambda d: np.dtype(d).name)
+def test_fft_family(dtype):
+    g = np.random.default_rng(4)
+    real = np.float32 if dtype == np.complex64 else np.float64
+    tol = 1e-4 if dtype == np.complex64 else 1e-10
+    with jax.enable_x64(True):
+        for shape in [(16,), (3, 15), (4, 6, 10), (2, 14, 15, 16)]:
+            x = rand(g, shape, dtype)
+            r = rand(g, shape, real)
+            for axes in ([-1], [-2, -1] if len(shape) > 1 else [-1], list(range(len(shape)))):
+                check(lambda a: jnp.fft.fftn(a, axes=axes), x, rtol=tol, atol=tol * np.prod(shape))
+                check(lambda a: jnp.fft.ifftn(a, axes=axes), x, rtol=tol, atol=tol)
+                check(lambda a: jnp.fft.rfftn(a, axes=axes), r, rtol=tol, atol=tol * np.prod(shape))
+                out = [shape[a] for a in axes]
+                check(lambda a: jnp.fft.irfftn(a, s=out, axes=axes), x, rtol=tol, atol=tol * 10)
