@@ -15,3 +15,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+# The JAX environment (.venv: jax/jaxlib 0.11.0, flax, optax, scikit-learn, pytest) for the main
+# job and the differential tests against XLA:CPU.
+"$(dirname "$0")/install-python-deps.sh"
