@@ -18,6 +18,10 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 echo "== the README's main job (scripts/main.sh)"
 scripts/main.sh
 
+echo "== JAX on openpjrt against XLA:CPU in one process (tests/jax)"
+[ -x .venv/bin/python ] || scripts/install-python-deps.sh
+PYTHONPATH=build/python .venv/bin/python -m pytest -q -p no:cacheprovider tests/jax
+
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPENPJRT_SANITIZE="address;undefined" \
   -DOPENPJRT_BUILD_BENCH=OFF >/dev/null
