@@ -136,13 +136,15 @@ Executable.execute = _executable_execute
 
 def default_plugin():
     """$OPENPJRT_PLUGIN, else the CPU plugin beside this package (in the build tree
-    ``build/python/openpjrt`` -> ``build/lib``, or copied into the package), else "cpu"
+    ``build/python/openpjrt`` -> ``build/lib``, copied into the package, or in the wheel's
+    ``jax_plugins/openpjrt_cpu``), else "cpu"
     (looked up as pjrt_c_api_cpu_plugin.so in $PJRT_PLUGIN_LIBRARY_PATH)."""
     env = _os.environ.get("OPENPJRT_PLUGIN")
     if env:
         return env
     here = _pathlib.Path(__file__).resolve().parent
-    for p in (here / "pjrt_c_api_cpu_plugin.so", here.parent.parent / "lib" / "pjrt_c_api_cpu_plugin.so"):
+    for p in (here / "pjrt_c_api_cpu_plugin.so", here.parent.parent / "lib" / "pjrt_c_api_cpu_plugin.so",
+              here.parent / "jax_plugins" / "openpjrt_cpu" / "pjrt_c_api_cpu_plugin.so"):
         if p.is_file():
             return str(p)
     return "cpu"
