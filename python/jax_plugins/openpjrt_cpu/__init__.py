@@ -6,7 +6,8 @@ name ``openpjrt_cpu``; select it with ``JAX_PLATFORMS=openpjrt_cpu``.
 
 The plugin library is looked up, in order, at ``$OPENPJRT_PLUGIN_PATH``, beside this file, and in
 the build tree this package was copied into (``build/python`` -> ``build/lib``).
-``$OPENPJRT_CPU_DEVICE_COUNT`` sets the client's ``cpu_device_count`` create option.
+``$OPENPJRT_CPU_DEVICE_COUNT`` and ``$OPENPJRT_INTRA_OP_THREADS`` set the client's
+``cpu_device_count`` and ``intra_op_threads`` create options.
 
 Typed FFI targets registered with ``jax.ffi.register_ffi_target(..., platform="cpu")`` reach the
 plugin (and XLA's CPU backend) through ``_ffi``.
@@ -42,6 +43,9 @@ def create_options():
     count = os.environ.get("OPENPJRT_CPU_DEVICE_COUNT")
     if count:
         options["cpu_device_count"] = int(count)
+    threads = os.environ.get("OPENPJRT_INTRA_OP_THREADS")
+    if threads:
+        options["intra_op_threads"] = int(threads)
     return options
 
 

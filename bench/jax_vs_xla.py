@@ -1,0 +1,179 @@
+"""The same jitted JAX functions on XLA:CPU (jaxlib) and on openpjrt, side by side in one process,
+in alternating rounds; prints per-call times and the ratio XLA:CPU time / openpjrt time (above 1:
+openpjrt is faster), the first-call (compile) times, and the geometric mean.
+
+    PYTHONPATH=build/python .venv/bin/python bench/jax_vs_xla.py [--threads 1,2] [--rounds 5] [--only NAME]
+
+Each thread count runs in its own process pinned to that many cores (taskset), so both backends
+see the same cores; openpjrt is also told the count (intra_op_threads). Never a timed test.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--threads", default="1,2")
+ap.add_argument("--rounds", type=int, default=5)
+ap.add_argument("--min-time", type=float, default=0.05, help="seconds per side per round")
+ap.add_argument("--only", default="")
+ap.add_argument("--child", type=int, default=0)
+args = ap.parse_args()
+
+if not args.child:
+    rows = {}
+    for t in [int(v) for v in args.threads.split(",")]:
+        cores = ",".join(str(i) for i in range(t))
+        env = dict(os.environ, OPENPJRT_INTRA_OP_THREADS=str(t), JAX_PLATFORMS="cpu,openpjrt_cpu")
+        cmd = ["taskset", "-c", cores, sys.executable, __file__, "--child", str(t), "--rounds", str(args.rounds),
+               "--min-time", str(args.min_time), "--only", args.only]
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if out.returncode:
+            print(out.stdout + out.stderr)
+            sys.exit(1)
+        rows[t] = json.loads(out.stdout.strip().splitlines()[-1])
+    threads = sorted(rows)
+    print("%-28s" % "workload" + "".join("  %9s %9s %6s" % ("xla_us@%d" % t, "ours_us@%d" % t, "ratio") for t in threads)
+          + "   compile xla/ours ms")
+    import math
+    logs = {t: [] for t in threads}
+    for name in rows[threads[0]]:
+        line = "%-28s" % name
+        for t in threads:
+            r = rows[t][name]
+            ratio = r["xla"] / r["ours"]
+            logs[t].append(math.log(ratio))
+            line += "  %9.1f %9.1f %6.2f" % (r["xla"], r["ours"], ratio)
+        r = rows[threads[0]][name]
+        line += "   %7.1f / %6.1f" % (r["xla_compile"], r["ours_compile"])
+        print(line)
+    for t in threads:
+        print("geometric mean of XLA:CPU / openpjrt at %d thread(s): %.2fx over %d workloads"
+              % (t, math.exp(sum(logs[t]) / len(logs[t])), len(logs[t])))
+    sys.exit(0)
+
+import warnings  # noqa: E402
+
+warnings.filterwarnings("ignore")
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+REF, OURS = jax.devices("cpu")[0], jax.devices("openpjrt_cpu")[0]
+g = np.random.default_rng(0)
+
+
+def f32(*shape):
+    return g.standard_normal(shape).astype(np.float32)
+
+
+def mlp_params(sizes):
+    return [(f32(a, b) * (1 / np.sqrt(a)), np.zeros(b, np.float32)) for a, b in zip(sizes[:-1], sizes[1:])]
+
+
+def mlp_loss(params, x, y):
+    for w, b in params[:-1]:
+        x = jax.nn.relu(x @ w + b)
+    w, b = params[-1]
+    logits = x @ w + b
+    return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * y, -1))
+
+
+def sgd_step(params, x, y):
+    grads = jax.grad(mlp_loss)(params, x, y)
+    return jax.tree.map(lambda p, d: p - 0.01 * d, params, grads)
+
+
+def transformer(params, x):
+    wq, wk, wv, wo, w1, w2 = params
+    def ln(v):
+        m = v.mean(-1, keepdims=True)
+        return (v - m) * jax.lax.rsqrt(((v - m) ** 2).mean(-1, keepdims=True) + 1e-5)
+    h = ln(x)
+    q, k, v = h @ wq, h @ wk, h @ wv
+    b, s, d = q.shape
+    q, k, v = (t.reshape(b, s, 8, d // 8).transpose(0, 2, 1, 3) for t in (q, k, v))
+    a = jax.nn.softmax(q @ k.transpose(0, 1, 3, 2) / np.sqrt(d // 8), -1) @ v
+    x = x + a.transpose(0, 2, 1, 3).reshape(b, s, d) @ wo
+    return x + jax.nn.gelu(ln(x) @ w1) @ w2
+
+
+def cnn_loss(params, x, y):
+    w1, w2, wd = params
+    h = jax.nn.relu(jax.lax.conv_general_dilated(x, w1, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")))
+    h = jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    h = jax.nn.relu(jax.lax.conv_general_dilated(h, w2, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")))
+    h = h.mean((1, 2)) @ wd
+    return -jnp.mean(jnp.sum(jax.nn.log_softmax(h) * y, -1))
+
+
+def rnn(w, xs):
+    return jax.lax.scan(lambda h, x: (jnp.tanh(h @ w + x), None), jnp.zeros(w.shape[0], np.float32), xs)[0]
+
+
+d256 = [f32(256, 256) * 0.06 for _ in range(4)] + [f32(256, 1024) * 0.06, f32(1024, 256) * 0.03]
+WORKLOADS = {
+    "mlp_train_step_b128": (jax.jit(sgd_step), (mlp_params([784, 512, 512, 10]), f32(128, 784),
+                                                np.eye(10, dtype=np.float32)[g.integers(0, 10, 128)])),
+    "transformer_fwd_bwd_d256_s128": (jax.jit(jax.grad(lambda p, x: transformer(p, x).sum())), (d256, f32(4, 128, 256))),
+    "cnn_train_grad_32x32": (jax.jit(jax.grad(cnn_loss)), ((f32(3, 3, 3, 32) * 0.2, f32(3, 3, 32, 64) * 0.06, f32(64, 10) * 0.1),
+                                                            f32(32, 32, 32, 3), np.eye(10, dtype=np.float32)[g.integers(0, 10, 32)])),
+    "elementwise_chain_4M": (jax.jit(lambda x: jnp.tanh(x * 1.5 + 0.5) * jnp.exp(-x * x)), (f32(4096, 1024),)),
+    "softmax_rows_1Mi": (jax.jit(lambda x: jax.nn.softmax(x, -1)), (f32(1024, 1024),)),
+    "layernorm_1Mi": (jax.jit(lambda x: (x - x.mean(-1, keepdims=True)) / (x.std(-1, keepdims=True) + 1e-5)), (f32(1024, 1024),)),
+    "logsumexp_1Mi": (jax.jit(lambda x: jax.nn.logsumexp(x, -1)), (f32(1024, 1024),)),
+    "sum_axis0_16Mi": (jax.jit(lambda x: x.sum(0)), (f32(4096, 4096),)),
+    "sum_axis1_16Mi": (jax.jit(lambda x: x.sum(1)), (f32(4096, 4096),)),
+    "max_axis1_4Mi": (jax.jit(lambda x: x.max(1)), (f32(2048, 2048),)),
+    "argmax_axis1_4Mi": (jax.jit(lambda x: x.argmax(1)), (f32(2048, 2048),)),
+    "cumsum_axis1_1Mi": (jax.jit(lambda x: jnp.cumsum(x, 1)), (f32(1024, 1024),)),
+    "sort_1Mi": (jax.jit(lambda x: jnp.sort(x)), (f32(1 << 20),)),
+    "top_k_16_of_64Ki_x16": (jax.jit(lambda x: jax.lax.top_k(x, 16)), (f32(16, 65536),)),
+    "embedding_gather_scatter": (jax.jit(jax.grad(lambda e, i: jnp.sum(e[i] ** 2))),
+                                 (f32(50000, 128), g.integers(0, 50000, (64, 128)).astype(np.int32))),
+    "fft_64x4096_c64": (jax.jit(jnp.fft.fft), ((f32(64, 4096) + 1j * f32(64, 4096)).astype(np.complex64),)),
+    "rfft2_8x256x256": (jax.jit(jnp.fft.rfft2), (f32(8, 256, 256),)),
+    "cholesky_256": (jax.jit(jnp.linalg.cholesky), ((lambda a: a @ a.T + 256 * np.eye(256, dtype=np.float32))(f32(256, 256)),)),
+    "qr_256": (jax.jit(jnp.linalg.qr), (f32(256, 256),)),
+    "svd_128": (jax.jit(jnp.linalg.svd), (f32(128, 128),)),
+    "eigh_256": (jax.jit(jnp.linalg.eigh), ((lambda a: a + a.T)(f32(256, 256)),)),
+    "scan_rnn_200_steps_d64": (jax.jit(rnn), (f32(64, 64) * 0.1, f32(200, 64))),
+    "random_normal_16Mi": (jax.jit(lambda k: jax.random.normal(jax.random.key(k), (1 << 24,))), (np.uint32(3),)),
+    "dispatch_tiny_add": (jax.jit(lambda a, b: a + b), (np.float32([1, 2, 3]), np.float32([4, 5, 6]))),
+}
+
+
+def per_call(fn, args, min_time):
+    fn(*args)
+    jax.block_until_ready(fn(*args))
+    n, start = 0, time.perf_counter()
+    while True:
+        out = fn(*args)
+        n += 1
+        if n % 8 == 0 or time.perf_counter() - start > min_time:
+            jax.block_until_ready(out)
+            if time.perf_counter() - start > min_time:
+                break
+    return (time.perf_counter() - start) / n * 1e6
+
+
+results = {}
+for name, (fn, argv) in WORKLOADS.items():
+    if args.only and args.only not in name:
+        continue
+    placed = {dev: jax.device_put(argv, dev) for dev in (REF, OURS)}
+    compile_ms = {}
+    for dev, key in ((REF, "xla"), (OURS, "ours")):
+        t0 = time.perf_counter()
+        jax.block_until_ready(fn(*placed[dev]))
+        compile_ms[key] = (time.perf_counter() - t0) * 1e3
+    times = {"xla": [], "ours": []}
+    for _ in range(args.rounds):
+        times["ours"].append(per_call(fn, placed[OURS], args.min_time))
+        times["xla"].append(per_call(fn, placed[REF], args.min_time))
+    results[name] = {"xla": float(np.median(times["xla"])), "ours": float(np.median(times["ours"])),
+                     "xla_compile": compile_ms["xla"], "ours_compile": compile_ms["ours"]}
+print(json.dumps(results))
