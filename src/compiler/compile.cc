@@ -289,17 +289,24 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
       p->dims = I64s(op, "broadcast_dimensions");
       Step& s = AddStep(op, env, prog, cpu::BroadcastInDimKernel(), Operands(op, env));
       s.params = p;
-      // The operand fills consecutive dimensions of the result in order ([outer..., operand...,
-      // inner...]): element e of the result is operand element (e / inner) % size, which fused
-      // runs read without the broadcast (bias rows, per-row statistics, scalars).
+      // The operand's dimensions larger than one fill consecutive dimensions of the result in
+      // order ([outer..., operand..., inner...]; its size-1 dimensions, which JAX's keepdims
+      // reductions leave before a broadcast, add nothing to the index): element e of the result is
+      // operand element (e / inner) % size, which fused runs read without the broadcast (bias
+      // rows, per-row statistics, scalars).
       const Type in = op.operands[0]->type, res = op.result(0)->type;
       bool run = in.HasStaticShape() && res.HasStaticShape() && in.rank() <= res.rank();
-      const int64_t first = in.rank() > 0 && run ? p->dims[0] : 0;
-      for (int64_t d = 0; run && d < in.rank(); ++d)
-        run = p->dims[d] == first + d && p->dims[d] < res.rank() && in.shape()[d] == res.shape()[p->dims[d]];
+      int64_t first = -1, last = res.rank();
+      for (int64_t d = 0; run && d < in.rank(); ++d) {
+        if (in.shape()[d] == 1) continue;
+        run = p->dims[d] < res.rank() && in.shape()[d] == res.shape()[p->dims[d]] &&
+              (first < 0 || p->dims[d] == last);
+        if (first < 0) first = p->dims[d];
+        last = p->dims[d] + 1;
+      }
       if (run && in.NumElements() > 0) {
         int64_t inner = 1;
-        for (int64_t d = first + in.rank(); d < res.rank(); ++d) inner *= res.shape()[d];
+        for (int64_t d = first < 0 ? res.rank() : last; d < res.rank(); ++d) inner *= res.shape()[d];
         s.broadcast_period = in.NumElements();
         s.broadcast_inner = in.NumElements() == 1 ? 1 : inner;
       }
