@@ -22,8 +22,11 @@ foreach(d ${deps})
   if(dir STREQUAL DEST)
     continue()
   endif()
-  if(NOT EXISTS ${DEST}/${name} OR ${d} IS_NEWER_THAN ${DEST}/${name})
-    file(COPY ${d} DESTINATION ${DEST} FOLLOW_SYMLINK_CHAIN)
+  # One regular file under the name the plugin asks for (its soname), not a chain of links:
+  # a wheel cannot hold links, and a copy of the folder keeps working.
+  if(NOT EXISTS ${DEST}/${name} OR IS_SYMLINK ${DEST}/${name} OR ${d} IS_NEWER_THAN ${DEST}/${name})
+    file(REMOVE ${DEST}/${name})
+    configure_file(${d} ${DEST}/${name} COPYONLY)
   endif()
 endforeach()
 if(missing)
