@@ -1,5 +1,5 @@
-"""The jax_plugins/openpjrt_cpu package, against a stand-in for JAX's registration function
-(JAX itself is not installable here)."""
+"""The jax_plugins/openpjrt_cpu package's registration, against a stand-in for JAX's registration
+function under Debian's python3 (which has no JAX; tests/jax runs the real JAX in .venv)."""
 
 import ctypes
 import importlib
