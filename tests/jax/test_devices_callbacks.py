@@ -6,6 +6,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -165,3 +166,21 @@ def test_runtime_error_is_a_python_exception():
     err, _ = jax.jit(f)(jax.device_put(np.ones(3, np.float32), OURS))
     with pytest.raises(Exception, match="sum must be negative"):
         err.throw()
+
+
+def test_memory_limit_raises_resource_exhausted_with_the_plugins_message():
+    # The backend's create options are fixed when JAX starts it: a child process with a 4 MB limit.
+    code = ("import numpy as np, jax, jax.numpy as jnp\n"
+            "d = jax.devices('openpjrt_cpu')[0]\n"
+            "x = jax.device_put(np.ones((256, 1024), np.float32), d)\n"  # 1 MB: fits
+            "print('small ok', float(jax.jit(lambda v: v.sum())(x)))\n"
+            "try:\n"
+            "    jax.jit(lambda v: jnp.tile(v, (8, 1)) + 1)(x).block_until_ready()\n"
+            "    print('no error')\n"
+            "except Exception as e:\n"
+            "    print('raised', type(e).__name__, e)\n")
+    env = dict(os.environ, OPENPJRT_MEMORY_LIMIT_BYTES=str(4 << 20), JAX_PLATFORMS="cpu,openpjrt_cpu")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert "small ok 262144.0" in out.stdout, out.stdout + out.stderr
+    assert "raised" in out.stdout and "RESOURCE_EXHAUSTED" in out.stdout, out.stdout + out.stderr
+    assert "4194304-byte limit" in out.stdout, out.stdout

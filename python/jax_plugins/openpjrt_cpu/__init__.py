@@ -6,8 +6,9 @@ name ``openpjrt_cpu``; select it with ``JAX_PLATFORMS=openpjrt_cpu``.
 
 The plugin library is looked up, in order, at ``$OPENPJRT_PLUGIN_PATH``, beside this file, and in
 the build tree this package was copied into (``build/python`` -> ``build/lib``).
-``$OPENPJRT_CPU_DEVICE_COUNT`` and ``$OPENPJRT_INTRA_OP_THREADS`` set the client's
-``cpu_device_count`` and ``intra_op_threads`` create options.
+``$OPENPJRT_CPU_DEVICE_COUNT``, ``$OPENPJRT_INTRA_OP_THREADS`` and ``$OPENPJRT_MEMORY_LIMIT_BYTES``
+set the client's ``cpu_device_count``, ``intra_op_threads`` and ``memory_limit_bytes`` create
+options.
 
 Typed FFI targets registered with ``jax.ffi.register_ffi_target(..., platform="cpu")`` reach the
 plugin (and XLA's CPU backend) through ``_ffi``.
@@ -46,6 +47,9 @@ def create_options():
     threads = os.environ.get("OPENPJRT_INTRA_OP_THREADS")
     if threads:
         options["intra_op_threads"] = int(threads)
+    limit = os.environ.get("OPENPJRT_MEMORY_LIMIT_BYTES")
+    if limit:
+        options["memory_limit_bytes"] = int(float(limit))
     return options
 
 
