@@ -642,6 +642,21 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
       return;
     }
     case OpCode::kComposite: {
+      // JAX 0.11 sends lax.top_k as a chlo.top_k composite whose decomposition sorts whole rows
+      // (TOTALORDER, descending, stable) and slices; the top-k kernel gives the same values and
+      // indices without the sort.
+      Attribute name = op.attr("name"), attrs = op.attr("composite_attributes");
+      Attribute k = attrs && attrs.kind() == AttrKind::kDictionary ? attrs.Field("k") : Attribute();
+      int64_t kv = 0;
+      if (name && name.kind() == AttrKind::kString && name->str == "chlo.top_k" && k && ir::GetInt(k, &kv) &&
+          op.operands.size() == 1 && op.num_results() == 2 && !ir::IsComplex(kind_of(op.operands[0])) &&
+          kind_of(op.result(1)) == ElemKind::kI32 && op.operands[0]->type.HasStaticShape() &&
+          op.operands[0]->type.rank() >= 1 && kv >= 0 && kv <= op.operands[0]->type.shape().back()) {
+        auto p = std::make_shared<cpu::TopKParams>();
+        p->k = kv;
+        AddStep(op, env, prog, cpu::TopKKernel(), Operands(op, env)).params = p;
+        return;
+      }
       Attribute d = op.attr("decomposition");
       const Operation* f = d && d.kind() == AttrKind::kSymbolRef && d->symbols.size() == 1
                                ? m_.LookupFunction(d->symbols[0]) : nullptr;
