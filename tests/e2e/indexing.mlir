@@ -178,3 +178,35 @@ func.func @map_elementwise() {
   check.expect_eq_const %r, dense<[4.0, 10.0, 18.0]> : tensor<3xf32>
   func.return
 }
+
+// -----
+
+// A scatter writes into its operand's storage only at the operand's last use: here the zeros
+// (a splat broadcast, as JAX's embedding gradient starts) are scattered into twice, and the
+// first result is read after the second scatter.
+func.func @scatter_in_place_only_at_last_use() {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %z0 = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<f32>) -> tensor<4x2xf32>
+  %z = stablehlo.optimization_barrier %z0 : tensor<4x2xf32>
+  %idx = stablehlo.constant dense<[[1], [3], [1]]> : tensor<3x1xi32>
+  %u = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %a = "stablehlo.scatter"(%z, %idx, %u) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %s = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<4x2xf32>, tensor<3x1xi32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %b = "stablehlo.scatter"(%z, %idx, %u) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %s = stablehlo.multiply %p, %q : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<4x2xf32>, tensor<3x1xi32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %c = "stablehlo.scatter"(%a, %idx, %u) ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %s = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<4x2xf32>, tensor<3x1xi32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  check.expect_eq_const %a, dense<[[0.0, 0.0], [6.0, 8.0], [0.0, 0.0], [3.0, 4.0]]> : tensor<4x2xf32>
+  check.expect_eq_const %b, dense<0.0> : tensor<4x2xf32>
+  check.expect_eq_const %c, dense<[[0.0, 0.0], [12.0, 16.0], [0.0, 0.0], [6.0, 8.0]]> : tensor<4x2xf32>
+  func.return
+}
