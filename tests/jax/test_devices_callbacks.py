@@ -184,3 +184,53 @@ def test_memory_limit_raises_resource_exhausted_with_the_plugins_message():
     assert "small ok 262144.0" in out.stdout, out.stdout + out.stderr
     assert "raised" in out.stdout and "RESOURCE_EXHAUSTED" in out.stdout, out.stdout + out.stderr
     assert "4194304-byte limit" in out.stdout, out.stdout
+
+
+def _sdy_attributes(text):
+    """Every #sdy... attribute written in `text` (angle brackets balanced, quotes respected)."""
+    found, i = [], text.find("#sdy")
+    while i >= 0:
+        j, depth, quoted = i, 0, False
+        while j < len(text):
+            c = text[j]
+            if c == '"' and text[j - 1] != "\\":
+                quoted = not quoted
+            elif not quoted and c == "<":
+                depth += 1
+            elif not quoted and c == ">":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        found.append(text[i:j + 1])
+        i = text.find("#sdy", j)
+    return found
+
+
+def test_shardy_attributes_from_bytecode_on_a_one_device_mesh(rng, tmp_path, monkeypatch):
+    # Meshes, tensor and dimension shardings (open and closed, replicated axes), shardings per
+    # value and manual axes, as JAX serializes them in bytecode: the plugin's text of each is
+    # JAX's own. On one device each shard is the whole value, so the program runs as written.
+    x = rand(rng, (4, 6), np.float32)
+
+    def run(device, check_text=False):
+        mesh = Mesh(np.array([device]).reshape(1, 1), ("a", "b"))
+        def f(v):
+            v = jax.lax.with_sharding_constraint(v * 2, NamedSharding(mesh, P("a", None)))
+            g = jax.shard_map(lambda t: jax.lax.psum(jnp.sin(t), ("a", "b")), mesh=mesh,
+                              in_specs=P("a", "b"), out_specs=P("a", "b"))
+            return g(v) + jax.lax.with_sharding_constraint(v, NamedSharding(mesh, P(None, ("a", "b"))))
+        arg = jax.device_put(x, NamedSharding(mesh, P("a")))
+        if check_text:
+            monkeypatch.setenv("OPENPJRT_DUMP_DIR", str(tmp_path))
+            theirs = jax.jit(f).lower(arg).compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=True)
+        out = np.asarray(jax.jit(f)(arg))
+        if check_text:
+            monkeypatch.delenv("OPENPJRT_DUMP_DIR")
+            ours = "".join(p.read_text() for p in tmp_path.glob("bytecode-*.mlir"))
+            want = set(_sdy_attributes(theirs))
+            assert len(want) >= 3, want
+            assert want <= set(_sdy_attributes(ours)), sorted(want - set(_sdy_attributes(ours)))
+        return out
+
+    np.testing.assert_allclose(run(OURS, check_text=True), run(REF), rtol=1e-6, atol=1e-6)
