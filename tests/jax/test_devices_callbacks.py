@@ -62,7 +62,7 @@ def test_shard_map_collectives(rng):
 
 
 @pytest.mark.xfail(reason="SPMD partitioning (issue 44): jit over a NamedSharding of 4 devices needs "
-                          "the partitioner", strict=False)
+                          "the partitioner", strict=True)
 def test_sharded_jit_data_parallel(rng):
     w = rand(rng, (6, 3), np.float32)
     x = rand(rng, (8, 6), np.float32)
