@@ -47,7 +47,7 @@ def _mesh(devices, shape=(4,), names=("x",)):
 
 
 @pytest.mark.xfail(reason="SPMD partitioning (issue 44): the plugin refuses num_partitions > 1 with "
-                          "sharded arguments until the partitioner lands", strict=False)
+                          "sharded arguments until the partitioner lands", strict=True)
 def test_shard_map_collectives(rng):
     x = rand(rng, (8, 6), np.float32)
 
