@@ -619,5 +619,46 @@ TEST_F(PluginTest, ClientDestroyedWhileOutputsPending) {
   CAPI_OK(api->PJRT_Client_Destroy(&d));
 }
 
+// int4 / int2 host buffers hold one value per byte with only the low bits defined (ml_dtypes,
+// and so JAX, leave the high bits as they are): the plugin reads the low bits as a signed value,
+// whatever the host semantics (a zero-copy request is copied).
+TEST_F(PluginTest, SubByteSignedHostBuffersReadTheirLowBits) {
+  PJRT_LoadedExecutable* exe = Compile(R"(
+func.func @main(%x: tensor<4xi4>, %y: tensor<4xi2>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = stablehlo.convert %x : (tensor<4xi4>) -> tensor<4xf32>
+  %1 = stablehlo.convert %y : (tensor<4xi2>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+)");
+  ASSERT_NE(exe, nullptr);
+  alignas(64) static uint8_t s4[64] = {0x0B, 0xFB, 0x07, 0xA8};  // -5 (high bits clear), -5, 7, -8
+  alignas(64) static uint8_t s2[64] = {0x03, 0xFE, 0x01, 0x40};  // -1, -2, 1, 0
+  for (auto semantics : {PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, PJRT_HostBufferSemantics_kImmutableZeroCopy}) {
+    std::vector<PJRT_Buffer*> in;
+    std::vector<PJRT_Event*> done;  // a zero-copy buffer releases the host memory when destroyed
+    int64_t dims[1] = {4};
+    for (auto [data, type] : {std::pair{s4, PJRT_Buffer_Type_S4}, std::pair{s2, PJRT_Buffer_Type_S2}}) {
+      auto a = Args<PJRT_Client_BufferFromHostBuffer_Args>();
+      a.client = client;
+      a.data = data;
+      a.type = type;
+      a.dims = dims;
+      a.num_dims = 1;
+      a.host_buffer_semantics = semantics;
+      a.device = Device(0);
+      CAPI_OK(api->PJRT_Client_BufferFromHostBuffer(&a));
+      if (a.done_with_host_buffer) done.push_back(a.done_with_host_buffer);
+      in.push_back(a.buffer);
+    }
+    auto outs = Execute(exe, {in}, 2);
+    EXPECT_EQ(Download(outs[0][0]), (std::vector<float>{-5, -5, 7, -8}));
+    EXPECT_EQ(Download(outs[0][1]), (std::vector<float>{-1, -2, 1, 0}));
+    for (PJRT_Buffer* b : outs[0]) Destroy(b);
+    for (PJRT_Buffer* b : in) Destroy(b);
+    for (PJRT_Event* e : done) EXPECT_EQ(Await(e), nullptr);
+  }
+  Destroy(exe);
+}
+
 }  // namespace
 }  // namespace capi
