@@ -119,16 +119,25 @@ PJRT_Device* PluginTest::Device(int i, PJRT_Client* c) {
   return static_cast<size_t>(i) < a.num_addressable_devices ? a.addressable_devices[i] : nullptr;
 }
 
-PJRT_Buffer* PluginTest::Upload(const std::vector<float>& v, std::vector<int64_t> dims, int device,
-                                PJRT_Client* c) {
+PJRT_Client_BufferFromHostBuffer_Args PluginTest::HostBufferArgs(const void* data, PJRT_Buffer_Type type,
+                                                                 const std::vector<int64_t>& dims,
+                                                                 PJRT_HostBufferSemantics semantics, int device,
+                                                                 PJRT_Client* c) {
   auto a = Args<PJRT_Client_BufferFromHostBuffer_Args>();
   a.client = c ? c : client;
-  a.data = v.data();
-  a.type = PJRT_Buffer_Type_F32;
-  a.dims = dims.data();
+  a.data = data;
+  a.type = type;
+  a.dims = dims.data();  // the caller's vector outlives the call
   a.num_dims = dims.size();
-  a.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+  a.host_buffer_semantics = semantics;
   a.device = Device(device, a.client);
+  return a;
+}
+
+PJRT_Buffer* PluginTest::Upload(const std::vector<float>& v, std::vector<int64_t> dims, int device,
+                                PJRT_Client* c) {
+  auto a = HostBufferArgs(v.data(), PJRT_Buffer_Type_F32, dims, PJRT_HostBufferSemantics_kImmutableOnlyDuringCall,
+                          device, c);
   PJRT_Error* e = api->PJRT_Client_BufferFromHostBuffer(&a);
   EXPECT_EQ(e, nullptr) << Message(e);
   if (a.done_with_host_buffer) {

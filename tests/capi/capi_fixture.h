@@ -46,6 +46,11 @@ class PluginTest : public ::testing::Test {
                          PJRT_LoadedExecutable** out, PJRT_Client* client = nullptr);
   PJRT_Buffer* Upload(const std::vector<float>& v, std::vector<int64_t> dims, int device = 0,
                       PJRT_Client* client = nullptr);
+  // PJRT_Client_BufferFromHostBuffer's arguments for a dense host array on device `device`.
+  PJRT_Client_BufferFromHostBuffer_Args HostBufferArgs(const void* data, PJRT_Buffer_Type type,
+                                                       const std::vector<int64_t>& dims,
+                                                       PJRT_HostBufferSemantics semantics, int device = 0,
+                                                       PJRT_Client* client = nullptr);
   std::vector<float> Download(PJRT_Buffer* b);
   // Executes on every device of `exe` with the given per-device arguments; returns outputs.
   std::vector<std::vector<PJRT_Buffer*>> Execute(PJRT_LoadedExecutable* exe,

@@ -494,15 +494,8 @@ TEST_F(PluginTest, BufferTransfersLayoutsAndCopies) {
 
 TEST_F(PluginTest, ZeroCopyReleasesHostMemoryOnDestroy) {
   alignas(64) float data[16] = {1, 2, 3};
-  int64_t dims[1] = {16};
-  auto a = Args<PJRT_Client_BufferFromHostBuffer_Args>();
-  a.client = client;
-  a.data = data;
-  a.type = PJRT_Buffer_Type_F32;
-  a.dims = dims;
-  a.num_dims = 1;
-  a.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableZeroCopy;
-  a.device = Device(0);
+  const std::vector<int64_t> dims = {16};
+  auto a = HostBufferArgs(data, PJRT_Buffer_Type_F32, dims, PJRT_HostBufferSemantics_kImmutableZeroCopy);
   CAPI_OK(api->PJRT_Client_BufferFromHostBuffer(&a));
   auto up = Args<PJRT_Buffer_UnsafePointer_Args>();
   up.buffer = a.buffer;
@@ -636,16 +629,9 @@ func.func @main(%x: tensor<4xi4>, %y: tensor<4xi2>) -> (tensor<4xf32>, tensor<4x
   for (auto semantics : {PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, PJRT_HostBufferSemantics_kImmutableZeroCopy}) {
     std::vector<PJRT_Buffer*> in;
     std::vector<PJRT_Event*> done;  // a zero-copy buffer releases the host memory when destroyed
-    int64_t dims[1] = {4};
+    const std::vector<int64_t> dims = {4};
     for (auto [data, type] : {std::pair{s4, PJRT_Buffer_Type_S4}, std::pair{s2, PJRT_Buffer_Type_S2}}) {
-      auto a = Args<PJRT_Client_BufferFromHostBuffer_Args>();
-      a.client = client;
-      a.data = data;
-      a.type = type;
-      a.dims = dims;
-      a.num_dims = 1;
-      a.host_buffer_semantics = semantics;
-      a.device = Device(0);
+      auto a = HostBufferArgs(data, type, dims, semantics);
       CAPI_OK(api->PJRT_Client_BufferFromHostBuffer(&a));
       if (a.done_with_host_buffer) done.push_back(a.done_with_host_buffer);
       in.push_back(a.buffer);
