@@ -87,6 +87,14 @@ PJRT_Executable* WrapExecutable(std::shared_ptr<const runtime::Executable> exe) 
   for (const runtime::BufferShape& s : e->exe->arg_shapes()) e->param_layouts.push_back(row_major(s));
   for (auto& l : e->output_layouts) e->output_layout_ptrs.push_back(&l);
   for (auto& l : e->param_layouts) e->param_layout_ptrs.push_back(&l);
+  for (const std::string& s : e->exe->output_shardings()) {
+    e->output_sharding_ptrs.push_back(s.c_str());
+    e->output_sharding_sizes.push_back(s.size());
+  }
+  for (const std::string& s : e->exe->param_shardings()) {
+    e->param_sharding_ptrs.push_back(s.c_str());
+    e->param_sharding_sizes.push_back(s.size());
+  }
   const runtime::CostAnalysis& c = e->exe->cost();
   e->cost = {NamedFloat("flops", c.flops), NamedFloat("transcendentals", c.transcendentals),
              NamedFloat("bytes accessed", c.bytes_accessed)};

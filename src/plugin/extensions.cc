@@ -1,5 +1,5 @@
-// The extension chain of PJRT_Api: Layouts (version 4), MemoryDescriptions (version 1) and FFI
-// (version 2). Every array on this plugin is dense and row-major, so every layout is the
+// The extension chain of PJRT_Api: Layouts (version 4), MemoryDescriptions (version 1), FFI
+// (version 3) and Shardings (version 1: each parameter's and output's xla.OpSharding). Every array on this plugin is dense and row-major, so every layout is the
 // descending minor-to-major order of its rank; the extension lets clients ask instead of assume.
 // FFI hands XLA FFI handlers to src/cpu/ffi.h for custom_call targets.
 #include <cctype>
@@ -162,6 +162,38 @@ PJRT_Layouts_Extension MakeLayouts(PJRT_Extension_Base* next) {
   return e;
 }
 
+// ------------------------------------------------------------------ Shardings
+
+PJRT_Error* ParameterShardings(PJRT_Shardings_PJRT_Executable_ParameterShardings_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_Shardings_PJRT_Executable_ParameterShardings_Args, args);
+  OPJ_REQUIRE(PJRT_Shardings_PJRT_Executable_ParameterShardings_Args, args, executable);
+  args->num_parameters = args->executable->param_sharding_ptrs.size();
+  args->shardings = args->executable->param_sharding_ptrs.data();
+  args->sharding_sizes = args->executable->param_sharding_sizes.data();
+  return nullptr;
+}
+
+PJRT_Error* OutputShardings(PJRT_Shardings_PJRT_Executable_OutputShardings_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_Shardings_PJRT_Executable_OutputShardings_Args, args);
+  OPJ_REQUIRE(PJRT_Shardings_PJRT_Executable_OutputShardings_Args, args, executable);
+  args->num_outputs = args->executable->output_sharding_ptrs.size();
+  args->shardings = args->executable->output_sharding_ptrs.data();
+  args->sharding_sizes = args->executable->output_sharding_sizes.data();
+  return nullptr;
+}
+
+PJRT_Shardings_Extension MakeShardings(PJRT_Extension_Base* next) {
+  PJRT_Shardings_Extension e{};
+  e.base.struct_size = PJRT_Shardings_Extension_STRUCT_SIZE;
+  e.base.type = PJRT_Extension_Type_Shardings;
+  e.base.next = next;
+  e.PJRT_Shardings_PJRT_Executable_ParameterShardings =
+      &Guarded<PJRT_Shardings_PJRT_Executable_ParameterShardings_Args, ParameterShardings>;
+  e.PJRT_Shardings_PJRT_Executable_OutputShardings =
+      &Guarded<PJRT_Shardings_PJRT_Executable_OutputShardings_Args, OutputShardings>;
+  return e;
+}
+
 // ------------------------------------------------------------------ FFI
 
 PJRT_Error* FfiTypeRegister(PJRT_FFI_Type_Register_Args* args) {
@@ -220,7 +252,8 @@ PJRT_FFI_Extension MakeFfi(PJRT_Extension_Base* next) {
 
 PJRT_Extension_Base* FirstExtension() {
   // Built once, on the first GetPjrtApi; nothing but static tables.
-  static PJRT_FFI_Extension ffi = MakeFfi(nullptr);
+  static PJRT_Shardings_Extension shardings = MakeShardings(nullptr);
+  static PJRT_FFI_Extension ffi = MakeFfi(&shardings.base);
   static PJRT_MemoryDescriptions_Extension memory_descriptions = MakeMemoryDescriptions(&ffi.base);
   static PJRT_Layouts_Extension layouts = MakeLayouts(&memory_descriptions.base);
   return &layouts.base;

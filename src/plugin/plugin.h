@@ -18,6 +18,7 @@
 #include "include/openpjrt/c/pjrt_c_api_ffi_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_layouts_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_memory_descriptions_extension.h"
+#include "include/openpjrt/c/pjrt_c_api_shardings_extension.h"
 #include "src/runtime/executable.h"
 
 // PJRT_Error and PJRT_Memory are defined by the header (a function table pointer first); the
@@ -124,6 +125,9 @@ struct PJRT_Executable {
   // Layouts extension: owned by the handle, handed out as arrays of pointers.
   std::vector<PJRT_Layouts_MemoryLayout> output_layouts, param_layouts;
   std::vector<PJRT_Layouts_MemoryLayout*> output_layout_ptrs, param_layout_ptrs;
+  // Shardings extension: pointers into exe's serialized OpSharding messages.
+  std::vector<const char*> output_sharding_ptrs, param_sharding_ptrs;
+  std::vector<size_t> output_sharding_sizes, param_sharding_sizes;
 };
 
 struct PJRT_LoadedExecutable {

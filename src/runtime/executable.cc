@@ -2,6 +2,9 @@
 // run on the client's pool (or inline for a synchronous client).
 #include "src/runtime/executable.h"
 
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -12,6 +15,7 @@
 #include <cstring>
 
 #include "src/compiler/compile.h"
+#include "src/compiler/spmd/spmd.h"
 #include "src/ir/parser.h"
 #include "src/ir/printer.h"
 #include "src/ir/verifier.h"
@@ -179,6 +183,27 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Build(std::string_view c
       dynamic = false;
     }
   }
+  int64_t v = 0;
+  const int64_t attr_replicas = ir::GetInt(exe->module_->op->attr("mhlo.num_replicas"), &v) ? v : 1;
+  const int64_t attr_partitions =
+      ir::GetInt(exe->module_->op->attr("mhlo.num_partitions"), &v) ? v : 1;
+  int64_t replicas = options.num_replicas ? options.num_replicas : attr_replicas;
+  int64_t partitions = options.num_partitions ? options.num_partitions : attr_partitions;
+  if (replicas < 1 || partitions < 1 || replicas * partitions > 4096)
+    return absl::InvalidArgumentError(StrCat("unusable device count: ", replicas, " replicas x ",
+                                             partitions, " partitions"));
+  // A program for several partitions becomes the program each partition runs on its shards.
+  compiler::spmd::PartitionInfo shards;
+  if (entry && !dynamic) {
+    if (absl::Status s = compiler::spmd::PartitionModule(*exe->module_, *entry, partitions, replicas, &shards);
+        !s.ok())
+      return s;
+    // OPENPJRT_DUMP_DIR=DIR also writes each partitioned program to DIR/partitioned-N.mlir.
+    if (const char* dir = std::getenv("OPENPJRT_DUMP_DIR"); dir && *dir && !shards.params.empty()) {
+      static std::atomic<int> counter{0};
+      std::ofstream(StrCat(dir, "/partitioned-", counter++, ".mlir")) << ir::PrintModule(*exe->module_);
+    }
+  }
   if (!dynamic) {
     auto program = compiler::Compile(*exe->module_);
     if (!program.ok()) return program.status();
@@ -205,16 +230,13 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Build(std::string_view c
     if (!s.ok()) return s.status();
     exe->result_shapes_.push_back(*s);
   }
+  exe->param_shardings_.resize(ft.inputs().size());
+  exe->output_shardings_.resize(ft.results().size());
+  for (size_t i = 0; i < shards.params.size() && i < ft.inputs().size(); ++i)
+    exe->param_shardings_[i] = compiler::spmd::OpShardingProto(shards.params[i]);
+  for (size_t i = 0; i < shards.results.size() && i < ft.results().size(); ++i)
+    exe->output_shardings_[i] = compiler::spmd::OpShardingProto(shards.results[i]);
 
-  int64_t v = 0;
-  const int64_t attr_replicas = ir::GetInt(exe->module_->op->attr("mhlo.num_replicas"), &v) ? v : 1;
-  const int64_t attr_partitions =
-      ir::GetInt(exe->module_->op->attr("mhlo.num_partitions"), &v) ? v : 1;
-  int64_t replicas = options.num_replicas ? options.num_replicas : attr_replicas;
-  int64_t partitions = options.num_partitions ? options.num_partitions : attr_partitions;
-  if (replicas < 1 || partitions < 1 || replicas * partitions > 4096)
-    return absl::InvalidArgumentError(StrCat("unusable device count: ", replicas, " replicas x ",
-                                             partitions, " partitions"));
   if (!options.device_assignment.empty() &&
       (static_cast<int64_t>(options.device_assignment.size()) != replicas ||
        static_cast<int64_t>(options.device_assignment[0].size()) != partitions))

@@ -46,6 +46,10 @@ class Executable {
   int num_partitions() const { return num_partitions_; }
   const std::vector<BufferShape>& arg_shapes() const { return arg_shapes_; }
   const std::vector<BufferShape>& result_shapes() const { return result_shapes_; }
+  // Serialized xla.OpSharding of each argument and result over the partitions (empty string:
+  // replicated), as PJRT's Shardings extension reports them.
+  const std::vector<std::string>& param_shardings() const { return param_shardings_; }
+  const std::vector<std::string>& output_shardings() const { return output_shardings_; }
   const std::vector<bool>& donated_args() const { return donated_args_; }
   const CompileOptions& options() const { return options_; }
   const std::string& fingerprint() const { return fingerprint_; }
@@ -74,6 +78,7 @@ class Executable {
   std::string name_, fingerprint_, optimized_text_;
   int num_replicas_ = 1, num_partitions_ = 1;
   std::vector<BufferShape> arg_shapes_, result_shapes_;
+  std::vector<std::string> param_shardings_, output_shardings_;
   std::vector<bool> donated_args_;
   CostAnalysis cost_;
   int64_t code_size_ = 0;

@@ -25,8 +25,6 @@ def test_four_devices():
     assert len({d.id for d in OUR_DEVICES}) == 4
 
 
-@pytest.mark.xfail(reason="SPMD partitioning (issue 44): JAX 0.11 lowers pmap to an sdy.manual_computation "
-                          "over num_partitions=4, whose per-device shards the plugin does not split yet", strict=True)
 def test_pmap_collectives(rng):
     x = rand(rng, (4, 6), np.float32)
     f = lambda v: (jax.lax.psum(v, "i"), jax.lax.pmax(v, "i"), jax.lax.all_gather(v, "i"),
@@ -46,8 +44,6 @@ def _mesh(devices, shape=(4,), names=("x",)):
     return Mesh(np.array(devices[:int(np.prod(shape))]).reshape(shape), names)
 
 
-@pytest.mark.xfail(reason="SPMD partitioning (issue 44): the plugin refuses num_partitions > 1 with "
-                          "sharded arguments until the partitioner lands", strict=True)
 def test_shard_map_collectives(rng):
     x = rand(rng, (8, 6), np.float32)
 
@@ -61,8 +57,6 @@ def test_shard_map_collectives(rng):
     assert_same(run(REF_DEVICES), run(OUR_DEVICES), rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.xfail(reason="SPMD partitioning (issue 44): jit over a NamedSharding of 4 devices needs "
-                          "the partitioner", strict=True)
 def test_sharded_jit_data_parallel(rng):
     w = rand(rng, (6, 3), np.float32)
     x = rand(rng, (8, 6), np.float32)

@@ -1,0 +1,621 @@
+// The SPMD rewrite (see spmd.h).
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "src/compiler/spmd/sharding.h"
+#include "src/compiler/spmd/spmd.h"
+#include "src/ir/printer.h"
+#include "src/support/str.h"
+
+namespace openpjrt::compiler::spmd {
+namespace {
+
+using ir::AttrKind;
+using ir::Attribute;
+using ir::ElemKind;
+using ir::OpCode;
+using ir::Operation;
+using ir::Type;
+using ir::Value;
+
+class PartitionError : public std::runtime_error {
+ public:
+  PartitionError(absl::StatusCode code, const std::string& msg) : std::runtime_error(msg), code(code) {}
+  absl::StatusCode code;
+};
+
+// A value known on each partition as its shard `local` of a whole value laid out as `layout`.
+// The whole value is built (by all-gathers) the first time something needs it.
+struct Sharded {
+  Value* local = nullptr;
+  Layout layout;
+  Type global_type;
+  Value* whole = nullptr;  // once materialized (or `local` itself when the layout is replicated)
+};
+
+// Ops whose result element i depends only on element i of each operand (all of one shape), so a
+// shard of the result is the op applied to the same shards of the operands.
+bool IsElementwise(OpCode c) {
+  switch (c) {
+    case OpCode::kAbs: case OpCode::kAdd: case OpCode::kAnd: case OpCode::kAtan2: case OpCode::kCbrt:
+    case OpCode::kCeil: case OpCode::kClamp: case OpCode::kComplex: case OpCode::kCosine:
+    case OpCode::kCountLeadingZeros: case OpCode::kDivide: case OpCode::kExponential:
+    case OpCode::kExponentialMinusOne: case OpCode::kFloor: case OpCode::kImag: case OpCode::kIsFinite:
+    case OpCode::kLog: case OpCode::kLogPlusOne: case OpCode::kLogistic: case OpCode::kMaximum:
+    case OpCode::kMinimum: case OpCode::kMultiply: case OpCode::kNegate: case OpCode::kNot: case OpCode::kOr:
+    case OpCode::kPopcnt: case OpCode::kPower: case OpCode::kReal: case OpCode::kRemainder:
+    case OpCode::kRoundNearestAfz: case OpCode::kRoundNearestEven: case OpCode::kRsqrt: case OpCode::kSelect:
+    case OpCode::kShiftLeft: case OpCode::kShiftRightArithmetic: case OpCode::kShiftRightLogical:
+    case OpCode::kSign: case OpCode::kSine: case OpCode::kSqrt: case OpCode::kSubtract: case OpCode::kTan:
+    case OpCode::kTanh: case OpCode::kXor: case OpCode::kCompare: case OpCode::kConvert:
+    case OpCode::kReducePrecision: case OpCode::kChloErf: case OpCode::kChloErfc: case OpCode::kChloErfInv:
+    case OpCode::kChloSquare: case OpCode::kChloCosh: case OpCode::kChloSinh: case OpCode::kChloTan:
+    case OpCode::kChloLgamma: case OpCode::kChloDigamma: case OpCode::kChloIsInf: case OpCode::kChloIsNegInf:
+    case OpCode::kChloIsPosInf: case OpCode::kChloNextAfter:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class Partitioner {
+ public:
+  Partitioner(ir::Module& m, int64_t partitions, int64_t replicas)
+      : m_(m), ctx_(*m.ctx), partitions_(partitions), replicas_(replicas) {}
+
+  PartitionInfo info;
+
+  void Run(Operation& entry) {
+    for (const auto& op : m_.body()->ops) {
+      if (op->code != OpCode::kSdyMesh) continue;
+      Attribute name = op->attr("sym_name"), mesh = op->attr("mesh");
+      if (!name || name.kind() != AttrKind::kString || !mesh) continue;
+      auto parsed = ParseSdyMesh(mesh.kind() == AttrKind::kOpaque ? mesh->str : ir::PrintAttribute(mesh));
+      if (!parsed.ok()) Fail(*op, absl::StatusCode::kInvalidArgument, std::string(parsed.status().message()));
+      meshes_[name->str] = *parsed;
+    }
+    for (const auto& op : m_.body()->ops)
+      if (op->code == OpCode::kFunc && !op->regions.empty() && op->regions[0]->front())
+        RewriteFunction(*op, op.get() == &entry);
+  }
+
+ private:
+  [[noreturn]] void Fail(const Operation& op, absl::StatusCode code, const std::string& msg) {
+    throw PartitionError(code, StrCat(m_.source_name, ":", op.loc.line, ":", op.loc.col, ": error: '", op.name(),
+                                      "' op ", msg));
+  }
+
+  Type I64() { return ctx_.Element(ElemKind::kI64); }
+  Type Tensor(const std::vector<int64_t>& dims, Type elem) { return ctx_.Tensor(dims, elem); }
+
+  // ---- building ops ------------------------------------------------------------------------
+
+  Operation* Emit(OpCode code, std::vector<Value*> operands, std::vector<Type> results) {
+    auto op = std::make_unique<Operation>(code, "", loc_);
+    op->operands = std::move(operands);
+    op->SetResultTypes(results);
+    op->parent = block_;
+    out_.push_back(std::move(op));
+    return out_.back().get();
+  }
+
+  Value* ConstI64(const std::vector<int64_t>& values, const std::vector<int64_t>& dims) {
+    auto data = std::make_shared<std::vector<uint8_t>>(values.size() * 8);
+    std::memcpy(data->data(), values.data(), data->size());
+    Type t = Tensor(dims, I64());
+    Operation* c = Emit(OpCode::kConstant, {}, {t});
+    c->SetAttr("value", Attribute::Dense(t, data, false));
+    return c->result(0);
+  }
+
+  Value* PartitionIndex() {
+    Operation* pid = Emit(OpCode::kPartitionId, {}, {Tensor({}, ctx_.Element(ElemKind::kU32))});
+    return Emit(OpCode::kConvert, {pid->result(0)}, {Tensor({}, I64())})->result(0);
+  }
+
+  std::vector<int64_t> Dims(Type t) { return std::vector<int64_t>(t.shape().begin(), t.shape().end()); }
+
+  Attribute Groups(const std::vector<std::vector<int64_t>>& groups) {
+    // Flattened ids (replica * P + partition), the same groups in every replica.
+    std::vector<int64_t> flat;
+    for (int64_t r = 0; r < replicas_; ++r)
+      for (const auto& g : groups)
+        for (int64_t p : g) flat.push_back(r * partitions_ + p);
+    const int64_t cols = groups.empty() ? 0 : static_cast<int64_t>(groups[0].size());
+    const int64_t rows = cols ? static_cast<int64_t>(flat.size()) / cols : 0;
+    auto data = std::make_shared<std::vector<uint8_t>>(flat.size() * 8);
+    std::memcpy(data->data(), flat.data(), data->size());
+    return Attribute::Dense(Tensor({rows, cols}, I64()), data, false);
+  }
+
+  void MarkCrossPartition(Operation* op) {
+    op->SetAttr("channel_handle", Attribute::Struct("stablehlo.channel_handle",
+                                                    {{"handle", Attribute::Integer(I64(), next_channel_++)},
+                                                     {"type", Attribute::Integer(I64(), 1)}}));
+    op->SetAttr("use_global_device_ids", Attribute::Unit());
+  }
+
+  // The whole value from a shard: one all-gather per tiled dimension.
+  Value* Gather(Value* local, const Layout& layout, const Operation& at) {
+    std::vector<bool> pending(layout.tiles.size());
+    for (size_t d = 0; d < pending.size(); ++d) pending[d] = layout.tiles[d] > 1;
+    Value* v = local;
+    for (size_t d = 0; d < pending.size(); ++d) {
+      if (!pending[d]) continue;
+      auto groups = GatherGroups(layout, static_cast<int>(d), pending);
+      if (!groups.ok()) Fail(at, groups.status().code(), std::string(groups.status().message()));
+      std::vector<int64_t> dims = Dims(v->type);
+      dims[d] *= layout.tiles[d];
+      Operation* g = Emit(OpCode::kAllGather, {v}, {Tensor(dims, v->type.element_type())});
+      g->SetAttr("all_gather_dim", Attribute::Integer(I64(), static_cast<int64_t>(d)));
+      g->SetAttr("replica_groups", Groups(*groups));
+      MarkCrossPartition(g);
+      v = g->result(0);
+      pending[d] = false;
+    }
+    return v;
+  }
+
+  // The partition's shard of a whole value: dynamic_slice at offsets looked up by partition id.
+  Value* Slice(Value* whole, const Layout& layout, Type local_type, const Operation& at) {
+    if (layout.replicated()) return whole;
+    CheckShardType(whole->type, layout, local_type, at, "value");
+    const std::vector<int64_t> local = Dims(local_type);
+    Value* pid = PartitionIndex();
+    Value* zero = nullptr;
+    std::vector<Value*> starts;
+    for (size_t d = 0; d < layout.tiles.size(); ++d) {
+      if (layout.tiles[d] == 1) {
+        if (!zero) zero = ConstI64({0}, {});
+        starts.push_back(zero);
+        continue;
+      }
+      std::vector<int64_t> offsets(partitions_);
+      for (int64_t p = 0; p < partitions_; ++p) offsets[p] = layout.coords[p][d] * local[d];
+      Value* table = ConstI64(offsets, {partitions_});
+      Operation* pick = Emit(OpCode::kDynamicSlice, {table, pid}, {Tensor({1}, I64())});
+      pick->SetAttr("slice_sizes", Attribute::DenseI64(I64(), {1}));
+      starts.push_back(Emit(OpCode::kReshape, {pick->result(0)}, {Tensor({}, I64())})->result(0));
+    }
+    std::vector<Value*> operands = {whole};
+    operands.insert(operands.end(), starts.begin(), starts.end());
+    Operation* s = Emit(OpCode::kDynamicSlice, operands, {local_type});
+    s->SetAttr("slice_sizes", Attribute::DenseI64(I64(), local));
+    return s->result(0);
+  }
+
+  void CheckShardType(Type whole, const Layout& layout, Type local, const Operation& at, const std::string& what) {
+    if (!whole.IsTensor() || !local.IsTensor() || whole.rank() != local.rank() ||
+        whole.element_type() != local.element_type() || !whole.HasStaticShape())
+      Fail(at, absl::StatusCode::kInvalidArgument,
+           StrCat(what, " ", whole.ToString(), " cannot be sharded as ", local.ToString()));
+    for (int64_t d = 0; d < whole.rank(); ++d) {
+      const int64_t tiles = layout.tiles[d];
+      if (whole.shape()[d] % tiles != 0)
+        Fail(at, absl::StatusCode::kUnimplemented,
+             StrCat(what, " ", whole.ToString(), " is cut into ", tiles, " uneven tiles along dimension ", d,
+                    " (uneven shards are not supported)"));
+      if (whole.shape()[d] / tiles != local.shape()[d])
+        Fail(at, absl::StatusCode::kInvalidArgument,
+             StrCat(what, " ", whole.ToString(), " sharded ", layout.ToString(), " has shards of dimension ", d,
+                    " of size ", whole.shape()[d] / tiles, ", not ", local.ToString()));
+    }
+  }
+
+  static Type ShardType(ir::Context& ctx, Type whole, const Layout& layout) {
+    std::vector<int64_t> dims(whole.shape().begin(), whole.shape().end());
+    for (size_t d = 0; d < dims.size(); ++d) dims[d] /= layout.tiles[d];
+    return ctx.Tensor(dims, whole.element_type());
+  }
+
+  // The partition's shard of a whole value, made once per (value, layout): a splat constant or a
+  // broadcast scalar is rebuilt at the shard's shape, anything else is sliced.
+  Value* LocalOf(Value* whole, const Layout& layout, const Operation& at) {
+    for (auto& [l, v] : local_cache_[whole])
+      if (l == layout) return v;
+    Type local_type = ShardType(ctx_, whole->type, layout);
+    Value* local = nullptr;
+    Operation* def = whole->def;
+    if (def && def->code == OpCode::kBroadcastInDim && def->operands[0]->type.IsTensor() &&
+        def->operands[0]->type.rank() == 0) {
+      Operation* b = Emit(OpCode::kBroadcastInDim, {def->operands[0]}, {local_type});
+      b->SetAttr("broadcast_dimensions", Attribute::DenseI64(I64(), {}));
+      local = b->result(0);
+    } else if (def && def->code == OpCode::kConstant && def->attr("value") &&
+               def->attr("value").kind() == AttrKind::kDenseElements && def->attr("value")->splat) {
+      Operation* c = Emit(OpCode::kConstant, {}, {local_type});
+      c->SetAttr("value", Attribute::Dense(local_type, def->attr("value")->data, true));
+      local = c->result(0);
+    } else {
+      local = Slice(whole, layout, local_type, at);
+    }
+    local_cache_[whole].emplace_back(layout, local);
+    return local;
+  }
+
+  // An elementwise op with a sharded operand runs on shards: every operand is brought to the
+  // first sharded operand's layout (sliced when whole) and the result keeps that layout.
+  bool TryElementwise(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    if (!IsElementwise(op.code) || !op.regions.empty() || op.num_results() != 1) return false;
+    Type rt = op.result(0)->type;
+    if (!rt.IsTensor() || !rt.HasStaticShape()) return false;
+    const Sharded* lead = nullptr;
+    for (Value* v : op.operands) {
+      auto it = sharded_.find(v);
+      Type vt = it != sharded_.end() ? it->second->global_type : v->type;  // shard-typed arguments
+      if (!vt.IsTensor() || vt.shape().size() != rt.shape().size() ||
+          !std::equal(vt.shape().begin(), vt.shape().end(), rt.shape().begin()))
+        return false;
+      if (!lead && it != sharded_.end() && !it->second->layout.replicated()) lead = it->second.get();
+    }
+    if (!lead) return false;
+    const Layout layout = lead->layout;
+    auto c = std::make_unique<Operation>(op.code, op.name(), op.loc);
+    c->attrs = op.attrs;
+    for (Value* v : op.operands) {
+      auto it = sharded_.find(v);
+      if (it != sharded_.end() && it->second->layout == layout) {
+        c->operands.push_back(it->second->local);
+      } else {
+        Value* whole = it != sharded_.end() ? Whole(*it->second, op) : v;
+        c->operands.push_back(LocalOf(whole, layout, op));
+      }
+    }
+    c->SetResultTypes({ShardType(ctx_, rt, layout)});
+    c->parent = block_;
+    auto s = std::make_shared<Sharded>();
+    s->local = c->result(0);
+    s->layout = layout;
+    s->global_type = rt;
+    sharded_[op.result(0)] = s;
+    out_.push_back(std::move(c));
+    graveyard_.push_back(std::move(holder));
+    return true;
+  }
+
+  // ---- shardings ---------------------------------------------------------------------------
+
+  const Mesh& MeshOf(const SdySharding& s, const Operation& at) {
+    if (s.inline_mesh) return *s.inline_mesh;
+    auto it = meshes_.find(s.mesh_name);
+    if (it == meshes_.end())
+      Fail(at, absl::StatusCode::kInvalidArgument, StrCat("refers to mesh @", s.mesh_name, ", which is not defined"));
+    return it->second;
+  }
+
+  Layout LayoutOfSdy(const SdySharding& s, int64_t rank, const Operation& at, const std::vector<std::string>* only) {
+    auto l = SdyLayout(s, MeshOf(s, at), rank, partitions_, only);
+    if (!l.ok()) Fail(at, l.status().code(), std::string(l.status().message()));
+    return *l;
+  }
+
+  // The layout an argument or result attribute dictionary gives a value of type `t`.
+  Layout LayoutOfAttrs(const Attribute& dict, Type t, const Operation& at, const std::string& what,
+                       bool* specified = nullptr) {
+    const int64_t rank = t.IsTensor() ? t.rank() : 0;
+    Layout l = Layout::Replicated(rank, partitions_);
+    if (specified) *specified = false;
+    if (!dict || dict.kind() != AttrKind::kDictionary || !t.IsTensor()) return l;
+    if (specified) *specified = dict.Field("sdy.sharding") || dict.Field("mhlo.sharding");
+    try {
+      if (Attribute s = dict.Field("sdy.sharding")) {
+        auto parsed = ParseSdySharding(s.kind() == AttrKind::kOpaque ? s->str : ir::PrintAttribute(s));
+        if (!parsed.ok()) Fail(at, absl::StatusCode::kInvalidArgument, std::string(parsed.status().message()));
+        return LayoutOfSdy(*parsed, rank, at, nullptr);
+      }
+      if (Attribute s = dict.Field("mhlo.sharding"); s && s.kind() == AttrKind::kString) {
+        auto parsed = GspmdLayout(s->str, rank, partitions_);
+        if (!parsed.ok()) Fail(at, parsed.status().code(), std::string(parsed.status().message()));
+        return *parsed;
+      }
+    } catch (const PartitionError& e) {
+      throw PartitionError(e.code, StrCat(e.what(), " (", what, ")"));
+    }
+    return l;
+  }
+
+  // ---- the rewrite -------------------------------------------------------------------------
+
+  Value* Whole(Sharded& s, const Operation& at) {
+    if (!s.whole) s.whole = Gather(s.local, s.layout, at);
+    return s.whole;
+  }
+
+  // Replaces every operand of `op` (and of ops in its regions) that is a sharded value by its whole
+  // value, built before `op`.
+  void ResolveOperands(Operation& op, const Operation& at) {
+    for (Value*& v : op.operands) {
+      auto it = sharded_.find(v);
+      if (it != sharded_.end()) v = Whole(*it->second, at);
+    }
+    for (const auto& r : op.regions)
+      for (const auto& b : r->blocks)
+        for (const auto& o : b->ops) ResolveOperands(*o, at);
+  }
+
+  static void Substitute(Operation& op, const std::unordered_map<Value*, Value*>& map) {
+    for (Value*& v : op.operands) {
+      auto it = map.find(v);
+      if (it != map.end()) v = it->second;
+    }
+    for (const auto& r : op.regions)
+      for (const auto& b : r->blocks)
+        for (const auto& o : b->ops) Substitute(*o, map);
+  }
+
+  // #stablehlo.replica_group_mesh_axes<mesh = @m, axes = [...]> -> explicit device groups.
+  void ResolveMeshAxesGroups(Operation& op) {
+    Attribute rg = op.attr("replica_groups");
+    if (rg && rg.kind() != AttrKind::kDenseElements) {
+      const std::string text = rg.kind() == AttrKind::kOpaque ? rg->str : ir::PrintAttribute(rg);
+      if (text.find("replica_group_mesh_axes") != std::string::npos) {
+        size_t at = text.find("mesh = @");
+        if (at == std::string::npos) Fail(op, absl::StatusCode::kInvalidArgument, StrCat("cannot read ", text));
+        at += 8;
+        size_t end = at;
+        while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_' ||
+                                     text[end] == '.' || text[end] == '$'))
+          ++end;
+        const std::string mesh_name = text.substr(at, end - at);
+        auto it = meshes_.find(mesh_name);
+        if (it == meshes_.end())
+          Fail(op, absl::StatusCode::kInvalidArgument, StrCat("refers to mesh @", mesh_name, ", which is not defined"));
+        std::vector<AxisRef> axes;
+        for (size_t p = text.find("name = \"", end); p != std::string::npos; p = text.find("name = \"", p)) {
+          p += 8;
+          size_t q = text.find('"', p);
+          AxisRef a;
+          a.name = text.substr(p, q - p);
+          size_t next = text.find("name = \"", q);
+          size_t sub = text.find("sub_axis_info", q);
+          if (sub != std::string::npos && (next == std::string::npos || sub < next)) {
+            // "(pre)size" or "<pre_size = P, size = S>".
+            std::vector<int64_t> nums;
+            for (size_t k = sub; k < (next == std::string::npos ? text.size() : next) && nums.size() < 2; ++k)
+              if (std::isdigit(static_cast<unsigned char>(text[k]))) {
+                int64_t x = 0;
+                while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]))) x = x * 10 + (text[k++] - '0');
+                nums.push_back(x);
+              }
+            if (nums.size() == 2) a.pre = nums[0], a.size = nums[1];
+          }
+          axes.push_back(a);
+          p = q;
+        }
+        auto groups = MeshAxesGroups(it->second, axes);
+        if (!groups.ok()) Fail(op, groups.status().code(), std::string(groups.status().message()));
+        if (it->second.size() != partitions_)
+          Fail(op, absl::StatusCode::kInvalidArgument,
+               StrCat("mesh @", mesh_name, " has ", it->second.size(), " devices; the program has ", partitions_,
+                      " partitions"));
+        op.SetAttr("replica_groups", Groups(*groups));
+        if (!op.attr("channel_handle")) MarkCrossPartition(&op);
+        op.SetAttr("use_global_device_ids", Attribute::Unit());
+      }
+    }
+    for (const auto& r : op.regions)
+      for (const auto& b : r->blocks)
+        for (const auto& o : b->ops) ResolveMeshAxesGroups(*o);
+  }
+
+  static bool IsIdentityReshape(const Operation& op) {
+    return op.code == OpCode::kReshape && op.operands.size() == 1 && op.num_results() == 1 &&
+           op.operands[0]->type == op.result(0)->type;
+  }
+
+  void InlineManual(std::unique_ptr<Operation> holder) {
+    Operation& op = *holder;
+    auto shardings_of = [&](const char* key) {
+      Attribute a = op.attr(key);
+      auto parsed = ParseSdyShardingPerValue(a.kind() == AttrKind::kOpaque ? a->str : ir::PrintAttribute(a));
+      if (!parsed.ok()) Fail(op, absl::StatusCode::kInvalidArgument, std::string(parsed.status().message()));
+      return *parsed;
+    };
+    const std::vector<SdySharding> ins = shardings_of("in_shardings"), outs = shardings_of("out_shardings");
+    Attribute axes_attr = op.attr("manual_axes");
+    auto axes = ParseManualAxes(axes_attr.kind() == AttrKind::kOpaque ? axes_attr->str : ir::PrintAttribute(axes_attr));
+    if (!axes.ok()) Fail(op, absl::StatusCode::kInvalidArgument, std::string(axes.status().message()));
+    ir::Block& body = *op.regions[0]->front();
+    if (ins.size() != op.operands.size() || outs.size() != op.num_results())
+      Fail(op, absl::StatusCode::kInvalidArgument,
+           StrCat("has ", ins.size(), " in_shardings for ", op.operands.size(), " operands and ", outs.size(),
+                  " out_shardings for ", op.num_results(), " results"));
+    std::unordered_map<Value*, Value*> args;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      Value* v = op.operands[i];
+      Type whole_type = v->type;
+      Layout l = LayoutOfSdy(ins[i], whole_type.rank(), op, &*axes);
+      Type local_type = body.args[i]->type;
+      CheckShardType(whole_type, l, local_type, op, StrCat("operand #", i));
+      auto it = sharded_.find(v);
+      Value* local = nullptr;
+      if (it != sharded_.end() && it->second->layout == l) {
+        local = it->second->local;
+      } else {
+        Value* whole = it != sharded_.end() ? Whole(*it->second, op) : v;
+        local = Slice(whole, l, local_type, op);
+      }
+      args[body.args[i].get()] = local;
+    }
+    Operation* ret = body.terminator();
+    for (auto& inner : body.ops) {
+      if (inner.get() == ret) break;
+      if (inner->code == OpCode::kSdyManualComputation)
+        Fail(*inner, absl::StatusCode::kUnimplemented, "nested inside another manual computation is not supported");
+      Substitute(*inner, args);
+      ResolveMeshAxesGroups(*inner);
+      inner->parent = block_;
+      out_.push_back(std::move(inner));
+    }
+    Substitute(*ret, args);
+    for (size_t j = 0; j < op.num_results(); ++j) {
+      Value* local = ret->operands[j];
+      auto s = std::make_shared<Sharded>();
+      s->global_type = op.result(j)->type;
+      s->layout = LayoutOfSdy(outs[j], s->global_type.rank(), op, &*axes);
+      s->local = local;
+      CheckShardType(s->global_type, s->layout, local->type, op, StrCat("result #", j));
+      if (s->layout.replicated()) s->whole = local;
+      sharded_[op.result(j)] = s;
+    }
+    graveyard_.push_back(std::move(holder));
+  }
+
+  void RewriteFunction(Operation& func, bool entry) {
+    ir::Block& body = *func.regions[0]->front();
+    block_ = &body;
+    out_.clear();
+    sharded_.clear();
+    local_cache_.clear();
+    loc_ = func.loc;
+    Type ft = ir::FuncType(func);
+    std::vector<Type> inputs(ft.inputs().begin(), ft.inputs().end());
+    std::vector<Type> results(ft.results().begin(), ft.results().end());
+    std::vector<Layout> result_layouts;
+    std::vector<bool> result_specified;
+    bool changed = false;
+    if (entry) {
+      Attribute arg_attrs = func.attr("arg_attrs"), res_attrs = func.attr("res_attrs");
+      auto dict = [](const Attribute& list, size_t i) {
+        return list && list.kind() == AttrKind::kArray && i < list->elements.size() ? list->elements[i] : Attribute();
+      };
+      for (size_t i = 0; i < body.args.size(); ++i) {
+        Value* a = body.args[i].get();
+        Layout l = LayoutOfAttrs(dict(arg_attrs, i), a->type, func, StrCat("argument #", i));
+        if (l.replicated()) continue;
+        auto s = std::make_shared<Sharded>();
+        s->global_type = a->type;
+        s->layout = l;
+        for (int64_t d = 0; d < a->type.rank(); ++d)
+          if (a->type.shape()[d] % l.tiles[d] != 0)
+            Fail(func, absl::StatusCode::kUnimplemented,
+                 StrCat("argument #", i, " ", a->type.ToString(), " is cut into ", l.tiles[d],
+                        " uneven tiles along dimension ", d, " (uneven shards are not supported)"));
+        a->type = ShardType(ctx_, a->type, l);
+        inputs[i] = a->type;
+        s->local = a;
+        sharded_[a] = s;
+        changed = true;
+      }
+      for (size_t i = 0; i < body.args.size(); ++i) {
+        auto it = sharded_.find(body.args[i].get());
+        info.params.push_back(it != sharded_.end() ? it->second->layout
+                                                   : Layout::Replicated(inputs[i].IsTensor() ? inputs[i].rank() : 0,
+                                                                        partitions_));
+      }
+      for (size_t i = 0; i < results.size(); ++i) {
+        bool specified = false;
+        result_layouts.push_back(
+            LayoutOfAttrs(dict(res_attrs, i), results[i], func, StrCat("result #", i), &specified));
+        result_specified.push_back(specified);
+        if (!result_layouts.back().replicated()) changed = true;
+      }
+    }
+    std::vector<std::unique_ptr<Operation>> old = std::move(body.ops);
+    body.ops.clear();
+    for (auto& holder : old) {
+      Operation& op = *holder;
+      loc_ = op.loc;
+      if (op.code == OpCode::kSdyManualComputation) {
+        InlineManual(std::move(holder));
+        changed = true;
+        continue;
+      }
+      if (IsIdentityReshape(op)) {
+        auto it = sharded_.find(op.operands[0]);
+        if (it != sharded_.end()) {
+          sharded_[op.result(0)] = it->second;
+          graveyard_.push_back(std::move(holder));
+          continue;
+        }
+      }
+      if (entry && op.code == OpCode::kFuncReturn) {
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+          Value* v = op.operands[i];
+          auto it = sharded_.find(v);
+          // A result with no sharding of its own leaves as its value lies.
+          if (!result_specified[i] && it != sharded_.end()) result_layouts[i] = it->second->layout;
+          const Layout& want = result_layouts[i];
+          if (!want.replicated() && it != sharded_.end() && it->second->layout == want) {
+            op.operands[i] = it->second->local;
+          } else {
+            Value* whole = it != sharded_.end() ? Whole(*it->second, op) : v;
+            op.operands[i] = want.replicated() ? whole : Slice(whole, want, ShardType(ctx_, results[i], want), op);
+          }
+          results[i] = op.operands[i]->type;
+        }
+        info.results = result_layouts;
+        out_.push_back(std::move(holder));
+        continue;
+      }
+      if (op.code == OpCode::kSdyShardingConstraint || op.code == OpCode::kSdyReshard) {
+        auto it = sharded_.find(op.operands[0]);
+        if (it != sharded_.end()) {
+          sharded_[op.result(0)] = it->second;
+          graveyard_.push_back(std::move(holder));
+          continue;
+        }
+      }
+      if (TryElementwise(holder)) continue;
+      ResolveOperands(op, op);
+      out_.push_back(std::move(holder));
+    }
+    body.ops = std::move(out_);
+    out_.clear();
+    if (changed)
+      func.SetAttr("function_type", Attribute::TypeAttr(ctx_.Function(inputs, results)));
+  }
+
+  ir::Module& m_;
+  ir::Context& ctx_;
+  const int64_t partitions_, replicas_;
+  std::map<std::string, Mesh> meshes_;
+  std::unordered_map<Value*, std::shared_ptr<Sharded>> sharded_;
+  std::unordered_map<Value*, std::vector<std::pair<Layout, Value*>>> local_cache_;
+  std::vector<std::unique_ptr<Operation>> out_;
+  std::vector<std::unique_ptr<Operation>> graveyard_;  // removed ops whose results are map keys
+  ir::Block* block_ = nullptr;
+  ir::Loc loc_;
+  int64_t next_channel_ = 1 << 20;  // above the channels a program numbers itself
+};
+
+bool NeedsPartitioning(const ir::Operation& op) {
+  if (op.code == OpCode::kSdyManualComputation) return true;
+  if (op.code == OpCode::kFunc)
+    for (const char* key : {"arg_attrs", "res_attrs"}) {
+      Attribute list = op.attr(key);
+      if (!list || list.kind() != AttrKind::kArray) continue;
+      for (const Attribute& d : list->elements)
+        if (d && d.kind() == AttrKind::kDictionary && (d.Field("sdy.sharding") || d.Field("mhlo.sharding")))
+          return true;
+    }
+  for (const auto& r : op.regions)
+    for (const auto& b : r->blocks)
+      for (const auto& o : b->ops)
+        if (NeedsPartitioning(*o)) return true;
+  return false;
+}
+
+}  // namespace
+
+absl::Status PartitionModule(ir::Module& module, ir::Operation& entry, int64_t num_partitions, int64_t num_replicas,
+                             PartitionInfo* info) {
+  if (num_partitions <= 1 || !NeedsPartitioning(*module.op)) return absl::OkStatus();
+  try {
+    Partitioner p(module, num_partitions, std::max<int64_t>(num_replicas, 1));
+    p.Run(entry);
+    if (info) *info = std::move(p.info);
+  } catch (const PartitionError& e) {
+    return absl::Status(e.code, e.what());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace openpjrt::compiler::spmd

@@ -1,0 +1,57 @@
+// SPMD partitioning: from a program written for the whole mesh to the one program every partition
+// runs on its own shards.
+//
+// What arrives. A module compiled for num_partitions = P > 1 (and num_replicas = R) whose values are
+// global: @main's arguments and results have the whole arrays' types, and shardings say how they
+// lie over the partitions, either Shardy's (`sdy.mesh` symbols, `sdy.sharding` argument/result
+// attributes, `sdy.manual_computation` regions whose bodies see per-device shards and talk through
+// collectives over mesh axes) or GSPMD's (`mhlo.sharding` strings on arguments and results). PJRT
+// hands each partition only its shard of every argument and expects its shard of every result
+// back.
+//
+// What leaves. The same module, rewritten so that every value has the type a partition holds:
+//   * @main's arguments take their shard types; where a whole value is needed it is rebuilt with
+//     all-gathers along each tiled dimension (groups from the layout, one device per tile);
+//   * every sdy.manual_computation is inlined: each operand is cut to the partition's shard
+//     (a dynamic_slice at offsets looked up by partition_id), the body runs as written, its
+//     collectives' `#stablehlo.replica_group_mesh_axes` become explicit device groups, and the
+//     results are gathered back along the manual axes;
+//   * @main's results are cut to the partition's shard of each result sharding.
+// A value that is only moved between a shard-typed argument, a manual computation and a result of
+// the same layout is never gathered or sliced: pmap and shard_map programs run on their shards
+// with no added traffic.
+//
+// The staging. Outside manual computations the program runs replicated: every partition
+// computes the whole value (correct for every op, since all partitions hold the same data). A
+// propagation stage that keeps sharded values sharded through elementwise ops, dots and
+// reductions (inserting all-reduces for partial sums) slots in between the argument gathers and
+// the result slices without changing this contract.
+//
+// Refusals. A sharding naming an axis the mesh lacks, a mesh larger than P, a shard type that does
+// not match its sharding: INVALID_ARGUMENT with the op's location. Unreduced axes, uneven tiles,
+// nested manual computations and partially manual GSPMD shardings: UNIMPLEMENTED with the name.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "src/compiler/spmd/sharding.h"
+#include "src/ir/ir.h"
+
+namespace openpjrt::compiler::spmd {
+
+// How the entry's arguments and results lie over the partitions (what PJRT's parameter and
+// output shardings report). Empty when nothing was partitioned: everything is whole.
+struct PartitionInfo {
+  std::vector<Layout> params;
+  std::vector<Layout> results;
+};
+
+// Rewrites `module` in place for `num_partitions` partitions x `num_replicas` replicas. A module
+// with nothing to partition (P == 1, no shardings, no manual computations) is left as it is.
+// `entry` is the function PJRT executes.
+absl::Status PartitionModule(ir::Module& module, ir::Operation& entry, int64_t num_partitions,
+                             int64_t num_replicas, PartitionInfo* info = nullptr);
+
+}  // namespace openpjrt::compiler::spmd
