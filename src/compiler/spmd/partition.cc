@@ -430,11 +430,11 @@ class Partitioner {
     std::unordered_map<Value*, Value*> args;
     for (size_t i = 0; i < op.operands.size(); ++i) {
       Value* v = op.operands[i];
-      Type whole_type = v->type;
+      auto it = sharded_.find(v);
+      Type whole_type = it != sharded_.end() ? it->second->global_type : v->type;  // shard-typed arguments
       Layout l = LayoutOfSdy(ins[i], whole_type.rank(), op, &*axes);
       Type local_type = body.args[i]->type;
       CheckShardType(whole_type, l, local_type, op, StrCat("operand #", i));
-      auto it = sharded_.find(v);
       Value* local = nullptr;
       if (it != sharded_.end() && it->second->layout == l) {
         local = it->second->local;

@@ -1,0 +1,267 @@
+// SPMD partitioning (src/compiler/spmd) from text programs: sharding parsers, layouts and the
+// OpSharding bytes PJRT reports, programs with GSPMD and Shardy shardings run on 4 partitions
+// with per-partition shards, and the refusals.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "src/compiler/spmd/sharding.h"
+#include "src/runtime/buffer.h"
+#include "src/runtime/client.h"
+#include "src/runtime/executable.h"
+
+namespace openpjrt::runtime {
+namespace {
+
+using compiler::spmd::GspmdLayout;
+using compiler::spmd::Layout;
+using compiler::spmd::OpShardingProto;
+using compiler::spmd::ParseSdyMesh;
+using compiler::spmd::ParseSdySharding;
+using compiler::spmd::SdyLayout;
+
+std::string Hex(const std::string& s) {
+  static const char* d = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) out += {d[c >> 4], d[c & 15]};
+  return out;
+}
+
+TEST(ShardingTest, SdyLayoutsOnA2x2MeshWithDeviceIds) {
+  auto mesh = ParseSdyMesh(R"(#sdy.mesh<["a"=2, "b"=2], device_ids=[3, 2, 1, 0]>)");
+  ASSERT_TRUE(mesh.ok()) << mesh.status();
+  auto s = ParseSdySharding(R"(#sdy.sharding<@mesh, [{"b", ?}p1, {"a"}], replicated={}>)");
+  ASSERT_TRUE(s.ok()) << s.status();
+  auto l = SdyLayout(*s, *mesh, 2, 4);
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->tiles, (std::vector<int64_t>{2, 2}));
+  // Mesh position (a, b) holds device 3 - (2a + b); its tile is (b, a).
+  EXPECT_EQ(l->coords[3], (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(l->coords[2], (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(l->coords[1], (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(l->coords[0], (std::vector<int64_t>{1, 1}));
+  // A sub-axis: "a":(1)2 of an axis of 4 is its minor factor.
+  auto m4 = ParseSdyMesh(R"(#sdy.mesh<["a"=4]>)");
+  auto sub = ParseSdySharding(R"(<@m, [{"a":(1)2}]>)");
+  ASSERT_TRUE(sub.ok()) << sub.status();
+  auto ls = SdyLayout(*sub, *m4, 1, 4);
+  ASSERT_TRUE(ls.ok()) << ls.status();
+  EXPECT_EQ(ls->tiles[0], 2);
+  EXPECT_EQ(ls->coords[1][0], 1);
+  EXPECT_EQ(ls->coords[2][0], 0);
+}
+
+TEST(ShardingTest, GspmdStringsAgreeWithTheirSdyForms) {
+  auto iota = GspmdLayout("{devices=[2,2]<=[4]}", 2, 4);
+  ASSERT_TRUE(iota.ok()) << iota.status();
+  auto listed = GspmdLayout("{devices=[2,2]0,1,2,3}", 2, 4);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(*iota, *listed);
+  auto transposed = GspmdLayout("{devices=[2,2]<=[2,2]T(1,0)}", 2, 4);
+  auto explicit_t = GspmdLayout("{devices=[2,2]0,2,1,3}", 2, 4);
+  ASSERT_TRUE(transposed.ok() && explicit_t.ok());
+  EXPECT_EQ(*transposed, *explicit_t);
+  auto rep = GspmdLayout("{devices=[2,1,2]<=[4] last_tile_dim_replicate}", 2, 4);
+  ASSERT_TRUE(rep.ok()) << rep.status();
+  EXPECT_EQ(rep->tiles, (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(rep->coords[1][0], 0);
+  EXPECT_EQ(rep->coords[2][0], 1);
+  auto tuple = GspmdLayout("{{replicated}, {devices=[4]<=[4]}}", 1, 4, 1);
+  ASSERT_TRUE(tuple.ok()) << tuple.status();
+  EXPECT_EQ(tuple->tiles[0], 4);
+  EXPECT_TRUE(GspmdLayout("{maximal device=1}", 2, 4)->replicated());
+  // The bytes jaxlib's OpSharding gives {devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}.
+  EXPECT_EQ(Hex(OpShardingProto(*rep)), "08031a030201022204000102033001");
+  EXPECT_EQ(OpShardingProto(Layout::Replicated(2, 4)), "");
+}
+
+TEST(ShardingTest, MalformedAndUnsupportedShardingsSayWhy) {
+  EXPECT_EQ(ParseSdySharding(R"(#sdy.sharding<@mesh, [{"x"}, {})>)").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  auto mesh = ParseSdyMesh(R"(<["x"=4]>)");
+  auto s = ParseSdySharding(R"(<@mesh, [{"y"}]>)");
+  auto l = SdyLayout(*s, *mesh, 1, 4);
+  EXPECT_EQ(l.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(l.status().message().find("axis \"y\""), std::string::npos) << l.status();
+  auto big = ParseSdyMesh(R"(<["x"=8]>)");
+  auto s8 = ParseSdySharding(R"(<@mesh, [{"x"}]>)");
+  auto l8 = SdyLayout(*s8, *big, 1, 4);
+  EXPECT_EQ(l8.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(l8.status().message().find("8 devices"), std::string::npos) << l8.status();
+  auto unreduced = ParseSdySharding(R"(<@mesh, [{}], unreduced={"x"}>)");
+  ASSERT_TRUE(unreduced.ok());
+  EXPECT_EQ(SdyLayout(*unreduced, *mesh, 1, 4).status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(GspmdLayout("{devices=[3]<=[3]}", 1, 4).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(GspmdLayout("{devices=[2]0,0}", 1, 2).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// ---- programs on 4 partitions ---------------------------------------------------------------
+
+BufferRef Upload(Device* d, const std::vector<int64_t>& dims, const std::vector<float>& v) {
+  cpu::ArrayType t{ir::ElemKind::kF32, dims};
+  cpu::Array a = cpu::Array::Allocate(t);
+  std::memcpy(a.mutable_data(), v.data(), v.size() * 4);
+  return Buffer::CreateReady(d->default_memory(), BufferShape{t}, a);
+}
+
+std::vector<float> Fetch(const BufferRef& b) {
+  EXPECT_TRUE(b->ready_event()->Await().ok());
+  auto a = b->GetArray();
+  EXPECT_TRUE(a.ok());
+  const float* p = a->as<float>();
+  return std::vector<float>(p, p + a->type().NumElements());
+}
+
+// Rows [r0, r0 + rows) and columns [c0, c0 + cols) of a row-major matrix with `width` columns.
+std::vector<float> Block(const std::vector<float>& m, int64_t width, int64_t r0, int64_t rows, int64_t c0,
+                         int64_t cols) {
+  std::vector<float> out;
+  for (int64_t r = r0; r < r0 + rows; ++r)
+    for (int64_t c = c0; c < c0 + cols; ++c) out.push_back(m[r * width + c]);
+  return out;
+}
+
+struct SpmdRun {
+  absl::Status status;
+  std::shared_ptr<Executable> exe;
+  ExecuteResult result;
+};
+
+SpmdRun Execute(Client& client, const std::string& text, const std::vector<std::vector<BufferRef>>& args) {
+  SpmdRun run;
+  auto exe = Executable::Compile(text, "mlir", {});
+  if (!exe.ok()) {
+    run.status = exe.status();
+    return run;
+  }
+  run.exe = *exe;
+  auto le = LoadedExecutable::Load(&client, *exe);
+  if (!le.ok()) {
+    run.status = le.status();
+    return run;
+  }
+  ExecuteRequest req;
+  for (const auto& a : args) req.args.push_back(BufferList(a.begin(), a.end()));
+  auto r = (*le)->Execute(std::move(req));
+  if (!r.ok()) {
+    run.status = r.status();
+    return run;
+  }
+  run.result = *std::move(r);
+  return run;
+}
+
+TEST(SpmdTest, GspmdRowShardedMatmulWithReplicatedAndShardedResults) {
+  Client client(ClientOptions{});
+  const char* text = R"(
+module @gspmd attributes {mhlo.num_partitions = 4 : i32} {
+  func.func @main(%x: tensor<8x3xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"},
+                  %w: tensor<3x2xf32> {mhlo.sharding = "{replicated}"})
+      -> (tensor<8x2xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}, tensor<2xf32>, tensor<8x2xf32> {mhlo.sharding = "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}"}) {
+    %y = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x3xf32>, tensor<3x2xf32>) -> tensor<8x2xf32>
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %s = stablehlo.reduce(%y init: %z) applies stablehlo.add across dimensions = [0] : (tensor<8x2xf32>, tensor<f32>) -> tensor<2xf32>
+    return %y, %s, %y : tensor<8x2xf32>, tensor<2xf32>, tensor<8x2xf32>
+  }
+})";
+  std::vector<float> x(24), w = {1, 0, 0, 1, 1, 1};
+  std::iota(x.begin(), x.end(), 0.0f);
+  std::vector<float> y(16), sum(2, 0);
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 2; ++c) {
+      for (int k = 0; k < 3; ++k) y[r * 2 + c] += x[r * 3 + k] * w[k * 2 + c];
+      sum[c] += y[r * 2 + c];
+    }
+  std::vector<std::vector<BufferRef>> args;
+  for (int p = 0; p < 4; ++p)
+    args.push_back({Upload(client.devices()[p], {2, 3}, Block(x, 3, 2 * p, 2, 0, 3)),
+                    Upload(client.devices()[p], {3, 2}, w)});
+  SpmdRun run = Execute(client, text, args);
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  EXPECT_EQ(run.exe->arg_shapes()[0].type.dims, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(run.exe->result_shapes()[2].type.dims, (std::vector<int64_t>{8, 1}));
+  for (int p = 0; p < 4; ++p) {
+    EXPECT_EQ(Fetch(run.result.outputs[p][0]), Block(y, 2, 2 * p, 2, 0, 2)) << "partition " << p;
+    EXPECT_EQ(Fetch(run.result.outputs[p][1]), sum) << "partition " << p;
+    // Columns split in 2, tiles over devices transposed: devices 0 and 2 hold column 0.
+    EXPECT_EQ(Fetch(run.result.outputs[p][2]), Block(y, 2, 0, 8, p % 2, 1)) << "partition " << p;
+  }
+  EXPECT_EQ(Hex(run.exe->param_shardings()[0]), Hex(OpShardingProto(*GspmdLayout("{devices=[4,1]<=[4]}", 2, 4))));
+  EXPECT_EQ(run.exe->param_shardings()[1], "");
+  EXPECT_EQ(run.exe->output_shardings()[1], "");
+}
+
+TEST(SpmdTest, ShardyTwoByTwoMeshAndAManualComputationOverOneAxis) {
+  Client client(ClientOptions{});
+  // x is tiled over both axes; the manual computation sums over "b" only (psum within rows of the
+  // mesh) and the result leaves sharded over "a".
+  const char* text = R"(
+module @shardy attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=2]>
+  func.func @main(%x: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>})
+      -> (tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, tensor<4x4xf32>) {
+    %r = sdy.manual_computation(%x) in_shardings=[<@mesh, [{"a"}, {"b"}]>] out_shardings=[<@mesh, [{"a"}, {}]>] manual_axes={"a", "b"} (%s: tensor<2x2xf32>) {
+      %t = "stablehlo.all_reduce"(%s) ({
+        ^bb0(%l: tensor<f32>, %r: tensor<f32>):
+          %sum = stablehlo.add %l, %r : tensor<f32>
+          stablehlo.return %sum : tensor<f32>
+      }) {replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = "b">]>, use_global_device_ids} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+      sdy.return %t : tensor<2x2xf32>
+    } : (tensor<4x4xf32>) -> tensor<4x2xf32>
+    %d = stablehlo.add %x, %x : tensor<4x4xf32>
+    return %r, %d : tensor<4x2xf32>, tensor<4x4xf32>
+  }
+})";
+  std::vector<float> x(16);
+  std::iota(x.begin(), x.end(), 1.0f);
+  std::vector<std::vector<BufferRef>> args;
+  for (int p = 0; p < 4; ++p)  // device p = (a, b) = (p / 2, p % 2)
+    args.push_back({Upload(client.devices()[p], {2, 2}, Block(x, 4, 2 * (p / 2), 2, 2 * (p % 2), 2))});
+  SpmdRun run = Execute(client, text, args);
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  std::vector<float> twice(16);
+  for (int i = 0; i < 16; ++i) twice[i] = 2 * x[i];
+  for (int p = 0; p < 4; ++p) {
+    const int a = p / 2;
+    std::vector<float> want;
+    for (int r = 2 * a; r < 2 * a + 2; ++r)
+      for (int c = 0; c < 2; ++c) want.push_back(x[r * 4 + c] + x[r * 4 + c + 2]);
+    EXPECT_EQ(Fetch(run.result.outputs[p][0]), want) << "partition " << p;
+    // The unannotated result keeps its value's layout: the add ran on the shards.
+    EXPECT_EQ(Fetch(run.result.outputs[p][1]), Block(twice, 4, 2 * (p / 2), 2, 2 * (p % 2), 2)) << "partition " << p;
+  }
+  EXPECT_EQ(run.exe->output_shardings()[1], run.exe->param_shardings()[0]);
+}
+
+TEST(SpmdTest, RefusalsNameTheProblemAndItsLocation) {
+  Client client(ClientOptions{});
+  auto compile = [](const std::string& sharding, int partitions, const std::string& type = "tensor<8xf32>") {
+    std::string text = "module attributes {mhlo.num_partitions = " + std::to_string(partitions) +
+                       " : i32} {\n  sdy.mesh @mesh = <[\"x\"=4]>\n  func.func @main(%x: " + type +
+                       " {sdy.sharding = " + sharding + "}) -> " + type + " {\n    return %x : " + type + "\n  }\n}";
+    return Executable::Compile(text, "mlir", {}).status();
+  };
+  absl::Status s = compile(R"(#sdy.sharding<@mesh, [{"y"}]>)", 4);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("axis \"y\""), std::string::npos) << s;
+  EXPECT_NE(s.message().find("<program>:3:"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("argument #0"), std::string::npos) << s;
+  s = compile(R"(#sdy.sharding<@mesh, [{"x"}]>)", 2);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("4 devices"), std::string::npos) << s;
+  s = compile(R"(#sdy.sharding<@nomesh, [{"x"}]>)", 4);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("@nomesh"), std::string::npos) << s;
+  s = compile(R"(#sdy.sharding<@mesh, [{"x"}]>)", 4, "tensor<6xf32>");
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(s.message().find("uneven"), std::string::npos) << s;
+  s = compile(R"(#sdy.sharding<@mesh, [{"x"}, {}]>)", 4);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("rank 1"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace openpjrt::runtime
