@@ -280,6 +280,255 @@ class Partitioner {
     return true;
   }
 
+  // The layout of a rank-`rank` value whose dimension r takes dimension src[r] of `from` (-1:
+  // whole along r).
+  static Layout Mapped(const Layout& from, const std::vector<int>& src) {
+    Layout l = Layout::Replicated(static_cast<int64_t>(src.size()), static_cast<int64_t>(from.coords.size()));
+    for (size_t r = 0; r < src.size(); ++r) {
+      if (src[r] < 0) continue;
+      l.tiles[r] = from.tiles[src[r]];
+      for (size_t p = 0; p < from.coords.size(); ++p) l.coords[p][r] = from.coords[p][src[r]];
+    }
+    return l;
+  }
+
+  static std::vector<int> Tiled(const Layout& l) {
+    std::vector<int> t;
+    for (size_t d = 0; d < l.tiles.size(); ++d)
+      if (l.tiles[d] > 1) t.push_back(static_cast<int>(d));
+    return t;
+  }
+
+  static bool Within(const std::vector<int>& dims, const std::vector<int64_t>& allowed) {
+    for (int d : dims)
+      if (std::find(allowed.begin(), allowed.end(), d) == allowed.end()) return false;
+    return true;
+  }
+
+  // The operand's layout (replicated when whole) and its global type.
+  std::pair<Layout, Type> LayoutOf(Value* v) {
+    auto it = sharded_.find(v);
+    if (it != sharded_.end()) return {it->second->layout, it->second->global_type};
+    return {Layout::Replicated(v->type.IsTensor() ? v->type.rank() : 0, partitions_), v->type};
+  }
+
+  // The operand as a shard of `layout`: its own shard when it lies so, else cut from the whole.
+  Value* AsLayout(Value* v, const Layout& layout, const Operation& at) {
+    auto it = sharded_.find(v);
+    if (it != sharded_.end() && it->second->layout == layout) return it->second->local;
+    Value* whole = it != sharded_.end() ? Whole(*it->second, at) : v;
+    return layout.replicated() ? whole : LocalOf(whole, layout, at);
+  }
+
+  // Emits `op` again over `operands` with one result of `local_type`; the old result becomes a
+  // sharded value of `layout` (or a whole one when `layout` is replicated).
+  Operation* Reemit(std::unique_ptr<Operation>& holder, std::vector<Value*> operands, Type local_type,
+                    const Layout& layout) {
+    Operation& op = *holder;
+    auto c = std::make_unique<Operation>(op.code, op.name(), op.loc);
+    c->attrs = op.attrs;
+    c->operands = std::move(operands);
+    c->SetResultTypes({local_type});
+    for (const auto& r : op.regions) c->regions.push_back(std::move(const_cast<std::unique_ptr<ir::Region>&>(r)));
+    for (const auto& r : c->regions) r->parent = c.get();
+    c->parent = block_;
+    Operation* raw = c.get();
+    out_.push_back(std::move(c));
+    auto s = std::make_shared<Sharded>();
+    s->local = raw->result(0);
+    s->layout = layout;
+    s->global_type = op.result(0)->type;
+    if (layout.replicated()) s->whole = s->local;
+    sharded_[op.result(0)] = s;
+    graveyard_.push_back(std::move(holder));
+    return raw;
+  }
+
+  // Combines partial results with the binary op `combine` (add, max, ...) over the devices that
+  // hold different tiles of the dimensions `dims` of `layout`.
+  Value* AllReduce(Value* v, const Layout& layout, const std::vector<int>& dims, OpCode combine_op,
+                   const Operation& at) {
+    // One synthetic dimension numbering the reduced tiles, mixed radix.
+    Layout flat = Layout::Replicated(1, partitions_);
+    for (int d : dims) {
+      flat.tiles[0] *= layout.tiles[d];
+      for (int64_t p = 0; p < partitions_; ++p) flat.coords[p][0] = flat.coords[p][0] * layout.tiles[d] + layout.coords[p][d];
+    }
+    auto groups = GatherGroups(flat, 0, {false});
+    if (!groups.ok()) Fail(at, groups.status().code(), std::string(groups.status().message()));
+    Operation* ar = Emit(OpCode::kAllReduce, {v}, {v->type});
+    ar->SetAttr("replica_groups", Groups(*groups));
+    MarkCrossPartition(ar);
+    ir::Region* r = ar->AddRegion();
+    ir::Block* b = r->AddBlock();
+    Type scalar = Tensor({}, v->type.element_type());
+    Value* x = b->AddArgument(scalar);
+    Value* y = b->AddArgument(scalar);
+    auto combine = std::make_unique<Operation>(combine_op, "", loc_);
+    combine->operands = {x, y};
+    combine->SetResultTypes({scalar});
+    Value* z = b->Append(std::move(combine))->result(0);
+    auto ret = std::make_unique<Operation>(OpCode::kReturn, "", loc_);
+    ret->operands = {z};
+    b->Append(std::move(ret));
+    return ar->result(0);
+  }
+
+  // dot_general on shards. Batch and free dimensions tiled on one side (the other side whole or
+  // tiled alike on batch) give a tiled result with no communication; contracting dimensions tiled
+  // alike on both sides (or on one, the other cut to match) give partial sums that an all-reduce
+  // completes. Anything else runs on whole values.
+  bool TryDot(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    if (op.code != OpCode::kDotGeneral || op.operands.size() != 2 || op.num_results() != 1) return false;
+    Attribute dn = op.attr("dot_dimension_numbers");
+    if (!dn || dn.kind() != AttrKind::kStruct) return false;
+    std::vector<int64_t> lb, rb, lc, rc;
+    ir::GetI64List(dn.Field("lhs_batching_dimensions"), &lb);
+    ir::GetI64List(dn.Field("rhs_batching_dimensions"), &rb);
+    ir::GetI64List(dn.Field("lhs_contracting_dimensions"), &lc);
+    ir::GetI64List(dn.Field("rhs_contracting_dimensions"), &rc);
+    auto [L, lt] = LayoutOf(op.operands[0]);
+    auto [R, rtype] = LayoutOf(op.operands[1]);
+    const std::vector<int> ltiled = Tiled(L), rtiled = Tiled(R);
+    if (ltiled.empty() && rtiled.empty()) return false;
+    Type res = op.result(0)->type;
+    if (!res.IsTensor() || !res.HasStaticShape() || !lt.HasStaticShape() || !rtype.HasStaticShape()) return false;
+    const int lrank = static_cast<int>(lt.rank()), rrank = static_cast<int>(rtype.rank());
+    std::vector<int64_t> lf, rf;
+    for (int d = 0; d < lrank; ++d)
+      if (std::find(lb.begin(), lb.end(), d) == lb.end() && std::find(lc.begin(), lc.end(), d) == lc.end()) lf.push_back(d);
+    for (int d = 0; d < rrank; ++d)
+      if (std::find(rb.begin(), rb.end(), d) == rb.end() && std::find(rc.begin(), rc.end(), d) == rc.end()) rf.push_back(d);
+    // The other operand's layout that matches `from` on the paired dimensions.
+    auto pair_layout = [&](const Layout& from, const std::vector<int64_t>& from_dims, const std::vector<int64_t>& to_dims,
+                           int to_rank) {
+      std::vector<int> src(to_rank, -1);
+      for (size_t i = 0; i < to_dims.size(); ++i) src[to_dims[i]] = static_cast<int>(from_dims[i]);
+      return Mapped(from, src);
+    };
+    std::vector<int64_t> lbc = lb, rbc = rb;
+    lbc.insert(lbc.end(), lc.begin(), lc.end());
+    rbc.insert(rbc.end(), rc.begin(), rc.end());
+    const bool l_contract = !ltiled.empty() && Within(ltiled, lc);
+    const bool r_contract = !rtiled.empty() && Within(rtiled, rc);
+    if ((l_contract && (rtiled.empty() || r_contract)) || (r_contract && ltiled.empty())) {
+      const Layout lhs_l = l_contract ? L : pair_layout(R, rc, lc, lrank);
+      const Layout rhs_l = pair_layout(lhs_l, lc, rc, rrank);
+      if (r_contract && !(R == rhs_l)) return false;
+      Value* a = AsLayout(op.operands[0], lhs_l, op);
+      Value* b = AsLayout(op.operands[1], rhs_l, op);
+      std::vector<int> reduced;
+      for (int64_t d : lc)
+        if (lhs_l.tiles[d] > 1) reduced.push_back(static_cast<int>(d));
+      // The partial product, then the sum over the contracting tiles.
+      auto c = std::make_unique<Operation>(op.code, op.name(), op.loc);
+      c->attrs = op.attrs;
+      c->operands = {a, b};
+      c->SetResultTypes({res});
+      c->parent = block_;
+      Value* partial = c->result(0);
+      out_.push_back(std::move(c));
+      Value* total = AllReduce(partial, lhs_l, reduced, OpCode::kAdd, op);
+      auto s = std::make_shared<Sharded>();
+      s->local = s->whole = total;
+      s->layout = Layout::Replicated(res.rank(), partitions_);
+      s->global_type = res;
+      sharded_[op.result(0)] = s;
+      graveyard_.push_back(std::move(holder));
+      return true;
+    }
+    // Result dims: batch (lhs numbering), lhs free, rhs free.
+    std::vector<int> from_l, from_r;
+    for (int64_t d : lb) from_l.push_back(static_cast<int>(d)), from_r.push_back(-1);
+    for (int64_t d : lf) from_l.push_back(static_cast<int>(d)), from_r.push_back(-1);
+    for (int64_t d : rf) from_l.push_back(-1), from_r.push_back(static_cast<int>(d));
+    std::vector<int64_t> lbf = lb, rbf = rb;
+    lbf.insert(lbf.end(), lf.begin(), lf.end());
+    if (!ltiled.empty() && Within(ltiled, lbf) && (rtiled.empty() || Within(rtiled, rb))) {
+      const Layout rhs_l = pair_layout(L, lb, rb, rrank);
+      if (!rtiled.empty() && !(R == rhs_l)) return false;
+      Layout out = Mapped(L, from_l);
+      Reemit(holder, {AsLayout(op.operands[0], L, op), AsLayout(op.operands[1], rhs_l, op)}, ShardType(ctx_, res, out),
+             out);
+      return true;
+    }
+    rbf.insert(rbf.end(), rf.begin(), rf.end());
+    if (!rtiled.empty() && Within(rtiled, rbf) && (ltiled.empty() || Within(ltiled, lb))) {
+      const Layout lhs_l = pair_layout(R, rb, lb, lrank);
+      if (!ltiled.empty() && !(L == lhs_l)) return false;
+      std::vector<int> src = from_r;
+      for (size_t i = 0; i < lb.size(); ++i) src[i] = static_cast<int>(rb[i]);
+      Layout out = Mapped(R, src);
+      Reemit(holder, {AsLayout(op.operands[0], lhs_l, op), AsLayout(op.operands[1], R, op)}, ShardType(ctx_, res, out),
+             out);
+      return true;
+    }
+    return false;
+  }
+
+  // transpose keeps a value's tiles, permuted.
+  bool TryTranspose(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    if (op.code != OpCode::kTranspose || op.operands.size() != 1) return false;
+    auto it = sharded_.find(op.operands[0]);
+    if (it == sharded_.end() || it->second->layout.replicated()) return false;
+    std::vector<int64_t> perm;
+    if (!ir::GetI64List(op.attr("permutation"), &perm)) return false;
+    std::vector<int> src(perm.begin(), perm.end());
+    Layout out = Mapped(it->second->layout, src);
+    Reemit(holder, {it->second->local}, ShardType(ctx_, op.result(0)->type, out), out);
+    return true;
+  }
+
+  // A one-operand reduce whose body is add/max/min/mul/and/or of its arguments: each partition
+  // reduces its shard; dimensions reduced across tiles are then combined by an all-reduce.
+  bool TryReduce(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    if (op.code != OpCode::kReduce || op.operands.size() != 2 || op.num_results() != 1) return false;
+    auto it = sharded_.find(op.operands[0]);
+    if (it == sharded_.end() || it->second->layout.replicated()) return false;
+    const ir::Block* body = op.regions.empty() ? nullptr : op.regions[0]->front();
+    if (!body || body->ops.size() != 2 || body->args.size() != 2) return false;
+    const Operation& comb = *body->ops[0];
+    const OpCode k = comb.code;
+    if (k != OpCode::kAdd && k != OpCode::kMaximum && k != OpCode::kMinimum && k != OpCode::kMultiply &&
+        k != OpCode::kAnd && k != OpCode::kOr)
+      return false;
+    if (comb.operands.size() != 2 || comb.operands[0]->block != body || comb.operands[1]->block != body) return false;
+    // The init value joins every partial result, so it must be neutral for sums and products.
+    Value* init = op.operands[1];
+    if (k == OpCode::kAdd || k == OpCode::kMultiply) {
+      Operation* d = init->def;
+      Attribute v = d && d->code == OpCode::kConstant ? d->attr("value") : Attribute();
+      if (!v || v.kind() != AttrKind::kDenseElements || !v->data) return false;
+      bool zero = true;
+      for (uint8_t byte : *v->data) zero &= byte == 0;
+      if (k == OpCode::kAdd ? !zero : true) return false;  // products: only via whole values
+    }
+    std::vector<int64_t> dims;
+    if (!ir::GetI64List(op.attr("dimensions"), &dims)) return false;
+    const Layout& in = it->second->layout;
+    std::vector<int> reduced, src;
+    for (int d = 0; d < static_cast<int>(in.tiles.size()); ++d) {
+      const bool r = std::find(dims.begin(), dims.end(), d) != dims.end();
+      if (r && in.tiles[d] > 1) reduced.push_back(d);
+      if (!r) src.push_back(d);
+    }
+    Layout out = Mapped(in, src);
+    Type res = op.result(0)->type;
+    Operation* local = Reemit(holder, {it->second->local, init}, ShardType(ctx_, res, out), out);
+    if (reduced.empty()) return true;
+    Value* total = AllReduce(local->result(0), in, reduced, k, *local);
+    // The old result now names the combined value.
+    for (auto& [v, sh] : sharded_)
+      if (sh->local == local->result(0)) {
+        sh->local = total;
+        if (sh->layout.replicated()) sh->whole = total;
+      }
+    return true;
+  }
+
   // ---- shardings ---------------------------------------------------------------------------
 
   const Mesh& MeshOf(const SdySharding& s, const Operation& at) {
@@ -563,7 +812,7 @@ class Partitioner {
           continue;
         }
       }
-      if (TryElementwise(holder)) continue;
+      if (TryElementwise(holder) || TryDot(holder) || TryTranspose(holder) || TryReduce(holder)) continue;
       ResolveOperands(op, op);
       out_.push_back(std::move(holder));
     }
