@@ -1,6 +1,7 @@
 // The SPMD rewrite (see spmd.h).
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -29,6 +30,31 @@ class PartitionError : public std::runtime_error {
   PartitionError(absl::StatusCode code, const std::string& msg) : std::runtime_error(msg), code(code) {}
   absl::StatusCode code;
 };
+
+// A deep copy of `op`; `map` sends values of the original to values of the copy (operands defined
+// outside `op` and not in `map` keep pointing at the originals).
+std::unique_ptr<Operation> Clone(const Operation& op, std::unordered_map<const Value*, Value*>& map) {
+  auto c = std::make_unique<Operation>(op.code, op.name(), op.loc);
+  c->attrs = op.attrs;
+  for (const Value* v : op.operands) {
+    auto it = map.find(v);
+    c->operands.push_back(it == map.end() ? const_cast<Value*>(v) : it->second);
+  }
+  std::vector<Type> types;
+  for (size_t i = 0; i < op.num_results(); ++i) types.push_back(op.result(i)->type);
+  c->SetResultTypes(types);
+  for (size_t i = 0; i < op.num_results(); ++i) map[op.result(i)] = c->result(i);
+  for (const auto& r : op.regions) {
+    ir::Region* nr = c->AddRegion();
+    for (const auto& b : r->blocks) {
+      ir::Block* nb = nr->AddBlock();
+      for (const auto& a : b->args) map[a.get()] = nb->AddArgument(a->type);
+    }
+    for (size_t bi = 0; bi < r->blocks.size(); ++bi)
+      for (const auto& o : r->blocks[bi]->ops) nr->blocks[bi]->Append(Clone(*o, map));
+  }
+  return c;
+}
 
 // A value known on each partition as its shard `local` of a whole value laid out as `layout`.
 // The whole value is built (by all-gathers) the first time something needs it.
@@ -66,6 +92,8 @@ bool IsElementwise(OpCode c) {
 
 class Partitioner {
  public:
+  static constexpr int64_t kMaxInlinedOps = 1 << 20;
+
   Partitioner(ir::Module& m, int64_t partitions, int64_t replicas)
       : m_(m), ctx_(*m.ctx), partitions_(partitions), replicas_(replicas) {}
 
@@ -222,10 +250,20 @@ class Partitioner {
     Type local_type = ShardType(ctx_, whole->type, layout);
     Value* local = nullptr;
     Operation* def = whole->def;
+    std::vector<int64_t> bdims;
     if (def && def->code == OpCode::kBroadcastInDim && def->operands[0]->type.IsTensor() &&
-        def->operands[0]->type.rank() == 0) {
-      Operation* b = Emit(OpCode::kBroadcastInDim, {def->operands[0]}, {local_type});
-      b->SetAttr("broadcast_dimensions", Attribute::DenseI64(I64(), {}));
+        def->operands[0]->type.HasStaticShape() && ir::GetI64List(def->attr("broadcast_dimensions"), &bdims) &&
+        sharded_.find(def->operands[0]) == sharded_.end()) {
+      // Broadcast the operand's matching shard (the operand itself when only new or size-1
+      // dimensions are tiled).
+      Value* operand = def->operands[0];
+      std::vector<int> src(operand->type.rank(), -1);
+      for (size_t i = 0; i < bdims.size(); ++i)
+        if (operand->type.shape()[i] != 1) src[i] = static_cast<int>(bdims[i]);
+      Layout ol = Mapped(layout, src);
+      Value* part = ol.replicated() ? operand : LocalOf(operand, ol, at);
+      Operation* b = Emit(OpCode::kBroadcastInDim, {part}, {local_type});
+      b->SetAttr("broadcast_dimensions", Attribute::DenseI64(I64(), bdims));
       local = b->result(0);
     } else if (def && def->code == OpCode::kConstant && def->attr("value") &&
                def->attr("value").kind() == AttrKind::kDenseElements && def->attr("value")->splat) {
@@ -589,10 +627,10 @@ class Partitioner {
         for (const auto& o : b->ops) ResolveOperands(*o, at);
   }
 
+  // Replaces operands through `map`, following chains (a call inlined into a callee's result).
   static void Substitute(Operation& op, const std::unordered_map<Value*, Value*>& map) {
     for (Value*& v : op.operands) {
-      auto it = map.find(v);
-      if (it != map.end()) v = it->second;
+      for (auto it = map.find(v); it != map.end(); it = map.find(v)) v = it->second;
     }
     for (const auto& r : op.regions)
       for (const auto& b : r->blocks)
@@ -767,11 +805,44 @@ class Partitioner {
         if (!result_layouts.back().replicated()) changed = true;
       }
     }
-    std::vector<std::unique_ptr<Operation>> old = std::move(body.ops);
+    std::deque<std::unique_ptr<Operation>> work;
+    for (auto& o : body.ops) work.push_back(std::move(o));
     body.ops.clear();
-    for (auto& holder : old) {
+    std::unordered_map<Value*, Value*> alias;  // results of inlined calls -> the callee's values
+    int64_t inlined_ops = 0;
+    while (!work.empty()) {
+      std::unique_ptr<Operation> holder = std::move(work.front());
+      work.pop_front();
       Operation& op = *holder;
       loc_ = op.loc;
+      if (!alias.empty()) Substitute(op, alias);
+      // Calls are inlined so that sharded values flow through the callee's ops.
+      if (op.code == OpCode::kFuncCall && inlined_ops < kMaxInlinedOps) {
+        Attribute callee = op.attr("callee");
+        Operation* f = callee && callee.kind() == AttrKind::kSymbolRef && callee->symbols.size() == 1
+                           ? m_.LookupFunction(callee->symbols[0])
+                           : nullptr;
+        ir::Block* fb = f && !f->regions.empty() ? f->regions[0]->front() : nullptr;
+        if (fb && fb->args.size() == op.operands.size() && fb->terminator() &&
+            fb->terminator()->operands.size() == op.num_results()) {
+          std::unordered_map<const Value*, Value*> map;
+          for (size_t i = 0; i < fb->args.size(); ++i) map[fb->args[i].get()] = op.operands[i];
+          std::vector<std::unique_ptr<Operation>> copies;
+          for (const auto& o : fb->ops) {
+            if (o.get() == fb->terminator()) break;
+            copies.push_back(Clone(*o, map));
+          }
+          for (size_t i = 0; i < op.num_results(); ++i) {
+            const Value* r = fb->terminator()->operands[i];
+            auto it = map.find(r);
+            alias[op.result(i)] = it != map.end() ? it->second : const_cast<Value*>(r);
+          }
+          inlined_ops += static_cast<int64_t>(copies.size());
+          for (auto it = copies.rbegin(); it != copies.rend(); ++it) work.push_front(std::move(*it));
+          graveyard_.push_back(std::move(holder));
+          continue;
+        }
+      }
       if (op.code == OpCode::kSdyManualComputation) {
         InlineManual(std::move(holder));
         changed = true;
