@@ -555,7 +555,8 @@ class Partitioner {
     }
     Layout out = Mapped(in, src);
     Type res = op.result(0)->type;
-    Operation* local = Reemit(holder, {it->second->local, init}, ShardType(ctx_, res, out), out);
+    Value* init_value = AsLayout(init, Layout::Replicated(0, partitions_), op);
+    Operation* local = Reemit(holder, {it->second->local, init_value}, ShardType(ctx_, res, out), out);
     if (reduced.empty()) return true;
     Value* total = AllReduce(local->result(0), in, reduced, k, *local);
     // The old result now names the combined value.
