@@ -386,13 +386,22 @@ class Partitioner {
   // hold different tiles of the dimensions `dims` of `layout`.
   Value* AllReduce(Value* v, const Layout& layout, const std::vector<int>& dims, OpCode combine_op,
                    const Operation& at) {
-    // One synthetic dimension numbering the reduced tiles, mixed radix.
-    Layout flat = Layout::Replicated(1, partitions_);
+    // Dimension 0 numbers the reduced tiles (mixed radix); the others are the layout's remaining
+    // dimensions, whose tiles stay apart (each group shares them).
+    const int64_t rank = static_cast<int64_t>(layout.tiles.size());
+    Layout flat = Layout::Replicated(1 + rank, partitions_);
+    std::vector<bool> pending(1 + rank, false);
     for (int d : dims) {
       flat.tiles[0] *= layout.tiles[d];
       for (int64_t p = 0; p < partitions_; ++p) flat.coords[p][0] = flat.coords[p][0] * layout.tiles[d] + layout.coords[p][d];
     }
-    auto groups = GatherGroups(flat, 0, {false});
+    for (int64_t d = 0; d < rank; ++d) {
+      if (std::find(dims.begin(), dims.end(), static_cast<int>(d)) != dims.end() || layout.tiles[d] == 1) continue;
+      flat.tiles[1 + d] = layout.tiles[d];
+      for (int64_t p = 0; p < partitions_; ++p) flat.coords[p][1 + d] = layout.coords[p][d];
+      pending[1 + d] = true;
+    }
+    auto groups = GatherGroups(flat, 0, pending);
     if (!groups.ok()) Fail(at, groups.status().code(), std::string(groups.status().message()));
     Operation* ar = Emit(OpCode::kAllReduce, {v}, {v->type});
     ar->SetAttr("replica_groups", Groups(*groups));
@@ -412,10 +421,11 @@ class Partitioner {
     return ar->result(0);
   }
 
-  // dot_general on shards. Batch and free dimensions tiled on one side (the other side whole or
-  // tiled alike on batch) give a tiled result with no communication; contracting dimensions tiled
-  // alike on both sides (or on one, the other cut to match) give partial sums that an all-reduce
-  // completes. Anything else runs on whole values.
+  // dot_general on shards. The operand with tiles leads (the left one when both have): the result
+  // keeps its batch and free tiles, the other operand is brought to the matching tiles of the
+  // batch and contracting dimensions (whole along its free ones), and tiled contracting dimensions
+  // give partial products that an all-reduce completes (data-parallel gradients, row-parallel
+  // layers). Batch or free tiles alone need no communication.
   bool TryDot(std::unique_ptr<Operation>& holder) {
     Operation& op = *holder;
     if (op.code != OpCode::kDotGeneral || op.operands.size() != 2 || op.num_results() != 1) return false;
@@ -428,81 +438,257 @@ class Partitioner {
     ir::GetI64List(dn.Field("rhs_contracting_dimensions"), &rc);
     auto [L, lt] = LayoutOf(op.operands[0]);
     auto [R, rtype] = LayoutOf(op.operands[1]);
-    const std::vector<int> ltiled = Tiled(L), rtiled = Tiled(R);
-    if (ltiled.empty() && rtiled.empty()) return false;
+    if (L.replicated() && R.replicated()) return false;
     Type res = op.result(0)->type;
     if (!res.IsTensor() || !res.HasStaticShape() || !lt.HasStaticShape() || !rtype.HasStaticShape()) return false;
+    const bool left = !L.replicated();
+    const Layout& lead = left ? L : R;
     const int lrank = static_cast<int>(lt.rank()), rrank = static_cast<int>(rtype.rank());
-    std::vector<int64_t> lf, rf;
-    for (int d = 0; d < lrank; ++d)
-      if (std::find(lb.begin(), lb.end(), d) == lb.end() && std::find(lc.begin(), lc.end(), d) == lc.end()) lf.push_back(d);
-    for (int d = 0; d < rrank; ++d)
-      if (std::find(rb.begin(), rb.end(), d) == rb.end() && std::find(rc.begin(), rc.end(), d) == rc.end()) rf.push_back(d);
-    // The other operand's layout that matches `from` on the paired dimensions.
-    auto pair_layout = [&](const Layout& from, const std::vector<int64_t>& from_dims, const std::vector<int64_t>& to_dims,
-                           int to_rank) {
-      std::vector<int> src(to_rank, -1);
-      for (size_t i = 0; i < to_dims.size(); ++i) src[to_dims[i]] = static_cast<int>(from_dims[i]);
-      return Mapped(from, src);
+    const std::vector<int64_t>& my_b = left ? lb : rb;
+    const std::vector<int64_t>& my_c = left ? lc : rc;
+    const std::vector<int64_t>& other_b = left ? rb : lb;
+    const std::vector<int64_t>& other_c = left ? rc : lc;
+    const int my_rank = left ? lrank : rrank, other_rank = left ? rrank : lrank;
+    // The other operand: the lead's tiles on the paired batch and contracting dimensions.
+    std::vector<int> src(other_rank, -1);
+    for (size_t i = 0; i < other_b.size(); ++i) src[other_b[i]] = static_cast<int>(my_b[i]);
+    for (size_t i = 0; i < other_c.size(); ++i) src[other_c[i]] = static_cast<int>(my_c[i]);
+    Layout other = Mapped(lead, src);
+    // The other operand keeps tiles of its free dimensions when they combine with the lead's
+    // into a valid result layout (x tiled on batch by one axis, w on features by another).
+    const Layout& theirs = left ? R : L;
+    std::vector<int> other_free;
+    for (int d = 0; d < other_rank; ++d)
+      if (src[d] < 0 && theirs.tiles[d] > 1) other_free.push_back(d);
+    bool keep_free = false;
+    if (!other_free.empty()) {
+      Layout merged = other;
+      bool agrees = true;
+      for (int d = 0; d < other_rank && agrees; ++d)
+        if (src[d] >= 0 && theirs.tiles[d] > 1 && theirs.tiles[d] != merged.tiles[d]) agrees = false;
+      for (int d : other_free) {
+        merged.tiles[d] = theirs.tiles[d];
+        for (int64_t p = 0; p < partitions_; ++p) merged.coords[p][d] = theirs.coords[p][d];
+      }
+      if (agrees && Valid(merged)) {
+        other = merged;
+        keep_free = true;
+      }
+    }
+    // Result dimensions: batch, then lhs free, then rhs free; only the lead's side is tiled.
+    std::vector<int> out_src;
+    for (int64_t d : my_b) out_src.push_back(static_cast<int>(d));
+    auto free_of = [](const std::vector<int64_t>& b, const std::vector<int64_t>& c, int rank) {
+      std::vector<int> f;
+      for (int d = 0; d < rank; ++d)
+        if (std::find(b.begin(), b.end(), d) == b.end() && std::find(c.begin(), c.end(), d) == c.end()) f.push_back(d);
+      return f;
     };
-    std::vector<int64_t> lbc = lb, rbc = rb;
-    lbc.insert(lbc.end(), lc.begin(), lc.end());
-    rbc.insert(rbc.end(), rc.begin(), rc.end());
-    const bool l_contract = !ltiled.empty() && Within(ltiled, lc);
-    const bool r_contract = !rtiled.empty() && Within(rtiled, rc);
-    if ((l_contract && (rtiled.empty() || r_contract)) || (r_contract && ltiled.empty())) {
-      const Layout lhs_l = l_contract ? L : pair_layout(R, rc, lc, lrank);
-      const Layout rhs_l = pair_layout(lhs_l, lc, rc, rrank);
-      if (r_contract && !(R == rhs_l)) return false;
-      Value* a = AsLayout(op.operands[0], lhs_l, op);
-      Value* b = AsLayout(op.operands[1], rhs_l, op);
-      std::vector<int> reduced;
-      for (int64_t d : lc)
-        if (lhs_l.tiles[d] > 1) reduced.push_back(static_cast<int>(d));
-      // The partial product, then the sum over the contracting tiles.
-      auto c = std::make_unique<Operation>(op.code, op.name(), op.loc);
-      c->attrs = op.attrs;
-      c->operands = {a, b};
-      c->SetResultTypes({res});
-      c->parent = block_;
-      Value* partial = c->result(0);
-      out_.push_back(std::move(c));
-      Value* total = AllReduce(partial, lhs_l, reduced, OpCode::kAdd, op);
-      auto s = std::make_shared<Sharded>();
-      s->local = s->whole = total;
-      s->layout = Layout::Replicated(res.rank(), partitions_);
-      s->global_type = res;
-      sharded_[op.result(0)] = s;
+    const std::vector<int> lf = free_of(lb, lc, lrank), rf = free_of(rb, rc, rrank);
+    for (int d : lf) out_src.push_back(left ? d : -1);
+    for (int d : rf) out_src.push_back(left ? -1 : d);
+    // The lead's tiles on its own dims are all kept or reduced, so the result is valid.
+    Layout out = Mapped(lead, out_src);
+    if (keep_free) {
+      const std::vector<int>& theirs_free = left ? rf : lf;
+      const size_t base = my_b.size() + (left ? lf.size() : 0);
+      for (size_t k = 0; k < theirs_free.size(); ++k) {
+        const int d = theirs_free[k];
+        const size_t r = base + k;
+        out.tiles[r] = other.tiles[d];
+        for (int64_t p = 0; p < partitions_; ++p) out.coords[p][r] = other.coords[p][d];
+      }
+      if (!Valid(out)) {
+        out = Mapped(lead, out_src);
+        other = Mapped(lead, src);
+      }
+    }
+    std::vector<int> reduced;
+    for (int64_t d : my_c)
+      if (lead.tiles[d] > 1) reduced.push_back(static_cast<int>(d));
+    Value* a = AsLayout(op.operands[0], left ? lead : other, op);
+    Value* b = AsLayout(op.operands[1], left ? other : lead, op);
+    if (reduced.empty()) {
+      Reemit(holder, {a, b}, ShardType(ctx_, res, out), out);
+      return true;
+    }
+    Operation* local = Reemit(holder, {a, b}, ShardType(ctx_, res, out), out);
+    // Partial sums meet among partitions that hold the same result tile: the reduced dimensions'
+    // tiles first, then the result's.
+    Layout both = Layout::Replicated(static_cast<int64_t>(reduced.size()) + res.rank(), partitions_);
+    std::vector<int> first;
+    for (size_t k = 0; k < reduced.size(); ++k) {
+      first.push_back(static_cast<int>(k));
+      both.tiles[k] = lead.tiles[reduced[k]];
+      for (int64_t p = 0; p < partitions_; ++p) both.coords[p][k] = lead.coords[p][reduced[k]];
+    }
+    for (int64_t r = 0; r < res.rank(); ++r) {
+      both.tiles[reduced.size() + r] = out.tiles[r];
+      for (int64_t p = 0; p < partitions_; ++p) both.coords[p][reduced.size() + r] = out.coords[p][r];
+    }
+    Value* total = AllReduce(local->result(0), both, first, OpCode::kAdd, *local);
+    Retarget(local->result(0), total);
+    return true;
+  }
+
+  // The sharded value whose shard is `from` now has its shard in `to`.
+  void Retarget(Value* from, Value* to) {
+    for (auto& [v, sh] : sharded_)
+      if (sh->local == from) {
+        sh->local = to;
+        if (sh->layout.replicated()) sh->whole = to;
+      }
+  }
+
+  static std::string CallTarget(const Operation& op) {
+    Attribute t = op.attr("call_target_name");
+    return t && t.kind() == AttrKind::kString ? t->str : std::string();
+  }
+
+  static std::string GspmdText(const Operation& op) {
+    Attribute a = op.attr("mhlo.sharding");
+    return a && a.kind() == AttrKind::kString ? a->str : std::string();
+  }
+
+  // Ops that set a value's layout: sdy.sharding_constraint / sdy.reshard and GSPMD's Sharding
+  // custom call (the value takes that layout: cut from the whole when it lies otherwise), and
+  // the manual boundary of GSPMD's shard_map, SPMDFullToShardShape (a sharded value becomes its
+  // plain shard) and SPMDShardToFullShape (a shard becomes a sharded value of the given layout).
+  bool TryReshard(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    const bool sdy = op.code == OpCode::kSdyShardingConstraint || op.code == OpCode::kSdyReshard;
+    const std::string target = op.code == OpCode::kCustomCall ? CallTarget(op) : std::string();
+    if (!sdy && target != "Sharding" && target != "SPMDFullToShardShape" && target != "SPMDShardToFullShape")
+      return false;
+    if (op.operands.size() != 1 || op.num_results() != 1 || !op.result(0)->type.IsTensor()) return false;
+    Value* v = op.operands[0];
+    Type rt = op.result(0)->type;
+    if (target == "SPMDFullToShardShape") {
+      auto [l, whole_type] = LayoutOf(v);
+      Value* local = AsLayout(v, l, op);
+      if (local->type != rt)
+        Fail(op, absl::StatusCode::kUnimplemented,
+             StrCat("@SPMDFullToShardShape: the operand ", whole_type.ToString(), " lies as ", l.ToString(),
+                    ", whose shard is ", local->type.ToString(), ", not the result ", rt.ToString()));
+      alias_[op.result(0)] = local;
       graveyard_.push_back(std::move(holder));
       return true;
     }
-    // Result dims: batch (lhs numbering), lhs free, rhs free.
-    std::vector<int> from_l, from_r;
-    for (int64_t d : lb) from_l.push_back(static_cast<int>(d)), from_r.push_back(-1);
-    for (int64_t d : lf) from_l.push_back(static_cast<int>(d)), from_r.push_back(-1);
-    for (int64_t d : rf) from_l.push_back(-1), from_r.push_back(static_cast<int>(d));
-    std::vector<int64_t> lbf = lb, rbf = rb;
-    lbf.insert(lbf.end(), lf.begin(), lf.end());
-    if (!ltiled.empty() && Within(ltiled, lbf) && (rtiled.empty() || Within(rtiled, rb))) {
-      const Layout rhs_l = pair_layout(L, lb, rb, rrank);
-      if (!rtiled.empty() && !(R == rhs_l)) return false;
-      Layout out = Mapped(L, from_l);
-      Reemit(holder, {AsLayout(op.operands[0], L, op), AsLayout(op.operands[1], rhs_l, op)}, ShardType(ctx_, res, out),
-             out);
-      return true;
+    const std::string text = sdy ? std::string() : GspmdText(op);
+    if (!sdy && (text.find("manual") != std::string::npos || text.empty())) {
+      if (target == "SPMDShardToFullShape")
+        Fail(op, absl::StatusCode::kInvalidArgument, "@SPMDShardToFullShape needs the full value's mhlo.sharding");
+      return false;  // a manual value passes through
     }
-    rbf.insert(rbf.end(), rf.begin(), rf.end());
-    if (!rtiled.empty() && Within(rtiled, rbf) && (ltiled.empty() || Within(ltiled, lb))) {
-      const Layout lhs_l = pair_layout(R, rb, lb, lrank);
-      if (!ltiled.empty() && !(L == lhs_l)) return false;
-      std::vector<int> src = from_r;
-      for (size_t i = 0; i < lb.size(); ++i) src[i] = static_cast<int>(rb[i]);
-      Layout out = Mapped(R, src);
-      Reemit(holder, {AsLayout(op.operands[0], lhs_l, op), AsLayout(op.operands[1], R, op)}, ShardType(ctx_, res, out),
-             out);
-      return true;
+    Layout l;
+    if (sdy) {
+      Attribute a = op.attr("sharding");
+      if (!a) return false;
+      auto parsed = ParseSdySharding(a.kind() == AttrKind::kOpaque ? a->str : ir::PrintAttribute(a));
+      if (!parsed.ok()) Fail(op, absl::StatusCode::kInvalidArgument, std::string(parsed.status().message()));
+      l = LayoutOfSdy(*parsed, rt.rank(), op, nullptr);
+    } else {
+      auto parsed = GspmdLayout(text, rt.rank(), partitions_);
+      if (!parsed.ok()) Fail(op, parsed.status().code(), std::string(parsed.status().message()));
+      l = *parsed;
     }
-    return false;
+    auto s = std::make_shared<Sharded>();
+    s->layout = l;
+    s->global_type = rt;
+    if (target == "SPMDShardToFullShape") {
+      CheckShardType(rt, l, v->type, op, "@SPMDShardToFullShape's result");
+      s->local = v;
+    } else {
+      for (int64_t d = 0; d < rt.rank(); ++d)
+        if (rt.shape()[d] % l.tiles[d] != 0)
+          Fail(op, absl::StatusCode::kUnimplemented,
+               StrCat(rt.ToString(), " is cut into ", l.tiles[d], " uneven tiles along dimension ", d,
+                      " (uneven shards are not supported)"));
+      s->local = AsLayout(v, l, op);
+    }
+    if (l.replicated()) s->whole = s->local;
+    sharded_[op.result(0)] = s;
+    graveyard_.push_back(std::move(holder));
+    return true;
+  }
+
+  // True when every tile of `l` is held by the same number of partitions (a layout one can
+  // gather and slice by).
+  static bool Valid(const Layout& l) {
+    std::map<std::vector<int64_t>, int64_t> count;
+    for (const auto& c : l.coords) ++count[c];
+    int64_t tiles = 1;
+    for (int64_t t : l.tiles) tiles *= t;
+    if (static_cast<int64_t>(count.size()) != tiles) return false;
+    const int64_t each = count.begin()->second;
+    for (const auto& [c, n] : count)
+      if (n != each) return false;
+    return true;
+  }
+
+  // broadcast_in_dim of a sharded operand: the tiles follow their dimensions.
+  bool TryBroadcast(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    if (op.code != OpCode::kBroadcastInDim || op.operands.size() != 1) return false;
+    auto it = sharded_.find(op.operands[0]);
+    if (it == sharded_.end() || it->second->layout.replicated()) return false;
+    Type rt = op.result(0)->type;
+    std::vector<int64_t> bdims;
+    if (!rt.IsTensor() || !rt.HasStaticShape() || !ir::GetI64List(op.attr("broadcast_dimensions"), &bdims)) return false;
+    const Layout& in = it->second->layout;
+    const Type gt = it->second->global_type;
+    std::vector<int> src(rt.rank(), -1);
+    for (size_t i = 0; i < bdims.size(); ++i) {
+      if (in.tiles[i] == 1) continue;
+      if (gt.shape()[i] != rt.shape()[bdims[i]]) return false;  // a tiled dimension that expands
+      src[bdims[i]] = static_cast<int>(i);
+    }
+    Layout out = Mapped(in, src);
+    Reemit(holder, {it->second->local}, ShardType(ctx_, rt, out), out);
+    return true;
+  }
+
+  // reshape of a sharded value: dimensions are matched in groups of equal size products; within
+  // a group only the most major input dimension may be tiled, and its tiles move to the most
+  // major output dimension of the group when they divide it.
+  bool TryReshape(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    if (op.code != OpCode::kReshape || op.operands.size() != 1) return false;
+    auto it = sharded_.find(op.operands[0]);
+    if (it == sharded_.end() || it->second->layout.replicated()) return false;
+    Type rt = op.result(0)->type;
+    Type gt = it->second->global_type;
+    if (!rt.IsTensor() || !rt.HasStaticShape() || !gt.HasStaticShape()) return false;
+    const Layout& in = it->second->layout;
+    const auto ins = gt.shape(), outs = rt.shape();
+    std::vector<int> src(rt.rank(), -1);
+    size_t i = 0, o = 0;
+    while (i < ins.size() || o < outs.size()) {
+      // Skip size-1 dimensions on either side (they cannot be tiled).
+      if (i < ins.size() && ins[i] == 1 && in.tiles[i] == 1) { ++i; continue; }
+      if (o < outs.size() && outs[o] == 1) { ++o; continue; }
+      if (i >= ins.size() || o >= outs.size()) return false;
+      const size_t gi = i, go = o;
+      int64_t pi = ins[i++], po = outs[o++];
+      while (pi != po) {
+        if (pi < po) {
+          if (i >= ins.size()) return false;
+          pi *= ins[i++];
+        } else {
+          if (o >= outs.size()) return false;
+          po *= outs[o++];
+        }
+      }
+      for (size_t k = gi + 1; k < i; ++k)
+        if (in.tiles[k] > 1) return false;
+      if (in.tiles[gi] > 1) {
+        if (outs[go] % in.tiles[gi] != 0) return false;
+        src[go] = static_cast<int>(gi);
+      }
+    }
+    Layout out = Mapped(in, src);
+    Reemit(holder, {it->second->local}, ShardType(ctx_, rt, out), out);
+    return true;
   }
 
   // transpose keeps a value's tiles, permuted.
@@ -558,13 +744,7 @@ class Partitioner {
     Value* init_value = AsLayout(init, Layout::Replicated(0, partitions_), op);
     Operation* local = Reemit(holder, {it->second->local, init_value}, ShardType(ctx_, res, out), out);
     if (reduced.empty()) return true;
-    Value* total = AllReduce(local->result(0), in, reduced, k, *local);
-    // The old result now names the combined value.
-    for (auto& [v, sh] : sharded_)
-      if (sh->local == local->result(0)) {
-        sh->local = total;
-        if (sh->layout.replicated()) sh->whole = total;
-      }
+    Retarget(local->result(0), AllReduce(local->result(0), in, reduced, k, *local));
     return true;
   }
 
@@ -768,6 +948,7 @@ class Partitioner {
     std::vector<Type> results(ft.results().begin(), ft.results().end());
     std::vector<Layout> result_layouts;
     std::vector<bool> result_specified;
+    std::unordered_map<Value*, Value*> arg_wholes;
     bool changed = false;
     if (entry) {
       Attribute arg_attrs = func.attr("arg_attrs"), res_attrs = func.attr("res_attrs");
@@ -786,14 +967,23 @@ class Partitioner {
             Fail(func, absl::StatusCode::kUnimplemented,
                  StrCat("argument #", i, " ", a->type.ToString(), " is cut into ", l.tiles[d],
                         " uneven tiles along dimension ", d, " (uneven shards are not supported)"));
+        // The argument now holds the shard; the whole value it stood for gets a stand-in that
+        // the body's uses name instead.
+        placeholders_.push_back(std::make_unique<Value>());
+        Value* whole = placeholders_.back().get();
+        whole->type = a->type;
+        arg_wholes[a] = whole;
         a->type = ShardType(ctx_, a->type, l);
         inputs[i] = a->type;
         s->local = a;
-        sharded_[a] = s;
+        sharded_[whole] = s;
         changed = true;
       }
+      if (!arg_wholes.empty())
+        for (const auto& o : body.ops) Substitute(*o, arg_wholes);
       for (size_t i = 0; i < body.args.size(); ++i) {
-        auto it = sharded_.find(body.args[i].get());
+        auto w = arg_wholes.find(body.args[i].get());
+        auto it = w != arg_wholes.end() ? sharded_.find(w->second) : sharded_.end();
         info.params.push_back(it != sharded_.end() ? it->second->layout
                                                    : Layout::Replicated(inputs[i].IsTensor() ? inputs[i].rank() : 0,
                                                                         partitions_));
@@ -809,14 +999,14 @@ class Partitioner {
     std::deque<std::unique_ptr<Operation>> work;
     for (auto& o : body.ops) work.push_back(std::move(o));
     body.ops.clear();
-    std::unordered_map<Value*, Value*> alias;  // results of inlined calls -> the callee's values
+    alias_.clear();
     int64_t inlined_ops = 0;
     while (!work.empty()) {
       std::unique_ptr<Operation> holder = std::move(work.front());
       work.pop_front();
       Operation& op = *holder;
       loc_ = op.loc;
-      if (!alias.empty()) Substitute(op, alias);
+      if (!alias_.empty()) Substitute(op, alias_);
       // Calls are inlined so that sharded values flow through the callee's ops.
       if (op.code == OpCode::kFuncCall && inlined_ops < kMaxInlinedOps) {
         Attribute callee = op.attr("callee");
@@ -836,7 +1026,7 @@ class Partitioner {
           for (size_t i = 0; i < op.num_results(); ++i) {
             const Value* r = fb->terminator()->operands[i];
             auto it = map.find(r);
-            alias[op.result(i)] = it != map.end() ? it->second : const_cast<Value*>(r);
+            alias_[op.result(i)] = it != map.end() ? it->second : const_cast<Value*>(r);
           }
           inlined_ops += static_cast<int64_t>(copies.size());
           for (auto it = copies.rbegin(); it != copies.rend(); ++it) work.push_front(std::move(*it));
@@ -876,15 +1066,10 @@ class Partitioner {
         out_.push_back(std::move(holder));
         continue;
       }
-      if (op.code == OpCode::kSdyShardingConstraint || op.code == OpCode::kSdyReshard) {
-        auto it = sharded_.find(op.operands[0]);
-        if (it != sharded_.end()) {
-          sharded_[op.result(0)] = it->second;
-          graveyard_.push_back(std::move(holder));
-          continue;
-        }
-      }
-      if (TryElementwise(holder) || TryDot(holder) || TryTranspose(holder) || TryReduce(holder)) continue;
+      if (TryReshard(holder)) continue;
+      if (TryElementwise(holder) || TryDot(holder) || TryTranspose(holder) || TryReduce(holder) ||
+          TryBroadcast(holder) || TryReshape(holder))
+        continue;
       ResolveOperands(op, op);
       out_.push_back(std::move(holder));
     }
@@ -900,6 +1085,8 @@ class Partitioner {
   std::map<std::string, Mesh> meshes_;
   std::unordered_map<Value*, std::shared_ptr<Sharded>> sharded_;
   std::unordered_map<Value*, std::vector<std::pair<Layout, Value*>>> local_cache_;
+  std::unordered_map<Value*, Value*> alias_;  // results of removed ops -> the values that replace them
+  std::vector<std::unique_ptr<Value>> placeholders_;  // whole values of shard-typed arguments
   std::vector<std::unique_ptr<Operation>> out_;
   std::vector<std::unique_ptr<Operation>> graveyard_;  // removed ops whose results are map keys
   ir::Block* block_ = nullptr;
