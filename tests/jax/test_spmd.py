@@ -189,3 +189,37 @@ def test_resharding_between_layouts(rng):
         return fetch(outs)
 
     both(run, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("shardy", [True, False], ids=["shardy", "gspmd"])
+def test_both_partitioners_matmul_shard_map_and_constraint(rng, shardy):
+    # JAX writes Shardy attributes by default; with the GSPMD partitioner it writes mhlo.sharding
+    # strings, Sharding custom calls and SPMDFullToShardShape / SPMDShardToFullShape.
+    from jax._src import config
+    x = rand(rng, (8, 6), np.float32)
+
+    def run(devices):
+        mesh = mesh_of(devices, (2, 2), ("a", "b"))
+        xs = jax.device_put(x, NamedSharding(mesh, P("a", "b")))
+        outs = [jax.jit(lambda v: jnp.sin(v) @ v.T)(xs)]
+        f = jax.shard_map(lambda v: jax.lax.psum(v, "b"), mesh=mesh, in_specs=P("a", "b"), out_specs=P("a", None),
+                          check_vma=False)
+        outs.append(jax.jit(f)(xs))
+        outs.append(jax.jit(lambda v: jax.lax.with_sharding_constraint(v * 2, NamedSharding(mesh, P(None, "a"))).sum(0))(xs))
+        return fetch(outs)
+
+    with config.use_shardy_partitioner(shardy):
+        both(run)
+
+
+def test_uneven_sharding_constraint(rng):
+    # (3, 8) constrained to 4 tiles along its 3 rows: XLA pads; openpjrt keeps the value whole.
+    x = rand(rng, (8, 3), np.float32)
+
+    def run(devices):
+        mesh = mesh_of(devices, (4,), ("x",))
+        xs = jax.device_put(x, NamedSharding(mesh, P("x")))
+        f = jax.jit(lambda v: jax.lax.with_sharding_constraint(jnp.sin(v).T, NamedSharding(mesh, P("x"))) * 2)
+        return fetch(f(xs))
+
+    both(run)

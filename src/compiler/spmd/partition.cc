@@ -599,11 +599,11 @@ class Partitioner {
       CheckShardType(rt, l, v->type, op, "@SPMDShardToFullShape's result");
       s->local = v;
     } else {
+      // A constraint that would cut a dimension unevenly is a hint this partitioner does not take:
+      // the value stays whole (its values are the same either way).
       for (int64_t d = 0; d < rt.rank(); ++d)
-        if (rt.shape()[d] % l.tiles[d] != 0)
-          Fail(op, absl::StatusCode::kUnimplemented,
-               StrCat(rt.ToString(), " is cut into ", l.tiles[d], " uneven tiles along dimension ", d,
-                      " (uneven shards are not supported)"));
+        if (rt.shape()[d] % l.tiles[d] != 0) l = Layout::Replicated(rt.rank(), partitions_);
+      s->layout = l;
       s->local = AsLayout(v, l, op);
     }
     if (l.replicated()) s->whole = s->local;
