@@ -82,7 +82,26 @@ def main():
                 "  %r = stablehlo.add %i, %y : tensor<?x2xf32>\n"
                 "  return %r : tensor<?x2xf32>\n}\n")
     axpy_want = "result #0 = dense<[0.0, 3.0, 6.0, 9.0]> : tensor<4xf32>"
+    # A shard_map over 2 partitions with a sharded argument and result: the whole --args value is
+    # cut into the devices' shards and each device prints the whole result.
+    sharded = f"{tmp}/sharded.mlir"
+    with open(sharded, "w") as f:
+        f.write('module attributes {mhlo.num_partitions = 2 : i32} {\n'
+                '  sdy.mesh @mesh = <["x"=2]>\n'
+                '  func.func @main(%a: tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}) -> tensor<4xf32> {\n'
+                '    %r = sdy.manual_computation(%a) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] '
+                'manual_axes={"x"} (%s: tensor<2xf32>) {\n'
+                '      %p = stablehlo.partition_id : tensor<ui32>\n'
+                '      %f = stablehlo.convert %p : (tensor<ui32>) -> tensor<f32>\n'
+                '      %b = stablehlo.broadcast_in_dim %f, dims = [] : (tensor<f32>) -> tensor<2xf32>\n'
+                '      %t = stablehlo.add %s, %b : tensor<2xf32>\n'
+                '      sdy.return %t : tensor<2xf32>\n'
+                '    } : (tensor<4xf32>) -> tensor<4xf32>\n'
+                '    return %r : tensor<4xf32>\n  }\n}\n')
+    sharded_want = "device 1 result #0 = dense<[10.0, 20.0, 31.0, 41.0]> : tensor<4xf32>"
     args_cases = [
+        (["run", "--print", "--args", "[dense<[10.0, 20.0, 30.0, 40.0]> : tensor<4xf32>]", sharded], None, 0,
+         sharded_want),
         (["run", "--print", "--args", axpy_args, axpy], None, 0, axpy_want),
         (["run", "--print", f"--args={axpy_args}", axpy], None, 0, axpy_want),
         (["run", "--print", "--plugin", "cpu", "--args", axpy_args, axpy], None, 0, axpy_want),

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "src/compiler/compile.h"
+#include "src/compiler/spmd/spmd.h"
 #include "src/ir/bytecode.h"
 #include "src/ir/hlo_proto.h"
 #include "src/ir/parser.h"
@@ -19,6 +20,56 @@
 
 namespace openpjrt::tools {
 namespace {
+
+// True when a manual computation cuts a value into per-device shards: such a module runs
+// partitioned (each device on its shards) instead of replicated on whole values.
+bool SplitsValues(const ir::Operation& op) {
+  if (op.code == ir::OpCode::kSdyManualComputation && !op.regions.empty() && op.regions[0]->front()) {
+    const ir::Block& body = *op.regions[0]->front();
+    for (size_t i = 0; i < op.operands.size() && i < body.args.size(); ++i)
+      if (op.operands[i]->type != body.args[i]->type) return true;
+  }
+  for (const auto& r : op.regions)
+    for (const auto& b : r->blocks)
+      for (const auto& o : b->ops)
+        if (SplitsValues(*o)) return true;
+  return false;
+}
+
+// Copies between a whole array and the shard of `layout` that partition `p` holds.
+void CopyShard(const cpu::Array& whole, const cpu::Array& shard, const compiler::spmd::Layout& layout, int64_t p,
+               bool to_shard) {
+  const int64_t rank = whole.type().rank(), esize = whole.type().ElementSize();
+  if (rank == 0 || whole.NumElements() == 0) {
+    if (to_shard) std::memcpy(shard.mutable_data(), whole.data(), whole.ByteSize());
+    else std::memcpy(whole.mutable_data(), shard.data(), shard.ByteSize());
+    return;
+  }
+  const auto& wd = whole.dims();
+  const auto& sd = shard.dims();
+  std::vector<int64_t> wstride(rank, 1), sstride(rank, 1), offset(rank);
+  for (int64_t d = rank - 2; d >= 0; --d) {
+    wstride[d] = wstride[d + 1] * wd[d + 1];
+    sstride[d] = sstride[d + 1] * sd[d + 1];
+  }
+  for (int64_t d = 0; d < rank; ++d) offset[d] = layout.coords[p][d] * sd[d];
+  std::vector<int64_t> idx(rank, 0);
+  const int64_t rows = shard.NumElements() / sd[rank - 1];
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t w = 0, s = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      w += (idx[d] + offset[d]) * wstride[d];
+      s += idx[d] * sstride[d];
+    }
+    uint8_t* dst = to_shard ? shard.mutable_data() + s * esize : whole.mutable_data() + w * esize;
+    const uint8_t* src = to_shard ? whole.data() + w * esize : shard.data() + s * esize;
+    std::memcpy(dst, src, sd[rank - 1] * esize);
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (++idx[d] < sd[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
 
 constexpr char kRunUsage[] =
     "usage: openpjrt run FILE [--split-input-file] [--print] [--entry NAME]\n"
@@ -322,6 +373,25 @@ int RunMain(int argc, char** argv) {
       }
       arg_values = std::move(*values);
     }
+    const int64_t replicas = replicas_flag ? replicas_flag : ModuleInt(**m, "mhlo.num_replicas", 1);
+    const int64_t partitions = partitions_flag ? partitions_flag : ModuleInt(**m, "mhlo.num_partitions", 1);
+    if (replicas < 1 || partitions < 1 || replicas * partitions > 1024) {
+      fail(StrCat("unusable device count: ", replicas, " replicas x ", partitions, " partitions"));
+      continue;
+    }
+    // A module whose manual computations cut values into shards runs partitioned: each device
+    // gets its shards of the arguments, and the results' shards are put back together.
+    compiler::spmd::PartitionInfo shards;
+    const bool partitioned = partitions > 1 && SplitsValues(*(*m)->op);
+    if (partitioned) {
+      ir::Operation* f = const_cast<ir::Operation*>(compiler::FindEntry(**m, entry));
+      absl::Status st = f ? compiler::spmd::PartitionModule(**m, *f, partitions, replicas, &shards)
+                          : absl::InvalidArgumentError("no entry function");
+      if (!st.ok()) {
+        fail(std::string(st.message()));
+        continue;
+      }
+    }
     auto exe = compiler::Compile(**m, copts);
     if (!exe.ok()) {
       fail(std::string(exe.status().message()));
@@ -339,13 +409,19 @@ int RunMain(int argc, char** argv) {
       continue;
     }
     if (!args_given) arg_values.assign(tokens, cpu::RtValue::Token());
-    const int64_t replicas = replicas_flag ? replicas_flag : ModuleInt(**m, "mhlo.num_replicas", 1);
-    const int64_t partitions = partitions_flag ? partitions_flag : ModuleInt(**m, "mhlo.num_partitions", 1);
-    if (replicas < 1 || partitions < 1 || replicas * partitions > 1024) {
-      fail(StrCat("unusable device count: ", replicas, " replicas x ", partitions, " partitions"));
-      continue;
-    }
     std::vector<std::vector<cpu::RtValue>> args(replicas * partitions, arg_values);
+    if (partitioned) {
+      for (int64_t d = 0; d < replicas * partitions; ++d)
+        for (size_t i = 0; i < args[d].size() && i < shards.params.size(); ++i) {
+          if (args[d][i].kind != cpu::RtValue::Kind::kArray || shards.params[i].replicated()) continue;
+          const cpu::Array& whole = arg_values[i].array;
+          cpu::ArrayType t = whole.type();
+          for (int64_t k = 0; k < t.rank(); ++k) t.dims[k] /= shards.params[i].tiles[k];
+          cpu::Array part = cpu::Array::Allocate(t);
+          CopyShard(whole, part, shards.params[i], d % partitions, true);
+          args[d][i] = cpu::RtValue::Of(part);
+        }
+    }
     std::vector<cpu::CheckFailure> checks;
     int64_t checks_run = 0;
     auto t0 = std::chrono::steady_clock::now();
@@ -355,6 +431,22 @@ int RunMain(int argc, char** argv) {
     if (!results.ok()) {
       fail(StrCat("runtime error: ", results.status().message()));
       continue;
+    }
+    if (partitioned) {
+      // Each device shows the whole results of its replica.
+      std::vector<std::vector<cpu::RtValue>> wholes = *results;
+      for (int64_t d = 0; d < replicas * partitions; ++d)
+        for (size_t i = 0; i < wholes[d].size() && i < shards.results.size(); ++i) {
+          const compiler::spmd::Layout& l = shards.results[i];
+          if ((*results)[d][i].kind != cpu::RtValue::Kind::kArray || l.replicated()) continue;
+          cpu::ArrayType t = (*results)[d][i].array.type();
+          for (int64_t k = 0; k < t.rank(); ++k) t.dims[k] *= l.tiles[k];
+          cpu::Array whole = cpu::Array::Allocate(t);
+          const int64_t first = d - d % partitions;
+          for (int64_t p = 0; p < partitions; ++p) CopyShard(whole, (*results)[first + p][i].array, l, p, false);
+          wholes[d][i] = cpu::RtValue::Of(whole);
+        }
+      *results = std::move(wholes);
     }
     if (!checks.empty()) {
       std::string why;
