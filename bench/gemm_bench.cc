@@ -1,4 +1,4 @@
-// f32 matrix products: our kernel (src/cpu/sgemm.h) against the Eigen GEMM build the plugin
+// f32 matrix products: our kernel (src/cpu/blas/sgemm.h) against the Eigen GEMM build the plugin
 // would otherwise use (one thread, row-major operands), on the shapes the executor meets (square,
 // the MLP's forward and backward products of bench/ratios.py's SGD step, the patch products of a
 // 3x3 convolution, a transformer block's projections); then ours at 2 threads on the runtime's
@@ -13,8 +13,8 @@
 #include <random>
 
 #include "bench/timing.h"
-#include "src/cpu/gemm.h"
-#include "src/cpu/sgemm.h"
+#include "src/cpu/blas/gemm.h"
+#include "src/cpu/blas/sgemm.h"
 #include "src/runtime/thread_pool.h"
 
 namespace {

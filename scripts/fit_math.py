@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the f64 polynomial fits of src/cpu/fast_math.h and their worst relative errors.
+"""Prints the f64 polynomial fits of src/cpu/math/fast_math.h and their worst relative errors.
 
 Each fit interpolates the function at the Chebyshev nodes of its interval in 60-digit arithmetic
 (mpmath; Debian's python3-mpmath), rounds the coefficients to double and measures the rounded

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "src/cpu/program.h"
+#include "src/cpu/exec/program.h"
 #include "src/ir/ir.h"
 
 namespace openpjrt::compiler {

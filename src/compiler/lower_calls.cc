@@ -7,9 +7,9 @@
 
 #include "src/compiler/lowerer.h"
 #include "src/compiler/refine.h"
-#include "src/cpu/collectives.h"
-#include "src/cpu/kernels_indexing.h"
-#include "src/cpu/kernels_rng.h"
+#include "src/cpu/comm/collectives.h"
+#include "src/cpu/kernels/kernels_indexing.h"
+#include "src/cpu/kernels/kernels_rng.h"
 
 namespace openpjrt::compiler::internal {
 

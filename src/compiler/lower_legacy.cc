@@ -8,7 +8,7 @@
 #include <string>
 
 #include "src/compiler/lowerer.h"
-#include "src/cpu/kernels_indexing.h"
+#include "src/cpu/kernels/kernels_indexing.h"
 
 namespace openpjrt::compiler::internal {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "src/compiler/lowerer.h"
-#include "src/cpu/kernels_indexing.h"
-#include "src/cpu/kernels_linalg.h"
+#include "src/cpu/kernels/kernels_indexing.h"
+#include "src/cpu/lapack/kernels_linalg.h"
 
 namespace openpjrt::compiler::internal {
 

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "src/compiler/passes.h"
-#include "src/cpu/ffi.h"
-#include "src/cpu/kernels.h"
-#include "src/cpu/kernels_indexing.h"
-#include "src/cpu/kernels_linalg.h"
-#include "src/cpu/kernels_quant.h"
-#include "src/cpu/program.h"
+#include "src/cpu/exec/ffi.h"
+#include "src/cpu/kernels/kernels.h"
+#include "src/cpu/kernels/kernels_indexing.h"
+#include "src/cpu/lapack/kernels_linalg.h"
+#include "src/cpu/kernels/kernels_quant.h"
+#include "src/cpu/exec/program.h"
 #include "src/ir/ir.h"
 #include "src/support/str.h"
 

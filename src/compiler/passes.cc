@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "src/cpu/kernels.h"
+#include "src/cpu/kernels/kernels.h"
 #include "src/support/str.h"
 
 namespace openpjrt::compiler {

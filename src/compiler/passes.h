@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "src/cpu/program.h"
+#include "src/cpu/exec/program.h"
 
 namespace openpjrt::compiler {
 

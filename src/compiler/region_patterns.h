@@ -2,8 +2,8 @@
 // instead of evaluating the region (src/cpu kernels take the recognised form as parameters).
 #pragma once
 
-#include "src/cpu/kernels.h"
-#include "src/cpu/kernels_indexing.h"
+#include "src/cpu/kernels/kernels.h"
+#include "src/cpu/kernels/kernels_indexing.h"
 #include "src/ir/ir.h"
 
 namespace openpjrt::compiler {

@@ -1,11 +1,11 @@
 // The extension chain of PJRT_Api: Layouts (version 4), MemoryDescriptions (version 1), FFI
 // (version 3) and Shardings (version 1: each parameter's and output's xla.OpSharding). Every array on this plugin is dense and row-major, so every layout is the
 // descending minor-to-major order of its rank; the extension lets clients ask instead of assume.
-// FFI hands XLA FFI handlers to src/cpu/ffi.h for custom_call targets.
+// FFI hands XLA FFI handlers to src/cpu/exec/ffi.h for custom_call targets.
 #include <cctype>
 #include <string>
 
-#include "src/cpu/ffi.h"
+#include "src/cpu/exec/ffi.h"
 #include "src/plugin/plugin.h"
 #include "src/support/str.h"
 

@@ -14,7 +14,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "include/openpjrt/c/pjrt_c_api.h"
-#include "src/cpu/ffi.h"
+#include "src/cpu/exec/ffi.h"
 #include "include/openpjrt/c/pjrt_c_api_ffi_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_layouts_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_memory_descriptions_extension.h"

@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "absl/status/statusor.h"
-#include "src/cpu/array.h"
+#include "src/cpu/exec/array.h"
 #include "src/runtime/client.h"
 #include "src/runtime/event.h"
 

@@ -12,8 +12,8 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
-#include "src/cpu/ffi.h"
-#include "src/cpu/program.h"
+#include "src/cpu/exec/ffi.h"
+#include "src/cpu/exec/program.h"
 #include "src/ir/ir.h"
 #include "src/runtime/buffer.h"
 #include "src/runtime/compile_options.h"

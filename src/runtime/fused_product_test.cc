@@ -13,8 +13,8 @@
 #include "src/compiler/compile.h"
 #include "src/ir/parser.h"
 #include "src/ir/verifier.h"
-#include "src/cpu/kernels.h"
-#include "src/cpu/sgemm.h"
+#include "src/cpu/kernels/kernels.h"
+#include "src/cpu/blas/sgemm.h"
 #include "src/runtime/thread_pool.h"
 
 namespace openpjrt::runtime {

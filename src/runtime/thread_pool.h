@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "src/cpu/program.h"
+#include "src/cpu/exec/program.h"
 
 namespace openpjrt::runtime {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "src/cpu/kernels_indexing.h"
+#include "src/cpu/kernels/kernels_indexing.h"
 #include "src/runtime/test_util.h"
 #include "src/runtime/thread_pool.h"
 #include "src/support/str.h"

@@ -180,7 +180,7 @@ func.func @math_functions() {
 
 // -----
 
-// The vectorised f64 exp, log, tanh, logistic, expm1 and log1p (src/cpu/fast_math.h) where they overflow,
+// The vectorised f64 exp, log, tanh, logistic, expm1 and log1p (src/cpu/math/fast_math.h) where they overflow,
 // turn subnormal, change method or saturate; expected values from mpmath, rounded.
 func.func @f64_math_edges() {
   %xe = stablehlo.constant dense<[709.78, 710.0, -745.2, -740.0, -0.0, 1.0e-300, 0.34657359027997264, -708.5]> : tensor<8xf64>
@@ -212,7 +212,7 @@ func.func @f64_math_edges() {
 
 // -----
 
-// f32 sin, cos, tan, expm1 and log1p (src/cpu/fast_math.h, evaluated in f64): |x| above 2^26,
+// f32 sin, cos, tan, expm1 and log1p (src/cpu/math/fast_math.h, evaluated in f64): |x| above 2^26,
 // infinities and NaN go to libm; -0, ties to the method boundaries, overflow. Expected values from
 // mpmath, rounded to f32; bf16 takes the same path through f32.
 func.func @f32_trig_expm1_log1p_edges() {

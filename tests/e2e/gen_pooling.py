@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes pooling.mlir: the window ops and reductions that run as typed loops when their regions
-are one op or JAX's argmax reducer (src/cpu/kernels_pool.cc, kernels_argreduce.cc): max, min
+are one op or JAX's argmax reducer (src/cpu/kernels/kernels_pool.cc, kernels_argreduce.cc): max, min
 and sum pooling over NHWC and NCHW layouts (channels folded side by side, vector-sized or not,
 padding and dilation holes), cumulative windows forward and reverse, max pooling's gradient
 (select_and_scatter) with ties and overlapping windows, and argmax / argmin as jnp.argmax writes

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes region_reductions.mlir: reductions whose reducer is a region of several elementwise
 ops (argmax and argmin as JAX writes them, variadic reductions), large enough that the executor
-folds many accumulators at once and cuts long reductions into chunks (src/cpu/region_lanes.h),
+folds many accumulators at once and cuts long reductions into chunks (src/cpu/kernels/region_lanes.h),
 and window reductions (pooling with strides, padding and dilations, cumulative sums and maxima,
 a variadic window) with expected values from numpy and a direct model of reduce_window. Inputs
 are built in the program from iota, so only the results are spelled out.

@@ -1,4 +1,4 @@
-// Winograd F(2x2, 3x3) (src/cpu/conv_winograd.h): 3x3 stride-1 NHWC convolutions with at least
+// Winograd F(2x2, 3x3) (src/cpu/kernels/conv_winograd.h): 3x3 stride-1 NHWC convolutions with at least
 // 32 features and 192 output tiles take it. On small integers every transform and product is
 // exact, so the f32 result must equal the i32 direct loop's. Odd output sizes (dropped edge
 // outputs), uneven and negative padding, several images, output features > 32, a fused bias +

@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "src/client/client.h"
 #include "src/client/npy.h"
-#include "src/cpu/program.h"
+#include "src/cpu/exec/program.h"
 #include "src/ir/ir.h"
 
 namespace openpjrt::tools {

@@ -1,0 +1,201 @@
+// The executor loop: run each step, stop at the first error, release dead slots.
+#include "src/cpu/exec/program.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+#include <thread>
+
+#include "src/cpu/comm/collectives.h"
+#include "src/support/str.h"
+
+namespace openpjrt::cpu {
+
+void ExecState::Fail(const Step& step, absl::Status s) {
+  if (!status.ok()) return;
+  status = absl::Status(s.code(), StrCat("'", step.name, "' at line ", step.loc.line, ":",
+                                          step.loc.col, ": ", s.message()));
+}
+
+void RunProgram(const Program& program, ExecState& state, StepProfile* profile) {
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    const Step& step = program.steps[i];
+    if (state.step_budget >= 0 && state.step_budget-- == 0) {
+      state.Fail(step, absl::ResourceExhaustedError("the step budget of this execution is spent"));
+      return;
+    }
+    if (profile) {
+      const auto t0 = std::chrono::steady_clock::now();
+      step.fn(step, state);
+      profile->Add(i, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    } else {
+      step.fn(step, state);
+    }
+    if (!state.ok()) return;
+    for (int s : step.release) state.slots[s] = RtValue();
+  }
+}
+
+bool StepProfile::Enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("OPENPJRT_PROFILE");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  return on;
+}
+
+StepProfile::StepProfile(const Program& program, std::string name)
+    : name_(std::move(name)),
+      ns_(new std::atomic<int64_t>[program.steps.size()]),
+      calls_(new std::atomic<int64_t>[program.steps.size()]) {
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    steps_.push_back(StrCat(program.steps[i].name, " (line ", program.steps[i].loc.line, ")"));
+    ns_[i] = 0;
+    calls_[i] = 0;
+  }
+}
+
+StepProfile::~StepProfile() {
+  int64_t total = 0;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    total += ns_[i].load();
+    if (calls_[i].load() > 0) order.push_back(i);
+  }
+  if (order.empty()) return;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ns_[a].load() > ns_[b].load(); });
+  std::fprintf(stderr, "openpjrt profile of @%s: %.3f ms in %lld runs of %zu steps (OPENPJRT_PROFILE)\n", name_.c_str(),
+               static_cast<double>(total) / 1e6, static_cast<long long>(calls_[order[0]].load()), steps_.size());
+  std::fprintf(stderr, "  %6s %10s %12s  %s\n", "share", "per run", "step", "op");
+  for (size_t i : order) {
+    const double ms = static_cast<double>(ns_[i].load()) / 1e6;
+    const int64_t calls = calls_[i].load();
+    std::fprintf(stderr, "  %5.1f%% %8.1f us %12zu  %s\n", total ? 100.0 * static_cast<double>(ns_[i].load()) / total : 0.0,
+                 1e3 * ms / static_cast<double>(calls), i, steps_[i].c_str());
+  }
+}
+
+bool CallRegion(const Program& region, ExecState& state, std::vector<RtValue>& args,
+                std::vector<RtValue>* results) {
+  for (size_t i = 0; i < args.size(); ++i) state.slots[region.args[i]] = std::move(args[i]);
+  RunProgram(region, state);
+  if (!state.ok()) return false;
+  results->clear();
+  for (int r : region.results) results->push_back(state.slots[r]);
+  return true;
+}
+
+absl::Status Executable::RunWith(ExecState& state, std::span<RtValue> args,
+                                 std::vector<RtValue>* out) const {
+  if (args.size() != program->args.size())
+    return absl::InvalidArgumentError(
+        StrCat("@", name, " takes ", program->args.size(), " arguments, got ", args.size()));
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind == RtValue::Kind::kArray && !(args[i].array.type() == arg_types[i]))
+      return absl::InvalidArgumentError(StrCat("argument #", i, " of @", name, " must be ",
+                                               arg_types[i].ToString(), ", got ",
+                                               args[i].array.type().ToString()));
+  }
+  state.slots.resize(num_slots);
+  for (size_t i = 0; i < args.size(); ++i) state.slots[program->args[i]] = std::move(args[i]);
+  try {
+    RunProgram(*program, state, profile.get());
+  } catch (const std::bad_alloc&) {
+    state.status = absl::ResourceExhaustedError(StrCat("out of memory while running @", name));
+  }
+  if (state.ok()) {
+    // Each result slot is moved out at its last use in the list (a slot returned twice is
+    // copied for the earlier places).
+    const std::vector<int>& results = program->results;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const bool again = std::find(results.begin() + i + 1, results.end(), results[i]) != results.end();
+      if (again) out->push_back(state.slots[results[i]]);
+      else out->push_back(std::move(state.slots[results[i]]));
+    }
+  }
+  for (RtValue& v : state.slots) v = RtValue();
+  return state.status;
+}
+
+absl::StatusOr<std::vector<RtValue>> Executable::RunOn(ExecState& state,
+                                                       std::vector<RtValue> args) const {
+  std::vector<RtValue> out;
+  out.reserve(program->results.size());
+  if (absl::Status s = RunWith(state, args, &out); !s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<std::vector<RtValue>> Executable::Run(std::vector<RtValue> args,
+                                                     std::vector<CheckFailure>* checks,
+                                                     int64_t* checks_run, int64_t step_budget,
+                                                     HostTransfers* host, Parallel* parallel,
+                                                     const FfiUserData* ffi_user_data) const {
+  ExecState state;
+  state.host = host;
+  state.parallel = parallel;
+  state.ffi_user_data = ffi_user_data;
+  state.step_budget = step_budget;
+  state.check_failures = checks;
+  auto out = RunOn(state, std::move(args));
+  if (checks_run) *checks_run = state.checks_run;
+  return out;
+}
+
+absl::StatusOr<std::vector<std::vector<RtValue>>> Executable::RunReplicated(
+    int num_replicas, int num_partitions, std::vector<std::vector<RtValue>> args,
+    std::vector<CheckFailure>* checks, int64_t* checks_run,
+    const std::vector<HostTransfers*>* hosts, Parallel* parallel,
+    const FfiUserData* ffi_user_data) const {
+  const int n = num_replicas * num_partitions;
+  if (n <= 0 || static_cast<int>(args.size()) != n)
+    return absl::InvalidArgumentError(StrCat("expected argument lists for ", n, " devices, got ",
+                                             args.size()));
+  CollectiveHub hub(num_replicas, num_partitions);
+  std::vector<ExecState> states(n);
+  std::vector<std::vector<CheckFailure>> device_checks(n);
+  std::vector<absl::StatusOr<std::vector<RtValue>>> results(n, absl::UnknownError("not run"));
+  std::vector<std::thread> threads;
+  for (int d = 0; d < n; ++d) {
+    states[d].replica_id = static_cast<uint32_t>(d / num_partitions);
+    states[d].partition_id = static_cast<uint32_t>(d % num_partitions);
+    states[d].hub = &hub;
+    states[d].parallel = parallel;
+    states[d].ffi_user_data = ffi_user_data;
+    if (hosts && static_cast<int>(hosts->size()) == n) states[d].host = (*hosts)[d];
+    states[d].check_failures = &device_checks[d];
+    threads.emplace_back([&, d] {
+      results[d] = RunOn(states[d], std::move(args[d]));
+      if (results[d].ok()) {
+        hub.Leave();
+      } else {
+        hub.Abort();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  int64_t run = 0;
+  for (int d = 0; d < n; ++d) {
+    run += states[d].checks_run;
+    if (!checks) continue;
+    for (CheckFailure& f : device_checks[d]) {
+      if (n > 1) f.message = StrCat("device ", d, ": ", f.message);
+      checks->push_back(std::move(f));
+    }
+  }
+  if (checks_run) *checks_run = run;
+  // Report the root cause, not the instances aborted because of it.
+  for (int d = 0; d < n; ++d)
+    if (!results[d].ok() && results[d].status().code() != absl::StatusCode::kAborted)
+      return absl::Status(results[d].status().code(),
+                          StrCat("device ", d, ": ", results[d].status().message()));
+  std::vector<std::vector<RtValue>> out;
+  for (int d = 0; d < n; ++d) {
+    if (!results[d].ok()) return results[d].status();
+    out.push_back(*std::move(results[d]));
+  }
+  return out;
+}
+
+}  // namespace openpjrt::cpu

@@ -1,0 +1,209 @@
+// A compiled CPU program: a flat list of kernel launches over numbered value slots. Regions
+// (loop bodies, branches, reducers, comparators) are nested programs that share the slot space
+// of the function they belong to, so they can read values defined outside them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <atomic>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "src/cpu/exec/array.h"
+#include "src/ir/ir.h"
+
+namespace openpjrt::cpu {
+
+struct Step;
+struct ExecState;
+
+// Host transfers of one device's execution: what stablehlo.send / stablehlo.recv with
+// is_host_transfer = true talk to (the PJRT send and recv callbacks). Recv may block until the
+// host has supplied every byte.
+class HostTransfers {
+ public:
+  virtual ~HostTransfers() = default;
+  virtual absl::Status Send(int64_t channel, const Array& data) = 0;
+  virtual absl::StatusOr<Array> Recv(int64_t channel, const ArrayType& type) = 0;
+};
+struct Program;
+class CollectiveHub;
+struct FfiUserData;
+
+// Spreads the independent pieces of one kernel over threads (the PJRT client's pool). Kernels
+// call ExecState::ParallelFor; without a Parallel the pieces run in order on the calling thread.
+// Elementwise ops and reductions cut their work so that every output element is computed the same
+// way whatever the cut; matrix products cut by thread count unless deterministic() asks for a cut
+// that depends only on the shapes (bit-identical results with any number of threads).
+class Parallel {
+ public:
+  virtual ~Parallel() = default;
+  virtual int threads() const = 0;
+  virtual bool deterministic() const = 0;
+  // Runs fn(i) for every i in [0, n) and returns when all have finished. The calling thread takes
+  // pieces too, so a busy pool only makes it slower, never stuck.
+  virtual void For(int64_t n, const std::function<void(int64_t)>& fn) = 0;
+};
+
+// A kernel reads its inputs from state.slots[step.in[i]] and writes state.slots[step.out[j]].
+// It reports errors with state.Fail(); it never throws.
+using KernelFn = void (*)(const Step& step, ExecState& state);
+// The loop of an elementwise step over raw elements (n of the op's element kinds), which lets
+// the compiler fuse runs of such steps into one block-by-block kernel.
+using RawUnaryFn = void (*)(const void* x, void* y, int64_t n);
+using RawBinaryFn = void (*)(const void* x, const void* y, void* z, int64_t n);
+// The same for elementwise steps with parameters (the step's params) or three operands: compare,
+// select, clamp, convert. in[k] points at operand k.
+using RawOpFn = void (*)(const void* params, const void* const* in, void* out, int64_t n);
+
+// The f32 -> f32 elementwise ops that fused runs can evaluate in vector registers (fused_vec.h).
+enum class VecOp : uint8_t {
+  kNone, kAdd, kSub, kMul, kDiv, kMax, kMin,                          // binary
+  kNeg, kAbs, kSquare, kSqrt, kRsqrt, kFloor, kCeil, kRoundEven,     // unary, exact
+  kExp, kLog, kTanh, kLogistic, kErf,                                 // unary, fast_math.h
+  kClamp,                                                             // clamp, scalar bounds
+  // 32-bit integers (signed or unsigned: the same bits), two's complement wrapping; shifts by
+  // counts read as unsigned, 32 or more giving 0 (arithmetic: the sign), as kernels do.
+  kIAdd, kISub, kIMul, kAnd, kOr, kXor, kShl, kShrL, kShrA,           // binary
+  kNot, kINeg,                                                        // unary
+};
+
+struct Step {
+  KernelFn fn = nullptr;
+  std::string name;               // the op's name, for errors and profiles
+  ir::Loc loc;
+  std::vector<int> in, out;       // slots
+  std::vector<ArrayType> out_types;
+  std::shared_ptr<const void> params;  // kernel-specific, see kernels.h
+  std::vector<std::shared_ptr<Program>> regions;
+  std::vector<int> release;       // slots whose last use is this step
+  RawUnaryFn raw_unary = nullptr;    // set on fusible unary elementwise steps
+  RawBinaryFn raw_binary = nullptr;  // set on fusible binary elementwise steps
+  RawBinaryFn raw_binary_splat[2] = {nullptr, nullptr};  // the same with operand #i one element
+  RawOpFn raw_op = nullptr;          // set on other fusible elementwise steps
+  int raw_in_bytes[3] = {0, 0, 0};   // bytes per element of each operand of such a step
+  VecOp vec_op = VecOp::kNone;       // the unary or binary step as fused_vec.h evaluates it
+  // A broadcast_in_dim whose operand fills consecutive dimensions of the result in order (a
+  // scalar, a bias row, per-row statistics): result element e is operand element
+  // (e / broadcast_inner) % broadcast_period, where broadcast_period is the operand's size.
+  // Fused runs read the operand itself. broadcast_period 0: any other step.
+  int64_t broadcast_period = 0;
+  int64_t broadcast_inner = 1;
+
+  template <typename P>
+  const P& Params() const { return *static_cast<const P*>(params.get()); }
+};
+
+struct Program {
+  std::vector<int> args;     // slots the caller fills
+  std::vector<int> results;  // slots the caller reads
+  std::vector<Step> steps;
+};
+
+// A failed check.* op: where, and what was compared.
+struct CheckFailure {
+  ir::Loc loc;
+  std::string message;
+};
+
+struct ExecState {
+  std::vector<RtValue> slots;
+  absl::Status status;
+  std::vector<CheckFailure>* check_failures = nullptr;
+  int64_t checks_run = 0;
+  uint32_t replica_id = 0;
+  uint32_t partition_id = 0;
+  CollectiveHub* hub = nullptr;  // shared by the instances of a multi-device execution
+  HostTransfers* host = nullptr;  // send/recv with the host; null when the caller gave none
+  int64_t step_budget = -1;      // steps left before RESOURCE_EXHAUSTED; -1: unlimited
+  Parallel* parallel = nullptr;  // intra-op threads; null: one thread
+  const FfiUserData* ffi_user_data = nullptr;  // for FFI handlers; null: none
+  // interpreter.probe's recordings by probe id, in order; made by the first probe.
+  std::shared_ptr<std::map<std::string, std::vector<Array>>> probes;
+
+  int threads() const { return parallel ? parallel->threads() : 1; }
+  bool deterministic() const { return parallel && parallel->deterministic(); }
+  // fn(i) for i in [0, n), over the intra-op threads when there are several.
+  void ParallelFor(int64_t n, const std::function<void(int64_t)>& fn) {
+    if (parallel && n > 1 && parallel->threads() > 1) {
+      parallel->For(n, fn);
+    } else {
+      for (int64_t i = 0; i < n; ++i) fn(i);
+    }
+  }
+
+  bool ok() const { return status.ok(); }
+  void Fail(const Step& step, absl::Status s);
+};
+
+// Runs `program` over `state` (whose slots are sized for the whole function).
+class StepProfile;
+void RunProgram(const Program& program, ExecState& state, StepProfile* profile = nullptr);
+// Runs a region: moves `args` into its argument slots, runs it, copies out its results.
+// False when it failed (state.status says why).
+bool CallRegion(const Program& region, ExecState& state, std::vector<RtValue>& args,
+                std::vector<RtValue>* results);
+
+// A compiled entry function.
+// Time spent in each top-level step of an executable over its life (loops and regions count
+// towards the step that runs them), printed to stderr as a table when the executable goes away.
+// Created only when the environment variable OPENPJRT_PROFILE is set: profiling costs two clock
+// reads per step.
+class StepProfile {
+ public:
+  explicit StepProfile(const Program& program, std::string name);
+  ~StepProfile();
+  void Add(size_t step, int64_t ns) {
+    ns_[step].fetch_add(ns, std::memory_order_relaxed);
+    calls_[step].fetch_add(1, std::memory_order_relaxed);
+  }
+  static bool Enabled();
+
+ private:
+  std::string name_;
+  std::vector<std::string> steps_;  // name and source line of each step
+  std::unique_ptr<std::atomic<int64_t>[]> ns_, calls_;
+};
+
+struct Executable {
+  std::shared_ptr<Program> program;
+  std::shared_ptr<StepProfile> profile;  // null unless OPENPJRT_PROFILE is set
+  int num_slots = 0;
+  std::vector<ArrayType> arg_types;
+  std::vector<ArrayType> result_types;
+  std::vector<bool> result_is_token;
+  std::string name;
+
+  // Runs with the given arguments; check.* failures are appended to *checks when not null.
+  // A positive step_budget bounds the kernel launches (loops included): RESOURCE_EXHAUSTED.
+  absl::StatusOr<std::vector<RtValue>> Run(std::vector<RtValue> args,
+                                           std::vector<CheckFailure>* checks = nullptr,
+                                           int64_t* checks_run = nullptr,
+                                           int64_t step_budget = -1, HostTransfers* host = nullptr,
+                                           Parallel* parallel = nullptr,
+                                           const FfiUserData* ffi_user_data = nullptr) const;
+
+  // Runs one instance per (replica, partition) on its own thread; args[d] and the result's
+  // element d belong to device d = replica * num_partitions + partition. Collectives exchange
+  // between the instances. The first failing instance's error is returned.
+  absl::StatusOr<std::vector<std::vector<RtValue>>> RunReplicated(
+      int num_replicas, int num_partitions, std::vector<std::vector<RtValue>> args,
+      std::vector<CheckFailure>* checks = nullptr, int64_t* checks_run = nullptr,
+      const std::vector<HostTransfers*>* hosts = nullptr, Parallel* parallel = nullptr,
+      const FfiUserData* ffi_user_data = nullptr) const;
+
+  // Runs on a caller-owned state, which callers may keep between runs to spare allocations:
+  // `args` are moved into their slots, the results are appended to *out, and the slots are
+  // emptied again (their capacity stays).
+  absl::Status RunWith(ExecState& state, std::span<RtValue> args, std::vector<RtValue>* out) const;
+
+ private:
+  absl::StatusOr<std::vector<RtValue>> RunOn(ExecState& state, std::vector<RtValue> args) const;
+};
+
+}  // namespace openpjrt::cpu

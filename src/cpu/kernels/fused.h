@@ -1,0 +1,81 @@
+// Block-wise evaluation of a fused elementwise run (FusedParams, kernels.h), shared by the fused
+// elementwise kernel and by reductions that absorbed their producer run. Internal to src/cpu.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "src/cpu/kernels/fused_vec.h"
+#include "src/cpu/kernels/kernels.h"
+
+namespace openpjrt::cpu {
+
+inline constexpr int64_t kFusedBlock = 1024;  // elements evaluated at a time
+
+// The run's inputs, read from slots step.in[0, num_inputs): arrays of the run's size, splat
+// constants and broadcast scalars (a block of the repeated element), absorbed broadcasts (element
+// e of the run reads element (e / inner) % period).
+struct FusedInputs {
+  std::vector<const uint8_t*> ptr;
+  std::vector<std::unique_ptr<uint8_t[]>> splat;  // non-null: ptr points at this block
+  std::vector<int64_t> period;                    // > 1: ptr is a repeating input of this size
+  std::vector<int64_t> inner;                     // each of its elements repeated this many times
+};
+absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecState& st,
+                                size_t num_inputs, FusedInputs* in);
+
+// One thread's evaluator: its own block buffers. Run(start, count) computes every op of the run
+// for elements [start, start + count) (count <= kFusedBlock); ops with an output index write
+// into outs (absolute positions), the others into block buffers that Value() returns.
+class FusedBlockEval {
+ public:
+  // stream: results are computed into block buffers and written to the outputs with
+  // non-temporal stores (for outputs far larger than the caches: no read of each destination
+  // line before it is overwritten). Call Finish() before the outputs are read.
+  // deferred: outputs are written only after every op of the block has run, so an output may
+  // share storage with an input of the run (in-place reuse of an input that dies here).
+  // keep: an op without an output whose value the caller reads through Value() after Run.
+  FusedBlockEval(const FusedParams& p, const FusedInputs& in, std::vector<Array>* outs, bool stream = false,
+                 bool deferred = false, int keep = -1);
+  void Run(int64_t start, int64_t count);
+  void Finish();
+  const uint8_t* Value(size_t op) const { return buffers_[buffer_of_[op]]; }
+
+ private:
+  uint8_t* At(int value, int64_t start);
+  // The register evaluator's steps for this run (fused_vec.h), when every op is one it knows
+  // and the run is one where registers measured faster (see the definition).
+  void PlanVec(int keep);
+
+  const FusedParams& p_;
+  const FusedInputs& in_;
+  std::vector<Array>* outs_;
+  bool stream_, deferred_;
+  std::vector<int> buffer_of_;                        // op -> its block buffer, -1 if none
+  std::unique_ptr<uint8_t[]> arena_;                  // holds the buffers below
+  std::vector<uint8_t*> buffers_;                     // block buffers, shared by ops one after another
+  std::vector<int> buffer_bytes_;                     // element size of each buffer
+  std::vector<uint8_t*> gathered_;                    // per input: its gathered block, or null
+  VecRunFn vec_run_ = nullptr;                        // set: Run evaluates vec_steps_
+  std::vector<VecStep> vec_steps_;
+  std::vector<int> vec_ptr_key_;                      // per pointer: a value (At), or ~output
+  std::vector<float*> vec_ptrs_;                      // the pointers for the current block
+};
+
+// Elements e0 + r * ld + [0, cols) for r in [0, rows) of a product's row-major result are final.
+using ProductRegionFn = std::function<void(int64_t e0, int64_t rows, int64_t cols, int64_t ld)>;
+// The f32 dot_general (convolution) step `s` computed into `out` (allocated for its result) by
+// the fast kernel, with `done` told of each finished region on the thread that finished it;
+// false, having done nothing, when the step takes another path.
+// `update` (optional, then `done` is null): the result is D + s * product or D - s * product
+// (SgemmUpdate; D has the result's shape, row-major, and its d is D's first element), computed
+// in the product's registers.
+struct SgemmUpdate;
+bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done,
+                const SgemmUpdate* update = nullptr);
+bool ConvF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done);
+
+}  // namespace openpjrt::cpu

@@ -1,0 +1,123 @@
+// while, if, case and chlo.scan: the executor runs the region programs; values flow through
+// their slots.
+#include <cstring>
+
+#include "src/cpu/kernels/kernels.h"
+#include "src/cpu/exec/strided.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+// Empties the slots a region defines (its arguments and its steps' results) once its results
+// have been copied out, so that the values carried around a loop are held by the loop alone: a
+// buffer updated in place (dynamic_update_slice at the last use of a Unique array) then stays
+// in place from one iteration to the next instead of being copied at each (lax.scan).
+void ClearRegionSlots(const Program& region, ExecState& st) {
+  for (int a : region.args) st.slots[a] = RtValue();
+  for (const Step& step : region.steps)
+    for (int o : step.out) st.slots[o] = RtValue();
+}
+
+void While(const Step& s, ExecState& st) {
+  const Program& cond = *s.regions[0];
+  const Program& body = *s.regions[1];
+  std::vector<RtValue> vals, args, pred;
+  for (int in : s.in) vals.push_back(st.slots[in]);
+  while (true) {
+    args = vals;
+    if (!CallRegion(cond, st, args, &pred)) return;
+    ClearRegionSlots(cond, st);
+    if (!pred[0].array.data()[0]) break;
+    args = std::move(vals);
+    if (!CallRegion(body, st, args, &vals)) return;
+    ClearRegionSlots(body, st);
+  }
+  for (size_t i = 0; i < s.out.size(); ++i) st.slots[s.out[i]] = std::move(vals[i]);
+}
+
+void RunBranch(const Step& s, ExecState& st, size_t branch) {
+  std::vector<RtValue> args, results;
+  if (!CallRegion(*s.regions[branch], st, args, &results)) return;
+  for (size_t i = 0; i < s.out.size(); ++i) st.slots[s.out[i]] = std::move(results[i]);
+}
+
+void If(const Step& s, ExecState& st) {
+  RunBranch(s, st, st.slots[s.in[0]].array.data()[0] ? 0 : 1);
+}
+
+void Case(const Step& s, ExecState& st) {
+  int64_t index = ReadIndex(st.slots[s.in[0]].array);
+  const int64_t n = static_cast<int64_t>(s.regions.size());
+  // An out-of-range index selects the last branch.
+  if (index < 0 || index >= n) index = n - 1;
+  RunBranch(s, st, static_cast<size_t>(index));
+}
+
+// The position `t` along `dim` of an array viewed as [outer, length, inner]: one copy of
+// `inner` bytes per outer index, between `whole` and the slice (the dimension removed).
+struct AlongDim {
+  int64_t outer = 1, length = 1, inner = 1;  // inner in bytes
+  AlongDim(const ArrayType& whole, int64_t dim) {
+    for (int64_t d = 0; d < whole.rank(); ++d) {
+      if (d < dim) outer *= whole.dims[d];
+      else if (d > dim) inner *= whole.dims[d];
+    }
+    length = whole.dims[dim];
+    inner *= whole.ElementSize();
+  }
+  void Read(const Array& whole, int64_t t, uint8_t* slice) const {
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(slice + o * inner, whole.data() + (o * length + t) * inner, static_cast<size_t>(inner));
+  }
+  void Write(const uint8_t* slice, int64_t t, const Array& whole) const {
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(whole.mutable_data() + (o * length + t) * inner, slice + o * inner, static_cast<size_t>(inner));
+  }
+};
+
+ArrayType WithoutDim(const ArrayType& t, int64_t dim) {
+  ArrayType s = t;
+  s.dims.erase(s.dims.begin() + dim);
+  return s;
+}
+
+void Scan(const Step& s, ExecState& st) {
+  const ScanParams& p = s.Params<ScanParams>();
+  const size_t n = p.num_inputs, m = s.in.size() - n, k = s.out.size() - m;
+  std::vector<AlongDim> in_view, out_view;
+  for (size_t i = 0; i < n; ++i) in_view.emplace_back(st.slots[s.in[i]].array.type(), p.dimension);
+  std::vector<Array> outs;
+  for (size_t i = 0; i < k; ++i) {
+    outs.push_back(Array::Allocate(s.out_types[i]));
+    out_view.emplace_back(s.out_types[i], p.dimension);
+  }
+  const int64_t length = n > 0 ? in_view[0].length : out_view[0].length;
+  std::vector<RtValue> carries, args, res;
+  for (size_t j = 0; j < m; ++j) carries.push_back(st.slots[s.in[n + j]]);
+  for (int64_t step = 0; step < length; ++step) {
+    const int64_t t = p.reverse ? length - 1 - step : step;
+    args.clear();
+    for (size_t i = 0; i < n; ++i) {
+      const Array& whole = st.slots[s.in[i]].array;
+      Array slice = Array::Allocate(WithoutDim(whole.type(), p.dimension));
+      in_view[i].Read(whole, t, slice.mutable_data());
+      args.push_back(RtValue::Of(std::move(slice)));
+    }
+    for (RtValue& c : carries) args.push_back(std::move(c));
+    if (!CallRegion(*s.regions[0], st, args, &res)) return;
+    for (size_t i = 0; i < k; ++i) out_view[i].Write(res[i].array.data(), t, outs[i]);
+    carries.assign(std::make_move_iterator(res.begin() + static_cast<std::ptrdiff_t>(k)),
+                   std::make_move_iterator(res.end()));
+  }
+  for (size_t i = 0; i < k; ++i) st.slots[s.out[i]] = RtValue::Of(std::move(outs[i]));
+  for (size_t j = 0; j < m; ++j) st.slots[s.out[k + j]] = std::move(carries[j]);
+}
+
+}  // namespace
+
+KernelFn ScanKernel() { return &Scan; }
+KernelFn WhileKernel() { return &While; }
+KernelFn IfKernel() { return &If; }
+KernelFn CaseKernel() { return &Case; }
+
+}  // namespace openpjrt::cpu

@@ -1,0 +1,821 @@
+// Elementwise kernels: one loop per (op, element kind), computing in the kind's compute type.
+// Integer arithmetic wraps (two's complement); division by zero and overflow follow XLA:
+// x / 0 = -1 (all ones), x % 0 = x, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0.
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "src/cpu/kernels/elementwise_ops.h"
+#include "src/cpu/math/fast_math_avx512.h"
+#include "src/cpu/kernels/fused.h"
+#include "src/cpu/exec/isa.h"
+#include "src/support/str.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+using namespace ops;
+
+// The raw loops are compiled for AVX-512, AVX2 and the baseline and picked for the CPU at run
+// time (isa.h; the plugin must run on any x86-64). The file is built with -ffp-contract=off and
+// fused multiply-adds are explicit, so every variant rounds exactly like the baseline.
+template <UnaryOp Op, typename C>
+inline constexpr bool kFastTrig = (std::is_same_v<C, float> || std::is_same_v<C, double>) &&
+                                  (Op == UnaryOp::kSin || Op == UnaryOp::kCos || Op == UnaryOp::kTan);
+
+template <UnaryOp Op, ElemKind I, ElemKind O>
+[[gnu::always_inline]] inline void UnaryLoop(const void* xv, void* yv, int64_t n) {
+  using TI = Traits<I>;
+  using TO = Traits<O>;
+  const auto* x = static_cast<const typename TI::S*>(xv);
+  auto* y = static_cast<typename TO::S*>(yv);
+  if constexpr (kFastTrig<Op, typename TI::C>) {
+    // Blocks of the vectorised function, then libm for the rare |x| beyond fast::kTrigLimit
+    // (2^26 for f32, 2^20 for f64), inf and NaN of the block (fast_math.h); through a local
+    // buffer, as y may be x.
+    using C = typename TI::C;
+    constexpr int64_t kBlock = 512;
+    constexpr C kLimit = fast::kTrigLimit<C>;
+    C v[kBlock];
+    for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+      const int64_t m = std::min(kBlock, n - i0);
+      for (int64_t j = 0; j < m; ++j) {
+        const C a = TI::Load(x[i0 + j]);
+        v[j] = Op == UnaryOp::kSin ? fast::Sin(a) : Op == UnaryOp::kCos ? fast::Cos(a) : fast::Tan(a);
+      }
+      int outside = 0;  // a vectorised test first: the fix-up loop is scalar
+      for (int64_t j = 0; j < m; ++j) outside |= !(fast::Abs(TI::Load(x[i0 + j])) <= kLimit);
+      if (outside)
+        for (int64_t j = 0; j < m; ++j) {
+          const C a = TI::Load(x[i0 + j]);
+          if (!(fast::Abs(a) <= kLimit)) v[j] = ApplyUnary<Op, TI>(a);
+        }
+      for (int64_t j = 0; j < m; ++j) y[i0 + j] = TO::Store(v[j]);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = TO::Store(static_cast<typename TO::C>(ApplyUnary<Op, TI>(TI::Load(x[i]))));
+  }
+}
+
+// Kinds computed in f32 but stored narrower (f16, bf16 and the 4-, 6- and 8-bit floats): an op
+// on them depends on nothing else of the kind (ApplyUnary/ApplyBinary of a float kind see only
+// its compute type), so a loop may widen a block to f32, run the op's f32 loop and narrow the
+// results, with the same values as a loop of its own, and each op is compiled once instead of
+// once per kind. The small floats always take that way; f16 and bf16 take it for the math
+// functions, whose bodies, inlined once per kind, made f16 and bf16 alone 4.2 times the machine
+// code of f32 and most of this file's build time. Their cheap ops keep loops of their own: bf16
+// add over 4 Mi elements took 1.7 times as long through f32 blocks.
+template <ElemKind K>
+inline constexpr bool kComputedInF32 = Traits<K>::kCat == Cat::kFloat &&
+                                       std::is_same_v<typename Traits<K>::C, float> && K != ElemKind::kF32;
+template <ElemKind K>
+inline constexpr bool kSmallFloat = kComputedInF32<K> && K != ElemKind::kF16 && K != ElemKind::kBF16;
+constexpr bool MathFunction(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::kExp: case UnaryOp::kExpm1: case UnaryOp::kLog: case UnaryOp::kLog1p:
+    case UnaryOp::kLogistic: case UnaryOp::kCbrt: case UnaryOp::kSin: case UnaryOp::kCos:
+    case UnaryOp::kTan: case UnaryOp::kTanh: case UnaryOp::kAcos: case UnaryOp::kAcosh:
+    case UnaryOp::kAsin: case UnaryOp::kAsinh: case UnaryOp::kAtan: case UnaryOp::kAtanh:
+    case UnaryOp::kCosh: case UnaryOp::kSinh: case UnaryOp::kErf: case UnaryOp::kErfc:
+    case UnaryOp::kErfInv: case UnaryOp::kLgamma: case UnaryOp::kDigamma: case UnaryOp::kBesselI1e:
+      return true;
+    default:
+      return false;
+  }
+}
+constexpr bool MathFunction(BinaryOp op) {
+  return op == BinaryOp::kPow || op == BinaryOp::kAtan2 || op == BinaryOp::kRem || op == BinaryOp::kPolygamma ||
+         op == BinaryOp::kZeta || op == BinaryOp::kNextAfter;
+}
+template <auto Op, ElemKind K>
+inline constexpr bool kViaF32 = kSmallFloat<K> || (kComputedInF32<K> && MathFunction(Op));
+constexpr int64_t kViaF32Block = 1024;
+
+template <ElemKind K>
+[[gnu::always_inline]] inline void WidenLoop(const void* xv, void* yv, int64_t n) {
+  const auto* x = static_cast<const typename Traits<K>::S*>(xv);
+  auto* y = static_cast<float*>(yv);
+  for (int64_t i = 0; i < n; ++i) y[i] = Traits<K>::Load(x[i]);
+}
+template <ElemKind K>
+[[gnu::always_inline]] inline void NarrowLoop(const void* xv, void* yv, int64_t n) {
+  const auto* x = static_cast<const float*>(xv);
+  auto* y = static_cast<typename Traits<K>::S*>(yv);
+  for (int64_t i = 0; i < n; ++i) y[i] = Traits<K>::Store(x[i]);
+}
+template <ElemKind K>
+RawUnaryFn Widen() {
+  static const RawUnaryFn fn = ForCpu<&WidenLoop<K>, HasVectorCopies(K)>();
+  return fn;
+}
+template <ElemKind K>
+RawUnaryFn Narrow() {
+  static const RawUnaryFn fn = ForCpu<&NarrowLoop<K>, HasVectorCopies(K)>();
+  return fn;
+}
+
+template <UnaryOp Op, ElemKind I, ElemKind O>
+RawUnaryFn UnaryRaw();
+
+template <UnaryOp Op, ElemKind I, ElemKind O>
+void UnaryViaF32(const void* xv, void* yv, int64_t n) {
+  constexpr ElemKind kOut = UnaryOut(Op, ElemKind::kF32);  // f32, or i1 for the predicates
+  static_assert(kOut == O || (kOut == ElemKind::kF32 && O == I));
+  static const RawUnaryFn f32 = UnaryRaw<Op, ElemKind::kF32, kOut>();
+  const RawUnaryFn widen = Widen<I>();
+  const auto* x = static_cast<const uint8_t*>(xv);
+  auto* y = static_cast<uint8_t*>(yv);
+  float a[kViaF32Block];
+  for (int64_t i = 0; i < n; i += kViaF32Block) {
+    const int64_t m = std::min(kViaF32Block, n - i);
+    widen(x + i * sizeof(typename Traits<I>::S), a, m);
+    if constexpr (kOut == ElemKind::kF32) {
+      f32(a, a, m);
+      Narrow<O>()(a, y + i * sizeof(typename Traits<O>::S), m);
+    } else {
+      f32(a, y + i * sizeof(typename Traits<O>::S), m);
+    }
+  }
+}
+
+template <UnaryOp Op, ElemKind I, ElemKind O>
+RawUnaryFn UnaryRaw() {
+  if constexpr (kViaF32<Op, I>) {
+    return &UnaryViaF32<Op, I, O>;
+  } else {
+    static const RawUnaryFn fn = [] {
+      // exp, tanh, logistic, log and erf of f32 (and of the 16-bit floats, computed in f32) have AVX-512
+      // loops written with intrinsics, bit-identical to the scalar definitions.
+      if constexpr (I == ElemKind::kF32 && O == ElemKind::kF32) {
+        fast::F32Loop avx512 = Op == UnaryOp::kExp        ? fast::Avx512Exp()
+                               : Op == UnaryOp::kTanh     ? fast::Avx512Tanh()
+                               : Op == UnaryOp::kLogistic ? fast::Avx512Logistic()
+                               : Op == UnaryOp::kLog      ? fast::Avx512Log()
+                               : Op == UnaryOp::kErf      ? fast::Avx512Erf()
+                                                          : nullptr;
+        if (avx512) return avx512;
+      }
+      return ForCpu<&UnaryLoop<Op, I, O>, HasVectorCopies(I)>();
+    }();
+    return fn;
+  }
+}
+
+// The kernels around the raw loops: one body for all of them, as each (op, kind) pair
+// inlining its own allocation and slot handling was a third of this file's machine code.
+[[gnu::noinline]] void RunUnary(RawUnaryFn fn, const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  fn(a.data(), r.mutable_data(), a.NumElements());
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+[[gnu::noinline]] void RunBinary(RawBinaryFn fn, const Step& s, ExecState& st) {
+  const Array& a = st.slots[s.in[0]].array;
+  const Array& b = st.slots[s.in[1]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  fn(a.data(), b.data(), r.mutable_data(), r.NumElements());
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+template <UnaryOp Op, ElemKind I, ElemKind O>
+void UnaryKernel(const Step& s, ExecState& st) {
+  RunUnary(UnaryRaw<Op, I, O>(), s, st);
+}
+
+struct UnaryFns {
+  KernelFn kernel = nullptr;
+  RawUnaryFn raw = nullptr;
+};
+
+template <UnaryOp Op>
+UnaryFns PickUnary(ElemKind in, ElemKind out) {
+  UnaryFns fns;
+  DispatchKind(in, [&]<ElemKind I>() {
+    if constexpr (Supported<Traits<I>>(Op)) {
+      constexpr ElemKind O = UnaryOut(Op, I);
+      if (out == O) fns = {&UnaryKernel<Op, I, O>, UnaryRaw<Op, I, O>()};
+    }
+  });
+  return fns;
+}
+
+template <BinaryOp Op, ElemKind I, ElemKind O>
+[[gnu::always_inline]] inline void BinaryLoop(const void* xv, const void* yv, void* zv, int64_t n) {
+  using TI = Traits<I>;
+  using TO = Traits<O>;
+  const auto* x = static_cast<const typename TI::S*>(xv);
+  const auto* y = static_cast<const typename TI::S*>(yv);
+  auto* z = static_cast<typename TO::S*>(zv);
+  if constexpr (Op == BinaryOp::kPow && std::is_same_v<typename TI::C, float>) {
+    // Blocks of the vectorised power of finite operands (fast_math.h), then std::pow for the block's
+    // infinities and NaN; through a local buffer, as z may be x or y.
+
+    constexpr int64_t kBlock = 512;
+    float v[kBlock];
+    for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+      const int64_t m = std::min(kBlock, n - i0);
+      for (int64_t j = 0; j < m; ++j) v[j] = fast::Pow(TI::Load(x[i0 + j]), TI::Load(y[i0 + j]));
+      int special = 0;  // a vectorised test first: the fix-up loop is scalar
+      for (int64_t j = 0; j < m; ++j) special |= !fast::PowIsOrdinary(TI::Load(x[i0 + j]), TI::Load(y[i0 + j]));
+      if (special)
+        for (int64_t j = 0; j < m; ++j) {
+          const float a = TI::Load(x[i0 + j]), b = TI::Load(y[i0 + j]);
+          if (!fast::PowIsOrdinary(a, b)) v[j] = ApplyBinary<Op, TI>(a, b);
+        }
+      for (int64_t j = 0; j < m; ++j) z[i0 + j] = TO::Store(v[j]);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      z[i] = TO::Store(static_cast<typename TO::C>(ApplyBinary<Op, TI>(TI::Load(x[i]), TI::Load(y[i]))));
+  }
+}
+
+template <BinaryOp Op, ElemKind I, ElemKind O>
+RawBinaryFn BinaryRaw();
+
+// See UnaryViaF32.
+template <BinaryOp Op, ElemKind I>
+void BinaryViaF32(const void* xv, const void* yv, void* zv, int64_t n) {
+  static const RawBinaryFn f32 = BinaryRaw<Op, ElemKind::kF32, ElemKind::kF32>();
+  const RawUnaryFn widen = Widen<I>(), narrow = Narrow<I>();
+  constexpr size_t kSize = sizeof(typename Traits<I>::S);
+  const auto* x = static_cast<const uint8_t*>(xv);
+  const auto* y = static_cast<const uint8_t*>(yv);
+  auto* z = static_cast<uint8_t*>(zv);
+  float a[kViaF32Block], b[kViaF32Block];
+  for (int64_t i = 0; i < n; i += kViaF32Block) {
+    const int64_t m = std::min(kViaF32Block, n - i);
+    widen(x + i * kSize, a, m);
+    widen(y + i * kSize, b, m);
+    f32(a, b, a, m);
+    narrow(a, z + i * kSize, m);
+  }
+}
+
+template <BinaryOp Op, ElemKind I, ElemKind O>
+RawBinaryFn BinaryRaw() {
+  if constexpr (kViaF32<Op, I>) {
+    static_assert(O == I);
+    return &BinaryViaF32<Op, I>;
+  } else {
+    static const RawBinaryFn fn = ForCpu<&BinaryLoop<Op, I, O>, HasVectorCopies(I)>();
+    return fn;
+  }
+}
+
+// x op c (kScalar = 1) or c op x (kScalar = 0) for one element c: a fused run's binary op with a
+// splat operand reads it from a register instead of a block of copies. Same expression as
+// BinaryLoop, so the same bits.
+template <BinaryOp Op, ElemKind K, int kScalar>
+[[gnu::always_inline]] inline void BinarySplatLoop(const void* xv, const void* yv, void* zv, int64_t n) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  const auto* x = static_cast<const typename T::S*>(xv);
+  const auto* y = static_cast<const typename T::S*>(yv);
+  auto* z = static_cast<typename T::S*>(zv);
+  if constexpr (kScalar == 0) {
+    const C c = T::Load(x[0]);
+    for (int64_t i = 0; i < n; ++i) z[i] = T::Store(static_cast<C>(ApplyBinary<Op, T>(c, T::Load(y[i]))));
+  } else {
+    const C c = T::Load(y[0]);
+    for (int64_t i = 0; i < n; ++i) z[i] = T::Store(static_cast<C>(ApplyBinary<Op, T>(T::Load(x[i]), c)));
+  }
+}
+
+template <BinaryOp Op, ElemKind K>
+RawBinaryFn BinarySplatRaw(int scalar_operand) {
+  static const RawBinaryFn fns[2] = {ForCpu<&BinarySplatLoop<Op, K, 0>, true>(),
+                                     ForCpu<&BinarySplatLoop<Op, K, 1>, true>()};
+  return fns[scalar_operand];
+}
+
+template <BinaryOp Op, ElemKind I, ElemKind O>
+void BinaryKernel(const Step& s, ExecState& st) {
+  RunBinary(BinaryRaw<Op, I, O>(), s, st);
+}
+
+struct BinaryFns {
+  KernelFn kernel = nullptr;
+  RawBinaryFn raw = nullptr;
+};
+
+template <BinaryOp Op>
+BinaryFns PickBinary(ElemKind in, ElemKind out) {
+  BinaryFns fns;
+  DispatchKind(in, [&]<ElemKind I>() {
+    if constexpr (Supported<Traits<I>>(Op)) {
+      if constexpr (Op == BinaryOp::kComplex) {
+        if constexpr (I == ElemKind::kF32) {
+          if (out == ElemKind::kC64) fns = {&BinaryKernel<Op, I, ElemKind::kC64>, BinaryRaw<Op, I, ElemKind::kC64>()};
+        } else if constexpr (I == ElemKind::kF64) {
+          if (out == ElemKind::kC128)
+            fns = {&BinaryKernel<Op, I, ElemKind::kC128>, BinaryRaw<Op, I, ElemKind::kC128>()};
+        }
+      } else {
+        if (out == I) fns = {&BinaryKernel<Op, I, I>, BinaryRaw<Op, I, I>()};
+      }
+    }
+  });
+  return fns;
+}
+
+// Block-by-block evaluation of a fused run (see FusedParams and fused.h).
+// Outputs smaller than this are always freshly allocated (small arrays come from malloc's
+// caches; the deferred writes would cost more than they save).
+constexpr int64_t kInPlaceMinBytes = int64_t{64} << 10;
+
+void FusedElementwise(const Step& s, ExecState& st) {
+  const FusedParams& p = s.Params<FusedParams>();
+  const int64_t n = p.num_elements;
+  FusedInputs in;
+  if (absl::Status status = PrepareFusedInputs(p, s, st, s.in.size(), &in); !status.ok())
+    return st.Fail(s, std::move(status));
+  // An output may take the storage of a full-size input of its byte size that dies with this
+  // step and that nothing else references (a donated argument, a temporary): no allocation, and
+  // the lines just read are the ones written (a separate output costs a read of each line before
+  // it is written). The blocks then write their outputs after all their ops have run.
+  std::vector<Array> outs;
+  std::vector<bool> taken(s.in.size(), false);
+  bool in_place = false;
+  for (const ArrayType& t : s.out_types) {
+    int reuse = -1;
+    for (size_t i = 0; i < s.in.size() && reuse < 0 && t.ByteSize() >= kInPlaceMinBytes; ++i) {
+      const RtValue& v = st.slots[s.in[i]];
+      if (taken[i] || in.period[i] != 0 || in.splat[i] || v.kind != RtValue::Kind::kArray ||
+          v.array.ByteSize() != t.ByteSize() || !v.array.Unique() ||
+          std::find(s.release.begin(), s.release.end(), s.in[i]) == s.release.end() ||
+          std::count(s.in.begin(), s.in.end(), s.in[i]) != 1)
+        continue;
+      reuse = static_cast<int>(i);
+    }
+    if (reuse < 0) {
+      outs.push_back(Array::Allocate(t));
+      continue;
+    }
+    taken[reuse] = true;
+    in_place = true;
+    outs.push_back(st.slots[s.in[reuse]].array.Reshaped(t));  // in.ptr still points at it
+    st.slots[s.in[reuse]] = RtValue();
+  }
+  // Pieces of 128 blocks (128 Ki elements) go to the intra-op threads, each with its own block
+  // buffers; elements are independent, so any split gives the same result.
+  constexpr int64_t kPiece = 128 * kFusedBlock;
+  // Outputs of 16 MiB and more go straight to memory (see FusedBlockEval): the tanh chain of
+  // bench/ratios.py over 16 Mi f32 moves a third fewer bytes.
+  constexpr int64_t kStreamBytes = int64_t{16} << 20;
+  bool stream = false;
+  for (const Array& o : outs) stream = stream || o.ByteSize() >= kStreamBytes;
+  st.ParallelFor((n + kPiece - 1) / kPiece, [&](int64_t piece) {
+    FusedBlockEval eval(p, in, &outs, stream, in_place);
+    const int64_t end = std::min(n, (piece + 1) * kPiece);
+    for (int64_t start = piece * kPiece; start < end; start += kFusedBlock)
+      eval.Run(start, std::min(kFusedBlock, end - start));
+    eval.Finish();
+  });
+  for (size_t j = 0; j < outs.size(); ++j) st.slots[s.out[j]] = RtValue::Of(std::move(outs[j]));
+}
+
+// len copies of one element of es bytes.
+void FillElement(uint8_t* dst, const uint8_t* element, int64_t es, int64_t len) {
+  auto fill = [&](auto tag) {
+    using U = decltype(tag);
+    U v;
+    std::memcpy(&v, element, sizeof(U));
+    for (int64_t k = 0; k < len; ++k) std::memcpy(dst + k * sizeof(U), &v, sizeof(U));
+  };
+  switch (es) {
+    case 1: std::memset(dst, *element, static_cast<size_t>(len)); return;
+    case 2: return fill(uint16_t{});
+    case 4: return fill(uint32_t{});
+    case 8: return fill(uint64_t{});
+    default:
+      for (int64_t k = 0; k < len; ++k) std::memcpy(dst + k * es, element, static_cast<size_t>(es));
+  }
+}
+
+}  // namespace
+
+absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecState& st,
+                                size_t num_inputs, FusedInputs* in) {
+  const int64_t n = p.num_elements;
+  in->ptr.assign(num_inputs, nullptr);
+  in->splat.clear();
+  in->splat.resize(num_inputs);
+  in->period.assign(num_inputs, 0);
+  in->inner.assign(num_inputs, 1);
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const int64_t per = p.input_period.empty() ? 0 : p.input_period[i];
+    const int64_t inner = p.input_inner.empty() ? 1 : p.input_inner[i];
+    const uint8_t* element = p.input_splat[i].data();
+    size_t es = p.input_splat[i].size();
+    if (per > 0) {
+      const RtValue& v = st.slots[s.in[i]];
+      es = static_cast<size_t>(p.input_bytes[i]);
+      if (v.kind != RtValue::Kind::kArray || v.array.NumElements() != per ||
+          v.array.ByteSize() != per * static_cast<int64_t>(es))
+        return absl::InternalError("fused elementwise broadcast input of the wrong size");
+      element = v.array.data();
+      if (per > 1) {
+        if (inner < 1 || n % inner != 0 || n / inner % per != 0)
+          return absl::InternalError("fused elementwise broadcast input that does not tile the run");
+        in->period[i] = per;
+        in->inner[i] = inner;
+        in->ptr[i] = element;
+        continue;
+      }
+    }
+    if (!p.input_splat[i].empty() || per == 1) {  // a block of the repeated element, read at every offset
+      const int64_t len = std::min(n, kFusedBlock);      // no block is longer
+      in->splat[i].reset(new uint8_t[std::max<int64_t>(len, 1) * es]);
+      FillElement(in->splat[i].get(), element, static_cast<int64_t>(es), len);
+      in->ptr[i] = in->splat[i].get();
+      continue;
+    }
+    const RtValue& v = st.slots[s.in[i]];
+    if (v.kind != RtValue::Kind::kArray || v.array.NumElements() != n)
+      return absl::InternalError("fused elementwise input of the wrong size");
+    in->ptr[i] = v.array.data();
+  }
+  return absl::OkStatus();
+}
+
+FusedBlockEval::FusedBlockEval(const FusedParams& p, const FusedInputs& in, std::vector<Array>* outs,
+                               bool stream, bool deferred, int keep)
+    : p_(p), in_(in), outs_(outs), stream_(stream), deferred_(deferred), buffer_of_(p.ops.size(), -1),
+      gathered_(in.ptr.size()) {
+  // Block buffers are recycled: once the last op that reads a value has run, the next op that
+  // needs a buffer of its size takes it (never one of its own operands', so no loop runs in
+  // place). Fewer buffers stay in L1: the tanh chain of bench/ratios.py uses 2 instead of 4.
+  // Values stored to an output from their buffer at the end of the block, and `keep`, which the
+  // caller reads after Run, keep theirs.
+  const int num_inputs = static_cast<int>(in.ptr.size());
+  const int num_ops = static_cast<int>(p.ops.size());
+  auto operands = [&](const FusedParams::Op& op) {
+    std::array<int, 3> v = {op.in0, op.unary ? -1 : op.in1, op.unary || op.binary ? -1 : op.in2};
+    return v;
+  };
+  std::vector<int> last(num_ops, -1);
+  for (int k = 0; k < num_ops; ++k)
+    for (int v : operands(p.ops[k]))
+      if (v >= num_inputs) last[v - num_inputs] = k;
+  std::vector<int> free_buffers;
+  for (int k = 0; k < num_ops; ++k) {
+    const FusedParams::Op& op = p.ops[k];
+    if (op.output < 0 || stream_ || deferred_) {
+      auto it = std::find_if(free_buffers.begin(), free_buffers.end(),
+                             [&](int b) { return buffer_bytes_[b] == op.elem_bytes; });
+      if (it != free_buffers.end()) {
+        buffer_of_[k] = *it;
+        free_buffers.erase(it);
+      } else {
+        buffer_of_[k] = static_cast<int>(buffer_bytes_.size());
+        buffer_bytes_.push_back(op.elem_bytes);
+      }
+    }
+    for (int v : operands(op)) {
+      const int j = v - num_inputs;
+      if (j < 0 || last[j] != k || buffer_of_[j] < 0 || p.ops[j].output >= 0 || j == keep) continue;
+      last[j] = -1;  // an operand read twice is freed once
+      free_buffers.push_back(buffer_of_[j]);
+    }
+  }
+  // Repeating inputs are gathered into a block buffer of their own for each block.
+  std::vector<int64_t> sizes;
+  for (int bytes : buffer_bytes_) sizes.push_back(kFusedBlock * bytes);
+  for (size_t i = 0; i < in.ptr.size(); ++i)
+    if (in.period[i] > 1) sizes.push_back(kFusedBlock * p.input_bytes[i]);
+  // One arena, each buffer 64-byte aligned at its own offset modulo 4 KiB (and none at 0, where
+  // the blocks of the inputs and outputs start): a loop that reads one buffer and writes another
+  // at the same index would otherwise see its loads wait on stores to addresses that match in
+  // their low 12 bits (4K aliasing; separate 4 KiB allocations sat 16 bytes apart modulo 4 KiB,
+  // and the tanh chain of bench/ratios.py took 9.9 instead of 8.9 ms on one core).
+  std::vector<int64_t> offsets;
+  int64_t total = 0;
+  for (size_t b = 0; b < sizes.size(); ++b) {
+    offsets.push_back(total + static_cast<int64_t>((b + 1) * 448 % 4096));
+    total += (sizes[b] + 4095) / 4096 * 4096 + 4096;
+  }
+  arena_.reset(new uint8_t[static_cast<size_t>(total) + 64]);
+  uint8_t* base = arena_.get() + (64 - reinterpret_cast<uintptr_t>(arena_.get()) % 64) % 64;
+  buffers_.resize(buffer_bytes_.size());
+  size_t b = 0;
+  for (; b < buffer_bytes_.size(); ++b) buffers_[b] = base + offsets[b];
+  for (size_t i = 0; i < in.ptr.size(); ++i)
+    if (in.period[i] > 1) gathered_[i] = base + offsets[b++];
+  PlanVec(keep);
+}
+
+// The accumulator walks the ops in order. An op whose first operand (or, reversed, second) is
+// the value just computed takes it from the accumulator; otherwise the accumulator is loaded.
+// A value is stored to its home (At: its block buffer, or its output when outputs are written
+// directly) when anything but the next op reads it, when the caller reads it (keep), or when it
+// is an output.
+void FusedBlockEval::PlanVec(int keep) {
+  const VecRunFn run = VecRunner();
+  const int num_inputs = static_cast<int>(in_.ptr.size());
+  const int num_ops = static_cast<int>(p_.ops.size());
+  // A lone op keeps its loop over the block: one pass either way, and the loop's own dispatch
+  // is cheaper than the steps' (a negate from L1: 1.3-1.6 against 2.4-2.8 cycles per 16 floats).
+  // Runs shorter than a block stay on blocks too: planning costs about 0.3 us, a fifth of a tiny
+  // program's Execute, for nothing measurable gained.
+  if (!run || num_ops < 2 || p_.num_elements < kFusedBlock) return;
+  auto splat = [&](int v) { return v < num_inputs && in_.splat[v]; };
+  for (const FusedParams::Op& op : p_.ops) {
+    const bool clamp = op.vec == VecOp::kClamp && op.general && splat(op.in0) && splat(op.in2);
+    if (op.vec == VecOp::kNone || op.elem_bytes != 4 || (!clamp && !op.unary && !op.binary)) return;
+  }
+  for (int i = 0; i < num_inputs; ++i)
+    if (p_.input_bytes[i] != 4) return;
+  // Each step costs a dispatch per 128 elements, which only pays where it saves several passes
+  // or sits beside a long op: w - lr * dw (two cheap ops, the SGD step's deferred update) ran
+  // 1.07-1.11x the blocks' time in registers, four cheap ops 0.88-0.99, the tanh chain 0.79-0.92
+  // (one core, 4 Ki to 400 Ki elements).
+  int heavy = 0;
+  for (const FusedParams::Op& op : p_.ops)
+    heavy += op.vec == VecOp::kDiv || op.vec == VecOp::kSqrt || op.vec == VecOp::kRsqrt ||
+             (op.vec >= VecOp::kExp && op.vec <= VecOp::kErf);
+  if (heavy == 0 && num_ops < 4) return;
+  std::vector<int> reads_after_next(num_ops, 0);  // per op: reads by ops other than the next one
+  for (int k = 0; k < num_ops; ++k) {
+    const FusedParams::Op& op = p_.ops[k];
+    for (int v : {op.in0, op.unary ? -1 : op.in1, op.general ? op.in2 : -1})
+      if (v >= num_inputs && v - num_inputs != k - 1) ++reads_after_next[v - num_inputs];
+  }
+  std::vector<VecStep> steps;
+  auto pointer = [&](int key) {
+    auto it = std::find(vec_ptr_key_.begin(), vec_ptr_key_.end(), key);
+    if (it != vec_ptr_key_.end()) return static_cast<int>(it - vec_ptr_key_.begin());
+    vec_ptr_key_.push_back(key);
+    return static_cast<int>(vec_ptr_key_.size()) - 1;
+  };
+  auto operand = [&](VecStep st, int v) {
+    if (v < num_inputs && in_.splat[v]) {
+      st.form = VecStep::kScalar;
+      std::memcpy(&st.scalar, in_.ptr[v], sizeof(float));
+    } else {
+      st.form = VecStep::kMemory;
+      st.ptr = pointer(v);
+    }
+    steps.push_back(st);
+  };
+  auto load = [&](int v) { operand(VecStep{.kind = VecStep::kLoad}, v); };
+  int acc = -1;  // the value in the accumulator
+  for (int k = 0; k < num_ops; ++k) {
+    const FusedParams::Op& op = p_.ops[k];
+    const int v = num_inputs + k;
+    if (op.unary) {
+      if (acc != op.in0) load(op.in0);
+      steps.push_back(VecStep{.kind = VecStep::kUnary, .op = op.vec});
+    } else if (op.general) {  // clamp(lo, x, hi) with splat bounds
+      if (acc != op.in1) load(op.in1);
+      VecStep st{.kind = VecStep::kUnary, .op = op.vec};
+      std::memcpy(&st.scalar, in_.ptr[op.in0], sizeof(float));
+      std::memcpy(&st.scalar2, in_.ptr[op.in2], sizeof(float));
+      steps.push_back(st);
+    } else {
+      VecStep st{.kind = VecStep::kBinary, .op = op.vec};
+      if (op.in0 == op.in1) {
+        if (acc != op.in0) load(op.in0);
+        st.form = VecStep::kSelf;
+        steps.push_back(st);
+      } else if (acc == op.in0) {
+        operand(st, op.in1);
+      } else if (acc == op.in1) {
+        st.reversed = true;
+        operand(st, op.in0);
+      } else {
+        load(op.in0);
+        operand(st, op.in1);
+      }
+    }
+    acc = v;
+    bool home_stored = false;
+    if (op.output >= 0 && stream_ && !deferred_) {
+      steps.push_back(VecStep{.kind = VecStep::kStream, .ptr = pointer(~op.output)});
+    } else if (op.output >= 0) {  // home is the output, or (deferred) the buffer copied to it
+      steps.push_back(VecStep{.kind = VecStep::kStore, .ptr = pointer(v)});
+      home_stored = true;
+    }
+    if (!home_stored && (reads_after_next[k] > 0 || keep == k))
+      steps.push_back(VecStep{.kind = VecStep::kStore, .ptr = pointer(v)});
+  }
+  vec_steps_ = std::move(steps);
+  vec_ptrs_.assign(vec_ptr_key_.size(), nullptr);
+  vec_run_ = run;
+}
+
+// Block buffers hold the current block from their start; inputs and outputs are indexed
+// absolutely.
+uint8_t* FusedBlockEval::At(int value, int64_t start) {
+  const int num_inputs = static_cast<int>(in_.ptr.size());
+  if (value < num_inputs) {
+    if (gathered_[value]) return gathered_[value];
+    return const_cast<uint8_t*>(in_.ptr[value]) + (in_.splat[value] ? 0 : start * p_.input_bytes[value]);
+  }
+  const FusedParams::Op& op = p_.ops[value - num_inputs];
+  if (op.output >= 0 && !stream_ && !deferred_) return (*outs_)[op.output].mutable_data() + start * op.elem_bytes;
+  return buffers_[buffer_of_[value - num_inputs]];
+}
+
+namespace {
+
+// memcpy with non-temporal stores for the aligned middle: 32-byte stores on AVX2 and AVX-512
+// CPUs, 16-byte (SSE2) ones elsewhere. On Zen 5 the 32-byte form runs the tanh chain of
+// bench/ratios.py in 4.0 instead of 4.3 ms at 2 threads (7.6 instead of 8.3 at 1), and 64-byte
+// AVX-512 stream stores were slower than either (4.7 -> 5.1 ms against the 16-byte form).
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+OPJ_TARGET_256 void StreamCopy256(uint8_t* dst, const uint8_t* src, size_t bytes) {
+  const size_t head = std::min(bytes, (32 - reinterpret_cast<uintptr_t>(dst) % 32) % 32);
+  std::memcpy(dst, src, head);
+  size_t i = head;
+  for (; i + 32 <= bytes; i += 32)
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
+  std::memcpy(dst + i, src + i, bytes - i);
+}
+#endif
+
+void StreamCopy(uint8_t* dst, const uint8_t* src, size_t bytes) {
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+  if (IsaLevel() >= 1) return StreamCopy256(dst, src, bytes);
+#endif
+#if defined(__x86_64__)
+  const size_t head = std::min(bytes, (16 - reinterpret_cast<uintptr_t>(dst) % 16) % 16);
+  std::memcpy(dst, src, head);
+  size_t i = head;
+  for (; i + 16 <= bytes; i += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  std::memcpy(dst + i, src + i, bytes - i);
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+}  // namespace
+
+void FusedBlockEval::Finish() {
+#if defined(__x86_64__)
+  if (stream_) _mm_sfence();  // the streamed lines are visible before the outputs are handed on
+#endif
+}
+
+void FusedBlockEval::Run(int64_t start, int64_t count) {
+  const size_t num_inputs = in_.ptr.size();
+  for (size_t i = 0; i < num_inputs; ++i) {
+    if (!gathered_[i]) continue;
+    const int64_t es = p_.input_bytes[i], per = in_.period[i], inner = in_.inner[i];
+    uint8_t* dst = gathered_[i];
+    if (inner == 1) {
+      for (int64_t done = 0; done < count;) {  // runs of the input, wrapping at its end
+        const int64_t pos = (start + done) % per, len = std::min(per - pos, count - done);
+        std::memcpy(dst + done * es, in_.ptr[i] + pos * es, static_cast<size_t>(len * es));
+        done += len;
+      }
+      continue;
+    }
+    for (int64_t done = 0; done < count;) {  // each element repeated `inner` times
+      const int64_t e = start + done, len = std::min(inner - e % inner, count - done);
+      FillElement(dst + done * es, in_.ptr[i] + (e / inner % per) * es, es, len);
+      done += len;
+    }
+  }
+  if (vec_run_) {
+    for (size_t i = 0; i < vec_ptrs_.size(); ++i) {
+      const int key = vec_ptr_key_[i];
+      uint8_t* p = key >= 0 ? At(key, start) : (*outs_)[~key].mutable_data() + start * sizeof(float);
+      vec_ptrs_[i] = reinterpret_cast<float*>(p);
+    }
+    vec_run_(vec_steps_.data(), vec_steps_.size(), vec_ptrs_.data(), count);
+  }
+  for (size_t k = 0; k < p_.ops.size() && !vec_run_; ++k) {
+    const FusedParams::Op& op = p_.ops[k];
+    uint8_t* out = At(static_cast<int>(num_inputs + k), start);
+    if (op.unary) {
+      op.unary(At(op.in0, start), out, count);
+    } else if (op.binary) {
+      // binary_splat reads the first element of the splat operand's block
+      (op.binary_splat ? op.binary_splat : op.binary)(At(op.in0, start), At(op.in1, start), out, count);
+    } else {
+      const void* in[3] = {At(op.in0, start), At(op.in1, start), At(op.in2, start)};
+      op.general(op.params.get(), in, out, count);
+    }
+    if (stream_ && !deferred_ && op.output >= 0)
+      StreamCopy((*outs_)[op.output].mutable_data() + start * op.elem_bytes, out,
+                 static_cast<size_t>(count * op.elem_bytes));
+  }
+  if (!deferred_) return;
+  for (size_t k = 0; k < p_.ops.size(); ++k) {
+    const FusedParams::Op& op = p_.ops[k];
+    if (op.output < 0) continue;
+    uint8_t* dst = (*outs_)[op.output].mutable_data() + start * op.elem_bytes;
+    const size_t bytes = static_cast<size_t>(count * op.elem_bytes);
+    const uint8_t* src = buffers_[buffer_of_[k]];
+    if (stream_) StreamCopy(dst, src, bytes);
+    else std::memcpy(dst, src, bytes);
+  }
+}
+
+const char* UnaryOpName(UnaryOp op) {
+  static const char* kNames[] = {
+      "abs", "cbrt", "ceil", "cosine", "exponential", "exponential_minus_one", "floor", "log",
+      "log_plus_one", "logistic", "negate", "not", "popcnt", "count_leading_zeros",
+      "round_nearest_afz", "round_nearest_even", "rsqrt", "sign", "sine", "sqrt", "tan", "tanh",
+      "is_finite", "real", "imag", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh",
+      "sinh", "erf", "erfc", "erf_inv", "lgamma", "digamma", "square", "conj", "is_inf",
+      "is_pos_inf", "is_neg_inf", "bessel_i1e", "copy"};
+  return kNames[static_cast<int>(op)];
+}
+
+const char* BinaryOpName(BinaryOp op) {
+  static const char* kNames[] = {"add", "subtract", "multiply", "divide", "remainder", "power",
+                                 "atan2", "maximum", "minimum", "and", "or", "xor", "shift_left",
+                                 "shift_right_arithmetic", "shift_right_logical", "complex",
+                                 "next_after", "polygamma", "zeta", "mulhi"};
+  return kNames[static_cast<int>(op)];
+}
+
+namespace {
+
+UnaryFns PickAnyUnary(UnaryOp op, ElemKind in, ElemKind out) {
+  UnaryFns fn;
+  if (out == UnaryOut(op, in)) {
+    switch (op) {
+#define OPENPJRT_U(OP) case UnaryOp::OP: fn = PickUnary<UnaryOp::OP>(in, out); break;
+      OPENPJRT_U(kAbs) OPENPJRT_U(kCbrt) OPENPJRT_U(kCeil) OPENPJRT_U(kCos) OPENPJRT_U(kExp)
+      OPENPJRT_U(kExpm1) OPENPJRT_U(kFloor) OPENPJRT_U(kLog) OPENPJRT_U(kLog1p)
+      OPENPJRT_U(kLogistic) OPENPJRT_U(kNegate) OPENPJRT_U(kNot) OPENPJRT_U(kPopcnt)
+      OPENPJRT_U(kClz) OPENPJRT_U(kRoundAfz) OPENPJRT_U(kRoundEven) OPENPJRT_U(kRsqrt)
+      OPENPJRT_U(kSign) OPENPJRT_U(kSin) OPENPJRT_U(kSqrt) OPENPJRT_U(kTan) OPENPJRT_U(kTanh)
+      OPENPJRT_U(kIsFinite) OPENPJRT_U(kReal) OPENPJRT_U(kImag) OPENPJRT_U(kAcos)
+      OPENPJRT_U(kAcosh) OPENPJRT_U(kAsin) OPENPJRT_U(kAsinh) OPENPJRT_U(kAtan)
+      OPENPJRT_U(kAtanh) OPENPJRT_U(kCosh) OPENPJRT_U(kSinh) OPENPJRT_U(kErf) OPENPJRT_U(kErfc)
+      OPENPJRT_U(kErfInv) OPENPJRT_U(kLgamma) OPENPJRT_U(kDigamma) OPENPJRT_U(kSquare)
+      OPENPJRT_U(kConj) OPENPJRT_U(kIsInf) OPENPJRT_U(kIsPosInf) OPENPJRT_U(kIsNegInf)
+      OPENPJRT_U(kBesselI1e) OPENPJRT_U(kCopy)
+#undef OPENPJRT_U
+    }
+  }
+  return fn;
+}
+
+BinaryFns PickAnyBinary(BinaryOp op, ElemKind in, ElemKind out) {
+  BinaryFns fn;
+  switch (op) {
+#define OPENPJRT_B(OP) case BinaryOp::OP: fn = PickBinary<BinaryOp::OP>(in, out); break;
+    OPENPJRT_B(kAdd) OPENPJRT_B(kSub) OPENPJRT_B(kMul) OPENPJRT_B(kDiv) OPENPJRT_B(kRem)
+    OPENPJRT_B(kPow) OPENPJRT_B(kAtan2) OPENPJRT_B(kMax) OPENPJRT_B(kMin) OPENPJRT_B(kAnd)
+    OPENPJRT_B(kOr) OPENPJRT_B(kXor) OPENPJRT_B(kShl) OPENPJRT_B(kShrA) OPENPJRT_B(kShrL)
+    OPENPJRT_B(kComplex) OPENPJRT_B(kNextAfter) OPENPJRT_B(kPolygamma) OPENPJRT_B(kZeta)
+    OPENPJRT_B(kMulHi)
+#undef OPENPJRT_B
+  }
+  return fn;
+}
+
+}  // namespace
+
+absl::StatusOr<KernelFn> SelectUnary(UnaryOp op, ElemKind in, ElemKind out) {
+  KernelFn fn = PickAnyUnary(op, in, out).kernel;
+  if (!fn)
+    return absl::UnimplementedError(StrCat(UnaryOpName(op), " is not supported for ",
+                                           ir::ElemKindName(in), " -> ", ir::ElemKindName(out)));
+  return fn;
+}
+
+absl::StatusOr<KernelFn> SelectBinary(BinaryOp op, ElemKind in, ElemKind out) {
+  KernelFn fn = PickAnyBinary(op, in, out).kernel;
+  if (!fn)
+    return absl::UnimplementedError(StrCat(BinaryOpName(op), " is not supported for ",
+                                           ir::ElemKindName(in), " -> ", ir::ElemKindName(out)));
+  return fn;
+}
+
+RawUnaryFn RawUnary(UnaryOp op, ElemKind in, ElemKind out) { return PickAnyUnary(op, in, out).raw; }
+RawBinaryFn RawBinary(BinaryOp op, ElemKind in, ElemKind out) { return PickAnyBinary(op, in, out).raw; }
+
+RawBinaryFn RawBinarySplat(BinaryOp op, ElemKind in, ElemKind out, int scalar_operand) {
+  if (in != out || (in != ElemKind::kF32 && in != ElemKind::kF64) || scalar_operand < 0 || scalar_operand > 1)
+    return nullptr;
+  RawBinaryFn fn = nullptr;
+  auto pick = [&]<ElemKind K>() {
+    switch (op) {
+      case BinaryOp::kAdd: fn = BinarySplatRaw<BinaryOp::kAdd, K>(scalar_operand); break;
+      case BinaryOp::kSub: fn = BinarySplatRaw<BinaryOp::kSub, K>(scalar_operand); break;
+      case BinaryOp::kMul: fn = BinarySplatRaw<BinaryOp::kMul, K>(scalar_operand); break;
+      case BinaryOp::kDiv: fn = BinarySplatRaw<BinaryOp::kDiv, K>(scalar_operand); break;
+      case BinaryOp::kMax: fn = BinarySplatRaw<BinaryOp::kMax, K>(scalar_operand); break;
+      case BinaryOp::kMin: fn = BinarySplatRaw<BinaryOp::kMin, K>(scalar_operand); break;
+      default: break;
+    }
+  };
+  if (in == ElemKind::kF32) pick.template operator()<ElemKind::kF32>();
+  else pick.template operator()<ElemKind::kF64>();
+  return fn;
+}
+KernelFn FusedElementwiseKernel() { return &FusedElementwise; }
+
+}  // namespace openpjrt::cpu

@@ -1,0 +1,595 @@
+// reduce: a typed loop when the reducer is a single binary op; an elementwise reducer region
+// (argmax's and argmin's, variadic reductions) evaluated for many accumulators at once
+// (LaneRegion); any other reducer region once per element (the oracle path).
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+
+#include "src/cpu/kernels/elementwise_ops.h"
+#include "src/cpu/kernels/fused.h"
+#include "src/cpu/exec/isa.h"
+#include "src/cpu/kernels/reduce_internal.h"
+#include "src/cpu/kernels/region_lanes.h"
+#include "src/cpu/exec/strided.h"
+#include "src/support/str.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+using namespace ops;
+
+// out[k] op= x[k] for f32 rows (column reductions fold one input row into the row of
+// accumulators), compiled for AVX-512, AVX2 and the baseline and chosen at run time. Each element
+// sees the same scalar operation as the generic loop, so results do not change.
+[[gnu::always_inline]] inline void FoldRowAddBody(float* __restrict out, const float* __restrict x, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) out[k] = ApplyBinary<BinaryOp::kAdd, Traits<ElemKind::kF32>>(out[k], x[k]);
+}
+[[gnu::always_inline]] inline void FoldRowMaxBody(float* __restrict out, const float* __restrict x, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) out[k] = ApplyBinary<BinaryOp::kMax, Traits<ElemKind::kF32>>(out[k], x[k]);
+}
+[[gnu::always_inline]] inline void FoldRowMinBody(float* __restrict out, const float* __restrict x, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) out[k] = ApplyBinary<BinaryOp::kMin, Traits<ElemKind::kF32>>(out[k], x[k]);
+}
+// Four input rows ld apart folded in row order: each accumulator is read and written once per
+// four rows, and four streams of the input are in flight.
+template <BinaryOp Op>
+[[gnu::always_inline]] inline void FoldRows4Body(float* __restrict out, const float* __restrict x, int64_t ld,
+                                                 int64_t n) {
+  using T = Traits<ElemKind::kF32>;
+  for (int64_t k = 0; k < n; ++k) {
+    float v = ApplyBinary<Op, T>(out[k], x[k]);
+    v = ApplyBinary<Op, T>(v, x[ld + k]);
+    v = ApplyBinary<Op, T>(v, x[2 * ld + k]);
+    out[k] = ApplyBinary<Op, T>(v, x[3 * ld + k]);
+  }
+}
+using FoldRows4Fn = void (*)(float*, const float*, int64_t, int64_t);
+template <BinaryOp Op>
+FoldRows4Fn FoldRows4F32() {
+  static const FoldRows4Fn fn = ForCpu<&FoldRows4Body<Op>>();
+  return fn;
+}
+
+using FoldRowFn = void (*)(float*, const float*, int64_t);
+template <BinaryOp Op>
+FoldRowFn FoldRowF32() {
+  static const FoldRowFn fn = Op == BinaryOp::kAdd   ? ForCpu<&FoldRowAddBody>()
+                              : Op == BinaryOp::kMax ? ForCpu<&FoldRowMaxBody>()
+                                                     : ForCpu<&FoldRowMinBody>();
+  return fn;
+}
+
+// For each input element (row-major), the linear index of the output element it reduces into.
+struct ReduceMap {
+  std::vector<int64_t> in_dims, out_stride_for_in;  // per input dim: output stride, 0 if reduced
+};
+
+ReduceMap MakeMap(const std::vector<int64_t>& in_dims, const std::vector<int64_t>& dims) {
+  ReduceMap m;
+  m.in_dims = in_dims;
+  std::vector<int64_t> out_dims;
+  std::vector<bool> reduced(in_dims.size(), false);
+  for (int64_t d : dims) reduced[d] = true;
+  for (size_t i = 0; i < in_dims.size(); ++i)
+    if (!reduced[i]) out_dims.push_back(in_dims[i]);
+  std::vector<int64_t> os = RowMajorStrides(out_dims);
+  m.out_stride_for_in.assign(in_dims.size(), 0);
+  size_t k = 0;
+  for (size_t i = 0; i < in_dims.size(); ++i)
+    if (!reduced[i]) m.out_stride_for_in[i] = os[k++];
+  return m;
+}
+
+// Calls f(input_index, output_index) for every input element in row-major order.
+template <typename F>
+void ForEachMapped(const ReduceMap& m, F&& f) {
+  const size_t rank = m.in_dims.size();
+  int64_t n = 1;
+  for (int64_t d : m.in_dims) n *= d;
+  if (n == 0) return;
+  std::vector<int64_t> idx(rank, 0);
+  int64_t out = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    f(i, out);
+    for (int64_t k = static_cast<int64_t>(rank) - 1; k >= 0; --k) {
+      out += m.out_stride_for_in[k];
+      if (++idx[k] < m.in_dims[k]) break;
+      out -= m.out_stride_for_in[k] * m.in_dims[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+Blocks MakeBlocks(const std::vector<int64_t>& in_dims, const std::vector<int64_t>& dims) {
+  std::vector<bool> reduced(in_dims.size(), false);
+  for (int64_t d : dims) reduced[d] = true;
+  std::vector<std::pair<bool, int64_t>> runs;  // (reduced, size)
+  for (size_t i = 0; i < in_dims.size(); ++i) {
+    if (in_dims[i] == 1) continue;
+    if (!runs.empty() && runs.back().first == reduced[i]) {
+      runs.back().second *= in_dims[i];
+    } else {
+      runs.push_back({reduced[i], in_dims[i]});
+    }
+  }
+  Blocks b;
+  size_t i = 0;
+  if (i < runs.size() && runs[i].first && runs.size() >= 3) b.r0 = runs[i++].second;
+  if (i < runs.size() && !runs[i].first) b.a = runs[i++].second;
+  if (i < runs.size() && runs[i].first) b.r = runs[i++].second;
+  if (i < runs.size() && !runs[i].first) b.b = runs[i++].second;
+  b.ok = i == runs.size();
+  return b;
+}
+
+namespace {
+
+// Where a fast reduction reads its input: Get(offset, len) returns len (<= kFusedBlock)
+// consecutive input elements starting at linear offset `offset`. A plain array hands out a
+// pointer into itself; an absorbed producer run computes the elements into a block buffer.
+template <typename S>
+struct ArraySource {
+  const S* x;
+  const S* Get(int64_t offset, int64_t) const { return x + offset; }
+};
+
+template <typename S>
+struct FusedSource {
+  FusedBlockEval eval;
+  size_t op;  // the run's op whose values are the reduction's input
+  const S* Get(int64_t offset, int64_t len) {
+    eval.Run(offset, len);
+    return reinterpret_cast<const S*>(eval.Value(op));
+  }
+};
+
+// Folds n >= 1 consecutive elements from `offset` with Op, in 16 independent lanes (the order of
+// a reduction is the implementation's choice; this one vectorizes and is the same on every run
+// and for every source: the elements arrive in chunks whose sizes are multiples of the lanes).
+// FoldRun's order over one contiguous f32 row held in memory, as a loop the per-CPU copies keep
+// in registers (the generic loop spilled its 16 lanes to the stack every step).
+template <BinaryOp Op>
+[[gnu::always_inline]] inline void FoldRowLanesBody(const float* __restrict x, int64_t n, float* __restrict result) {
+  using T = Traits<ElemKind::kF32>;
+  constexpr int kLanes = 16;
+  float lane[kLanes];
+  for (int j = 0; j < kLanes; ++j) lane[j] = x[j];
+  int64_t i = kLanes;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) lane[j] = ApplyBinary<Op, T>(lane[j], x[i + j]);
+  for (int j = 0; i < n; ++i, ++j) lane[j] = ApplyBinary<Op, T>(lane[j], x[i]);
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) lane[j] = ApplyBinary<Op, T>(lane[j], lane[j + w]);
+  *result = lane[0];
+}
+
+// The same order continued over n (a multiple of 16) more elements, lanes kept in registers: the
+// step of FoldRun over each block of a computed (fused) source.
+template <BinaryOp Op>
+[[gnu::always_inline]] inline void FoldLanesBody(float* __restrict lanes, const float* __restrict x, int64_t n) {
+  using T = Traits<ElemKind::kF32>;
+  constexpr int kLanes = 16;
+  float lane[kLanes];
+  for (int j = 0; j < kLanes; ++j) lane[j] = lanes[j];
+  for (int64_t i = 0; i < n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) lane[j] = ApplyBinary<Op, T>(lane[j], x[i + j]);
+  for (int j = 0; j < kLanes; ++j) lanes[j] = lane[j];
+}
+
+template <BinaryOp Op, typename T, typename Src>
+typename T::C FoldRun(Src& src, int64_t offset, int64_t n) {
+  using C = typename T::C;
+  using S = typename T::S;
+  constexpr int kLanes = 16;
+  if constexpr (std::is_same_v<Src, ArraySource<float>> && std::is_same_v<T, Traits<ElemKind::kF32>> &&
+                (Op == BinaryOp::kAdd || Op == BinaryOp::kMax || Op == BinaryOp::kMin)) {
+    if (n >= 2 * kLanes) {
+      static const auto fold = ForCpu<&FoldRowLanesBody<Op>>();
+      float r;
+      fold(src.Get(offset, n), n, &r);
+      return r;
+    }
+  }
+  if (n < 2 * kLanes) {
+    const S* x = src.Get(offset, n);
+    C v = T::Load(x[0]);
+    for (int64_t i = 1; i < n; ++i) v = static_cast<C>(ApplyBinary<Op, T>(v, T::Load(x[i])));
+    return v;
+  }
+  int64_t chunk = 0, chunk_end = std::min(n, kFusedBlock);  // x holds [chunk, chunk_end)
+  const S* x = src.Get(offset, chunk_end);
+  C lane[kLanes];
+  for (int j = 0; j < kLanes; ++j) lane[j] = T::Load(x[j]);
+  int64_t i = kLanes;
+  for (;;) {
+    if constexpr (std::is_same_v<T, Traits<ElemKind::kF32>> &&
+                  (Op == BinaryOp::kAdd || Op == BinaryOp::kMax || Op == BinaryOp::kMin)) {
+      static const auto fold = ForCpu<&FoldLanesBody<Op>>();
+      const int64_t m = (chunk_end - i) / kLanes * kLanes;
+      fold(lane, x + (i - chunk), m);
+      i += m;
+    }
+    for (; i + kLanes <= chunk_end; i += kLanes)
+      for (int j = 0; j < kLanes; ++j)
+        lane[j] = static_cast<C>(ApplyBinary<Op, T>(lane[j], T::Load(x[i - chunk + j])));
+    if (i >= n) break;
+    if (i == chunk_end) {  // the next chunk
+      chunk = i;
+      chunk_end = std::min(n, i + kFusedBlock);
+      x = src.Get(offset + chunk, chunk_end - chunk);
+      continue;
+    }
+    // Fewer than kLanes elements left, all in this chunk.
+    for (int j = 0; i < n; ++i, ++j) lane[j] = static_cast<C>(ApplyBinary<Op, T>(lane[j], T::Load(x[i - chunk])));
+  }
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) lane[j] = static_cast<C>(ApplyBinary<Op, T>(lane[j], lane[j + w]));
+  return lane[0];
+}
+
+// The reduction over [R0][A][R][B] blocks of the input (see MakeBlocks) into acc (A x B), with
+// intra-op pieces over the outputs: runs of 16 rows (b == 1) or a share of the columns. Each
+// output element is folded in the same order whatever the split, so threads do not change
+// results. make_source(piece) gives each piece its own source.
+template <BinaryOp Op, typename T, typename MakeSource>
+void ReduceBlocks(const Blocks& bl, int64_t total, typename T::C* acc, ExecState& st, MakeSource&& make_source) {
+  using C = typename T::C;
+  // Few long rows (a sum over a whole array): each row folds in chunks of kChunk elements, one
+  // intra-op piece each, and the chunk results fold in order. The chunking depends on the shape
+  // only, so results are the same bits with any number of threads.
+  constexpr int64_t kChunk = int64_t{1} << 17;
+  if (bl.b == 1 && bl.r >= 2 * kChunk && bl.r0 * bl.a <= 16) {
+    const int64_t per_row = (bl.r + kChunk - 1) / kChunk, num_rows = bl.r0 * bl.a;
+    std::unique_ptr<C[]> partial(new C[static_cast<size_t>(num_rows * per_row)]);
+    st.ParallelFor(num_rows * per_row, [&](int64_t piece) {
+      auto src = make_source();
+      const int64_t row = piece / per_row * bl.r, start = piece % per_row * kChunk;
+      partial[piece] = FoldRun<Op, T>(src, row + start, std::min(kChunk, bl.r - start));
+    });
+    for (int64_t i = 0; i < num_rows; ++i)
+      for (int64_t c = 0; c < per_row; ++c)
+        acc[i % bl.a] = static_cast<C>(ApplyBinary<Op, T>(acc[i % bl.a], partial[i * per_row + c]));
+    return;
+  }
+  const bool split = total >= (1 << 18) && st.threads() > 1;
+  const int64_t rows = split && bl.b == 1 ? 16 : bl.a;
+  const int64_t cols = split && bl.b > 1 ? std::max<int64_t>(1024, (bl.b + st.threads() - 1) / st.threads()) : bl.b;
+  const int64_t row_pieces = (bl.a + rows - 1) / rows, col_pieces = (bl.b + cols - 1) / cols;
+  st.ParallelFor(row_pieces * col_pieces, [&](int64_t piece) {
+    auto src = make_source();
+    const int64_t a0 = piece / col_pieces * rows, a1 = std::min(bl.a, a0 + rows);
+    const int64_t b0 = piece % col_pieces * cols, b1 = std::min(bl.b, b0 + cols);
+    for (int64_t r0 = 0; r0 < bl.r0; ++r0) {
+      const int64_t base = r0 * bl.a * bl.r * bl.b;
+      for (int64_t ia = a0; ia < a1; ++ia) {
+        C* out = acc + ia * bl.b;
+        int64_t row = base + ia * bl.r * bl.b;
+        if (bl.b == 1) {
+          out[0] = static_cast<C>(ApplyBinary<Op, T>(out[0], FoldRun<Op, T>(src, row, bl.r)));
+          continue;
+        }
+        int64_t ir = 0;
+        if constexpr (std::is_same_v<T, Traits<ElemKind::kF32>> &&
+                      std::is_same_v<decltype(src), ArraySource<float>> &&
+                      (Op == BinaryOp::kAdd || Op == BinaryOp::kMax || Op == BinaryOp::kMin)) {
+          for (; ir + 4 <= bl.r; ir += 4, row += 4 * bl.b)
+            for (int64_t c0 = b0; c0 < b1; c0 += kFusedBlock)
+              FoldRows4F32<Op>()(out + c0, src.x + row + c0, bl.b, std::min(kFusedBlock, b1 - c0));
+        }
+        for (; ir < bl.r; ++ir, row += bl.b)
+          for (int64_t c0 = b0; c0 < b1; c0 += kFusedBlock) {
+            const int64_t len = std::min(kFusedBlock, b1 - c0);
+            const auto* x = src.Get(row + c0, len);
+            if constexpr (std::is_same_v<T, Traits<ElemKind::kF32>> &&
+                          (Op == BinaryOp::kAdd || Op == BinaryOp::kMax || Op == BinaryOp::kMin)) {
+              FoldRowF32<Op>()(out + c0, x, len);
+              continue;
+            }
+            for (int64_t k = 0; k < len; ++k)
+              out[c0 + k] = static_cast<C>(ApplyBinary<Op, T>(out[c0 + k], T::Load(x[k])));
+          }
+      }
+    }
+  });
+}
+
+template <BinaryOp Op, ElemKind K>
+void FastReduce(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  using S = typename T::S;
+  const Array& a = st.slots[s.in[0]].array;
+  const Array& init = st.slots[s.in[1]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  const int64_t n_out = r.NumElements();
+  // Not std::vector: C may be bool.
+  std::unique_ptr<C[]> acc(new C[static_cast<size_t>(n_out)]);
+  std::fill_n(acc.get(), n_out, T::Load(*init.as<S>()));
+  const S* x = a.as<S>();
+  const Blocks bl = MakeBlocks(a.dims(), s.Params<ReduceParams>().dims);
+  if (bl.ok && a.NumElements() > 0) {
+    ReduceBlocks<Op, T>(bl, a.NumElements(), acc.get(), st, [&] { return ArraySource<S>{x}; });
+  } else {
+    ReduceMap m = MakeMap(a.dims(), s.Params<ReduceParams>().dims);
+    ForEachMapped(m, [&](int64_t i, int64_t o) {
+      acc[o] = static_cast<C>(ApplyBinary<Op, T>(acc[o], T::Load(x[i])));
+    });
+  }
+  auto* out = r.mutable_as<S>();
+  for (int64_t i = 0; i < n_out; ++i) out[i] = T::Store(acc[i]);
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+// A fast reduction whose input is computed by an absorbed elementwise run, block by block, and
+// never stored: in = the run's inputs, then the init value.
+template <BinaryOp Op, ElemKind K>
+void FusedReduce(const Step& s, ExecState& st) {
+  using T = Traits<K>;
+  using C = typename T::C;
+  using S = typename T::S;
+  const FusedReduceParams& p = s.Params<FusedReduceParams>();
+  FusedInputs in;
+  if (absl::Status status = PrepareFusedInputs(p.producer, s, st, s.in.size() - 1, &in); !status.ok())
+    return st.Fail(s, std::move(status));
+  const Array& init = st.slots[s.in.back()].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  const int64_t n_out = r.NumElements();
+  std::unique_ptr<C[]> acc(new C[static_cast<size_t>(n_out)]);
+  std::fill_n(acc.get(), n_out, T::Load(*init.as<S>()));
+  const Blocks bl = MakeBlocks(p.input_dims, p.reduce.dims);
+  if (!bl.ok) return st.Fail(s, absl::InternalError("fused reduction over a non-contiguous arrangement"));
+  if (p.producer.num_elements > 0) {
+    ReduceBlocks<Op, T>(bl, p.producer.num_elements, acc.get(), st,
+                        [&] { return FusedSource<S>{FusedBlockEval(p.producer, in, nullptr, false, false, static_cast<int>(p.input_op)), p.input_op}; });
+  }
+  auto* out = r.mutable_as<S>();
+  for (int64_t i = 0; i < n_out; ++i) out[i] = T::Store(acc[i]);
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+// The next `steps` elements of every lane into dst, step-major (dst[j * ld + t] = the element at
+// position pos[t] + j of lane t, whose elements are src[base[t] + off[...]]), up to end[t]: each
+// lane's elements are read in order, a cache line at a time, however far apart the lanes are. ld
+// is not a multiple of 4 KiB in bytes (16 rows 4 KiB apart share one set of the L1 cache).
+template <typename U>
+void GatherSteps(uint8_t* dst, const uint8_t* src, const int64_t* base, const int64_t* off, const int64_t* pos,
+                 const int64_t* end, int64_t count, int64_t steps) {
+  const int64_t ld = count + 64 / static_cast<int64_t>(sizeof(U));
+  U* d = reinterpret_cast<U*>(dst);
+  const U* x = reinterpret_cast<const U*>(src);
+  for (int64_t t = 0; t < count; ++t) {
+    const int64_t m = std::min(steps, end[t] - pos[t]);
+    const U* row = x + base[t];
+    const int64_t* o = off + pos[t];
+    for (int64_t j = 0; j < m; ++j) std::memcpy(&d[j * ld + t], &row[o[j]], sizeof(U));
+  }
+}
+void Gather(uint8_t* dst, const uint8_t* src, int es, const int64_t* base, const int64_t* off, const int64_t* pos,
+            const int64_t* end, int64_t count, int64_t steps) {
+  struct U128 { uint64_t lo, hi; };
+  switch (es) {
+    case 1: return GatherSteps<uint8_t>(dst, src, base, off, pos, end, count, steps);
+    case 2: return GatherSteps<uint16_t>(dst, src, base, off, pos, end, count, steps);
+    case 4: return GatherSteps<uint32_t>(dst, src, base, off, pos, end, count, steps);
+    case 8: return GatherSteps<uint64_t>(dst, src, base, off, pos, end, count, steps);
+    default: return GatherSteps<U128>(dst, src, base, off, pos, end, count, steps);
+  }
+}
+
+// The reduction with the reducer evaluated for up to LaneRegion::kLanes accumulators at once,
+// each folding its elements in order. When there are fewer outputs than lanes, each output's
+// elements are cut into consecutive chunks folded side by side (the first starting from the init
+// value, the others from their first element) and the chunks' results are then combined
+// pairwise in order: a schedule the specification allows (a binary tree whose in-order
+// traversal is the init value and the elements in order), the same result for an associative
+// reducer such as argmax's. False, having done nothing, when the region is not elementwise.
+bool LaneReduce(const Step& s, ExecState& st, const std::vector<const Array*>& inputs, std::vector<Array>& outs) {
+  const size_t n = inputs.size();
+  std::vector<int> es(n);
+  for (size_t i = 0; i < n; ++i) es[i] = static_cast<int>(inputs[i]->type().ElementSize());
+  std::unique_ptr<LaneRegion> lr = LaneRegion::MakeFold(*s.regions[0], st, es);
+  if (!lr) return false;
+  // Offsets of the outputs' first elements and of the reduced positions, in row-major order.
+  const std::vector<int64_t> dims = inputs[0]->dims();
+  std::vector<int64_t> strides = RowMajorStrides(dims);
+  std::vector<bool> reduced(dims.size(), false);
+  for (int64_t d : s.Params<ReduceParams>().dims) reduced[static_cast<size_t>(d)] = true;
+  std::vector<int64_t> out_off{0}, red_off{0};
+  for (size_t d = 0; d < dims.size(); ++d) {
+    std::vector<int64_t>& offs = reduced[d] ? red_off : out_off;
+    std::vector<int64_t> next;
+    next.reserve(offs.size() * static_cast<size_t>(dims[d]));
+    for (int64_t base : offs)
+      for (int64_t k = 0; k < dims[d]; ++k) next.push_back(base + k * strides[d]);
+    offs = std::move(next);
+  }
+  const int64_t P = static_cast<int64_t>(out_off.size()), N = static_cast<int64_t>(red_off.size());
+  if (P == 0 || N == 0) return false;  // nothing to fold: the oracle path writes the init values
+  constexpr int64_t L = LaneRegion::kLanes;
+  int64_t chunks = 1;  // per output
+  if (P < L) {
+    int64_t root = 1;
+    while ((root + 1) * (root + 1) <= N) ++root;
+    chunks = std::max<int64_t>(1, std::min(L / P, root));
+  }
+  const int64_t chunk = (N + chunks - 1) / chunks;
+  chunks = (N + chunk - 1) / chunk;
+  const int64_t per_group = L / chunks;  // outputs folded together
+  std::vector<std::vector<uint8_t>> acc(n), staged(n);
+  for (size_t i = 0; i < n; ++i) {
+    acc[i].resize(static_cast<size_t>(L * es[i]));
+    staged[i].resize(static_cast<size_t>(16 * (L * es[i] + 64)));
+  }
+  std::vector<int64_t> pos(L), end(L), base(L);
+  std::vector<uint8_t> active(L);
+  std::vector<const uint8_t*> data(n), init(n);
+  for (size_t i = 0; i < n; ++i) {
+    data[i] = inputs[i]->data();
+    init[i] = st.slots[s.in[n + i]].array.data();
+  }
+  for (int64_t o0 = 0; o0 < P; o0 += per_group) {
+    const int64_t G = std::min(per_group, P - o0), S = G * chunks;
+    for (int64_t t = 0; t < S; ++t) {
+      const int64_t o = o0 + t / chunks, c = t % chunks;
+      base[t] = out_off[o];
+      pos[t] = c * chunk + (c == 0 ? 0 : 1);
+      end[t] = std::min(N, (c + 1) * chunk);
+      for (size_t i = 0; i < n; ++i)
+        CopyElement(acc[i].data() + t * es[i], c == 0 ? init[i] : data[i] + (out_off[o] + red_off[c * chunk]) * es[i], es[i]);
+    }
+    // kSteps elements of every lane gathered at a time, then folded one step after another.
+    constexpr int64_t kSteps = 16;
+    for (;;) {
+      int64_t steps = 0;
+      for (int64_t t = 0; t < S; ++t) steps = std::max(steps, std::min(kSteps, end[t] - pos[t]));
+      if (steps == 0) break;
+      for (size_t i = 0; i < n; ++i)
+        Gather(staged[i].data(), data[i], es[i], base.data(), red_off.data(), pos.data(), end.data(), S, steps);
+      for (int64_t j = 0; j < steps; ++j) {
+        int64_t live = 0;
+        for (int64_t t = 0; t < S; ++t) live += (active[t] = pos[t] + j < end[t]);
+        for (size_t i = 0; i < n; ++i) {
+          std::memcpy(lr->arg(i), acc[i].data(), static_cast<size_t>(S * es[i]));
+          std::memcpy(lr->arg(n + i), staged[i].data() + j * (S * es[i] + 64), static_cast<size_t>(S * es[i]));
+        }
+        lr->Run(S);
+        for (size_t i = 0; i < n; ++i) {
+          if (live == S) {
+            std::memcpy(acc[i].data(), lr->result(i), static_cast<size_t>(S * es[i]));
+            continue;
+          }
+          for (int64_t t = 0; t < S; ++t)
+            if (active[t]) CopyElement(acc[i].data() + t * es[i], lr->result(i) + t * es[i], es[i]);
+        }
+      }
+      for (int64_t t = 0; t < S; ++t) pos[t] += std::min(kSteps, end[t] - pos[t]);
+    }
+    // The chunks of each output combined pairwise, neighbours first, until one is left.
+    for (int64_t count = chunks; count > 1;) {
+      const int64_t half = count / 2;
+      for (size_t i = 0; i < n; ++i)
+        for (int64_t g = 0; g < G; ++g)
+          for (int64_t m = 0; m < half; ++m) {
+            const int64_t t = g * half + m;
+            CopyElement(lr->arg(i) + t * es[i], acc[i].data() + (g * chunks + 2 * m) * es[i], es[i]);
+            CopyElement(lr->arg(n + i) + t * es[i], acc[i].data() + (g * chunks + 2 * m + 1) * es[i], es[i]);
+          }
+      lr->Run(G * half);
+      for (size_t i = 0; i < n; ++i)
+        for (int64_t g = 0; g < G; ++g) {
+          for (int64_t m = 0; m < half; ++m)
+            CopyElement(acc[i].data() + (g * chunks + m) * es[i], lr->result(i) + (g * half + m) * es[i], es[i]);
+          if (count % 2)
+            CopyElement(acc[i].data() + (g * chunks + half) * es[i], acc[i].data() + (g * chunks + count - 1) * es[i], es[i]);
+        }
+      count = half + count % 2;
+    }
+    for (size_t i = 0; i < n; ++i)
+      for (int64_t g = 0; g < G; ++g)
+        CopyElement(outs[i].mutable_data() + (o0 + g) * es[i], acc[i].data() + g * chunks * es[i], es[i]);
+  }
+  return true;
+}
+
+}  // namespace
+
+void GenericReduce(const Step& s, ExecState& st) {
+  const size_t n = s.in.size() / 2;
+  const Program& body = *s.regions[0];
+  std::vector<const Array*> inputs(n);
+  for (size_t i = 0; i < n; ++i) inputs[i] = &st.slots[s.in[i]].array;
+  std::vector<Array> outs(n);
+  for (size_t i = 0; i < n; ++i) outs[i] = Array::Allocate(s.out_types[i]);
+  if (LaneReduce(s, st, inputs, outs)) {
+    for (size_t i = 0; i < n; ++i) st.slots[s.out[i]] = RtValue::Of(std::move(outs[i]));
+    return;
+  }
+  const int64_t n_out = outs[0].NumElements();
+  // Accumulators start as the init values.
+  std::vector<std::vector<RtValue>> acc(n_out, std::vector<RtValue>(n));
+  for (int64_t o = 0; o < n_out; ++o)
+    for (size_t i = 0; i < n; ++i) acc[o][i] = st.slots[s.in[n + i]];
+  ReduceMap m = MakeMap(inputs[0]->dims(), s.Params<ReduceParams>().dims);
+  std::vector<RtValue> args, results;
+  bool ok = true;
+  ForEachMapped(m, [&](int64_t idx, int64_t o) {
+    if (!ok) return;
+    args.assign(acc[o].begin(), acc[o].end());
+    for (size_t i = 0; i < n; ++i) args.push_back(RtValue::Of(ScalarAt(*inputs[i], idx)));
+    ok = CallRegion(body, st, args, &results);
+    if (ok) acc[o] = results;
+  });
+  if (!ok) return;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t es = outs[i].type().ElementSize();
+    for (int64_t o = 0; o < n_out; ++o)
+      std::memcpy(outs[i].mutable_data() + o * es, acc[o][i].array.data(), es);
+    st.slots[s.out[i]] = RtValue::Of(std::move(outs[i]));
+  }
+}
+
+namespace {
+
+template <BinaryOp Op>
+KernelFn PickFast(ElemKind k, bool fused) {
+  KernelFn fn = nullptr;
+  DispatchKind(k, [&]<ElemKind K>() {
+    if constexpr (Supported<Traits<K>>(Op)) {
+      // Absorbing producers pays off only where the loops are fast; other kinds keep the
+      // producer run and the reduction apart.
+      if constexpr (HasVectorCopies(K)) {
+        fn = fused ? &FusedReduce<Op, K> : &FastReduce<Op, K>;
+      } else if (!fused) {
+        fn = &FastReduce<Op, K>;
+      }
+    }
+  });
+  return fn;
+}
+
+KernelFn PickFastFor(BinaryOp op, ElemKind k, bool fused) {
+  switch (op) {
+    case BinaryOp::kAdd: return PickFast<BinaryOp::kAdd>(k, fused);
+    case BinaryOp::kMul: return PickFast<BinaryOp::kMul>(k, fused);
+    case BinaryOp::kMax: return PickFast<BinaryOp::kMax>(k, fused);
+    case BinaryOp::kMin: return PickFast<BinaryOp::kMin>(k, fused);
+    case BinaryOp::kAnd: return PickFast<BinaryOp::kAnd>(k, fused);
+    case BinaryOp::kOr: return PickFast<BinaryOp::kOr>(k, fused);
+    case BinaryOp::kXor: return PickFast<BinaryOp::kXor>(k, fused);
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<KernelFn> SelectReduce(const ReduceParams& p, const std::vector<ElemKind>& kinds) {
+  if (p.has_fast && kinds.size() == 1) {
+    if (KernelFn fn = PickFastFor(p.fast, kinds[0], false)) return fn;
+  }
+  if (p.has_arg && kinds.size() == 2) {
+    if (KernelFn fn = ArgReduceKernel(kinds[0], kinds[1])) return fn;
+  }
+  return &GenericReduce;
+}
+
+bool IsFastReduce(const Step& s) {
+  // Decided by the kernel alone: only then are the step's params known to be ReduceParams.
+  if (!s.fn || s.in.size() != 2 || s.out_types.size() != 1) return false;
+  for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kMul, BinaryOp::kMax, BinaryOp::kMin, BinaryOp::kAnd,
+                      BinaryOp::kOr, BinaryOp::kXor})
+    if (s.fn == PickFastFor(op, s.out_types[0].elem, false)) return true;
+  return false;
+}
+
+bool ReduceIsContiguous(const std::vector<int64_t>& input_dims, const std::vector<int64_t>& dims) {
+  return MakeBlocks(input_dims, dims).ok;
+}
+
+KernelFn FusedReduceKernel(const ReduceParams& p, ElemKind k) {
+  return p.has_fast ? PickFastFor(p.fast, k, true) : nullptr;
+}
+
+}  // namespace openpjrt::cpu

@@ -1,0 +1,14 @@
+// Room kernels/: the op kernels the compiler selects, one whole-tensor loop per launch.
+//
+// Contract: kernels.h is the compiler's interface (select a kernel for the element kinds, or
+// UNIMPLEMENTED / INVALID_ARGUMENT naming what is not supported; parameters as structs in
+// Step::params). Its files implement the ops by family: elementwise and conversions (with
+// elementwise_ops.h's functors, fused.h / fused_vec.h for fused chains, region_lanes.h for
+// reducer regions evaluated in vector lanes), reductions and arg-reductions, shape and data
+// movement, indexing (gather, scatter, dynamic slices), windows and pooling, convolution (with
+// Winograd for 3x3), dot and fused products, random numbers, quantized types, control flow,
+// and the check dialect. No per-element virtual dispatch on any path. Depends on: exec/, math/,
+// blas/; linear algebra is lapack/'s, FFT fft/'s and collectives comm/'s.
+#pragma once
+
+#include "src/cpu/kernels/kernels.h"

@@ -1,0 +1,654 @@
+// See lapack_factor.h (Syevd). The Hermitian eigenproblem as LAPACK's syevd/heevd solves it:
+// Householder reduction to a real symmetric tridiagonal T = Q^H A Q, then T's eigenvectors by
+// divide and conquer (stedc: T split in two halves plus a rank-one coupling, each half solved
+// recursively, the halves' eigenvectors merged through the roots of the secular equation), and
+// the vectors of A as Q times T's, one matrix product (gemm.h). Blocks of up to kLeaf rows are
+// solved by implicit QL iteration. Eigenvalues alone take QL on the whole of T (O(n^2)).
+// float / complex<float> matrices are reduced and their vectors back-transformed in single
+// precision (as ssyevd / cheevd); T's eigenproblem is always solved in double.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <type_traits>
+#include <vector>
+
+#include "src/cpu/exec/array.h"
+#include "src/cpu/blas/gemm.h"
+#include "src/cpu/exec/isa.h"
+#include "src/cpu/lapack/lapack_factor.h"
+
+// The vector types below never cross a call boundary (their helpers are always inlined).
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace openpjrt::cpu::lapack {
+namespace {
+
+// The inner loops, compiled for the CPU's widest vectors (isa.h).
+// row[c] -= a conj(x[c]) + b conj(y[c]) for c < m.
+template <typename W>
+[[gnu::always_inline]] inline void SubRank2(W* row, W a, const W* x, W b, const W* y, int64_t m) {
+  for (int64_t c = 0; c < m; ++c) row[c] -= a * ConjOf(x[c]) + b * ConjOf(y[c]);
+}
+// Both at once on one row: row[c] -= a conj(x[c]) + b conj(y[c]), then p[c] += conj(row[c]) s.
+template <typename W>
+[[gnu::always_inline]] inline void SubRank2AddConj(W* row, W a, const W* x, W b, const W* y, W* p, W s,
+                                                   int64_t m) {
+  for (int64_t c = 0; c < m; ++c) {
+    const W r = row[c] - (a * ConjOf(x[c]) + b * ConjOf(y[c]));
+    row[c] = r;
+    p[c] += ConjOf(r) * s;
+  }
+}
+// The same for complex<double> / complex<float>, on the interleaved real and imaginary parts 64
+// bytes at a time (GCC does not vectorise complex products by itself): with x' the pairs swapped,
+// a conj(x) = x (ar, -ar) + x' (ai, ai) and conj(r) s = r (sr, -sr) + r' (si, si), lane by lane.
+template <typename R>
+struct PairsOf {
+  static constexpr int kLanes = 64 / sizeof(R);  // real lanes: kLanes / 2 complex values
+  typedef R V __attribute__((vector_size(64)));
+  [[gnu::always_inline]] static V Load(const std::complex<R>* p) {
+    V v;
+    __builtin_memcpy(&v, p, sizeof(v));
+    return v;
+  }
+  [[gnu::always_inline]] static void Store(std::complex<R>* p, V v) { __builtin_memcpy(reinterpret_cast<R*>(p), &v, sizeof(v)); }
+  [[gnu::always_inline]] static V Swapped(V v) {
+    if constexpr (kLanes == 8) return __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6);
+    else return __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
+  }
+  // (re, -re, re, -re, ...) and (im, im, ...) of c.
+  [[gnu::always_inline]] static V Alternating(R re) {
+    V v;
+    for (int i = 0; i < kLanes; ++i) v[i] = i % 2 ? -re : re;
+    return v;
+  }
+  [[gnu::always_inline]] static V Splat(R x) {
+    V v;
+    for (int i = 0; i < kLanes; ++i) v[i] = x;
+    return v;
+  }
+};
+template <typename R>
+[[gnu::always_inline]] inline void SubRank2AddConjComplex(std::complex<R>* row, std::complex<R> a,
+                                                          const std::complex<R>* x, std::complex<R> b,
+                                                          const std::complex<R>* y, std::complex<R>* p,
+                                                          std::complex<R> s, int64_t m) {
+  using P = PairsOf<R>;
+  using V = typename P::V;
+  constexpr int kStep = P::kLanes / 2;
+  const V pa = P::Alternating(a.real()), qa = P::Splat(a.imag());
+  const V pb = P::Alternating(b.real()), qb = P::Splat(b.imag());
+  const V ps = P::Alternating(s.real()), qs = P::Splat(s.imag());
+  int64_t c = 0;
+  for (; c + kStep <= m; c += kStep) {
+    const V xv = P::Load(x + c), yv = P::Load(y + c);
+    const V r = P::Load(row + c) - (xv * pa + P::Swapped(xv) * qa + yv * pb + P::Swapped(yv) * qb);
+    P::Store(row + c, r);
+    P::Store(p + c, P::Load(p + c) + (r * ps + P::Swapped(r) * qs));
+  }
+  for (; c < m; ++c) {
+    const std::complex<R> r = row[c] - (a * std::conj(x[c]) + b * std::conj(y[c]));
+    row[c] = r;
+    p[c] += std::conj(r) * s;
+  }
+}
+// p[c] += conj(row[c]) s for c < m.
+template <typename W>
+[[gnu::always_inline]] inline void AddConjScaled(W* p, const W* row, W s, int64_t m) {
+  for (int64_t c = 0; c < m; ++c) p[c] += ConjOf(row[c]) * s;
+}
+// For i < m: t = z[i] / (rel[i] - tau); sums[0] += z[i] t and sums[1] += t^2 (eight lanes).
+[[gnu::always_inline]] inline void SecularSums(const double* z, const double* rel, double tau, int64_t m,
+                                               double* sums) {
+  double s[8] = {}, q[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= m; i += 8)
+    for (int l = 0; l < 8; ++l) {
+      const double t = z[i + l] / (rel[i + l] - tau);
+      s[l] += z[i + l] * t;
+      q[l] += t * t;
+    }
+  for (; i < m; ++i) {
+    const double t = z[i] / (rel[i] - tau);
+    s[0] += z[i] * t;
+    q[0] += t * t;
+  }
+  double ss = 0, qq = 0;
+  for (int l = 0; l < 8; ++l) ss += s[l], qq += q[l];
+  sums[0] = ss;
+  sums[1] = qq;
+}
+// The product over j < m of -delta[j] / (d[j] - di), in eight lanes (Gu and Eisenstat's weights).
+[[gnu::always_inline]] inline void RatioProduct(const double* delta, const double* d, double di, int64_t m,
+                                                double* product) {
+  double p[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  int64_t j = 0;
+  for (; j + 8 <= m; j += 8)
+    for (int l = 0; l < 8; ++l) p[l] *= -delta[j + l] / (d[j + l] - di);
+  for (; j < m; ++j) p[0] *= -delta[j] / (d[j] - di);
+  double all = 1;
+  for (int l = 0; l < 8; ++l) all *= p[l];
+  *product = all;
+}
+// u[j] = z / delta[j], norm[j] += u[j]^2 for j < m (one row of the merged eigenvectors).
+[[gnu::always_inline]] inline void ScaledReciprocals(double* u, const double* delta, double z, double* norm,
+                                                     int64_t m) {
+  for (int64_t j = 0; j < m; ++j) {
+    const double v = z / delta[j];
+    u[j] = v;
+    norm[j] += v * v;
+  }
+}
+[[gnu::always_inline]] inline void ScaleRow(double* u, const double* s, int64_t m) {
+  for (int64_t j = 0; j < m; ++j) u[j] *= s[j];
+}
+// The plane rotation (x, y) := (c x - s y, s x + c y), elementwise over m.
+[[gnu::always_inline]] inline void Rotate(double* x, double* y, double c, double s, int64_t m) {
+  for (int64_t i = 0; i < m; ++i) {
+    const double xi = x[i], yi = y[i];
+    x[i] = c * xi - s * yi;
+    y[i] = s * xi + c * yi;
+  }
+}
+
+constexpr double kEps = std::numeric_limits<double>::epsilon() / 2;  // unit roundoff
+constexpr int64_t kLeaf = 32;
+
+}  // namespace
+
+// Eigenvalues (ascending, into d) and, when z is set, eigenvectors of the m x m symmetric
+// tridiagonal with diagonal d and off-diagonal e[0..m-1) (e is destroyed), by implicit QL with
+// Wilkinson's shift. z (row stride ldz) must hold the identity (or the matrix whose columns are
+// to be rotated along: the vectors come out as z times T's eigenvectors). A coupling is
+// negligible below eps times its two diagonal entries or below eps times `norm` (the whole
+// tridiagonal's size: Householder's reduction has made errors of that order already, and a
+// purely relative test never settles blocks whose entries are all rounding noise beside a large
+// eigenvalue). False when an eigenvalue took more than 30 sweeps.
+bool TridiagonalQl(int64_t m, double* d, double* e, double* z, int64_t ldz, int64_t zrows, double norm) {
+  if (m == 0) return true;
+  std::vector<double> off(static_cast<size_t>(m), 0.0);
+  for (int64_t i = 0; i + 1 < m; ++i) off[i] = e[i];
+  // z's columns as contiguous rows while rotating.
+  static const auto rotate = ForCpu<&Rotate>();
+  std::vector<double> zt(z != nullptr ? static_cast<size_t>(m * zrows) : 0);
+  if (z != nullptr)
+    for (int64_t row = 0; row < zrows; ++row)
+      for (int64_t col = 0; col < m; ++col) zt[col * zrows + row] = z[row * ldz + col];
+  for (int64_t l = 0; l < m; ++l) {
+    for (int sweeps = 0;; ++sweeps) {
+      int64_t k = l;
+      // The first negligible coupling at or after l ends the unreduced block.
+      for (; k + 1 < m; ++k) {
+        const double scale = std::fabs(d[k]) + std::fabs(d[k + 1]);
+        if (std::fabs(off[k]) <= kEps * std::max(scale, norm)) break;
+      }
+      if (k == l) break;
+      if (sweeps == 30) return false;
+      // Shift: the eigenvalue of the leading 2 x 2 closer to d[l].
+      double g = (d[l + 1] - d[l]) / (2 * off[l]);
+      double r = Hypot(g, 1.0);
+      g = d[k] - d[l] + off[l] / (g + std::copysign(r, g));
+      double s = 1, c = 1, p = 0;
+      bool restart = false;
+      for (int64_t i = k - 1; i >= l; --i) {
+        const double f = s * off[i], b = c * off[i];
+        r = Hypot(f, g);
+        off[i + 1] = r;
+        if (r == 0) {  // the rotation underflowed: the block split here
+          d[i + 1] -= p;
+          off[k] = 0;
+          restart = true;
+          break;
+        }
+        s = f / r;
+        c = g / r;
+        g = d[i + 1] - p;
+        r = (d[i] - g) * s + 2 * c * b;
+        p = s * r;
+        d[i + 1] = g + p;
+        g = c * r - b;
+        if (z != nullptr) rotate(&zt[i * zrows], &zt[(i + 1) * zrows], c, s, zrows);
+      }
+      if (restart) continue;
+      d[l] -= p;
+      off[l] = g;
+      off[k] = 0;
+    }
+  }
+  // Ascending order, columns of z along.
+  for (int64_t i = 0; i + 1 < m; ++i) {
+    int64_t best = i;
+    for (int64_t j = i + 1; j < m; ++j)
+      if (d[j] < d[best]) best = j;
+    if (best == i) continue;
+    std::swap(d[i], d[best]);
+    if (z != nullptr) std::swap_ranges(&zt[i * zrows], &zt[(i + 1) * zrows], &zt[best * zrows]);
+  }
+  if (z != nullptr)
+    for (int64_t row = 0; row < zrows; ++row)
+      for (int64_t col = 0; col < m; ++col) z[row * ldz + col] = zt[col * zrows + row];
+  return true;
+}
+
+// The k roots of the secular equation 1/rho + sum_i z_i^2 / (d_i - x) = 0 (d strictly increasing,
+// rho > 0): root j lies in (d_j, d_j+1) (the last in (d_k-1, d_k-1 + rho |z|^2]). Each root is
+// found as an offset tau from the nearer pole, so that every difference d_i - lambda_j
+// (delta[i * k + j]) is accurate to working precision however close the root is to a pole:
+// the merged eigenvectors are built from these differences. Iteration: the two nearest poles'
+// rational model fitted to the function's value and slope (as in LAPACK's laed4), safeguarded by
+// a bracket that bisection falls back to.
+void SecularRoots(int64_t k, const double* d, const double* z, double rho, double* lambda, double* delta) {
+  static const auto sums = ForCpu<&SecularSums>();
+  std::vector<double> rel(static_cast<size_t>(k));
+  double zz = 0;
+  for (int64_t i = 0; i < k; ++i) zz += z[i] * z[i];
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t origin = j;
+    double lo = 0, hi = rho * zz * (1 + 4 * kEps);
+    double tau;
+    // The sums at the first iterate when they are known already (the midpoint's).
+    double first_left[2], first_right[2];
+    bool have_first = false;
+    if (j + 1 < k) {
+      // The midpoint of the gap decides which pole is nearer the root, and is the first iterate:
+      // its sums, split as the iteration splits them, serve its first step (one pass over the
+      // poles fewer per root; the iterate had started at the middle of the nearer half).
+      const double mid = 0.5 * (d[j] + d[j + 1]);
+      for (int64_t i = 0; i < k; ++i) rel[i] = d[i] - mid;
+      sums(z, rel.data(), 0.0, j + 1, first_left);
+      sums(z + j + 1, rel.data() + j + 1, 0.0, k - j - 1, first_right);
+      const double f = 1 / rho + first_left[0] + first_right[0];
+      if (f >= 0) {
+        hi = mid - d[j];
+        tau = hi;
+      } else {
+        origin = j + 1;
+        lo = mid - d[j + 1];
+        hi = 0;
+        tau = lo;
+      }
+      have_first = true;
+    } else {
+      tau = 0.5 * (lo + hi);
+    }
+    for (int64_t i = 0; i < k; ++i) rel[i] = d[i] - d[origin];
+    for (int iter = 0; iter < 200; ++iter) {
+      double left[2], right[2];
+      if (have_first) {
+        left[0] = first_left[0], left[1] = first_left[1], right[0] = first_right[0], right[1] = first_right[1];
+        have_first = false;
+      } else {
+        sums(z, rel.data(), tau, j + 1, left);
+        sums(z + j + 1, rel.data() + j + 1, tau, k - j - 1, right);
+      }
+      const double psi = left[0], dpsi = left[1], phi = right[0], dphi = right[1];
+      const double f = 1 / rho + psi + phi;
+      if (f == 0) break;
+      (f < 0 ? lo : hi) = tau;
+      const double bound = kEps * (8 * (phi - psi + 1 / rho) + std::fabs(tau) * (dpsi + dphi));
+      if (std::fabs(f) <= bound) break;
+      // The model c + s / (da - u) + S / (db - u) through f and its slope at tau, its root u.
+      const double da = rel[j] - tau;
+      const double s = dpsi * da * da;
+      double next = std::numeric_limits<double>::quiet_NaN();
+      auto inside = [&](double x) { return x > lo && x < hi; };
+      if (j + 1 < k) {
+        const double db = rel[j + 1] - tau;
+        const double big_s = dphi * db * db;
+        const double c = f - dpsi * da - dphi * db;
+        const double b = c * (da + db) + s + big_s;
+        const double prod = f * da * db;
+        const double disc = b * b - 4 * c * prod;
+        if (disc >= 0) {
+          const double q = 0.5 * (b + std::copysign(std::sqrt(disc), b));
+          const double u1 = c != 0 ? q / c : std::numeric_limits<double>::quiet_NaN();
+          const double u2 = q != 0 ? prod / q : std::numeric_limits<double>::quiet_NaN();
+          const bool in1 = inside(tau + u1), in2 = inside(tau + u2);
+          if (in1 && in2) next = std::fabs(u1) < std::fabs(u2) ? tau + u1 : tau + u2;
+          else if (in1) next = tau + u1;
+          else if (in2) next = tau + u2;
+        }
+      } else {
+        const double c = f - dpsi * da;
+        if (c != 0) next = tau + da + s / c;
+      }
+      if (!inside(next)) next = 0.5 * (lo + hi);
+      if (next == tau || !(hi > lo)) break;
+      tau = next;
+    }
+    lambda[j] = d[origin] + tau;
+    for (int64_t i = 0; i < k; ++i) delta[i * k + j] = rel[i] - tau;
+  }
+}
+
+// Gu and Eisenstat: the z for which the computed roots are exact (lapack_factor.h).
+void SecularWeights(int64_t k, const double* d, const double* delta, double rho, double* z) {
+  static const auto ratio_product = ForCpu<&RatioProduct>();
+  for (int64_t i = 0; i < k; ++i) {
+    const double* drow = delta + i * k;
+    double below = 1, above = 1;
+    ratio_product(drow, d, d[i], i, &below);
+    ratio_product(drow + i + 1, d + i + 1, d[i], k - i - 1, &above);
+    const double w = -drow[i] / rho * below * above;
+    z[i] = std::copysign(std::sqrt(std::max(w, 0.0)), z[i]);
+  }
+}
+
+namespace {
+
+// Divide and conquer on rows/columns [lo, hi) of the tridiagonal (d, e) with eigenvectors in the
+// same diagonal block of z (row stride ldz; the rest of the block's rows and columns are zero).
+// The tridiagonal is scaled to largest entry 1 (deflation tolerances are absolute).
+class TridiagonalDc {
+ public:
+  TridiagonalDc(double* d, double* e, double* z, int64_t ldz) : d_(d), e_(e), z_(z), ldz_(ldz) {}
+
+  bool Solve(int64_t lo, int64_t hi) {
+    const int64_t m = hi - lo;
+    if (m <= kLeaf) {
+      for (int64_t i = 0; i < m; ++i) z_[(lo + i) * ldz_ + lo + i] = 1;
+      return TridiagonalQl(m, d_ + lo, e_ + lo, z_ + lo * ldz_ + lo, ldz_, m, 1.0);
+    }
+    const int64_t mid = lo + m / 2;
+    // T = diag(T1', T2') + rho v v^T, v = e_(mid-1) + sign e_mid: the coupling taken out of both
+    // halves' touching diagonal entries.
+    const double beta = e_[mid - 1];
+    const double rho = std::fabs(beta);
+    d_[mid - 1] -= rho;
+    d_[mid] -= rho;
+    if (!Solve(lo, mid) || !Solve(mid, hi)) return false;
+    Merge(lo, mid, hi, beta);
+    return true;
+  }
+
+ private:
+  double& Z(int64_t r, int64_t c) { return z_[r * ldz_ + c]; }
+
+  void Merge(int64_t lo, int64_t mid, int64_t hi, double beta) {
+    const int64_t m = hi - lo;
+    // z = Q^T v: the last row of the first half's vectors, the first row of the second's (signed
+    // by beta); |v| = sqrt(2) is folded into rho.
+    std::vector<double> zv(static_cast<size_t>(m));
+    const double sign = beta < 0 ? -1.0 : 1.0;
+    for (int64_t c = lo; c < mid; ++c) zv[c - lo] = Z(mid - 1, c) * M_SQRT1_2;
+    for (int64_t c = mid; c < hi; ++c) zv[c - lo] = sign * Z(mid, c) * M_SQRT1_2;
+    const double rho = 2 * std::fabs(beta);
+    // Columns by increasing d (each half is already sorted).
+    std::vector<int64_t> order(static_cast<size_t>(m));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return d_[lo + a] < d_[lo + b]; });
+    // Deflation (LAPACK's laed2): a negligible z component leaves its d and column as an
+    // eigenpair; two d's too close to tell apart are rotated so that one of them takes all of
+    // their z.
+    double dmax = 0, zmax = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      dmax = std::max(dmax, std::fabs(d_[lo + i]));
+      zmax = std::max(zmax, std::fabs(zv[i]));
+    }
+    const double tol = 8 * kEps * 2 * std::max(dmax, zmax);
+    std::vector<int64_t> kept, deflated;
+    kept.reserve(static_cast<size_t>(m));
+    for (int64_t idx : order) {
+      if (rho * std::fabs(zv[idx]) <= tol) {
+        deflated.push_back(idx);
+        continue;
+      }
+      if (!kept.empty()) {
+        const int64_t p = kept.back();
+        const double tz = Hypot(zv[p], zv[idx]);
+        const double c = zv[idx] / tz, s = zv[p] / tz;
+        double& dp = d_[lo + p];
+        double& dj = d_[lo + idx];
+        if (std::fabs((dj - dp) * c * s) <= tol) {
+          // Rotate columns p and idx: p's z becomes 0 (deflated), idx's becomes tz.
+          for (int64_t r = lo; r < hi; ++r) {
+            const double qp = Z(r, lo + p), qj = Z(r, lo + idx);
+            Z(r, lo + p) = c * qp - s * qj;
+            Z(r, lo + idx) = s * qp + c * qj;
+          }
+          const double np = dp * c * c + dj * s * s, nj = dp * s * s + dj * c * c;
+          dp = np;
+          dj = nj;
+          zv[p] = 0;
+          zv[idx] = tz;
+          kept.back() = idx;
+          deflated.push_back(p);
+          continue;
+        }
+      }
+      kept.push_back(idx);
+    }
+    const int64_t k = static_cast<int64_t>(kept.size());
+    std::vector<double> dk(static_cast<size_t>(k)), zk(static_cast<size_t>(k)), lambda(static_cast<size_t>(k));
+    for (int64_t i = 0; i < k; ++i) {
+      dk[i] = d_[lo + kept[i]];
+      zk[i] = zv[kept[i]];
+    }
+    // The kept d's are strictly increasing, as the secular solver needs: neighbours closer than
+    // tol were rotated together, and a rotation leaves d within its pair's range.
+    Array holders[5];
+    double* u = AllocateScratch<double>(k * k, &holders[0]);
+    if (k > 0) {
+      double* delta = AllocateScratch<double>(k * k, &holders[1]);
+      SecularRoots(k, dk.data(), zk.data(), rho, lambda.data(), delta);
+      // Gu and Eisenstat: the z for which the computed roots are exact, then the vectors from it
+      // (orthogonal to working precision however close the roots).
+      static const auto reciprocals = ForCpu<&ScaledReciprocals>();
+      static const auto scale_row = ForCpu<&ScaleRow>();
+      SecularWeights(k, dk.data(), delta, rho, zk.data());
+      std::vector<double> norm(static_cast<size_t>(k), 0.0);
+      for (int64_t i = 0; i < k; ++i) reciprocals(u + i * k, delta + i * k, zk[i], norm.data(), k);
+      for (int64_t j = 0; j < k; ++j) norm[j] = 1 / std::sqrt(norm[j]);
+      for (int64_t i = 0; i < k; ++i) scale_row(u + i * k, norm.data(), k);
+    }
+    // New vectors: kept columns times u, deflated columns as they are; then all in ascending
+    // order of their eigenvalue. A kept column that was never rotated with the other half is
+    // zero in that half's rows (Q = diag(Q1, Q2)): the rows of each half take the product with
+    // only the columns that reach them (about half the work of one product over all).
+    const int64_t m1 = mid - lo;
+    double* prod = AllocateScratch<double>(m * k, &holders[2]);
+    if (k > 0) {
+      double* qpart = AllocateScratch<double>(std::max(m1, m - m1) * k, &holders[3]);
+      double* upart = AllocateScratch<double>(k * k, &holders[4]);
+      for (int half = 0; half < 2; ++half) {
+        const int64_t r0 = half == 0 ? 0 : m1, rows = half == 0 ? m1 : m - m1;
+        std::vector<int64_t> cols;
+        for (int64_t j = 0; j < k; ++j) {
+          bool reaches = false;
+          for (int64_t r = r0; r < r0 + rows && !reaches; ++r) reaches = Z(lo + r, lo + kept[j]) != 0;
+          if (reaches) cols.push_back(j);
+        }
+        const int64_t kc = static_cast<int64_t>(cols.size());
+        if (kc == 0) {
+          std::fill(prod + r0 * k, prod + (r0 + rows) * k, 0.0);
+          continue;
+        }
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < kc; ++c) qpart[r * kc + c] = Z(lo + r0 + r, lo + kept[cols[c]]);
+        for (int64_t c = 0; c < kc; ++c) std::memcpy(upart + c * k, u + cols[c] * k, sizeof(double) * k);
+        GemmOf<double>()(qpart, kc, upart, k, prod + r0 * k, k, rows, kc, k);
+      }
+    }
+    std::sort(deflated.begin(), deflated.end(), [&](int64_t a, int64_t b) { return d_[lo + a] < d_[lo + b]; });
+    const int64_t nd = static_cast<int64_t>(deflated.size());
+    std::vector<double> dd(static_cast<size_t>(nd));
+    for (int64_t j = 0; j < nd; ++j) dd[j] = d_[lo + deflated[j]];
+    // Where each output column comes from: kept (index into prod) or deflated (a column of Z).
+    std::vector<int64_t> from(static_cast<size_t>(m));
+    std::vector<bool> is_kept(static_cast<size_t>(m));
+    int64_t a = 0, b = 0;
+    for (int64_t out = 0; out < m; ++out) {
+      const bool take_kept = b >= nd || (a < k && lambda[a] <= dd[b]);
+      is_kept[out] = take_kept;
+      if (take_kept) {
+        d_[lo + out] = lambda[a];
+        from[out] = a++;
+      } else {
+        d_[lo + out] = dd[b];
+        from[out] = deflated[b++];
+      }
+    }
+    std::vector<double> row(static_cast<size_t>(m));
+    for (int64_t r = 0; r < m; ++r) {
+      double* zr = &Z(lo + r, lo);
+      for (int64_t out = 0; out < m; ++out) row[out] = is_kept[out] ? prod[r * k + from[out]] : zr[from[out]];
+      std::memcpy(zr, row.data(), sizeof(double) * m);
+    }
+  }
+
+  double* d_;
+  double* e_;
+  double* z_;
+  int64_t ldz_;
+};
+
+// Householder tridiagonalisation of the full Hermitian matrix a (both triangles, row-major):
+// H(i) annihilates column i below its subdiagonal (LAPACK's lower sytd2/hetd2 with the same
+// reflectors: x = tau B v, w = x - (tau/2)(x^H v) v, B := B - v w^H - w v^H on the trailing
+// block B). One pass over B per step, by contiguous rows: row 0 of B is updated first, the next
+// reflector is made from it (B stays Hermitian, so its column is that row conjugated), and each
+// further row is updated and at once added into the next step's product B' v'. On return the
+// reflectors' tails are stored below the subdiagonal (geqrf's layout for the matrix one row
+// down), d and e hold T and tau the scalars.
+template <typename W>
+void TridiagonalizeFull(W* a, int64_t n, double* d, double* e, W* tau) {
+  static const auto sub_rank2 = ForCpu<&SubRank2<W>>();
+  static const auto add_conj_scaled = ForCpu<&AddConjScaled<W>>();
+  static const auto sub_rank2_add = [] {
+    if constexpr (IsComplex<W>::value) return ForCpu<&SubRank2AddConjComplex<typename IsComplex<W>::Real>>();
+    else return ForCpu<&SubRank2AddConj<W>>();
+  }();
+  if (n == 0) return;
+  std::vector<W> v(static_cast<size_t>(n)), vn(v.size()), p(v.size()), pn(v.size()), w(v.size());
+  // Reflector i from row i right of the diagonal, into `into`; stores its tail in column i.
+  auto reflect = [&](int64_t i, std::vector<W>& into) {
+    const int64_t m = n - i - 1;
+    const W t = RowReflector(a + i * n + i + 1, m, into.data(), &e[i]);
+    tau[i] = t;
+    for (int64_t r = 1; r < m; ++r) a[(i + 1 + r) * n + i] = into[r];
+    return t;
+  };
+  // p = tau B v for the first step.
+  if (n > 1 && reflect(0, v) != W(0)) {
+    const int64_t m = n - 1;
+    std::fill(p.begin(), p.begin() + m, W(0));
+    for (int64_t r = 0; r < m; ++r) add_conj_scaled(p.data(), a + (1 + r) * n + 1, v[r], m);
+    for (int64_t r = 0; r < m; ++r) p[r] *= tau[0];
+  }
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    d[i] = RealOf(a[i * n + i]);
+    const int64_t m = n - i - 1;
+    W* b = a + (i + 1) * n + (i + 1);  // the trailing block, row stride n
+    const W t = tau[i];
+    if (t != W(0)) {
+      W dot = W(0);
+      for (int64_t r = 0; r < m; ++r) dot += ConjOf(p[r]) * v[r];
+      const W alpha = W(-0.5) * t * dot;
+      for (int64_t r = 0; r < m; ++r) w[r] = p[r] + alpha * v[r];
+      sub_rank2(b, v[0], w.data(), w[0], v.data(), m);
+      b[0] = W(RealOf(b[0]));
+    }
+    if (m < 2) break;
+    const W tn = reflect(i + 1, vn);
+    if (tn != W(0)) std::fill(pn.begin(), pn.begin() + (m - 1), W(0));
+    for (int64_t r = 1; r < m; ++r) {
+      W* row = b + r * n;
+      if (t != W(0) && tn != W(0)) {
+        // The diagonal's imaginary part (rounding) is dropped after it is added into pn.
+        sub_rank2_add(row + 1, v[r], w.data() + 1, w[r], v.data() + 1, pn.data(), vn[r - 1], m - 1);
+        row[r] = W(RealOf(row[r]));
+      } else if (t != W(0)) {
+        sub_rank2(row + 1, v[r], w.data() + 1, w[r], v.data() + 1, m - 1);
+        row[r] = W(RealOf(row[r]));
+      } else if (tn != W(0)) {
+        add_conj_scaled(pn.data(), row + 1, vn[r - 1], m - 1);
+      }
+    }
+    for (int64_t r = 0; r + 1 < m; ++r) pn[r] *= tn;
+    std::swap(v, vn);
+    std::swap(p, pn);
+  }
+  d[n - 1] = RealOf(a[(n - 1) * n + n - 1]);
+}
+
+template <typename W>
+int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w) {
+  if (n == 0) return 0;
+  // The whole Hermitian matrix from the stored triangle (the diagonal's imaginary parts ignored),
+  // scaled by a power of two when its entries are near overflow or underflow. The size that
+  // decides the scaling is the largest of the parts' magnitudes (within a factor sqrt(2) of the
+  // largest modulus: no hypot per entry); the other triangle is filled by 32 x 32 tiles (column
+  // by column down the whole matrix, the copy had been 7% of a 256 x 256 ssyevd).
+  double amax = 0;
+  bool finite = true;
+  for (int64_t i = 0; i < n; ++i) {
+    W& diag = a[i * n + i];
+    diag = W(RealOf(diag));
+    const int64_t j0 = lower ? 0 : i, j1 = lower ? i + 1 : n;
+    for (int64_t j = j0; j < j1; ++j) {
+      const W x = a[i * n + j];
+      const double ar = std::fabs(RealOf(x)), ai = std::fabs(ImagOf(x));
+      constexpr double kMax = std::numeric_limits<double>::max();
+      if (!(ar <= kMax && ai <= kMax)) finite = false;  // (NaN too)
+      else amax = std::max({amax, ar, ai});
+    }
+  }
+  if (!finite) return 1;
+  constexpr int64_t kTile = 32;
+  for (int64_t ib = 0; ib < n; ib += kTile)
+    for (int64_t jb = 0; jb <= ib; jb += kTile)
+      for (int64_t i = ib; i < std::min(n, ib + kTile); ++i)
+        for (int64_t j = jb; j < std::min(i, jb + kTile); ++j) {
+          // (i > j: (i, j) is in the lower triangle.)
+          if (lower) a[j * n + i] = ConjOf(a[i * n + j]);
+          else a[i * n + j] = ConjOf(a[j * n + i]);
+        }
+  const int scale_exp = ScaleToUnit(a, amax);
+  std::vector<double> e(static_cast<size_t>(n), 0.0);
+  std::vector<W> tau(static_cast<size_t>(n), W(0));
+  TridiagonalizeFull(a.data(), n, w, e.data(), tau.data());
+  // T scaled to largest entry 1 (stedc's scaling; its tolerances are absolute).
+  double tmax = 0;
+  for (int64_t i = 0; i < n; ++i) tmax = std::max({tmax, std::fabs(w[i]), std::fabs(e[i])});
+  if (tmax > 0) {
+    for (int64_t i = 0; i < n; ++i) w[i] /= tmax, e[i] /= tmax;
+  } else {
+    tmax = 1;
+  }
+  bool ok;
+  if (!vectors) {
+    ok = TridiagonalQl(n, w, e.data(), nullptr, 0, 0, 1.0);
+  } else {
+    std::vector<double> z(static_cast<size_t>(n * n), 0.0);
+    ok = TridiagonalDc(w, e.data(), z.data(), n).Solve(0, n);
+    if (ok) {
+      // The vectors are Q z with Q = diag(1, Q1), Q1 the reflectors' product (geqrf's layout in
+      // the matrix one row down): z's rows 1.. take Q1 from the left, by blocks.
+      std::vector<W> vecs(z.size());
+      for (size_t i = 0; i < z.size(); ++i) vecs[i] = static_cast<typename IsComplex<W>::Real>(z[i]);
+      ApplyQLeft(a.data() + n, n, n - 1, n - 1, tau.data(), vecs.data() + n, n, n);
+      a = std::move(vecs);
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) w[i] = std::ldexp(w[i] * tmax, -scale_exp);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int32_t Syevd(std::vector<double>& a, int64_t n, bool lower, bool vectors, double* w) {
+  return SyevdT(a, n, lower, vectors, w);
+}
+int32_t Syevd(std::vector<cdouble>& a, int64_t n, bool lower, bool vectors, double* w) {
+  return SyevdT(a, n, lower, vectors, w);
+}
+int32_t Syevd(std::vector<float>& a, int64_t n, bool lower, bool vectors, double* w) {
+  return SyevdT(a, n, lower, vectors, w);
+}
+int32_t Syevd(std::vector<cfloat>& a, int64_t n, bool lower, bool vectors, double* w) {
+  return SyevdT(a, n, lower, vectors, w);
+}
+
+}  // namespace openpjrt::cpu::lapack

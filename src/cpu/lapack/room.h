@@ -1,0 +1,15 @@
+// Room lapack/: dense linear algebra behind JAX's LAPACK custom calls and the linalg ops.
+//
+// Contract:
+//   * lapack_factor.h   factorisations written out here, in place on row-major double or
+//                       complex<double> matrices: LU with partial pivoting, Householder QR and
+//                       its Q, Hessenberg and tridiagonal reductions, Cholesky, the Hermitian
+//                       eigenproblem (lapack_eigh.cc) and the SVD (lapack_svd.cc);
+//   * kernels_lapack.cc the custom-call kernels (lapack_*_ffi and the legacy targets) over
+//                       batches, with LAPACK's info codes and the results' layouts JAX expects;
+//   * kernels_linalg.h  triangular_solve and cholesky ops.
+// Depends on: exec/, blas/, fft/ (none of its kernels), kernels/ (signatures).
+#pragma once
+
+#include "src/cpu/lapack/kernels_linalg.h"
+#include "src/cpu/lapack/lapack_factor.h"
