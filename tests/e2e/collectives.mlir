@@ -115,3 +115,43 @@ module @collective_reduce attributes {mhlo.num_replicas = 4 : i32, mhlo.num_part
     func.return
   }
 }
+
+// -----
+
+// An all-reduce large enough that the three devices each reduce a share of the elements into
+// one shared result (1000 elements: shares of 336, 336 and 328), also over two of the three.
+module @all_reduce_shared_out attributes {mhlo.num_replicas = 3 : i32, mhlo.num_partitions = 1 : i32} {
+  func.func @main() {
+    %id = stablehlo.replica_id : tensor<ui32>
+    %f = stablehlo.convert %id : (tensor<ui32>) -> tensor<f32>
+    %k = stablehlo.constant dense<1000.0> : tensor<f32>
+    %off = stablehlo.multiply %f, %k : tensor<f32>
+    %b = stablehlo.broadcast_in_dim %off, dims = [] : (tensor<f32>) -> tensor<1000xf32>
+    %i = stablehlo.iota dim = 0 : tensor<1000xf32>
+    %x = stablehlo.add %i, %b : tensor<1000xf32>
+    %s = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<f32>, %c: tensor<f32>):
+      %r = stablehlo.add %a, %c : tensor<f32>
+      stablehlo.return %r : tensor<f32>
+    }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<1000xf32>) -> tensor<1000xf32>
+    %three = stablehlo.constant dense<3.0> : tensor<1000xf32>
+    %t = stablehlo.multiply %i, %three : tensor<1000xf32>
+    %c3 = stablehlo.constant dense<3000.0> : tensor<1000xf32>
+    %want = stablehlo.add %t, %c3 : tensor<1000xf32>
+    check.expect_eq %s, %want : tensor<1000xf32>
+    // Max over replicas {0, 2} (replica 1 alone): each member's share, the same result.
+    %m = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<f32>, %c: tensor<f32>):
+      %r = stablehlo.maximum %a, %c : tensor<f32>
+      stablehlo.return %r : tensor<f32>
+    }) {replica_groups = dense<[[0, 2], [1, -1]]> : tensor<2x2xi64>} : (tensor<1000xf32>) -> tensor<1000xf32>
+    %two = stablehlo.constant dense<2000.0> : tensor<f32>
+    %one = stablehlo.constant dense<1> : tensor<ui32>
+    %is1 = stablehlo.compare EQ, %id, %one : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+    %top = stablehlo.select %is1, %off, %two : tensor<i1>, tensor<f32>
+    %tb = stablehlo.broadcast_in_dim %top, dims = [] : (tensor<f32>) -> tensor<1000xf32>
+    %mwant = stablehlo.add %i, %tb : tensor<1000xf32>
+    check.expect_eq %m, %mwant : tensor<1000xf32>
+    return
+  }
+}

@@ -242,6 +242,24 @@ void Collective(const Step& s, ExecState& st) {
     hub->Abort();
     return;
   }
+  // An all-reduce with an elementwise reducer over a group of several devices is shared out: the
+  // group's first member deposits one output array, each member reduces its share of the
+  // elements into it (every element in group order, as a single reducer would), and after the
+  // exchange's closing barrier every member holds the same array. Each member reads 1/N of the
+  // inputs instead of all of them.
+  const bool shared_reduce = p.kind == CollectiveParams::kAllReduce && p.has_fast && group.size() > 1;
+  const size_t num_in = s.in.size();
+  if (shared_reduce) {
+    for (size_t i = 0; i < num_in; ++i) {
+      if (my_pos != 0) {
+        mine.push_back(RtValue());
+        continue;
+      }
+      ArrayType full = mine[i].array.type();
+      full.elem = s.out_types[i].elem;
+      mine.push_back(RtValue::Of(Array::Allocate(full)));
+    }
+  }
   std::vector<RtValue> results(s.out.size());
   bool ok = true;
   std::string error;
@@ -253,6 +271,26 @@ void Collective(const Step& s, ExecState& st) {
       case CollectiveParams::kAllReduce:
       case CollectiveParams::kReduceScatter:
       case CollectiveParams::kCollectiveReduce:
+        if (shared_reduce) {
+          for (size_t i = 0; i < num_in; ++i) {
+            const Array& out = member_value(group[0], num_in + i);
+            const int64_t n = out.NumElements(), es = out.type().ElementSize();
+            const int64_t g = static_cast<int64_t>(group.size());
+            const int64_t chunk = ((n + g - 1) / g + 15) / 16 * 16;  // 64-byte shares for 4-byte types
+            const int64_t begin = std::min(n, my_pos * chunk), end = std::min(n, begin + chunk);
+            if (begin < end) {
+              auto view = [&](const Array& a) {
+                return Array::Wrap(ArrayType{a.elem(), {end - begin}},
+                                   std::shared_ptr<const uint8_t>(a.data() + begin * es, [](const uint8_t*) {}));
+              };
+              Array acc = Apply(p.fast, view(member_value(group[0], i)), view(member_value(group[1], i)));
+              for (size_t k = 2; k < group.size(); ++k) acc = Apply(p.fast, acc, view(member_value(group[k], i)));
+              std::memcpy(out.mutable_data() + begin * es, acc.data(), static_cast<size_t>((end - begin) * es));
+            }
+            results[i] = RtValue::Of(out.Reshaped(s.out_types[i]));
+          }
+          break;
+        }
         for (size_t i = 0; i < s.in.size() && ok; ++i) {
           std::vector<Array> inputs;
           if (group.empty()) {
