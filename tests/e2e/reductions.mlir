@@ -227,3 +227,37 @@ func.func @main() {
   check.expect_almost_eq_const %sm, dense<[-6.5, 2.5, 0.5, 0x7FC00000, -3.5, 0.0, 3.5, 1.5, -0.5, -2.5, -4.5, -0.0, 2.5, 0.5, -1.5, -3.5, -5.5, 0x7FC00000, 1.5, -0.5]>, tolerance = 0.0 : tensor<20xf32>
   func.return
 }
+
+// -----
+
+// Row max and min over rows long enough for the 64-lane fold (300): signed zeros ordered
+// (max(-0, +0) = +0, min = -0, checked bit by bit) and a NaN anywhere in a row wins.
+func.func @main() {
+  %neg0 = stablehlo.constant dense<-0.0> : tensor<2x300xf32>
+  %iota = stablehlo.iota dim = 1 : tensor<2x300xi32>
+  %at200 = stablehlo.constant dense<200> : tensor<2x300xi32>
+  %is200 = stablehlo.compare EQ, %iota, %at200 : (tensor<2x300xi32>, tensor<2x300xi32>) -> tensor<2x300xi1>
+  %pos0 = stablehlo.constant dense<0.0> : tensor<2x300xf32>
+  %zeros = stablehlo.select %is200, %pos0, %neg0 : tensor<2x300xi1>, tensor<2x300xf32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %inf = stablehlo.constant dense<0x7F800000> : tensor<f32>
+  %mx = stablehlo.reduce(%zeros init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<2x300xf32>, tensor<f32>) -> tensor<2xf32>
+  %mn = stablehlo.reduce(%zeros init: %inf) applies stablehlo.minimum across dimensions = [1] : (tensor<2x300xf32>, tensor<f32>) -> tensor<2xf32>
+  %mxb = stablehlo.bitcast_convert %mx : (tensor<2xf32>) -> tensor<2xi32>
+  %mnb = stablehlo.bitcast_convert %mn : (tensor<2xf32>) -> tensor<2xi32>
+  check.expect_eq_const %mxb, dense<0> : tensor<2xi32>
+  check.expect_eq_const %mnb, dense<-2147483648> : tensor<2xi32>
+  %f = stablehlo.convert %iota : (tensor<2x300xi32>) -> tensor<2x300xf32>
+  %nan = stablehlo.constant dense<0x7FC00000> : tensor<2x300xf32>
+  %at150 = stablehlo.constant dense<150> : tensor<2x300xi32>
+  %is150 = stablehlo.compare EQ, %iota, %at150 : (tensor<2x300xi32>, tensor<2x300xi32>) -> tensor<2x300xi1>
+  %withnan = stablehlo.select %is150, %nan, %f : tensor<2x300xi1>, tensor<2x300xf32>
+  %mx2 = stablehlo.reduce(%withnan init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<2x300xf32>, tensor<f32>) -> tensor<2xf32>
+  %mn2 = stablehlo.reduce(%f init: %inf) applies stablehlo.minimum across dimensions = [1] : (tensor<2x300xf32>, tensor<f32>) -> tensor<2xf32>
+  %mx3 = stablehlo.reduce(%f init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<2x300xf32>, tensor<f32>) -> tensor<2xf32>
+  %isnan = stablehlo.compare NE, %mx2, %mx2 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
+  check.expect_eq_const %isnan, dense<true> : tensor<2xi1>
+  check.expect_eq_const %mn2, dense<0.0> : tensor<2xf32>
+  check.expect_eq_const %mx3, dense<299.0> : tensor<2xf32>
+  return
+}

@@ -151,10 +151,26 @@ struct FusedSource {
 // and for every source: the elements arrive in chunks whose sizes are multiples of the lanes).
 // FoldRun's order over one contiguous f32 row held in memory, as a loop the per-CPU copies keep
 // in registers (the generic loop spilled its 16 lanes to the stack every step).
+// Max and min are IEEE maximum / minimum here (signed zeros ordered, any NaN gives the quiet
+// NaN), so their result does not depend on the order: they fold in 64 lanes (four vector
+// accumulators whose compare-and-blend chains overlap; one chain of 16 ran at half the memory's
+// speed, 1.07 ms against the sum's 0.60 ms for 2048 rows of 2048), the sum keeps its 16.
 template <BinaryOp Op>
 [[gnu::always_inline]] inline void FoldRowLanesBody(const float* __restrict x, int64_t n, float* __restrict result) {
   using T = Traits<ElemKind::kF32>;
-  constexpr int kLanes = 16;
+  constexpr int kLanes = (Op == BinaryOp::kMax || Op == BinaryOp::kMin) ? 64 : 16;
+  if (kLanes > 16 && n < 2 * kLanes) {
+    float lane[16];
+    for (int j = 0; j < 16; ++j) lane[j] = x[j];
+    int64_t i = 16;
+    for (; i + 16 <= n; i += 16)
+      for (int j = 0; j < 16; ++j) lane[j] = ApplyBinary<Op, T>(lane[j], x[i + j]);
+    for (int j = 0; i < n; ++i, ++j) lane[j] = ApplyBinary<Op, T>(lane[j], x[i]);
+    for (int w = 8; w > 0; w /= 2)
+      for (int j = 0; j < w; ++j) lane[j] = ApplyBinary<Op, T>(lane[j], lane[j + w]);
+    *result = lane[0];
+    return;
+  }
   float lane[kLanes];
   for (int j = 0; j < kLanes; ++j) lane[j] = x[j];
   int64_t i = kLanes;
