@@ -178,6 +178,38 @@ func.func @main(%x: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> (tensor<8x8xf64>, t
   EXPECT_NEAR((*out)[1].array.as<float>()[0], p2_00, 1e-4);
 }
 
+// An elementwise step whose only user waits for a reduction computed after it (layer norm's
+// x - mean, divided by a deviation reduced later) waits too and fuses into its user's run
+// instead of being written out; the values are the separate ops'.
+TEST(FusionTest, ElementwiseStepsWaitForTheirUsersRun) {
+  auto exe = CompileText(R"(
+func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %m = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<4xf32>) -> tensor<4x8xf32>
+  %c = stablehlo.subtract %x, %m : tensor<4x8xf32>
+  %sq = stablehlo.multiply %x, %x : tensor<4x8xf32>
+  %v = stablehlo.reduce(%sq init: %z) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %d = stablehlo.broadcast_in_dim %v, dims = [0] : (tensor<4xf32>) -> tensor<4x8xf32>
+  %r = stablehlo.divide %c, %d : tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  std::vector<std::string> names = StepNames(**exe);
+  EXPECT_NE(std::find(names.begin(), names.end(), "fusion(stablehlo.subtract, stablehlo.divide)"), names.end())
+      << ::testing::PrintToString(names);
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {4, 8}});
+  for (int i = 0; i < 32; ++i) x.mutable_as<float>()[i] = static_cast<float>(i % 5) - 1.5f;
+  auto out = (*exe)->Run({cpu::RtValue::Of(x)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int r = 0; r < 4; ++r) {
+    float sum = 0, sq = 0;
+    for (int j = 0; j < 8; ++j) sum += x.as<float>()[r * 8 + j], sq += x.as<float>()[r * 8 + j] * x.as<float>()[r * 8 + j];
+    for (int j = 0; j < 8; ++j)
+      EXPECT_FLOAT_EQ((*out)[0].array.as<float>()[r * 8 + j], (x.as<float>()[r * 8 + j] - sum) / sq) << r << "," << j;
+  }
+}
+
 // Fused outputs of 16 MiB and more are written with non-temporal stores; the values are the
 // same, to the last (odd) element, and for an output that the run reads again too.
 TEST(FusionTest, LargeOutputsStreamedToMemoryKeepTheirValues) {
