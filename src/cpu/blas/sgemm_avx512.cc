@@ -462,6 +462,64 @@ SgemmOperand RowsFrom(const SgemmOperand& a, int64_t m0) {
                    : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
 }
 
+// Single-row products (m == 1: a decoder step at batch 1, an RNN cell's h W): B's rows are read
+// in place, 128 columns at a time in eight registers, with the tile kernel's order (each block of
+// KcFor(k) depths one FMA chain per element from zero, the blocks added in order), so a row gives
+// the same bits alone as inside a batch. Packing the row and B's slivers cost more than the
+// product: an RNN step's 1x64 @ 64x64 went through a 12-row tile. Column parts (multiples of 128)
+// over the threads when B is large.
+OPJ_AVX512 void RowColumns(int64_t j0, int64_t j1, int64_t k, int64_t kcb, SgemmOperand a, SgemmOperand b, float* c) {
+  for (int64_t jc = j0; jc < j1; jc += 128) {
+    const int64_t w = std::min<int64_t>(128, j1 - jc);
+    __mmask16 mask[8];
+    for (int v = 0; v < 8; ++v) {
+      const int64_t left = std::clamp<int64_t>(w - 16 * v, 0, 16);
+      mask[v] = static_cast<__mmask16>(left >= 16 ? 0xFFFF : (1u << left) - 1);
+    }
+    for (int64_t pc = 0; pc < k; pc += kcb) {
+      const int64_t kc = std::min(kcb, k - pc);
+      __m512 acc[8];
+#pragma GCC unroll 8
+      for (int v = 0; v < 8; ++v) acc[v] = _mm512_setzero_ps();
+      for (int64_t p = pc; p < pc + kc; ++p) {
+        const __m512 av = _mm512_set1_ps(a.p[p * a.cs]);
+        const float* row = b.p + p * b.rs + jc;
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; ++v) acc[v] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(mask[v], row + 16 * v), acc[v]);
+      }
+#pragma GCC unroll 8
+      for (int v = 0; v < 8; ++v) {
+        __m512 out = acc[v];
+        if (pc > 0) out = _mm512_add_ps(_mm512_maskz_loadu_ps(mask[v], c + jc + 16 * v), out);
+        _mm512_mask_storeu_ps(c + jc + 16 * v, mask[v], out);
+      }
+    }
+  }
+}
+
+bool RowSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int pieces,
+              const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, bool forked,
+              const SgemmUpdate* update) {
+  if (m != 1 || forked || a.row_off || b.packed || b.cs != 1) return false;
+  const int64_t kcb = KcFor(k);
+  // Parts of at least 512 columns and 1 MFLOP (below that one thread finishes sooner).
+  const int64_t chunks = (n + 127) / 128;
+  int64_t parts = std::min<int64_t>({std::max(1, pieces), (n + 511) / 512, std::max<int64_t>(1, 2 * n * k / (1 << 20))});
+  parts = std::max<int64_t>(1, parts);
+  const int64_t per = (chunks + parts - 1) / parts * 128;
+  auto run = [&](int64_t part) {
+    const int64_t j0 = part * per, j1 = std::min(n, j0 + per);
+    if (j0 >= j1) return;
+    RowColumns(j0, j1, k, kcb, a, b, c);
+    if (update) ApplySgemmUpdate(UpdateAt(*update, 0, j0), c + j0, 0, 1, j1 - j0);
+    if (done) (*done)(0, 1, j0, j1 - j0);
+  };
+  const int64_t used = (n + per - 1) / per;
+  if (used == 1) run(0);
+  else parallel_for(used, run);
+  return true;
+}
+
 // FastSgemm once its prologue is taken care of: with `forked` set, parallel_for runs it at the
 // start of every part, so even a product run in one part goes through parallel_for.
 // False when a packing buffer could not be allocated (see FastSgemm).
@@ -475,6 +533,7 @@ bool FastSgemmParts(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperan
     return true;
   }
   if (NarrowSgemm(m, n, k, a, b, c, ldc, pieces, parallel_for, done, forked, update)) return true;
+  if (RowSgemm(m, n, k, a, b, c, pieces, parallel_for, done, forked, update)) return true;
   // The update positioned at element (i, j) of C, for a piece there (null without one).
   auto update_at = [update](int64_t i, int64_t j) {
     return update ? UpdateAt(*update, i, j) : SgemmUpdate{};

@@ -257,6 +257,49 @@ void Reversed(int64_t count, const std::function<void(int64_t)>& fn) {
   for (int64_t i = count; i-- > 0;) fn(i);
 }
 
+// A single row (RowSgemm: B read in place, no packing) gives the bits its row has inside a batch
+// (the tile kernel's order), with A's row contiguous or strided, in 1, 2 or 7 column parts, with
+// and without an update, each column reported done once.
+TEST(FastSgemm, SingleRowEqualsItsRowInABatch) {
+  if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
+  const Case cases[] = {{9, 64, 64, false, false}, {9, 70, 700, true, false}, {9, 1100, 50, false, false},
+                        {9, 4100, 300, true, false}, {9, 13, 1, false, false}, {9, 130, 321, false, false}};
+  std::mt19937 rng(5);
+  for (const Case& c : cases) {
+    RandomOperands ops(c, rng);
+    std::vector<float> batch(static_cast<size_t>(c.m * c.n));
+    ASSERT_TRUE(FastSgemm(c.m, c.n, c.k, ops.av, ops.bv, batch.data(), c.n, 1, Reversed));
+    std::vector<float> d(static_cast<size_t>(c.n));
+    for (size_t j = 0; j < d.size(); ++j) d[j] = 0.25f * static_cast<float>(j % 7) - 0.5f;
+    for (int64_t i = 0; i < c.m; i += 4) {
+      const SgemmOperand row = c.trans_a ? SgemmOperand{ops.a.data() + i, 1, c.m}
+                                         : SgemmOperand{ops.a.data() + i * c.k, c.k, 1};
+      for (int pieces : {1, 2, 7}) {
+        for (const bool with_update : {false, true}) {
+          const SgemmUpdate u{d.data(), c.n, 0.5f, true, true};
+          std::vector<float> got(static_cast<size_t>(c.n + 3), -7.0f);
+          std::vector<int> covered(static_cast<size_t>(c.n), 0);
+          const SgemmRegionDone done = [&](int64_t m0, int64_t rows, int64_t n0, int64_t cols) {
+            EXPECT_EQ(m0, 0);
+            EXPECT_EQ(rows, 1);
+            for (int64_t j = n0; j < n0 + cols; ++j) ++covered[j];
+          };
+          ASSERT_TRUE(FastSgemm(1, c.n, c.k, row, ops.bv, got.data(), c.n, pieces, Reversed, &done, nullptr,
+                                with_update ? &u : nullptr));
+          for (int64_t j = 0; j < c.n; ++j) {
+            volatile float scaled = 0.5f * batch[i * c.n + j];
+            const float want = with_update ? d[j] - scaled : batch[i * c.n + j];
+            ASSERT_EQ(got[j], want) << "1x" << c.n << "x" << c.k << " row " << i << " pieces " << pieces
+                                    << " update " << with_update << " at " << j;
+            ASSERT_EQ(covered[j], 1);
+          }
+          for (int64_t j = c.n; j < c.n + 3; ++j) ASSERT_EQ(got[j], -7.0f) << "wrote past the row";
+        }
+      }
+    }
+  }
+}
+
 TEST(FastSgemm, PrepackedRightOperandEqualsThePlainOne) {
   if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
   const Case cases[] = {{1, 1500, 300, false, false}, {12, 1500, 128, false, true}, {700, 45, 513, true, false},
