@@ -691,6 +691,167 @@ class Partitioner {
     return true;
   }
 
+  // Emits `op` again over `operands` with results of `local_types`; old result i becomes a
+  // sharded value of layouts[i].
+  Operation* ReemitAll(std::unique_ptr<Operation>& holder, std::vector<Value*> operands,
+                       const std::vector<Type>& local_types, const std::vector<Layout>& layouts) {
+    Operation& op = *holder;
+    auto c = std::make_unique<Operation>(op.code, op.name(), op.loc);
+    c->attrs = op.attrs;
+    c->operands = std::move(operands);
+    c->SetResultTypes(local_types);
+    for (const auto& r : op.regions) c->regions.push_back(std::move(const_cast<std::unique_ptr<ir::Region>&>(r)));
+    for (const auto& r : c->regions) r->parent = c.get();
+    c->parent = block_;
+    Operation* raw = c.get();
+    out_.push_back(std::move(c));
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      auto s = std::make_shared<Sharded>();
+      s->local = raw->result(i);
+      s->layout = layouts[i];
+      s->global_type = op.result(i)->type;
+      if (layouts[i].replicated()) s->whole = s->local;
+      sharded_[op.result(i)] = s;
+    }
+    graveyard_.push_back(std::move(holder));
+    return raw;
+  }
+
+  // The first sharded operand among op.operands[0, n) whose global shape is `shape`, or null.
+  const Sharded* LeadOf(const Operation& op, size_t n) {
+    for (size_t i = 0; i < n && i < op.operands.size(); ++i) {
+      auto it = sharded_.find(op.operands[i]);
+      if (it != sharded_.end() && !it->second->layout.replicated()) return it->second.get();
+    }
+    return nullptr;
+  }
+
+  static bool SameShape(Type a, Type b) {
+    return a.IsTensor() && b.IsTensor() && a.rank() == b.rank() &&
+           std::equal(a.shape().begin(), a.shape().end(), b.shape().begin());
+  }
+
+  // sort along an untiled dimension: each partition sorts its shards (every operand brought to
+  // the first sharded one's layout); the results keep it.
+  bool TrySort(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    if (op.code != OpCode::kSort || op.operands.empty()) return false;
+    const Sharded* lead = LeadOf(op, op.operands.size());
+    if (!lead) return false;
+    int64_t dim = 0;
+    if (Attribute d = op.attr("dimension")) ir::GetInt(d, &dim);
+    const Layout l = lead->layout;
+    if (dim < 0) dim += static_cast<int64_t>(l.tiles.size());
+    if (dim < 0 || dim >= static_cast<int64_t>(l.tiles.size()) || l.tiles[dim] > 1) return false;
+    std::vector<Value*> operands;
+    std::vector<Type> types;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      if (!SameShape(LayoutOf(op.operands[i]).second, lead->global_type)) return false;
+      operands.push_back(AsLayout(op.operands[i], l, op));
+      types.push_back(ShardType(ctx_, op.result(i)->type, l));
+    }
+    ReemitAll(holder, operands, types, std::vector<Layout>(op.num_results(), l));
+    return true;
+  }
+
+  // reduce_window whose tiled dimensions have windows of one (size, stride and dilations 1, no
+  // padding): cumulative sums along another dimension, pooling over a tiled batch.
+  bool TryReduceWindow(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    if (op.code != OpCode::kReduceWindow) return false;
+    const size_t n = op.operands.size() / 2;
+    if (n == 0 || op.num_results() != n) return false;
+    const Sharded* lead = LeadOf(op, n);
+    if (!lead) return false;
+    const Layout l = lead->layout;
+    const size_t rank = l.tiles.size();
+    auto list_or = [&](const char* name, int64_t dflt, size_t len) {
+      std::vector<int64_t> v;
+      if (!ir::GetI64List(op.attr(name), &v) || v.empty()) v.assign(len, dflt);
+      return v;
+    };
+    const std::vector<int64_t> dims = list_or("window_dimensions", 1, rank), strides = list_or("window_strides", 1, rank),
+                               bd = list_or("base_dilations", 1, rank), wd = list_or("window_dilations", 1, rank),
+                               pad = list_or("padding", 0, 2 * rank);
+    if (dims.size() != rank || strides.size() != rank || pad.size() != 2 * rank) return false;
+    for (size_t d = 0; d < rank; ++d)
+      if (l.tiles[d] > 1 && (dims[d] != 1 || strides[d] != 1 || bd[d] != 1 || wd[d] != 1 || pad[2 * d] != 0 ||
+                             pad[2 * d + 1] != 0))
+        return false;
+    std::vector<Value*> operands;
+    std::vector<Type> types;
+    for (size_t i = 0; i < n; ++i) {
+      if (!SameShape(LayoutOf(op.operands[i]).second, lead->global_type)) return false;
+      operands.push_back(AsLayout(op.operands[i], l, op));
+      types.push_back(ShardType(ctx_, op.result(i)->type, l));
+    }
+    for (size_t i = n; i < op.operands.size(); ++i)
+      operands.push_back(AsLayout(op.operands[i], Layout::Replicated(0, partitions_), op));
+    ReemitAll(holder, operands, types, std::vector<Layout>(n, l));
+    return true;
+  }
+
+  // Any reduce (variadic: argmax's pairs) whose reduced dimensions are all untiled runs on the
+  // shards; the kept dimensions keep their tiles.
+  bool TryReduceKeepingTiles(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    if (op.code != OpCode::kReduce) return false;
+    const size_t n = op.operands.size() / 2;
+    if (n == 0 || op.num_results() != n) return false;
+    const Sharded* lead = LeadOf(op, n);
+    if (!lead) return false;
+    const Layout l = lead->layout;
+    std::vector<int64_t> dims;
+    if (!ir::GetI64List(op.attr("dimensions"), &dims)) return false;
+    std::vector<int> src;
+    for (int d = 0; d < static_cast<int>(l.tiles.size()); ++d) {
+      const bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
+      if (reduced && l.tiles[d] > 1) return false;
+      if (!reduced) src.push_back(d);
+    }
+    const Layout out = Mapped(l, src);
+    std::vector<Value*> operands;
+    std::vector<Type> types;
+    for (size_t i = 0; i < n; ++i) {
+      if (!SameShape(LayoutOf(op.operands[i]).second, lead->global_type)) return false;
+      operands.push_back(AsLayout(op.operands[i], l, op));
+      types.push_back(ShardType(ctx_, op.result(i)->type, out));
+    }
+    for (size_t i = n; i < op.operands.size(); ++i)
+      operands.push_back(AsLayout(op.operands[i], Layout::Replicated(0, partitions_), op));
+    ReemitAll(holder, operands, types, std::vector<Layout>(n, out));
+    return true;
+  }
+
+  // A convolution whose input is tiled on its batch dimension only (the kernel whole, no feature
+  // or batch groups) runs on the shards; the output is tiled on its batch dimension.
+  bool TryConvolution(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    if (op.code != OpCode::kConvolution || op.operands.size() != 2 || op.num_results() != 1) return false;
+    auto it = sharded_.find(op.operands[0]);
+    if (it == sharded_.end() || it->second->layout.replicated()) return false;
+    auto kt = sharded_.find(op.operands[1]);
+    if (kt != sharded_.end() && !kt->second->layout.replicated()) return false;
+    int64_t fg = 1, bg = 1;
+    if (Attribute a = op.attr("feature_group_count")) ir::GetInt(a, &fg);
+    if (Attribute a = op.attr("batch_group_count")) ir::GetInt(a, &bg);
+    Attribute dn = op.attr("dimension_numbers");
+    int64_t ib = -1, ob = -1;
+    if (fg != 1 || bg != 1 || !dn || dn.kind() != AttrKind::kStruct || !ir::GetInt(dn.Field("input_batch_dimension"), &ib) ||
+        !ir::GetInt(dn.Field("output_batch_dimension"), &ob))
+      return false;
+    const Layout& l = it->second->layout;
+    for (size_t d = 0; d < l.tiles.size(); ++d)
+      if (l.tiles[d] > 1 && static_cast<int64_t>(d) != ib) return false;
+    Type rt = op.result(0)->type;
+    std::vector<int> src(rt.rank(), -1);
+    src[ob] = static_cast<int>(ib);
+    const Layout out = Mapped(l, src);
+    ReemitAll(holder, {it->second->local, AsLayout(op.operands[1], Layout::Replicated(rt.rank(), partitions_), op)},
+              {ShardType(ctx_, rt, out)}, {out});
+    return true;
+  }
+
   // transpose keeps a value's tiles, permuted.
   bool TryTranspose(std::unique_ptr<Operation>& holder) {
     Operation& op = *holder;
@@ -1068,7 +1229,8 @@ class Partitioner {
       }
       if (TryReshard(holder)) continue;
       if (TryElementwise(holder) || TryDot(holder) || TryTranspose(holder) || TryReduce(holder) ||
-          TryBroadcast(holder) || TryReshape(holder))
+          TryReduceKeepingTiles(holder) || TryBroadcast(holder) || TryReshape(holder) || TrySort(holder) ||
+          TryReduceWindow(holder) || TryConvolution(holder))
         continue;
       ResolveOperands(op, op);
       out_.push_back(std::move(holder));
