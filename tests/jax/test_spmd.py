@@ -244,3 +244,16 @@ def test_ops_that_stay_sharded_along_untiled_dimensions(rng):
         return fetch(outs)
 
     both(run, rtol=1e-5, atol=1e-5)
+
+
+def test_argmax_over_a_split_vocabulary(rng):
+    # Logits split over the vocabulary on 4 devices: each device's arg-reduction, then the partial
+    # results combined; ties (repeated maxima in different tiles) go to the lowest index as in XLA.
+    logits = np.round(rand(rng, (6, 64), np.float32), 0)
+
+    def run(devices):
+        mesh = mesh_of(devices, (4,), ("v",))
+        ls = jax.device_put(logits, NamedSharding(mesh, P(None, "v")))
+        return fetch(jax.jit(lambda z: (jnp.argmax(z, -1), jnp.argmin(z, -1), jnp.max(z, -1)))(ls))
+
+    both(run, rtol=0, atol=0)

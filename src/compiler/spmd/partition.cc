@@ -384,10 +384,11 @@ class Partitioner {
 
   // Combines partial results with the binary op `combine` (add, max, ...) over the devices that
   // hold different tiles of the dimensions `dims` of `layout`.
-  Value* AllReduce(Value* v, const Layout& layout, const std::vector<int>& dims, OpCode combine_op,
-                   const Operation& at) {
-    // Dimension 0 numbers the reduced tiles (mixed radix); the others are the layout's remaining
-    // dimensions, whose tiles stay apart (each group shares them).
+  // The device groups that combine partial results over the tiles of `dims` of `layout`: one
+  // device per combination of those tiles (mixed radix, in order) among devices that agree on
+  // the layout's other tiles.
+  std::vector<std::vector<int64_t>> CombineGroups(const Layout& layout, const std::vector<int>& dims,
+                                                  const Operation& at) {
     const int64_t rank = static_cast<int64_t>(layout.tiles.size());
     Layout flat = Layout::Replicated(1 + rank, partitions_);
     std::vector<bool> pending(1 + rank, false);
@@ -403,8 +404,16 @@ class Partitioner {
     }
     auto groups = GatherGroups(flat, 0, pending);
     if (!groups.ok()) Fail(at, groups.status().code(), std::string(groups.status().message()));
+    return *groups;
+  }
+
+  // Combines partial results with the binary op `combine` (add, max, ...) over the devices that
+  // hold different tiles of the dimensions `dims` of `layout`.
+  Value* AllReduce(Value* v, const Layout& layout, const std::vector<int>& dims, OpCode combine_op,
+                   const Operation& at) {
+    const std::vector<std::vector<int64_t>> groups = CombineGroups(layout, dims, at);
     Operation* ar = Emit(OpCode::kAllReduce, {v}, {v->type});
-    ar->SetAttr("replica_groups", Groups(*groups));
+    ar->SetAttr("replica_groups", Groups(groups));
     MarkCrossPartition(ar);
     ir::Region* r = ar->AddRegion();
     ir::Block* b = r->AddBlock();
@@ -803,10 +812,10 @@ class Partitioner {
     const Layout l = lead->layout;
     std::vector<int64_t> dims;
     if (!ir::GetI64List(op.attr("dimensions"), &dims)) return false;
-    std::vector<int> src;
+    std::vector<int> src, tiled_reduced;
     for (int d = 0; d < static_cast<int>(l.tiles.size()); ++d) {
       const bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
-      if (reduced && l.tiles[d] > 1) return false;
+      if (reduced && l.tiles[d] > 1) tiled_reduced.push_back(d);
       if (!reduced) src.push_back(d);
     }
     const Layout out = Mapped(l, src);
@@ -817,9 +826,54 @@ class Partitioner {
       operands.push_back(AsLayout(op.operands[i], l, op));
       types.push_back(ShardType(ctx_, op.result(i)->type, out));
     }
-    for (size_t i = n; i < op.operands.size(); ++i)
-      operands.push_back(AsLayout(op.operands[i], Layout::Replicated(0, partitions_), op));
-    ReemitAll(holder, operands, types, std::vector<Layout>(n, out));
+    std::vector<Value*> inits;
+    for (size_t i = n; i < op.operands.size(); ++i) {
+      inits.push_back(AsLayout(op.operands[i], Layout::Replicated(0, partitions_), op));
+      operands.push_back(inits.back());
+    }
+    if (tiled_reduced.empty()) {
+      ReemitAll(holder, operands, types, std::vector<Layout>(n, out));
+      return true;
+    }
+    // Reduced dimensions that are tiled (argmax over a split vocabulary): each partition reduces
+    // its shard, the partial results of the tiles are gathered along a new leading dimension and
+    // reduced again with the same body (a reduction's body is associative and commutative).
+    // (Only for variadic reductions such as argmax and argmin, whose init values survive being
+    // applied again; a single-operand sum with a nonzero init would count it once per tile.
+    // The specification leaves the number of init applications to the implementation.)
+    if (n < 2 || op.regions.empty() || !op.regions[0]->front()) return false;
+    std::unordered_map<const Value*, Value*> map;
+    std::unique_ptr<Operation> second = Clone(op, map);  // the body, for the combine
+    const std::vector<std::vector<int64_t>> groups = CombineGroups(l, tiled_reduced, op);
+    const int64_t count = static_cast<int64_t>(groups[0].size());
+    Operation* local = ReemitAll(holder, operands, types, std::vector<Layout>(n, out));
+    std::vector<Value*> gathered;
+    std::vector<Type> final_types;
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<int64_t> dims1 = Dims(local->result(i)->type), dims_t = dims1;
+      dims1.insert(dims1.begin(), 1);
+      dims_t.insert(dims_t.begin(), count);
+      Type elem = local->result(i)->type.element_type();
+      Value* one = Emit(OpCode::kReshape, {local->result(i)}, {Tensor(dims1, elem)})->result(0);
+      Operation* g = Emit(OpCode::kAllGather, {one}, {Tensor(dims_t, elem)});
+      g->SetAttr("all_gather_dim", Attribute::Integer(I64(), 0));
+      g->SetAttr("replica_groups", Groups(groups));
+      MarkCrossPartition(g);
+      gathered.push_back(g->result(0));
+      final_types.push_back(local->result(i)->type);
+    }
+    auto c = std::make_unique<Operation>(OpCode::kReduce, "", loc_);
+    c->attrs = second->attrs;
+    c->SetAttr("dimensions", Attribute::DenseI64(I64(), {0}));
+    c->operands = gathered;
+    c->operands.insert(c->operands.end(), inits.begin(), inits.end());
+    c->SetResultTypes(final_types);
+    c->regions = std::move(second->regions);
+    for (const auto& r : c->regions) r->parent = c.get();
+    c->parent = block_;
+    Operation* combined = c.get();
+    out_.push_back(std::move(c));
+    for (size_t i = 0; i < n; ++i) Retarget(local->result(i), combined->result(i));
     return true;
   }
 
