@@ -227,7 +227,8 @@ def test_uneven_sharding_constraint(rng):
 
 def test_ops_that_stay_sharded_along_untiled_dimensions(rng):
     # sort, cumsum (reduce_window), argmax (a variadic reduce) along a dimension that is not
-    # split, and a convolution over a split batch, run on the shards: XLA's layouts come back.
+    # split, a gather of rows from a table split over both dimensions (the rows' split given up),
+    # and a convolution over a split batch, run on the shards: XLA's layouts come back.
     x = rand(rng, (8, 12), np.float32)
     img = rand(rng, (4, 8, 8, 3), np.float32)
     ker = rand(rng, (3, 3, 3, 4), np.float32)
@@ -237,7 +238,8 @@ def test_ops_that_stay_sharded_along_untiled_dimensions(rng):
         xs = jax.device_put(x, NamedSharding(mesh, P("a", "b")))
         outs = [jax.jit(lambda v: (jnp.sort(v, 0), jnp.cumsum(v, 0), jnp.argmax(v, 0)))(
                     jax.device_put(x, NamedSharding(mesh, P(None, ("a", "b"))))),
-                jax.jit(lambda v: jnp.max(v * 2, axis=1))(xs)]
+                jax.jit(lambda v: jnp.max(v * 2, axis=1))(xs),
+                jax.jit(lambda v, i: v[i] * 3)(xs, jax.device_put(np.int32([5, 0, 7, 7, 2]), NamedSharding(mesh, P())))]
         conv = jax.jit(lambda a, k: jax.lax.conv_general_dilated(a, k, (1, 1), "SAME",
                                                                  dimension_numbers=("NHWC", "HWIO", "NHWC")))
         outs.append(conv(jax.device_put(img, NamedSharding(mesh, P("a"))), jax.device_put(ker, NamedSharding(mesh, P()))))

@@ -877,6 +877,53 @@ class Partitioner {
     return true;
   }
 
+  // gather from an operand tiled on dimensions it takes whole (not indexed, not collapsed, full
+  // slices: an embedding table split over its features): each partition gathers from its shard
+  // (tiles on other dimensions are given up first); the result is tiled on the matching offset
+  // dimensions.
+  bool TryGather(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    if (op.code != OpCode::kGather || op.operands.size() != 2 || op.num_results() != 1) return false;
+    auto it = sharded_.find(op.operands[0]);
+    if (it == sharded_.end() || it->second->layout.replicated()) return false;
+    Attribute dn = op.attr("dimension_numbers");
+    if (!dn || dn.kind() != AttrKind::kStruct) return false;
+    std::vector<int64_t> offset_dims, collapsed, start_map, obatch, sizes;
+    ir::GetI64List(dn.Field("offset_dims"), &offset_dims);
+    ir::GetI64List(dn.Field("collapsed_slice_dims"), &collapsed);
+    ir::GetI64List(dn.Field("start_index_map"), &start_map);
+    ir::GetI64List(dn.Field("operand_batching_dims"), &obatch);
+    if (!obatch.empty() || !ir::GetI64List(op.attr("slice_sizes"), &sizes)) return false;
+    const Layout& l = it->second->layout;
+    const Type gt = it->second->global_type;
+    Type rt = op.result(0)->type;
+    if (!rt.IsTensor() || sizes.size() != l.tiles.size()) return false;
+    auto has = [](const std::vector<int64_t>& v, int64_t d) { return std::find(v.begin(), v.end(), d) != v.end(); };
+    // Tiles on indexed or collapsed dimensions (or partial slices) are given up first: the
+    // operand is brought to the layout of its other tiles.
+    std::vector<int> keep_src(l.tiles.size(), -1), src(rt.rank(), -1);
+    size_t k = 0;  // position among the operand's non-collapsed dimensions
+    for (int64_t d = 0; d < static_cast<int64_t>(l.tiles.size()); ++d) {
+      if (has(collapsed, d)) continue;
+      if (k >= offset_dims.size()) return false;
+      if (l.tiles[d] > 1 && !has(start_map, d) && sizes[d] == gt.shape()[d]) {
+        keep_src[d] = static_cast<int>(d);
+        src[offset_dims[k]] = static_cast<int>(d);
+        sizes[d] /= l.tiles[d];
+      }
+      ++k;
+    }
+    const Layout keep = Mapped(l, keep_src);
+    if (keep.replicated()) return false;
+    const Layout out = Mapped(keep, src);
+    Value* table = AsLayout(op.operands[0], keep, op);
+    Operation* local = ReemitAll(
+        holder, {table, AsLayout(op.operands[1], Layout::Replicated(rt.rank(), partitions_), op)},
+        {ShardType(ctx_, rt, out)}, {out});
+    local->SetAttr("slice_sizes", Attribute::DenseI64(I64(), sizes));
+    return true;
+  }
+
   // A convolution whose input is tiled on its batch dimension only (the kernel whole, no feature
   // or batch groups) runs on the shards; the output is tiled on its batch dimension.
   bool TryConvolution(std::unique_ptr<Operation>& holder) {
@@ -1284,7 +1331,7 @@ class Partitioner {
       if (TryReshard(holder)) continue;
       if (TryElementwise(holder) || TryDot(holder) || TryTranspose(holder) || TryReduce(holder) ||
           TryReduceKeepingTiles(holder) || TryBroadcast(holder) || TryReshape(holder) || TrySort(holder) ||
-          TryReduceWindow(holder) || TryConvolution(holder))
+          TryReduceWindow(holder) || TryConvolution(holder) || TryGather(holder))
         continue;
       ResolveOperands(op, op);
       out_.push_back(std::move(holder));
