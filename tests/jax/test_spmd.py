@@ -259,3 +259,18 @@ def test_argmax_over_a_split_vocabulary(rng):
         return fetch(jax.jit(lambda z: (jnp.argmax(z, -1), jnp.argmin(z, -1), jnp.max(z, -1)))(ls))
 
     both(run, rtol=0, atol=0)
+
+
+def test_embedding_split_over_features_forward_and_gradient(rng):
+    # Gather of rows and the scatter-add of their gradient into a table split over features: both
+    # run on the shards, the gradient keeps the table's layout as in XLA.
+    table = rand(rng, (52, 16), np.float32)
+    ids = rng.integers(0, 52, (6, 5)).astype(np.int32)
+
+    def run(devices):
+        mesh = mesh_of(devices, (4,), ("x",))
+        ts = jax.device_put(table, NamedSharding(mesh, P(None, "x")))
+        ix = jax.device_put(ids, NamedSharding(mesh, P()))
+        return fetch(jax.jit(jax.value_and_grad(lambda t, i: jnp.sum(jnp.tanh(t[i]) ** 2)))(ts, ix))
+
+    both(run, rtol=1e-5, atol=1e-5)

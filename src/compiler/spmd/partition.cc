@@ -924,6 +924,57 @@ class Partitioner {
     return true;
   }
 
+  // scatter into an operand tiled on dimensions the updates' windows cover whole (not indexed,
+  // not inserted: an embedding gradient split over features): each partition scatters its
+  // updates' shard into its operand's shard. The tiles come from the operand, else the updates;
+  // tiles on other dimensions are given up first.
+  bool TryScatter(std::unique_ptr<Operation>& holder) {
+    Operation& op = *holder;
+    if (op.code != OpCode::kScatter || op.operands.size() != 3 || op.num_results() != 1) return false;
+    Attribute dn = op.attr("scatter_dimension_numbers");
+    if (!dn || dn.kind() != AttrKind::kStruct) return false;
+    std::vector<int64_t> window, inserted, to_operand, ibatch;
+    ir::GetI64List(dn.Field("update_window_dims"), &window);
+    ir::GetI64List(dn.Field("inserted_window_dims"), &inserted);
+    ir::GetI64List(dn.Field("scatter_dims_to_operand_dims"), &to_operand);
+    ir::GetI64List(dn.Field("input_batching_dims"), &ibatch);
+    if (!ibatch.empty()) return false;
+    auto [ol, ot] = LayoutOf(op.operands[0]);
+    auto [ul, ut] = LayoutOf(op.operands[2]);
+    if (ol.replicated() && ul.replicated()) return false;
+    if (!ot.IsTensor() || !ut.IsTensor() || !ot.HasStaticShape() || !ut.HasStaticShape()) return false;
+    auto has = [](const std::vector<int64_t>& v, int64_t d) { return std::find(v.begin(), v.end(), d) != v.end(); };
+    // operand dim -> updates window dim, for the dimensions a window covers.
+    std::vector<int> window_of(ot.rank(), -1);
+    size_t k = 0;
+    for (int64_t d = 0; d < ot.rank(); ++d) {
+      if (has(inserted, d)) continue;
+      if (k >= window.size()) return false;
+      window_of[d] = static_cast<int>(window[k++]);
+    }
+    // The operand's tiles that may stay: window dims covering the whole dimension, not indexed.
+    std::vector<int> keep_src(ot.rank(), -1);
+    const bool from_operand = !ol.replicated();
+    const Layout& lead = from_operand ? ol : ul;
+    for (int64_t d = 0; d < ot.rank(); ++d) {
+      const int w = window_of[d];
+      if (w < 0 || has(to_operand, d) || ut.shape()[w] != ot.shape()[d]) continue;
+      keep_src[d] = from_operand ? static_cast<int>(d) : w;
+      if (lead.tiles[keep_src[d]] <= 1) keep_src[d] = -1;
+    }
+    const Layout keep = Mapped(lead, keep_src);
+    if (keep.replicated()) return false;
+    std::vector<int> upd_src(ut.rank(), -1);
+    for (int64_t d = 0; d < ot.rank(); ++d)
+      if (keep.tiles[d] > 1) upd_src[window_of[d]] = static_cast<int>(d);
+    const Layout upd = Mapped(keep, upd_src);
+    Value* operand = AsLayout(op.operands[0], keep, op);
+    Value* updates = AsLayout(op.operands[2], upd, op);
+    Value* indices = AsLayout(op.operands[1], Layout::Replicated(0, partitions_), op);
+    ReemitAll(holder, {operand, indices, updates}, {ShardType(ctx_, op.result(0)->type, keep)}, {keep});
+    return true;
+  }
+
   // A convolution whose input is tiled on its batch dimension only (the kernel whole, no feature
   // or batch groups) runs on the shards; the output is tiled on its batch dimension.
   bool TryConvolution(std::unique_ptr<Operation>& holder) {
@@ -1331,7 +1382,7 @@ class Partitioner {
       if (TryReshard(holder)) continue;
       if (TryElementwise(holder) || TryDot(holder) || TryTranspose(holder) || TryReduce(holder) ||
           TryReduceKeepingTiles(holder) || TryBroadcast(holder) || TryReshape(holder) || TrySort(holder) ||
-          TryReduceWindow(holder) || TryConvolution(holder) || TryGather(holder))
+          TryReduceWindow(holder) || TryConvolution(holder) || TryGather(holder) || TryScatter(holder))
         continue;
       ResolveOperands(op, op);
       out_.push_back(std::move(holder));
