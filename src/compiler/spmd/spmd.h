@@ -21,11 +21,15 @@
 // the same layout is never gathered or sliced: pmap and shard_map programs run on their shards
 // with no added traffic.
 //
-// The staging. Outside manual computations the program runs replicated: every partition
-// computes the whole value (correct for every op, since all partitions hold the same data). A
-// propagation stage that keeps sharded values sharded through elementwise ops, dots and
-// reductions (inserting all-reduces for partial sums) slots in between the argument gathers and
-// the result slices without changing this contract.
+// What runs partitioned. Ops whose shards can be computed from shards run on them (partition.cc
+// names each rule): elementwise ops, transposes, broadcasts, reshapes that keep tiles whole,
+// reductions (an all-reduce completes tiled reduced dimensions; argmax-like variadic ones gather
+// each partition's winner and reduce again), sorts and reduce_windows along untiled dimensions,
+// convolutions over a tiled batch, gathers and scatters on dimensions they take whole, and dots
+// led by their tiled operand (partial products over a tiled contraction, all-reduced). Sharding
+// constraints reshard. Every other op runs on whole values rebuilt by all-gathers: every program
+// runs correctly, and each rule only makes it cheaper. A conflict between operands' layouts is
+// resolved in favour of the first sharded operand; the others are cut (or gathered and cut) to it.
 //
 // Refusals. A sharding naming an axis the mesh lacks, a mesh larger than P, a shard type that does
 // not match its sharding: INVALID_ARGUMENT with the op's location. Unreduced axes, uneven tiles,
