@@ -290,10 +290,10 @@ func.func @main(%x: tensor<30727xf32>) -> (tensor<30727xf32>, tensor<30727xf32>)
 // profile goes away (here attached by hand instead of through the environment).
 TEST(StepProfileTest, PrintsEveryStepThatRan) {
   auto exe = CompileText(R"(
-func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+func.func @main(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
   %d = stablehlo.dot_general %x, %x, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
   %t = stablehlo.transpose %d, dims = [1, 0] : (tensor<64x64xf32>) -> tensor<64x64xf32>
-  return %t : tensor<64x64xf32>
+  return %t, %d : tensor<64x64xf32>, tensor<64x64xf32>
 })");
   ASSERT_TRUE(exe.ok()) << exe.status();
   (*exe)->profile = std::make_shared<cpu::StepProfile>(*(*exe)->program, "main");
@@ -306,6 +306,39 @@ func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
   EXPECT_NE(table.find("in 2 runs of 2 steps"), std::string::npos) << table;
   EXPECT_NE(table.find("stablehlo.dot_general (line 3)"), std::string::npos) << table;
   EXPECT_NE(table.find("stablehlo.transpose (line 4)"), std::string::npos) << table;
+}
+
+// transpose(dot_general(a, b)) whose product nothing else reads is computed as dot_general(b, a)
+// with no transpose step, with the bits of the product transposed (here compared with a program
+// that also returns the product, so that it keeps the transpose).
+TEST(FusionTest, TransposedProductsSwapTheirOperands) {
+  const char* folded = R"(
+func.func @main(%dy: tensor<48x40xf32>, %x: tensor<48x72xf32>) -> tensor<72x40xf32> {
+  %d = stablehlo.dot_general %dy, %x, contracting_dims = [0] x [0] : (tensor<48x40xf32>, tensor<48x72xf32>) -> tensor<40x72xf32>
+  %t = stablehlo.transpose %d, dims = [1, 0] : (tensor<40x72xf32>) -> tensor<72x40xf32>
+  return %t : tensor<72x40xf32>
+})";
+  const char* kept = R"(
+func.func @main(%dy: tensor<48x40xf32>, %x: tensor<48x72xf32>) -> (tensor<72x40xf32>, tensor<40x72xf32>) {
+  %d = stablehlo.dot_general %dy, %x, contracting_dims = [0] x [0] : (tensor<48x40xf32>, tensor<48x72xf32>) -> tensor<40x72xf32>
+  %t = stablehlo.transpose %d, dims = [1, 0] : (tensor<40x72xf32>) -> tensor<72x40xf32>
+  return %t, %d : tensor<72x40xf32>, tensor<40x72xf32>
+})";
+  auto a = CompileText(folded), b = CompileText(kept);
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  std::vector<std::string> names = StepNames(**a);
+  for (const std::string& n : names) EXPECT_EQ(n.find("transpose"), std::string::npos) << n;
+  const std::vector<std::string> kept_names = StepNames(**b);
+  EXPECT_NE(std::find(kept_names.begin(), kept_names.end(), "stablehlo.transpose"), kept_names.end());
+  cpu::Array dy = cpu::Array::Allocate({ir::ElemKind::kF32, {48, 40}});
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {48, 72}});
+  for (int i = 0; i < 48 * 40; ++i) dy.mutable_as<float>()[i] = static_cast<float>((i * 37) % 101) / 7.0f - 6.0f;
+  for (int i = 0; i < 48 * 72; ++i) x.mutable_as<float>()[i] = static_cast<float>((i * 53) % 89) / 11.0f - 4.0f;
+  auto ra = (*a)->Run({cpu::RtValue::Of(dy), cpu::RtValue::Of(x)});
+  auto rb = (*b)->Run({cpu::RtValue::Of(dy), cpu::RtValue::Of(x)});
+  ASSERT_TRUE(ra.ok() && rb.ok());
+  ASSERT_EQ((*ra)[0].array.dims(), (std::vector<int64_t>{72, 40}));
+  for (int i = 0; i < 72 * 40; ++i) ASSERT_EQ((*ra)[0].array.as<float>()[i], (*rb)[0].array.as<float>()[i]) << i;
 }
 
 // A reduction absorbs the fused run that computes its input, and gives the same bits as the
