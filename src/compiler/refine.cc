@@ -54,31 +54,6 @@ bool OpHasDynamic(const Operation& op) {
   return false;
 }
 
-// A deep copy of `op`; `map` sends values of the original to values of the copy (operands defined
-// outside `op` keep pointing at the originals).
-std::unique_ptr<Operation> Clone(const Operation& op, std::unordered_map<const Value*, Value*>& map) {
-  auto c = std::make_unique<Operation>(op.code, op.name(), op.loc);
-  c->attrs = op.attrs;
-  for (const Value* v : op.operands) {
-    auto it = map.find(v);
-    c->operands.push_back(it == map.end() ? const_cast<Value*>(v) : it->second);
-  }
-  std::vector<Type> types;
-  for (size_t i = 0; i < op.num_results(); ++i) types.push_back(op.result(i)->type);
-  c->SetResultTypes(types);
-  for (size_t i = 0; i < op.num_results(); ++i) map[op.result(i)] = c->result(i);
-  for (const auto& r : op.regions) {
-    ir::Region* nr = c->AddRegion();
-    for (const auto& b : r->blocks) {
-      ir::Block* nb = nr->AddBlock();
-      for (const auto& a : b->args) map[a.get()] = nb->AddArgument(a->type);
-    }
-    for (size_t bi = 0; bi < r->blocks.size(); ++bi)
-      for (const auto& o : r->blocks[bi]->ops) nr->blocks[bi]->Append(Clone(*o, map));
-  }
-  return c;
-}
-
 Dims DimsOf(Type t) { return t.IsTensor() ? Dims(t.shape().begin(), t.shape().end()) : Dims{}; }
 
 int64_t NumElements(const Dims& d) {
@@ -294,7 +269,7 @@ class Refiner {
     Operation*& g = specialized_[key];
     if (!g) {
       std::unordered_map<const Value*, Value*> map;
-      std::unique_ptr<Operation> copy = Clone(*f, map);
+      std::unique_ptr<Operation> copy = ir::CloneOperation(*f, map);
       copy->SetAttr("sym_name", Attribute::String(StrCat(ref->symbols[0], ".refined.", next_++)));
       copy->SetAttr("sym_visibility", Attribute::String("private"));
       g = m_.body()->Append(std::move(copy));

@@ -134,4 +134,27 @@ Type FuncType(const Operation& func) {
   return a->type;
 }
 
+std::unique_ptr<Operation> CloneOperation(const Operation& op, std::unordered_map<const Value*, Value*>& map) {
+  auto c = std::make_unique<Operation>(op.code, op.name(), op.loc);
+  c->attrs = op.attrs;
+  for (const Value* v : op.operands) {
+    auto it = map.find(v);
+    c->operands.push_back(it == map.end() ? const_cast<Value*>(v) : it->second);
+  }
+  std::vector<Type> types;
+  for (size_t i = 0; i < op.num_results(); ++i) types.push_back(op.result(i)->type);
+  c->SetResultTypes(types);
+  for (size_t i = 0; i < op.num_results(); ++i) map[op.result(i)] = c->result(i);
+  for (const auto& r : op.regions) {
+    Region* nr = c->AddRegion();
+    for (const auto& b : r->blocks) {
+      Block* nb = nr->AddBlock();
+      for (const auto& a : b->args) map[a.get()] = nb->AddArgument(a->type);
+    }
+    for (size_t bi = 0; bi < r->blocks.size(); ++bi)
+      for (const auto& o : r->blocks[bi]->ops) nr->blocks[bi]->Append(CloneOperation(*o, map));
+  }
+  return c;
+}
+
 }  // namespace openpjrt::ir

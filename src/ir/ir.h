@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "src/ir/attributes.h"
@@ -98,5 +99,9 @@ class Module {
 // Helpers for func.func ops.
 std::string_view FuncName(const Operation& func);
 Type FuncType(const Operation& func);
+
+// A deep copy of `op` and its regions; `map` sends values of the original to values of the copy
+// (operands defined outside `op` and absent from `map` keep pointing at the originals).
+std::unique_ptr<Operation> CloneOperation(const Operation& op, std::unordered_map<const Value*, Value*>& map);
 
 }  // namespace openpjrt::ir

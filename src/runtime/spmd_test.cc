@@ -263,5 +263,48 @@ TEST(SpmdTest, RefusalsNameTheProblemAndItsLocation) {
   EXPECT_NE(s.message().find("rank 1"), std::string::npos) << s;
 }
 
+// The manual boundaries' refusals: a body whose shard type disagrees with its sharding, and
+// GSPMD's shard_map custom calls whose shapes or shardings do not fit.
+TEST(SpmdTest, ManualBoundariesThatDoNotFitAreRefused) {
+  const std::string body_mismatch = R"(
+module attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func @main(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+    %r = sdy.manual_computation(%x) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%s: tensor<4x4xf32>) {
+      sdy.return %s : tensor<4x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    return %r : tensor<8x4xf32>
+  }
+})";
+  absl::Status s = Executable::Compile(body_mismatch, "mlir", {}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("operand #0"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("not tensor<4x4xf32>"), std::string::npos) << s;
+
+  const std::string full_to_shard = R"(
+module attributes {mhlo.num_partitions = 4 : i32} {
+  func.func @main(%x: tensor<8x4xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}) -> tensor<8x4xf32> {
+    %m = stablehlo.custom_call @SPMDFullToShardShape(%x) {mhlo.sharding = "{manual}"} : (tensor<8x4xf32>) -> tensor<4x4xf32>
+    %f = stablehlo.custom_call @SPMDShardToFullShape(%m) {mhlo.sharding = "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"} : (tensor<4x4xf32>) -> tensor<8x4xf32>
+    return %f : tensor<8x4xf32>
+  }
+})";
+  s = Executable::Compile(full_to_shard, "mlir", {}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+  EXPECT_NE(s.message().find("@SPMDFullToShardShape"), std::string::npos) << s;
+
+  const std::string shard_to_full = R"(
+module attributes {mhlo.num_partitions = 4 : i32} {
+  func.func @main(%x: tensor<8x4xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}) -> tensor<8x4xf32> {
+    %m = stablehlo.custom_call @SPMDFullToShardShape(%x) {mhlo.sharding = "{manual}"} : (tensor<8x4xf32>) -> tensor<2x4xf32>
+    %f = stablehlo.custom_call @SPMDShardToFullShape(%m) {mhlo.sharding = "{manual}"} : (tensor<2x4xf32>) -> tensor<8x4xf32>
+    return %f : tensor<8x4xf32>
+  }
+})";
+  s = Executable::Compile(shard_to_full, "mlir", {}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("needs the full value's mhlo.sharding"), std::string::npos) << s;
+}
+
 }  // namespace
 }  // namespace openpjrt::runtime

@@ -31,31 +31,6 @@ class PartitionError : public std::runtime_error {
   absl::StatusCode code;
 };
 
-// A deep copy of `op`; `map` sends values of the original to values of the copy (operands defined
-// outside `op` and not in `map` keep pointing at the originals).
-std::unique_ptr<Operation> Clone(const Operation& op, std::unordered_map<const Value*, Value*>& map) {
-  auto c = std::make_unique<Operation>(op.code, op.name(), op.loc);
-  c->attrs = op.attrs;
-  for (const Value* v : op.operands) {
-    auto it = map.find(v);
-    c->operands.push_back(it == map.end() ? const_cast<Value*>(v) : it->second);
-  }
-  std::vector<Type> types;
-  for (size_t i = 0; i < op.num_results(); ++i) types.push_back(op.result(i)->type);
-  c->SetResultTypes(types);
-  for (size_t i = 0; i < op.num_results(); ++i) map[op.result(i)] = c->result(i);
-  for (const auto& r : op.regions) {
-    ir::Region* nr = c->AddRegion();
-    for (const auto& b : r->blocks) {
-      ir::Block* nb = nr->AddBlock();
-      for (const auto& a : b->args) map[a.get()] = nb->AddArgument(a->type);
-    }
-    for (size_t bi = 0; bi < r->blocks.size(); ++bi)
-      for (const auto& o : r->blocks[bi]->ops) nr->blocks[bi]->Append(Clone(*o, map));
-  }
-  return c;
-}
-
 // A value known on each partition as its shard `local` of a whole value laid out as `layout`.
 // The whole value is built (by all-gathers) the first time something needs it.
 struct Sharded {
@@ -843,7 +818,7 @@ class Partitioner {
     // The specification leaves the number of init applications to the implementation.)
     if (n < 2 || op.regions.empty() || !op.regions[0]->front()) return false;
     std::unordered_map<const Value*, Value*> map;
-    std::unique_ptr<Operation> second = Clone(op, map);  // the body, for the combine
+    std::unique_ptr<Operation> second = ir::CloneOperation(op, map);  // the body, for the combine
     const std::vector<std::vector<int64_t>> groups = CombineGroups(l, tiled_reduced, op);
     const int64_t count = static_cast<int64_t>(groups[0].size());
     Operation* local = ReemitAll(holder, operands, types, std::vector<Layout>(n, out));
@@ -1334,7 +1309,7 @@ class Partitioner {
           std::vector<std::unique_ptr<Operation>> copies;
           for (const auto& o : fb->ops) {
             if (o.get() == fb->terminator()) break;
-            copies.push_back(Clone(*o, map));
+            copies.push_back(ir::CloneOperation(*o, map));
           }
           for (size_t i = 0; i < op.num_results(); ++i) {
             const Value* r = fb->terminator()->operands[i];
