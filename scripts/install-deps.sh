@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ ccache clang libclang-rt-14-dev
       libabsl-dev libprotobuf-dev protobuf-compiler libeigen3-dev
-      libgtest-dev libgmock-dev libbenchmark-dev
+      libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev
       pybind11-dev python3-dev python3-numpy python3-pytest)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -85,7 +85,7 @@ bool DenseStrides(const std::vector<int64_t>& dims, const int64_t* strides, int6
 PJRT_Memory* TargetMemory(PJRT_Client* c, PJRT_Device* device, PJRT_Memory* memory) {
   if (memory) return memory;
   if (device) return device->memories[0];
-  return c->device_ptrs.empty() ? nullptr : c->device_ptrs[0]->memories[0];
+  return c->addressable_ptrs.empty() ? nullptr : c->addressable_ptrs[0]->memories[0];
 }
 
 // Byte strides of a host layout for ToHostBuffer: explicit strides, or a minor-to-major order.
@@ -165,6 +165,7 @@ PJRT_Error* OPJ_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Arg
   if (!shape.ok()) return MakeError(shape.status());
   PJRT_Memory* memory = TargetMemory(args->client, args->device, args->memory);
   if (!memory) return InvalidArgument("PJRT_Client_BufferFromHostBuffer_Args: no device or memory");
+  if (PJRT_Error* e = plugin::RefuseRemote(memory, "PJRT_Client_BufferFromHostBuffer_Args.memory")) return e;
   if (args->device_layout && RawEnum(args->device_layout->type) == PJRT_Buffer_MemoryLayout_Type_Tiled &&
       args->device_layout->tiled.num_tiles)
     return plugin::Unimplemented("PJRT_Client_BufferFromHostBuffer with a tiled device_layout");
@@ -233,6 +234,7 @@ PJRT_Error* OPJ_Client_CreateUninitializedBuffer(PJRT_Client_CreateUninitialized
   if (!shape.ok()) return MakeError(shape.status());
   PJRT_Memory* memory = TargetMemory(args->client, args->device, args->memory);
   if (!memory) return InvalidArgument("PJRT_Client_CreateUninitializedBuffer_Args: no device or memory");
+  if (PJRT_Error* e = plugin::RefuseRemote(memory, "PJRT_Client_CreateUninitializedBuffer_Args.memory")) return e;
   cpu::Array a;
   if (!shape->token) {
     a = cpu::Array::Allocate(shape->type);
@@ -270,6 +272,7 @@ PJRT_Error* OPJ_Client_CreateAliasBuffer(PJRT_Client_CreateAliasBuffer_Args* arg
   auto shape = plugin::MakeShape(RawEnum(args->shape_element_type), args->shape_dims, args->shape_num_dims,
                                  "PJRT_Client_CreateAliasBuffer_Args");
   if (!shape.ok()) return MakeError(shape.status());
+  if (PJRT_Error* e = plugin::RefuseRemote(args->memory, "PJRT_Client_CreateAliasBuffer_Args.memory")) return e;
   BufferRef alias = Buffer::CreatePending(Impl(args->memory)->memory, *shape);
   args->alias_buffer = plugin::WrapBuffer(args->client, alias);
   args->fulfill_alias_buffer_cb = new PJRT_FulfillAliasBufferCallback{alias};
@@ -317,6 +320,7 @@ PJRT_Error* OPJ_Client_CreateViewOfDeviceBuffer(PJRT_Client_CreateViewOfDeviceBu
   if (plugin::Covers(args, OPJ_FIELD_END(PJRT_Client_CreateViewOfDeviceBuffer_Args, memory)))
     memory = args->memory;
   memory = TargetMemory(args->client, args->device, memory);
+  if (PJRT_Error* e = plugin::RefuseRemote(memory, "PJRT_Client_CreateViewOfDeviceBuffer_Args.memory")) return e;
   auto on_delete = args->on_delete_callback;
   void* user = args->on_delete_callback_arg;
   std::shared_ptr<const uint8_t> data(static_cast<const uint8_t*>(args->device_buffer_ptr),
@@ -558,6 +562,8 @@ PJRT_Error* OPJ_Buffer_CopyToDevice(PJRT_Buffer_CopyToDevice_Args* args) {
   OPJ_REQUIRE(PJRT_Buffer_CopyToDevice_Args, args, dst_device);
   if (args->dst_device->client != args->buffer->client)
     return InvalidArgument("PJRT_Buffer_CopyToDevice_Args.dst_device belongs to another client");
+  if (PJRT_Error* e = plugin::RefuseRemote(args->dst_device->memories[0], "PJRT_Buffer_CopyToDevice_Args.dst_device"))
+    return e;
   args->dst_buffer = plugin::WrapBuffer(args->buffer->client,
                                         CopyBuffer(b, args->dst_device->device->default_memory()));
   return nullptr;
@@ -568,6 +574,7 @@ PJRT_Error* OPJ_Buffer_CopyToMemory(PJRT_Buffer_CopyToMemory_Args* args) {
   OPJ_REQUIRE(PJRT_Buffer_CopyToMemory_Args, args, dst_memory);
   if (args->buffer->client->memory_of.find(Impl(args->dst_memory)->memory) == args->buffer->client->memory_of.end())
     return InvalidArgument("PJRT_Buffer_CopyToMemory_Args.dst_memory belongs to another client");
+  if (PJRT_Error* e = plugin::RefuseRemote(args->dst_memory, "PJRT_Buffer_CopyToMemory_Args.dst_memory")) return e;
   args->dst_buffer = plugin::WrapBuffer(args->buffer->client, CopyBuffer(b, Impl(args->dst_memory)->memory));
   return nullptr;
 }

@@ -97,9 +97,19 @@ absl::Status ParseClientOptions(const PJRT_NamedValue* options, size_t n, const 
     } else if (name == "asynchronous") {
       s = want(PJRT_NamedValue_kBool);
       out->asynchronous = o.bool_value;
-    } else if (name == "process_id") {
+    } else if (name == "process_id" || name == "node_id") {
       s = int_in(0, 1 << 20, &v);
       out->process_id = static_cast<int>(v);
+    } else if (name == "num_nodes") {
+      s = int_in(1, 1 << 20, &v);
+      out->num_nodes = static_cast<int>(v);
+    } else if (name == "partition_index") {
+      // Which slice of a multi-slice job this process is in (jax.distributed): CPU clients form
+      // one slice, so it only has to be a valid index.
+      s = int_in(0, 1 << 20, &v);
+    } else if (name == "collectives_timeout_ms") {
+      s = int_in(1, INT32_MAX, &v);
+      out->collectives_timeout_ms = static_cast<int>(v);
     } else if (name == "max_inflight_computations") {
       s = int_in(1, 1 << 20, &v);
       out->max_inflight_computations = static_cast<int>(v);
@@ -115,7 +125,8 @@ absl::Status ParseClientOptions(const PJRT_NamedValue* options, size_t n, const 
     } else {
       s = absl::InvalidArgumentError(StrCat(
           "unknown create option '", name, "'; the CPU plugin takes cpu_device_count, asynchronous, "
-          "process_id, max_inflight_computations, intra_op_threads, memory_limit_bytes, deterministic"));
+          "process_id (or node_id), num_nodes, partition_index, collectives_timeout_ms, "
+          "max_inflight_computations, intra_op_threads, memory_limit_bytes, deterministic"));
     }
     if (!s.ok()) return s;
   }
@@ -158,14 +169,21 @@ PJRT_Error* OPJ_Client_Create(PJRT_Client_Create_Args* args) {
                                                   "PJRT_Client_Create_Args", &options);
       !s.ok())
     return MakeError(s);
+  if (options.num_nodes > 1 && options.process_id >= options.num_nodes)
+    return InvalidArgument(StrCat("PJRT_Client_Create_Args: create option node_id is ", options.process_id,
+                                  " but num_nodes is ", options.num_nodes));
+  auto coordinator = plugin::ConnectProcesses(*args, options, options.process_id, options.num_nodes);
+  if (!coordinator.ok()) return MakeError(coordinator.status());
   auto c = std::make_unique<PJRT_Client>();
-  c->client = std::make_unique<runtime::Client>(options);
+  c->client = std::make_unique<runtime::Client>(options, *std::move(coordinator));
   static const PJRT_Memory_FunctionTable* table = plugin::MemoryTable();
   for (runtime::Device* d : c->client->devices()) {
     auto pd = std::make_unique<PJRT_Device>();
     pd->device = d;
     pd->client = c.get();
     plugin::FillDescription(&pd->description, d->id());
+    pd->description.process_index = d->process_index();
+    if (d->addressable()) c->addressable_ptrs.push_back(pd.get());
     for (runtime::Memory* m : d->memories()) {
       auto pm = std::make_unique<MemoryImpl>();
       pm->vtable = table;
@@ -173,14 +191,16 @@ PJRT_Error* OPJ_Client_Create(PJRT_Client_Create_Args* args) {
       pm->devices = {pd.get()};
       pd->memories.push_back(pm.get());
       c->memory_of[m] = pm.get();
-      c->memory_ptrs.push_back(pm.get());
+      if (d->addressable()) c->memory_ptrs.push_back(pm.get());
       c->memories.push_back(std::move(pm));
     }
     c->device_of[d] = pd.get();
     c->device_ptrs.push_back(pd.get());
     c->devices.push_back(std::move(pd));
   }
-  plugin::FillTopology(&c->topology, options.device_count);
+  plugin::FillTopology(&c->topology, static_cast<int>(c->client->devices().size()));
+  for (size_t i = 0; i < c->topology.descriptions.size(); ++i)
+    c->topology.descriptions[i]->process_index = c->client->devices()[i]->process_index();
   c->topology.owned_by_client = true;
   args->client = c.release();
   return nullptr;
@@ -234,8 +254,8 @@ PJRT_Error* OPJ_Client_Devices(PJRT_Client_Devices_Args* args) {
 PJRT_Error* OPJ_Client_AddressableDevices(PJRT_Client_AddressableDevices_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Client_AddressableDevices_Args, args);
   OPJ_REQUIRE(PJRT_Client_AddressableDevices_Args, args, client);
-  args->addressable_devices = args->client->device_ptrs.data();
-  args->num_addressable_devices = args->client->device_ptrs.size();
+  args->addressable_devices = args->client->addressable_ptrs.data();
+  args->num_addressable_devices = args->client->addressable_ptrs.size();
   return nullptr;
 }
 
@@ -254,12 +274,12 @@ PJRT_Error* OPJ_Client_LookupDevice(PJRT_Client_LookupDevice_Args* args) {
 PJRT_Error* OPJ_Client_LookupAddressableDevice(PJRT_Client_LookupAddressableDevice_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Client_LookupAddressableDevice_Args, args);
   OPJ_REQUIRE(PJRT_Client_LookupAddressableDevice_Args, args, client);
-  runtime::Device* d = args->client->client->LookupDevice(args->local_hardware_id);
+  runtime::Device* d = args->client->client->LookupAddressableDevice(args->local_hardware_id);
   if (!d)
     return MakeError(absl::InvalidArgumentError(
         StrCat("PJRT_Client_LookupAddressableDevice_Args.local_hardware_id is ",
                args->local_hardware_id, "; the client has devices 0..",
-               args->client->device_ptrs.size() - 1)));
+               args->client->addressable_ptrs.size() - 1)));
   args->addressable_device = args->client->device_of[d];
   return nullptr;
 }

@@ -104,22 +104,24 @@ PJRT_Error* OPJ_Device_GetDescription(PJRT_Device_GetDescription_Args* args) {
 PJRT_Error* OPJ_Device_IsAddressable(PJRT_Device_IsAddressable_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Device_IsAddressable_Args, args);
   OPJ_REQUIRE(PJRT_Device_IsAddressable_Args, args, device);
-  args->is_addressable = true;
+  args->is_addressable = args->device->device->addressable();
   return nullptr;
 }
 
 PJRT_Error* OPJ_Device_LocalHardwareId(PJRT_Device_LocalHardwareId_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Device_LocalHardwareId_Args, args);
   OPJ_REQUIRE(PJRT_Device_LocalHardwareId_Args, args, device);
-  args->local_hardware_id = args->device->device->id();
+  args->local_hardware_id = args->device->device->local_hardware_id();
   return nullptr;
 }
 
 PJRT_Error* OPJ_Device_AddressableMemories(PJRT_Device_AddressableMemories_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Device_AddressableMemories_Args, args);
   OPJ_REQUIRE(PJRT_Device_AddressableMemories_Args, args, device);
-  args->memories = args->device->memories.data();
-  args->num_memories = args->device->memories.size();
+  // Another process's device addresses none of this process's memory.
+  const bool mine = args->device->device->addressable();
+  args->memories = mine ? args->device->memories.data() : nullptr;
+  args->num_memories = mine ? args->device->memories.size() : 0;
   return nullptr;
 }
 

@@ -42,9 +42,10 @@ absl::StatusOr<PJRT_LoadedExecutable*> LoadOn(PJRT_Client* client,
   le->client = client;
   le->loaded = std::move(*loaded);
   const int p = le->loaded->executable()->num_partitions();
-  for (size_t d = 0; d < le->loaded->devices().size(); ++d) {
+  // This process's devices (all of them in one process), with their logical ids.
+  for (int d : le->loaded->addressable_indices()) {
     le->devices.push_back(client->device_of[le->loaded->devices()[d]]);
-    le->logical_ids.push_back({static_cast<int>(d) / p, static_cast<int>(d) % p});
+    le->logical_ids.push_back({d / p, d % p});
   }
   return le;
 }

@@ -24,14 +24,19 @@ struct StreamState {
   bool abandoned = false;
 };
 
+void FreeChunk(void* data, void*) { std::free(data); }
+
 // Errors the host's callbacks create for us to report (PJRT_CallbackError).
 PJRT_Error* CallbackError(PJRT_Error_Code code, const char* message, size_t message_size) {
   return openpjrt::plugin::MakeError(
       absl::Status(static_cast<absl::StatusCode>(code), std::string(message ? message : "", message ? message_size : 0)));
 }
-PJRT_CallbackError kCallbackError = &CallbackError;
 
-void FreeChunk(void* data, void*) { std::free(data); }
+}  // namespace
+
+namespace openpjrt::plugin {
+
+PJRT_CallbackError kCallbackError = &CallbackError;
 
 absl::Status TakeError(PJRT_Error* e) {
   if (!e) return absl::OkStatus();
@@ -40,7 +45,7 @@ absl::Status TakeError(PJRT_Error* e) {
   return s;
 }
 
-}  // namespace
+}  // namespace openpjrt::plugin
 
 struct PJRT_CopyToDeviceStream {
   std::shared_ptr<StreamState> state;

@@ -19,6 +19,8 @@
 #include "include/openpjrt/c/pjrt_c_api_layouts_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_memory_descriptions_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_shardings_extension.h"
+#include "src/distributed/distributed.h"
+#include "src/runtime/client.h"
 #include "src/runtime/executable.h"
 
 // PJRT_Error and PJRT_Memory are defined by the header (a function table pointer first); the
@@ -75,6 +77,7 @@ struct PJRT_Client {
   std::unique_ptr<openpjrt::runtime::Client> client;
   std::vector<std::unique_ptr<PJRT_Device>> devices;
   std::vector<PJRT_Device*> device_ptrs;
+  std::vector<PJRT_Device*> addressable_ptrs;  // this process's (all of device_ptrs in one process)
   std::vector<std::unique_ptr<MemoryImpl>> memories;
   std::vector<PJRT_Memory*> memory_ptrs;
   std::map<const openpjrt::runtime::Device*, PJRT_Device*> device_of;
@@ -145,6 +148,18 @@ namespace openpjrt::plugin {
 
 // A new error for the caller to destroy; null for an OK status.
 PJRT_Error* MakeError(const absl::Status& status);
+// What the plugin hands callbacks to build their errors with, and the status of one they return
+// (destroying it; OK for null).
+extern PJRT_CallbackError kCallbackError;
+absl::Status TakeError(PJRT_Error* e);
+// Null when `memory` is this process's; else an INVALID_ARGUMENT naming `where` and the device's
+// process (a client spanning processes lists other processes' devices, whose memory is remote).
+PJRT_Error* RefuseRemote(PJRT_Memory* memory, const char* where);
+// The coordinator of a client spanning num_nodes > 1 processes (the key-value callbacks of
+// `args`); null for one process.
+absl::StatusOr<std::unique_ptr<distributed::Coordinator>> ConnectProcesses(const PJRT_Client_Create_Args& args,
+                                                                          const runtime::ClientOptions& options,
+                                                                          int node_id, int num_nodes);
 PJRT_Error* InvalidArgument(const std::string& message);
 PJRT_Error* Unimplemented(const char* slot);
 

@@ -48,6 +48,8 @@ PJRT_Error* OPJ_Client_CreateBuffersForAsyncHostToDevice(
   OPJ_REQUIRE(PJRT_Client_CreateBuffersForAsyncHostToDevice_Args, args, memory);
   if (args->num_shape_specs && !args->shape_specs)
     return InvalidArgument("PJRT_Client_CreateBuffersForAsyncHostToDevice_Args.shape_specs is null");
+  if (PJRT_Error* e = plugin::RefuseRemote(args->memory, "PJRT_Client_CreateBuffersForAsyncHostToDevice_Args.memory"))
+    return e;
   auto m = std::make_unique<PJRT_AsyncHostToDeviceTransferManager>();
   m->client = args->client;
   m->memory = args->memory;

@@ -29,7 +29,9 @@ void MemoryStats::ClearPeaks() {
   num_allocs = 0;
 }
 
-Device::Device(Client* client, int id) : client_(client), id_(id) {
+Device::Device(Client* client, int id, int process_index, int local_hardware_id)
+    : client_(client), id_(id), process_index_(process_index),
+      local_hardware_id_(local_hardware_id) {
   debug_string_ = StrCat("TFRT_CPU_", id_);
   to_string_ = StrCat("CpuDevice(id=", id_, ")");
   const auto& kinds = Client::MemoryKinds();
@@ -45,12 +47,29 @@ const std::vector<std::string>& Client::MemoryKinds() {
   return kinds;
 }
 
-Client::Client(ClientOptions options) : options_(options) {
-  for (int i = 0; i < options_.device_count; ++i) {
-    devices_.push_back(std::make_unique<Device>(this, i));
-    device_ptrs_.push_back(devices_.back().get());
-    for (Memory* m : devices_.back()->memories()) memory_ptrs_.push_back(m);
+Client::Client(ClientOptions options) : Client(options, nullptr) {}
+
+Client::Client(ClientOptions options, std::unique_ptr<distributed::Coordinator> coordinator)
+    : options_(options), coordinator_(std::move(coordinator)) {
+  // One process: its devices carry the process_id option as their process index.
+  std::vector<int> per_process = {options_.device_count};
+  int first_process = options_.process_id;
+  if (coordinator_) {
+    per_process = coordinator_->devices_per_process();
+    options_.process_id = coordinator_->node_id();
+    first_process = 0;
   }
+  int id = 0;
+  for (int k = 0; k < static_cast<int>(per_process.size()); ++k)
+    for (int i = 0; i < per_process[k]; ++i, ++id) {
+      const int p = first_process + k;
+      const bool mine = p == options_.process_id;
+      devices_.push_back(std::make_unique<Device>(this, id, p, mine ? i : -1));
+      device_ptrs_.push_back(devices_.back().get());
+      if (!mine) continue;
+      addressable_ptrs_.push_back(devices_.back().get());
+      for (Memory* m : devices_.back()->memories()) memory_ptrs_.push_back(m);
+    }
   int threads = options_.intra_op_threads;
   if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
   pool_ = std::make_unique<ThreadPool>(threads);
@@ -67,6 +86,11 @@ Client::~Client() {
 Device* Client::LookupDevice(int id) const {
   if (id < 0 || id >= static_cast<int>(devices_.size())) return nullptr;
   return devices_[id].get();
+}
+
+Device* Client::LookupAddressableDevice(int local_hardware_id) const {
+  if (local_hardware_id < 0 || local_hardware_id >= static_cast<int>(addressable_ptrs_.size())) return nullptr;
+  return addressable_ptrs_[local_hardware_id];
 }
 
 }  // namespace openpjrt::runtime

@@ -1,7 +1,11 @@
 // The CPU runtime behind the plugin: a client owns its devices, their memories and one thread
-// pool. Device ids are 0..N-1 and equal the local hardware ids. Every device has three memories
-// (kinds "device", "pinned_host", "unpinned_host"); all are host RAM, so a copy between them is
-// a memcpy. Thread-safe.
+// pool. Every device has three memories (kinds "device", "pinned_host", "unpinned_host"); all
+// are host RAM, so a copy between them is a memcpy. Thread-safe.
+//
+// In one process, device ids are 0..N-1 and equal the local hardware ids. A client that spans
+// processes (src/distributed) lists every process's devices: process p's follow those of the
+// processes before it, ids are positions in that global list, and only this process's devices
+// are addressable (their local hardware ids are 0..n-1 within the process).
 #pragma once
 
 #include <atomic>
@@ -10,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "src/distributed/distributed.h"
 #include "src/runtime/thread_pool.h"
 
 namespace openpjrt::runtime {
@@ -25,6 +30,8 @@ struct ClientOptions {
   int intra_op_threads = 0;       // 0: the machine's core count
   int64_t memory_limit_bytes = 0; // per device; 0: unlimited
   bool deterministic = false;     // bit-identical results whatever the thread count
+  int collectives_timeout_ms = 0; // across processes; 0: OPENPJRT_COLLECTIVES_TIMEOUT_MS or 300 s
+  int num_nodes = 1;              // processes sharing the key-value store (process_id is the node id)
 };
 
 class Memory {
@@ -56,10 +63,13 @@ struct MemoryStats {
 
 class Device {
  public:
-  Device(Client* client, int id);
+  Device(Client* client, int id, int process_index = 0, int local_hardware_id = -1);
   Client* client() const { return client_; }
   int id() const { return id_; }
-  int process_index() const { return 0; }
+  int process_index() const { return process_index_; }
+  // Position among this process's devices; -1 for another process's device.
+  int local_hardware_id() const { return local_hardware_id_; }
+  bool addressable() const { return local_hardware_id_ >= 0; }
   const std::string& kind() const { return kind_; }
   const std::string& debug_string() const { return debug_string_; }
   const std::string& to_string() const { return to_string_; }
@@ -71,7 +81,7 @@ class Device {
 
  private:
   Client* client_;
-  int id_;
+  int id_, process_index_, local_hardware_id_;
   std::string kind_ = "cpu", debug_string_, to_string_;
   std::vector<std::unique_ptr<Memory>> memories_;
   std::vector<Memory*> memory_ptrs_;
@@ -81,12 +91,22 @@ class Device {
 class Client {
  public:
   explicit Client(ClientOptions options);
+  // A client spanning processes: the coordinator's global device list (options.device_count is
+  // this process's share and must match it).
+  Client(ClientOptions options, std::unique_ptr<distributed::Coordinator> coordinator);
   ~Client();
 
   const ClientOptions& options() const { return options_; }
+  // Every device, this process's and the others'.
   const std::vector<Device*>& devices() const { return device_ptrs_; }
+  const std::vector<Device*>& addressable_devices() const { return addressable_ptrs_; }
+  // This process's devices' memories.
   const std::vector<Memory*>& memories() const { return memory_ptrs_; }
   Device* LookupDevice(int id) const;  // null when out of range
+  Device* LookupAddressableDevice(int local_hardware_id) const;  // null when out of range
+  int process_index() const { return options_.process_id; }
+  // Null for a client of one process.
+  distributed::Coordinator* coordinator() const { return coordinator_.get(); }
   ThreadPool& pool() { return *pool_; }
   cpu::Parallel* parallel() { return parallel_.get(); }
   const std::string& platform_version() const { return platform_version_; }
@@ -96,8 +116,9 @@ class Client {
 
  private:
   ClientOptions options_;
+  std::unique_ptr<distributed::Coordinator> coordinator_;
   std::vector<std::unique_ptr<Device>> devices_;
-  std::vector<Device*> device_ptrs_;
+  std::vector<Device*> device_ptrs_, addressable_ptrs_;
   std::vector<Memory*> memory_ptrs_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<PoolParallel> parallel_;

@@ -2,6 +2,7 @@
 // run on the client's pool (or inline for a synchronous client).
 #include "src/runtime/executable.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <cstring>
 
 #include "src/compiler/compile.h"
+#include "src/cpu/comm/collectives.h"
 #include "src/compiler/spmd/spmd.h"
 #include "src/ir/parser.h"
 #include "src/ir/printer.h"
@@ -370,6 +372,19 @@ absl::StatusOr<std::unique_ptr<LoadedExecutable>> LoadedExecutable::Load(
                                                  client->devices().size() - 1));
       le->devices_.push_back(d);
     }
+  for (size_t i = 0; i < le->devices_.size(); ++i) {
+    Device* d = le->devices_[i];
+    if (d->addressable()) {
+      le->addressable_.push_back(d);
+      le->addressable_index_.push_back(static_cast<int>(i));
+    }
+    if (std::find(le->processes_.begin(), le->processes_.end(), d->process_index()) == le->processes_.end())
+      le->processes_.push_back(d->process_index());
+  }
+  std::sort(le->processes_.begin(), le->processes_.end());
+  for (Device* d : le->devices_)
+    le->process_position_.push_back(static_cast<int>(
+        std::lower_bound(le->processes_.begin(), le->processes_.end(), d->process_index()) - le->processes_.begin()));
   le->executable_ = std::move(executable);
   return le;
 }
@@ -481,8 +496,16 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
   const Executable& exe = *chosen;
   // The devices to run on: the executable's own, or the one execute_device names (a span, so
   // that a call does not copy the list).
-  std::span<Device* const> devices(devices_);
+  std::span<Device* const> devices(addressable_);
+  const bool spans_processes = processes_.size() > 1 && !req.execute_device;
+  if (spans_processes && addressable_.empty())
+    return absl::InvalidArgumentError(StrCat("the executable runs on no device of process ",
+                                             client_->process_index(), "; nothing to execute here"));
   if (req.execute_device) {
+    if (!req.execute_device->addressable())
+      return absl::InvalidArgumentError(StrCat("PJRT_LoadedExecutable_Execute_Args.execute_device is device ",
+                                               req.execute_device->id(), " of process ",
+                                               req.execute_device->process_index(), ", not this process's"));
     if (devices_.size() != 1 && !exe.options().compile_portable_executable)
       return absl::InvalidArgumentError(StrCat(
           "PJRT_LoadedExecutable_Execute_Args.execute_device is set, but the executable runs on ",
@@ -524,7 +547,7 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
             StrCat("argument #", i, " for device ", d, " was deleted or donated"));
     }
   }
-  const bool single = n == 1;
+  const bool single = n == 1 && !spans_processes;
   Client* client = client_;
   // Small single-device programs run on the thread that makes them runnable (usually the
   // caller's), without a sleep/wake handoff; the rest go to the client's pool.
@@ -561,7 +584,21 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
     return absl::InvalidArgumentError(StrCat("host transfer callbacks for ", hosts->size(), " devices; the execution has ", n));
   cpu::Parallel* parallel = client_->parallel();  // the client outlives its executions
   std::shared_ptr<const cpu::FfiUserData> ffi = req.ffi_user_data;
-  auto run = [self, args, outs, done, donate, single, limit, hosts, parallel, ffi](absl::Status ready) {
+  // Across processes: the launch number is taken now, in launch order, which every process shares.
+  std::shared_ptr<cpu::RemoteDevices> remote;
+  std::shared_ptr<cpu::ProcessExchange> exchange;
+  if (spans_processes) {
+    if (!client_->coordinator())
+      return absl::InternalError("an execution spans processes but the client has no coordinator");
+    exchange = client_->coordinator()->BeginExecution(processes_);
+    remote = std::make_shared<cpu::RemoteDevices>();
+    remote->exchange = exchange.get();
+    remote->process_of = process_position_;
+    remote->self = static_cast<int>(std::lower_bound(processes_.begin(), processes_.end(), client_->process_index()) -
+                                    processes_.begin());
+  }
+  auto run = [self, args, outs, done, donate, single, limit, hosts, parallel, ffi, remote,
+              exchange](absl::Status ready) {
     auto finish = [&](const absl::Status& s) {
       for (size_t d = 0; d < outs.size(); ++d) {
         for (const BufferRef& o : outs[d]) o->Fail(s);
@@ -597,7 +634,8 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
     } else {
       results = self->program().RunReplicated(self->num_replicas(), self->num_partitions(),
                                               std::move(values), &checks, nullptr,
-                                              host_ptrs.empty() ? nullptr : &host_ptrs, parallel, ffi.get());
+                                              host_ptrs.empty() ? nullptr : &host_ptrs, parallel, ffi.get(),
+                                              remote.get());
     }
     if (!results.ok()) return finish(results.status());
     if (!checks.empty()) {

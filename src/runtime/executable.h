@@ -118,8 +118,16 @@ class LoadedExecutable {
 
   const std::shared_ptr<const Executable>& executable() const { return executable_; }
   Client* client() const { return client_; }
-  // The devices one Execute runs on, device index d = replica * num_partitions + partition.
+  // The devices of the execution, device index d = replica * num_partitions + partition; with a
+  // client spanning processes some belong to other processes.
   const std::vector<Device*>& devices() const { return devices_; }
+  // This process's devices among them, in device order: one Execute takes an argument list for
+  // each (all of devices() in one process).
+  const std::vector<Device*>& addressable_devices() const { return addressable_; }
+  // The device indices of addressable_devices().
+  const std::vector<int>& addressable_indices() const { return addressable_index_; }
+  // The processes the execution spans (sorted; one entry in a single process).
+  const std::vector<int>& processes() const { return processes_; }
   const std::vector<std::vector<int64_t>>& assignment() const { return assignment_; }
 
   // Checks the arguments now and returns output buffers at once; the computation runs when
@@ -137,7 +145,9 @@ class LoadedExecutable {
 
   Client* client_ = nullptr;
   std::shared_ptr<const Executable> executable_;
-  std::vector<Device*> devices_;
+  std::vector<Device*> devices_, addressable_;
+  std::vector<int> addressable_index_, processes_;
+  std::vector<int> process_position_;  // per device index: its process's position in processes_
   std::vector<std::vector<int64_t>> assignment_;
   std::atomic<bool> deleted_{false};
 };

@@ -10,16 +10,33 @@
 
 namespace openpjrt::cpu {
 
-CollectiveHub::CollectiveHub(int num_replicas, int num_partitions)
-    : num_replicas_(num_replicas), num_partitions_(num_partitions),
-      deposits_(static_cast<size_t>(num_replicas * num_partitions)) {}
+CollectiveHub::CollectiveHub(int num_replicas, int num_partitions, const RemoteDevices* remote)
+    : num_replicas_(num_replicas), num_partitions_(num_partitions), remote_(remote),
+      deposits_(static_cast<size_t>(num_replicas * num_partitions)) {
+  local_devices_ = num_devices();
+  if (remote_) local_devices_ = static_cast<int>(std::count(remote_->process_of.begin(),
+                                                            remote_->process_of.end(), remote_->self));
+}
 
-bool CollectiveHub::Barrier(std::unique_lock<std::mutex>& lock) {
+bool CollectiveHub::Barrier(std::unique_lock<std::mutex>& lock, bool cross) {
   if (left_ > 0) mismatched_ = aborted_ = true, cv_.notify_all();
   if (aborted_) return false;
   const uint64_t gen = generation_;
-  if (++arrived_ == num_devices()) {
+  if (++arrived_ == local_devices_) {
     arrived_ = 0;
+    if (cross && remote_) {
+      // The others wait on the generation; the deposits are this thread's until it moves on.
+      lock.unlock();
+      absl::Status s = SwapWithOtherProcesses();
+      lock.lock();
+      if (!s.ok()) {
+        remote_error_ = s;
+        aborted_ = true;
+        cv_.notify_all();
+        return false;
+      }
+      if (aborted_) return false;
+    }
     ++generation_;
     cv_.notify_all();
     return true;
@@ -28,15 +45,112 @@ bool CollectiveHub::Barrier(std::unique_lock<std::mutex>& lock) {
   return !aborted_;
 }
 
+namespace {
+
+// A deposit on the wire: per device, its index and values; per value, its kind and for an array
+// its element kind, dimensions and bytes (row-major, as held).
+void PutBytes(std::vector<char>* out, const void* p, size_t n) {
+  const char* c = static_cast<const char*>(p);
+  out->insert(out->end(), c, c + n);
+}
+template <typename T>
+void Put(std::vector<char>* out, T v) { PutBytes(out, &v, sizeof(v)); }
+
+struct Reader {
+  const std::vector<char>& in;
+  size_t at = 0;
+  bool ok = true;
+  template <typename T>
+  T Get() {
+    T v{};
+    if (at + sizeof(T) > in.size()) {
+      ok = false;
+      return v;
+    }
+    std::memcpy(&v, in.data() + at, sizeof(T));
+    at += sizeof(T);
+    return v;
+  }
+};
+
+}  // namespace
+
+absl::Status CollectiveHub::SwapWithOtherProcesses() {
+  std::vector<char> mine;
+  size_t bytes = 0;
+  for (int d = 0; d < num_devices(); ++d)
+    if (remote_->process_of[d] == remote_->self)
+      for (const RtValue& v : deposits_[d]) bytes += 16 + 8 * v.array.dims().size() + v.array.ByteSize();
+  mine.reserve(bytes + 64);
+  for (int d = 0; d < num_devices(); ++d) {
+    if (remote_->process_of[d] != remote_->self) continue;
+    Put<int32_t>(&mine, d);
+    Put<uint32_t>(&mine, static_cast<uint32_t>(deposits_[d].size()));
+    for (const RtValue& v : deposits_[d]) {
+      Put<uint8_t>(&mine, static_cast<uint8_t>(v.kind));
+      if (v.kind != RtValue::Kind::kArray) continue;
+      Put<uint8_t>(&mine, static_cast<uint8_t>(v.array.elem()));
+      Put<uint8_t>(&mine, static_cast<uint8_t>(v.array.dims().size()));
+      for (int64_t x : v.array.dims()) Put<int64_t>(&mine, x);
+      PutBytes(&mine, v.array.data(), static_cast<size_t>(v.array.ByteSize()));
+    }
+  }
+  std::vector<std::vector<char>> theirs;
+  if (absl::Status s = remote_->exchange->Exchange(exchanges_++, std::move(mine), &theirs); !s.ok()) return s;
+  for (size_t p = 0; p < theirs.size(); ++p) {
+    if (static_cast<int>(p) == remote_->self) continue;
+    Reader r{theirs[p]};
+    auto bad = [&](const char* what) {
+      return absl::InternalError(StrCat("collective exchange: process at position ", p, " sent ", what));
+    };
+    while (r.ok && r.at < theirs[p].size()) {
+      const int32_t d = r.Get<int32_t>();
+      const uint32_t count = r.Get<uint32_t>();
+      if (!r.ok || d < 0 || d >= num_devices() || remote_->process_of[d] != static_cast<int>(p))
+        return bad("a device it does not run");
+      std::vector<RtValue> values;
+      for (uint32_t i = 0; i < count && r.ok; ++i) {
+        RtValue v;
+        v.kind = static_cast<RtValue::Kind>(r.Get<uint8_t>());
+        if (v.kind == RtValue::Kind::kArray) {
+          ArrayType t;
+          t.elem = static_cast<ElemKind>(r.Get<uint8_t>());
+          const uint8_t rank = r.Get<uint8_t>();
+          for (uint8_t k = 0; k < rank && r.ok; ++k) {
+            const int64_t x = r.Get<int64_t>();
+            if (x < 0) return bad("a negative dimension");
+            t.dims.push_back(x);
+          }
+          const int64_t bytes = t.ByteSize();
+          if (!r.ok || bytes < 0 || r.at + static_cast<size_t>(bytes) > theirs[p].size())
+            return bad("a truncated array");
+          v.array = Array::Allocate(t);
+          std::memcpy(v.array.mutable_data(), theirs[p].data() + r.at, static_cast<size_t>(bytes));
+          r.at += static_cast<size_t>(bytes);
+        }
+        values.push_back(std::move(v));
+      }
+      if (!r.ok) return bad("a truncated deposit");
+      deposits_[d] = std::move(values);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CollectiveHub::remote_error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return remote_error_;
+}
+
 bool CollectiveHub::Exchange(int device, std::vector<RtValue> values,
                              const std::function<void(const std::vector<std::vector<RtValue>>&)>& read) {
   std::unique_lock<std::mutex> lock(mu_);
   deposits_[device] = std::move(values);
-  if (!Barrier(lock)) return false;
+  if (!Barrier(lock, /*cross=*/true)) return false;
   lock.unlock();
   read(deposits_);  // deposits are not written again until everyone passes the next barrier
   lock.lock();
-  return Barrier(lock);
+  return Barrier(lock, /*cross=*/false);
 }
 
 void CollectiveHub::Abort() {
@@ -247,7 +361,8 @@ void Collective(const Step& s, ExecState& st) {
   // elements into it (every element in group order, as a single reducer would), and after the
   // exchange's closing barrier every member holds the same array. Each member reads 1/N of the
   // inputs instead of all of them.
-  const bool shared_reduce = p.kind == CollectiveParams::kAllReduce && p.has_fast && group.size() > 1;
+  const bool shared_reduce = p.kind == CollectiveParams::kAllReduce && p.has_fast && group.size() > 1 &&
+                             !hub->spans_processes();
   const size_t num_in = s.in.size();
   if (shared_reduce) {
     for (size_t i = 0; i < num_in; ++i) {
@@ -357,6 +472,7 @@ void Collective(const Step& s, ExecState& st) {
     }
   });
   if (!exchanged) {
+    if (absl::Status remote = hub->remote_error(); !remote.ok() && st.ok()) st.Fail(s, remote);
     if (st.ok())
       st.Fail(s, hub->mismatched()
                      ? absl::InvalidArgumentError(

@@ -7,15 +7,40 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "src/cpu/kernels/kernels.h"
 
 namespace openpjrt::cpu {
 
+// The other processes of a multi-process execution. Each of the hub's exchanges becomes, once
+// every device of this process has deposited, one exchange of this process's serialized deposits
+// with every other process that runs devices of the execution (src/distributed/ implements it
+// over Gloo). Exchanges are numbered 0, 1, ... within an execution; every process makes them in
+// the same order.
+class ProcessExchange {
+ public:
+  virtual ~ProcessExchange() = default;
+  // Sends `mine` to every other process and returns what each sent, by position (this process's
+  // own entry is left empty). An error names the process that failed or never answered.
+  virtual absl::Status Exchange(uint64_t seq, std::vector<char> mine,
+                                std::vector<std::vector<char>>* theirs) = 0;
+};
+
+// Where the devices of an execution run: device index d (replica * num_partitions + partition)
+// runs in the process at position process_of[d] of `exchange`; this process is position `self`.
+struct RemoteDevices {
+  ProcessExchange* exchange = nullptr;
+  std::vector<int> process_of;
+  int self = 0;
+};
+
 class CollectiveHub {
  public:
-  CollectiveHub(int num_replicas, int num_partitions);
+  // `remote`: null when every device runs in this process; otherwise it must outlive the hub.
+  CollectiveHub(int num_replicas, int num_partitions, const RemoteDevices* remote = nullptr);
 
   int num_replicas() const { return num_replicas_; }
   int num_partitions() const { return num_partitions_; }
@@ -33,11 +58,23 @@ class CollectiveHub {
   void Leave();
   // True once an exchange failed because an instance had left (the programs' collectives differ).
   bool mismatched() const;
+  // Devices of other processes take part: each member reduces every input itself (no shared
+  // output array) because a remote member cannot write into this process's memory.
+  bool spans_processes() const { return remote_ != nullptr; }
+  // Why the exchange with the other processes failed (OK when it did not).
+  absl::Status remote_error() const;
 
  private:
-  bool Barrier(std::unique_lock<std::mutex>& lock);
+  // `cross`: this barrier completes an exchange, so with other processes the last local arrival
+  // swaps this process's deposits for theirs before anyone passes.
+  bool Barrier(std::unique_lock<std::mutex>& lock, bool cross);
+  absl::Status SwapWithOtherProcesses();
 
   const int num_replicas_, num_partitions_;
+  const RemoteDevices* remote_ = nullptr;
+  int local_devices_ = 0;
+  uint64_t exchanges_ = 0;
+  absl::Status remote_error_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   int arrived_ = 0;

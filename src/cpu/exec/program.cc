@@ -147,27 +147,37 @@ absl::StatusOr<std::vector<std::vector<RtValue>>> Executable::RunReplicated(
     int num_replicas, int num_partitions, std::vector<std::vector<RtValue>> args,
     std::vector<CheckFailure>* checks, int64_t* checks_run,
     const std::vector<HostTransfers*>* hosts, Parallel* parallel,
-    const FfiUserData* ffi_user_data) const {
-  const int n = num_replicas * num_partitions;
-  if (n <= 0 || static_cast<int>(args.size()) != n)
+    const FfiUserData* ffi_user_data, const RemoteDevices* remote) const {
+  const int total = num_replicas * num_partitions;
+  // The devices run here, in device order.
+  std::vector<int> here;
+  for (int d = 0; d < total; ++d)
+    if (!remote || (d < static_cast<int>(remote->process_of.size()) && remote->process_of[d] == remote->self))
+      here.push_back(d);
+  if (remote && static_cast<int>(remote->process_of.size()) != total)
+    return absl::InvalidArgumentError(StrCat("the execution places ", remote->process_of.size(),
+                                             " devices; it has ", total));
+  const int n = static_cast<int>(here.size());
+  if (total <= 0 || static_cast<int>(args.size()) != n)
     return absl::InvalidArgumentError(StrCat("expected argument lists for ", n, " devices, got ",
                                              args.size()));
-  CollectiveHub hub(num_replicas, num_partitions);
+  CollectiveHub hub(num_replicas, num_partitions, remote);
   std::vector<ExecState> states(n);
   std::vector<std::vector<CheckFailure>> device_checks(n);
   std::vector<absl::StatusOr<std::vector<RtValue>>> results(n, absl::UnknownError("not run"));
   std::vector<std::thread> threads;
-  for (int d = 0; d < n; ++d) {
-    states[d].replica_id = static_cast<uint32_t>(d / num_partitions);
-    states[d].partition_id = static_cast<uint32_t>(d % num_partitions);
-    states[d].hub = &hub;
-    states[d].parallel = parallel;
-    states[d].ffi_user_data = ffi_user_data;
-    if (hosts && static_cast<int>(hosts->size()) == n) states[d].host = (*hosts)[d];
-    states[d].check_failures = &device_checks[d];
-    threads.emplace_back([&, d] {
-      results[d] = RunOn(states[d], std::move(args[d]));
-      if (results[d].ok()) {
+  for (int i = 0; i < n; ++i) {
+    const int d = here[i];
+    states[i].replica_id = static_cast<uint32_t>(d / num_partitions);
+    states[i].partition_id = static_cast<uint32_t>(d % num_partitions);
+    states[i].hub = &hub;
+    states[i].parallel = parallel;
+    states[i].ffi_user_data = ffi_user_data;
+    if (hosts && static_cast<int>(hosts->size()) == n) states[i].host = (*hosts)[i];
+    states[i].check_failures = &device_checks[i];
+    threads.emplace_back([&, i] {
+      results[i] = RunOn(states[i], std::move(args[i]));
+      if (results[i].ok()) {
         hub.Leave();
       } else {
         hub.Abort();
@@ -176,24 +186,24 @@ absl::StatusOr<std::vector<std::vector<RtValue>>> Executable::RunReplicated(
   }
   for (auto& t : threads) t.join();
   int64_t run = 0;
-  for (int d = 0; d < n; ++d) {
-    run += states[d].checks_run;
+  for (int i = 0; i < n; ++i) {
+    run += states[i].checks_run;
     if (!checks) continue;
-    for (CheckFailure& f : device_checks[d]) {
-      if (n > 1) f.message = StrCat("device ", d, ": ", f.message);
+    for (CheckFailure& f : device_checks[i]) {
+      if (total > 1) f.message = StrCat("device ", here[i], ": ", f.message);
       checks->push_back(std::move(f));
     }
   }
   if (checks_run) *checks_run = run;
   // Report the root cause, not the instances aborted because of it.
-  for (int d = 0; d < n; ++d)
-    if (!results[d].ok() && results[d].status().code() != absl::StatusCode::kAborted)
-      return absl::Status(results[d].status().code(),
-                          StrCat("device ", d, ": ", results[d].status().message()));
+  for (int i = 0; i < n; ++i)
+    if (!results[i].ok() && results[i].status().code() != absl::StatusCode::kAborted)
+      return absl::Status(results[i].status().code(),
+                          StrCat("device ", here[i], ": ", results[i].status().message()));
   std::vector<std::vector<RtValue>> out;
-  for (int d = 0; d < n; ++d) {
-    if (!results[d].ok()) return results[d].status();
-    out.push_back(*std::move(results[d]));
+  for (int i = 0; i < n; ++i) {
+    if (!results[i].ok()) return results[i].status();
+    out.push_back(*std::move(results[i]));
   }
   return out;
 }

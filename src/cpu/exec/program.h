@@ -33,6 +33,7 @@ class HostTransfers {
 };
 struct Program;
 class CollectiveHub;
+struct RemoteDevices;
 struct FfiUserData;
 
 // Spreads the independent pieces of one kernel over threads (the PJRT client's pool). Kernels
@@ -191,11 +192,13 @@ struct Executable {
   // Runs one instance per (replica, partition) on its own thread; args[d] and the result's
   // element d belong to device d = replica * num_partitions + partition. Collectives exchange
   // between the instances. The first failing instance's error is returned.
+  // With `remote`, only this process's devices run here (args, hosts and the results list them
+  // in device order) and collectives reach the other processes' devices through it.
   absl::StatusOr<std::vector<std::vector<RtValue>>> RunReplicated(
       int num_replicas, int num_partitions, std::vector<std::vector<RtValue>> args,
       std::vector<CheckFailure>* checks = nullptr, int64_t* checks_run = nullptr,
       const std::vector<HostTransfers*>* hosts = nullptr, Parallel* parallel = nullptr,
-      const FfiUserData* ffi_user_data = nullptr) const;
+      const FfiUserData* ffi_user_data = nullptr, const RemoteDevices* remote = nullptr) const;
 
   // Runs on a caller-owned state, which callers may keep between runs to spare allocations:
   // `args` are moved into their slots, the results are appended to *out, and the slots are

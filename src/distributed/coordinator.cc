@@ -1,0 +1,182 @@
+// The coordinator: the global device list from the key-value store, and one Gloo mesh per set of
+// processes that executions span (distributed.h).
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdlib>
+
+#include "src/distributed/distributed.h"
+#include "src/support/str.h"
+
+namespace openpjrt::distributed {
+
+struct Coordinator::MeshSlot {
+  std::mutex mu;              // held while connecting
+  Mesh* mesh = nullptr;       // owned; a failed mesh is kept alive (its transfers may be pending)
+  std::string error;          // why connecting failed
+  std::atomic<uint64_t> next_launch{0};
+};
+
+namespace {
+
+std::atomic<uint64_t> g_epochs{0};
+
+// libopenpjrt_gloo.so: beside the library this code is linked into (the plugin), else wherever
+// the dynamic loader finds it; OPENPJRT_GLOO_LIBRARY names it outright.
+absl::StatusOr<ConnectMeshFn> LoadGloo() {
+  static std::mutex mu;
+  static ConnectMeshFn fn = nullptr;
+  static std::string error;
+  std::lock_guard<std::mutex> lock(mu);
+  if (fn) return fn;
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("OPENPJRT_GLOO_LIBRARY")) candidates.push_back(env);
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&LoadGloo), &info) && info.dli_fname) {
+    std::string self = info.dli_fname;
+    size_t slash = self.rfind('/');
+    if (slash != std::string::npos) {
+      candidates.push_back(self.substr(0, slash + 1) + kGlooLibrary);
+      candidates.push_back(self.substr(0, slash + 1) + "lib/" + kGlooLibrary);
+      candidates.push_back(self.substr(0, slash + 1) + "../lib/" + kGlooLibrary);
+    }
+  }
+  candidates.push_back(kGlooLibrary);
+  std::string tried;
+  for (const std::string& path : candidates) {
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char* e = dlerror();
+      StrAppend(&tried, tried.empty() ? "" : "; ", e ? e : path);
+      continue;
+    }
+    fn = reinterpret_cast<ConnectMeshFn>(dlsym(handle, kConnectMeshSymbol));
+    if (fn) return fn;
+    StrAppend(&tried, tried.empty() ? "" : "; ", path, " lacks ", kConnectMeshSymbol);
+  }
+  return absl::FailedPreconditionError(
+      StrCat("collectives across processes need ", kGlooLibrary,
+             " (built when libgloo-dev is installed) beside the plugin or set in OPENPJRT_GLOO_LIBRARY: ",
+             tried));
+}
+
+class LaunchExchange : public cpu::ProcessExchange {
+ public:
+  LaunchExchange(Coordinator* c, void* slot, std::vector<int> processes, uint64_t launch)
+      : coordinator_(c), slot_(slot), processes_(std::move(processes)), launch_(launch) {}
+
+  absl::Status Exchange(uint64_t seq, std::vector<char> mine, std::vector<std::vector<char>>* theirs) override;
+
+ private:
+  Coordinator* coordinator_;
+  void* slot_;
+  std::vector<int> processes_;
+  uint64_t launch_;
+};
+
+}  // namespace
+
+// Friend of Coordinator: reaches MeshFor.
+class LaunchExchangeAccess {
+ public:
+  static absl::StatusOr<Mesh*> MeshFor(Coordinator* c, void* slot, const std::vector<int>& processes) {
+    return c->MeshFor(*static_cast<Coordinator::MeshSlot*>(slot), processes);
+  }
+};
+
+absl::Status LaunchExchange::Exchange(uint64_t seq, std::vector<char> mine,
+                                      std::vector<std::vector<char>>* theirs) {
+  absl::StatusOr<Mesh*> mesh = LaunchExchangeAccess::MeshFor(coordinator_, slot_, processes_);
+  if (!mesh.ok()) return mesh.status();
+  // 2^24 exchanges per execution before tags repeat (long after the earlier ones completed).
+  const uint64_t tag = ((launch_ & ((uint64_t{1} << 37) - 1)) << 24) | (seq & ((uint64_t{1} << 24) - 1));
+  std::string error = (*mesh)->Exchange(tag, std::move(mine), theirs);
+  if (!error.empty()) return absl::UnavailableError(error);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Connect(std::shared_ptr<KvStore> kv, Options options) {
+  if (options.num_nodes < 1 || options.node_id < 0 || options.node_id >= options.num_nodes)
+    return absl::InvalidArgumentError(StrCat("node_id ", options.node_id, " is not one of the ", options.num_nodes,
+                                             " processes (num_nodes)"));
+  auto c = std::unique_ptr<Coordinator>(new Coordinator());
+  c->kv_ = std::move(kv);
+  c->options_ = options;
+  c->epoch_ = g_epochs++;
+  auto key = [&](int node) { return StrCat("openpjrt/", c->epoch_, "/devices/", node); };
+  if (absl::Status s = c->kv_->Set(key(options.node_id), StrCat(options.local_devices)); !s.ok())
+    return absl::Status(s.code(), StrCat("publishing this process's devices in the key-value store: ", s.message()));
+  for (int p = 0; p < options.num_nodes; ++p) {
+    absl::StatusOr<std::string> v = c->kv_->Get(key(p), options.timeout_ms);
+    if (!v.ok())
+      return absl::Status(v.status().code(),
+                          StrCat("process ", p, " of ", options.num_nodes, " did not publish its devices under '",
+                                 key(p), "' within ", options.timeout_ms, " ms: ", v.status().message()));
+    char* end = nullptr;
+    long n = std::strtol(v->c_str(), &end, 10);
+    if (v->empty() || *end != '\0' || n < 1 || n > 4096)
+      return absl::InvalidArgumentError(
+          StrCat("the key-value store holds '", *v, "' under '", key(p), "', not a device count"));
+    c->devices_per_process_.push_back(static_cast<int>(n));
+  }
+  return c;
+}
+
+Coordinator::~Coordinator() {
+  for (auto& [processes, slot] : meshes_)
+    if (slot->mesh && !slot->mesh->failed()) delete slot->mesh;
+}
+
+std::unique_ptr<cpu::ProcessExchange> Coordinator::BeginExecution(const std::vector<int>& processes) {
+  MeshSlot* slot;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& s = meshes_[processes];
+    if (!s) s = std::make_unique<MeshSlot>();
+    slot = s.get();
+  }
+  return std::make_unique<LaunchExchange>(this, slot, processes, slot->next_launch++);
+}
+
+absl::StatusOr<Mesh*> Coordinator::MeshFor(MeshSlot& slot, const std::vector<int>& processes) {
+  std::lock_guard<std::mutex> lock(slot.mu);
+  if (slot.mesh) return slot.mesh;
+  if (!slot.error.empty()) return absl::UnavailableError(slot.error);
+  absl::StatusOr<ConnectMeshFn> connect = LoadGloo();
+  if (!connect.ok()) {
+    slot.error = std::string(connect.status().message());
+    return connect.status();
+  }
+  MeshConfig config;
+  config.size = static_cast<int>(processes.size());
+  config.process_ids = processes;
+  for (size_t i = 0; i < processes.size(); ++i)
+    if (processes[i] == options_.node_id) config.rank = static_cast<int>(i);
+  std::string set;
+  for (int p : processes) StrAppend(&set, set.empty() ? "" : ",", p);
+  config.key_prefix = StrCat("openpjrt/", epoch_, "/gloo/", set, "/");
+  if (const char* h = std::getenv("OPENPJRT_GLOO_HOSTNAME")) config.hostname = h;
+  if (const char* i = std::getenv("OPENPJRT_GLOO_IFACE")) config.iface = i;
+  config.timeout_ms = options_.timeout_ms;
+  std::shared_ptr<KvStore> kv = kv_;
+  config.kv_set = [kv](const std::string& key, const std::string& value) -> std::string {
+    absl::Status s = kv->Set(key, value);
+    return s.ok() ? "" : StrCat("key-value store put of '", key, "': ", s.message());
+  };
+  config.kv_get = [kv](const std::string& key, int timeout_ms, std::string* value) -> std::string {
+    absl::StatusOr<std::string> v = kv->Get(key, timeout_ms);
+    if (!v.ok()) return StrCat("key-value store get of '", key, "' (", timeout_ms, " ms): ", v.status().message());
+    *value = *std::move(v);
+    return "";
+  };
+  std::string error;
+  Mesh* mesh = (*connect)(&config, &error);
+  if (!mesh) {
+    slot.error = StrCat("processes ", set, ": ", error);
+    return absl::UnavailableError(slot.error);
+  }
+  slot.mesh = mesh;
+  return mesh;
+}
+
+}  // namespace openpjrt::distributed

@@ -1,0 +1,45 @@
+// The boundary between the distributed runtime and libopenpjrt_gloo.so (gloo_transport.cc),
+// which the coordinator loads with dlopen. Only standard-library types cross it; both sides are
+// built together from this header, so they agree on its layout.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace openpjrt::distributed {
+
+struct MeshConfig {
+  int rank = 0;   // this process's position in the set
+  int size = 0;   // processes in the set
+  std::vector<int> process_ids;  // the set's process indices, by rank (for error messages)
+  std::string key_prefix;        // where the ranks publish their addresses in the store
+  std::string hostname, iface;   // this process's listening address (empty: the host's name)
+  int timeout_ms = 300000;
+  // The store: each returns "" on success, else an error message.
+  std::function<std::string(const std::string& key, const std::string& value)> kv_set;
+  std::function<std::string(const std::string& key, int timeout_ms, std::string* value)> kv_get;
+};
+
+// A connected full mesh over the processes of one set. Thread-safe: exchanges with different
+// tags may run at the same time.
+class Mesh {
+ public:
+  virtual ~Mesh() = default;
+  // Sends `mine` (not empty) to every other rank and receives each one's bytes into
+  // (*theirs)[rank] (own entry empty). `tag` must be unique among the exchanges in flight (and
+  // below 2^62). Returns "" or an error message naming the failing process. After a failure the
+  // mesh keeps what pending transfers point at, and every later exchange fails the same way.
+  virtual std::string Exchange(uint64_t tag, std::vector<char> mine, std::vector<std::vector<char>>* theirs) = 0;
+  virtual bool failed() const = 0;
+};
+
+// libopenpjrt_gloo.so's one export: connects the mesh (blocking until every rank has joined or
+// the timeout passes). Returns null and sets *error on failure.
+using ConnectMeshFn = Mesh* (*)(const MeshConfig* config, std::string* error);
+inline constexpr const char* kConnectMeshSymbol = "openpjrt_gloo_connect_mesh";
+inline constexpr const char* kGlooLibrary = "libopenpjrt_gloo.so";
+
+}  // namespace openpjrt::distributed

@@ -1,0 +1,391 @@
+// Clients spanning processes, through the C API only: the test forks 2 processes that share a
+// key-value store (files in a temporary folder, the PJRT kv callbacks over them), each creates a
+// client with node_id / num_nodes, and they run collectives over devices of both processes.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include "tests/capi/capi_fixture.h"
+
+namespace capi {
+namespace {
+
+// The shared store: one file per key, written to a temporary name and renamed into place.
+struct FileKv {
+  std::string dir;
+  std::string PathOf(const char* key, size_t n) const {
+    std::string name(key, n);
+    for (char& c : name)
+      if (c == '/' || c == ':') c = '_';
+    return dir + "/" + name;
+  }
+};
+FileKv g_kv;
+
+PJRT_Error* KvPut(PJRT_KeyValuePutCallback_Args* a) {
+  auto* kv = static_cast<FileKv*>(a->user_arg);
+  const std::string path = kv->PathOf(a->key, a->key_size);
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f.write(a->value, static_cast<std::streamsize>(a->value_size));
+  }
+  std::rename(tmp.c_str(), path.c_str());
+  return nullptr;
+}
+
+PJRT_Error* KvGet(PJRT_KeyValueGetCallback_Args* a) {
+  auto* kv = static_cast<FileKv*>(a->user_arg);
+  const std::string path = kv->PathOf(a->key, a->key_size);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(a->timeout_in_ms);
+  while (true) {
+    std::ifstream f(path, std::ios::binary);
+    if (f) {
+      std::stringstream ss;
+      ss << f.rdbuf();
+      std::string v = ss.str();
+      a->value = new char[v.size() + 1];
+      std::memcpy(a->value, v.data(), v.size());
+      a->value_size = v.size();
+      a->value_deleter_callback = [](char* p) { delete[] p; };
+      return nullptr;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::string m = "no key " + std::string(a->key, a->key_size);
+      return (*a->callback_error)(PJRT_Error_Code_DEADLINE_EXCEEDED, m.data(), m.size());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+class DistributedTest : public PluginTest {
+ public:
+  void SetUp() override {
+    api = Api();
+    ASSERT_NE(api, nullptr) << "set PJRT_PLUGIN to a loadable plugin";
+    char tmpl[] = "/tmp/opj_kv_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    g_kv.dir = tmpl;
+  }
+  void TearDown() override {
+    std::string cmd = "rm -rf " + g_kv.dir;
+    (void)std::system(cmd.c_str());
+  }
+
+  // A client of `nodes` processes, this one `rank`, with `devices` devices each.
+  PJRT_Error* TryCreate(int rank, int nodes, int devices, PJRT_Client** out, int timeout_ms = 20000,
+                        bool with_kv = true) {
+    std::vector<PJRT_NamedValue> o = {IntOption("node_id", rank), IntOption("num_nodes", nodes),
+                                      IntOption("cpu_device_count", devices),
+                                      IntOption("collectives_timeout_ms", timeout_ms)};
+    auto a = Args<PJRT_Client_Create_Args>();
+    a.create_options = o.data();
+    a.num_options = o.size();
+    if (with_kv) {
+      a.kv_get_callback = &KvGet;
+      a.kv_get_user_arg = &g_kv;
+      a.kv_put_callback = &KvPut;
+      a.kv_put_user_arg = &g_kv;
+    }
+    PJRT_Error* e = api->PJRT_Client_Create(&a);
+    *out = a.client;
+    return e;
+  }
+
+  // Runs body(rank) in `n` forked processes; each must exit 0 (no failed expectation) within
+  // `limit_s` seconds. The parent never creates a client, so the children fork no threads.
+  void RunProcesses(int n, const std::function<void(int)>& body, int limit_s = 60) {
+    std::vector<pid_t> pids;
+    for (int r = 0; r < n; ++r) {
+      pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        body(r);
+        std::fflush(nullptr);
+        _exit(::testing::Test::HasFailure() ? 1 : 0);
+      }
+      pids.push_back(pid);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);
+    for (int r = 0; r < n; ++r) {
+      int status = 0;
+      while (waitpid(pids[r], &status, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          for (pid_t p : pids) kill(p, SIGKILL);
+          waitpid(pids[r], &status, 0);
+          ADD_FAILURE() << "process " << r << " did not finish within " << limit_s << " s";
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "process " << r << " failed (status " << status << ")";
+    }
+  }
+
+  void DestroyClient(PJRT_Client* c) {
+    auto d = Args<PJRT_Client_Destroy_Args>();
+    d.client = c;
+    EXPECT_EQ(api->PJRT_Client_Destroy(&d), nullptr);
+  }
+};
+
+// CompileOptionsProto{executable_build_options{num_replicas: 4}}
+const std::string kFourReplicas("\x1a\x02\x20\x04", 4);
+
+// Every collective over 4 replicas, 2 in each process; each replica's input is (r, 10 + r, ...).
+const char* kCollectives = R"(
+module attributes {mhlo.num_replicas = 4 : i32} {
+func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<16xf32>, tensor<4xf32>, tensor<4xf32>, tensor<1xf32>, tensor<4xf32>) {
+  %sum = "stablehlo.all_reduce"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %all = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<4xf32>) -> tensor<16xf32>
+  %a2a = "stablehlo.all_to_all"(%x) {split_dimension = 0 : i64, concat_dimension = 0 : i64, split_count = 4 : i64, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %perm = "stablehlo.collective_permute"(%x) {source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : tensor<4x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %rs = "stablehlo.reduce_scatter"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %m = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<4xf32>) -> tensor<1xf32>
+  %pairs = "stablehlo.all_reduce"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.multiply %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 3], [1, 2]]> : tensor<2x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %sum, %all, %a2a, %perm, %rs, %pairs : tensor<4xf32>, tensor<16xf32>, tensor<4xf32>, tensor<4xf32>, tensor<1xf32>, tensor<4xf32>
+}})";
+
+std::vector<float> InputOf(int r) { return {float(r), 10.f + r, 20.f + r * r, -1.f * r}; }
+
+TEST_F(DistributedTest, EveryProcessSeesTheGlobalDevicesInTheSameOrder) {
+  RunProcesses(2, [&](int rank) {
+    PJRT_Client* c = nullptr;
+    PJRT_Error* e = TryCreate(rank, 2, rank == 0 ? 2 : 3, &c);
+    ASSERT_EQ(e, nullptr) << Message(e);
+    auto pi = Args<PJRT_Client_ProcessIndex_Args>();
+    pi.client = c;
+    CAPI_OK(api->PJRT_Client_ProcessIndex(&pi));
+    EXPECT_EQ(pi.process_index, rank);
+    auto all = Args<PJRT_Client_Devices_Args>();
+    all.client = c;
+    CAPI_OK(api->PJRT_Client_Devices(&all));
+    ASSERT_EQ(all.num_devices, 5u);
+    auto mine = Args<PJRT_Client_AddressableDevices_Args>();
+    mine.client = c;
+    CAPI_OK(api->PJRT_Client_AddressableDevices(&mine));
+    EXPECT_EQ(mine.num_addressable_devices, rank == 0 ? 2u : 3u);
+    for (size_t i = 0; i < all.num_devices; ++i) {
+      auto gd = Args<PJRT_Device_GetDescription_Args>();
+      gd.device = all.devices[i];
+      CAPI_OK(api->PJRT_Device_GetDescription(&gd));
+      auto id = Args<PJRT_DeviceDescription_Id_Args>();
+      id.device_description = gd.device_description;
+      CAPI_OK(api->PJRT_DeviceDescription_Id(&id));
+      EXPECT_EQ(id.id, static_cast<int>(i));
+      auto proc = Args<PJRT_DeviceDescription_ProcessIndex_Args>();
+      proc.device_description = gd.device_description;
+      CAPI_OK(api->PJRT_DeviceDescription_ProcessIndex(&proc));
+      const int owner = i < 2 ? 0 : 1;
+      EXPECT_EQ(proc.process_index, owner) << "device " << i;
+      auto ia = Args<PJRT_Device_IsAddressable_Args>();
+      ia.device = all.devices[i];
+      CAPI_OK(api->PJRT_Device_IsAddressable(&ia));
+      EXPECT_EQ(ia.is_addressable, owner == rank) << "device " << i;
+      auto hw = Args<PJRT_Device_LocalHardwareId_Args>();
+      hw.device = all.devices[i];
+      CAPI_OK(api->PJRT_Device_LocalHardwareId(&hw));
+      EXPECT_EQ(hw.local_hardware_id, owner == rank ? static_cast<int>(i) - (owner ? 2 : 0) : -1);
+    }
+    // Another process's device holds no buffer of this one.
+    PJRT_Device* remote = all.devices[rank == 0 ? 4 : 0];
+    float v = 1;
+    auto h = Args<PJRT_Client_BufferFromHostBuffer_Args>();
+    h.client = c;
+    h.data = &v;
+    h.type = PJRT_Buffer_Type_F32;
+    h.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes;
+    h.device = remote;
+    PJRT_Error* refused = api->PJRT_Client_BufferFromHostBuffer(&h);
+    std::string m = Message(refused);
+    EXPECT_NE(m.find("belongs to process"), std::string::npos) << m;
+    DestroyClient(c);
+  });
+}
+
+TEST_F(DistributedTest, CollectivesAcrossProcessesMatchOneProcess) {
+  RunProcesses(2, [&](int rank) {
+    PJRT_Client* c = nullptr;
+    PJRT_Error* e = TryCreate(rank, 2, 2, &c);
+    ASSERT_EQ(e, nullptr) << Message(e);
+    client = c;
+    PJRT_LoadedExecutable* exe = Compile(kCollectives, c, kFourReplicas);
+    ASSERT_NE(exe, nullptr);
+    auto ad = Args<PJRT_LoadedExecutable_AddressableDevices_Args>();
+    ad.executable = exe;
+    CAPI_OK(api->PJRT_LoadedExecutable_AddressableDevices(&ad));
+    ASSERT_EQ(ad.num_addressable_devices, 2u);
+    // Twice: the second execution reuses the processes' mesh under a new launch number.
+    for (int round = 0; round < 2; ++round) {
+      std::vector<std::vector<PJRT_Buffer*>> args;
+      for (int l = 0; l < 2; ++l) args.push_back({Upload(InputOf(2 * rank + l), {4}, l, c)});
+      auto outs = Execute(exe, args, 6);
+      ASSERT_EQ(outs.size(), 2u);
+      for (int l = 0; l < 2; ++l) {
+        const int r = 2 * rank + l;
+        std::vector<float> sum(4, 0), all, a2a, rs(1, -1e30f), pairs(4, 1);
+        for (int k = 0; k < 4; ++k) {
+          std::vector<float> in = InputOf(k);
+          for (int j = 0; j < 4; ++j) sum[j] += in[j];
+          all.insert(all.end(), in.begin(), in.end());
+          a2a.push_back(in[r]);
+          rs[0] = std::max(rs[0], in[r]);
+        }
+        const int partner = r == 0 ? 3 : r == 3 ? 0 : r == 1 ? 2 : 1;
+        const int lo = std::min(r, partner), hi = std::max(r, partner);
+        for (int j = 0; j < 4; ++j) pairs[j] = InputOf(lo)[j] * InputOf(hi)[j];
+        EXPECT_EQ(Download(outs[l][0]), sum) << "replica " << r;
+        EXPECT_EQ(Download(outs[l][1]), all) << "replica " << r;
+        EXPECT_EQ(Download(outs[l][2]), a2a) << "replica " << r;
+        EXPECT_EQ(Download(outs[l][3]), InputOf((r + 3) % 4)) << "replica " << r;
+        EXPECT_EQ(Download(outs[l][4]), rs) << "replica " << r;
+        EXPECT_EQ(Download(outs[l][5]), pairs) << "replica " << r;
+        for (PJRT_Buffer* b : outs[l]) Destroy(b);
+        Destroy(args[l][0]);
+      }
+    }
+    Destroy(exe);
+    client = nullptr;
+    DestroyClient(c);
+  });
+}
+
+TEST_F(DistributedTest, ADeadPeerFailsTheSurvivorNamingIt) {
+  RunProcesses(2, [&](int rank) {
+    PJRT_Client* c = nullptr;
+    PJRT_Error* e = TryCreate(rank, 2, 1, &c, /*timeout_ms=*/20000);
+    ASSERT_EQ(e, nullptr) << Message(e);
+    client = c;
+    const std::string prog = R"(
+module attributes {mhlo.num_replicas = 2 : i32} {
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.all_reduce"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}})";
+    PJRT_LoadedExecutable* exe = Compile(prog, c, std::string("\x1a\x02\x20\x02", 4));
+    ASSERT_NE(exe, nullptr);
+    PJRT_Buffer* in = Upload({float(rank), 1}, {2}, 0, c);
+    auto outs = Execute(exe, {{in}}, 1);
+    EXPECT_EQ(Download(outs[0][0]), (std::vector<float>{1, 2}));
+    Destroy(outs[0][0]);
+    if (rank == 1) _exit(0);  // dies without a word, its connections closing
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::vector<PJRT_Buffer*>> again;
+    PJRT_Error* run = TryExecute(exe, {{in}}, 1, &again);
+    std::string why;
+    if (run) {
+      why = Message(run);
+    } else {
+      auto ev = Args<PJRT_Buffer_ReadyEvent_Args>();
+      ev.buffer = again[0][0];
+      CAPI_OK(api->PJRT_Buffer_ReadyEvent(&ev));
+      why = Message(Await(ev.event));
+    }
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_NE(why.find("process 1"), std::string::npos) << why;
+    EXPECT_LT(waited, 15.0) << "a closed connection should fail the exchange at once";
+    // Nothing was lost: the client still works for programs of its own devices, and is destroyed
+    // cleanly.
+    if (!again.empty()) Destroy(again[0][0]);
+    Destroy(in);
+    Destroy(exe);
+    client = nullptr;
+    DestroyClient(c);
+  });
+}
+
+TEST_F(DistributedTest, AHungPeerFailsTheSurvivorWithinTheTimeout) {
+  RunProcesses(2, [&](int rank) {
+    PJRT_Client* c = nullptr;
+    PJRT_Error* e = TryCreate(rank, 2, 1, &c, /*timeout_ms=*/1000);
+    ASSERT_EQ(e, nullptr) << Message(e);
+    client = c;
+    const std::string prog = R"(
+module attributes {mhlo.num_replicas = 2 : i32} {
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<4xf32>
+  %1 = stablehlo.slice %0 [1:3] : (tensor<4xf32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}})";
+    PJRT_LoadedExecutable* exe = Compile(prog, c, std::string("\x1a\x02\x20\x02", 4));
+    ASSERT_NE(exe, nullptr);
+    PJRT_Buffer* in = Upload({float(rank), 5}, {2}, 0, c);
+    auto first = Execute(exe, {{in}}, 1);  // connects the mesh
+    EXPECT_EQ(Download(first[0][0]), (std::vector<float>{5, 1}));
+    Destroy(first[0][0]);
+    if (rank == 1) {
+      // Never joins the next collective, but stays alive (its connections open) past the timeout.
+      std::this_thread::sleep_for(std::chrono::seconds(4));
+      _exit(0);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::vector<PJRT_Buffer*>> outs;
+    PJRT_Error* run = TryExecute(exe, {{in}}, 1, &outs);
+    std::string why;
+    if (run) {
+      why = Message(run);
+    } else {
+      auto ev = Args<PJRT_Buffer_ReadyEvent_Args>();
+      ev.buffer = outs[0][0];
+      CAPI_OK(api->PJRT_Buffer_ReadyEvent(&ev));
+      why = Message(Await(ev.event));
+      Destroy(outs[0][0]);
+    }
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_NE(why.find("process 1"), std::string::npos) << why;
+    EXPECT_LT(waited, 3.5) << why;
+    Destroy(in);
+    Destroy(exe);
+    client = nullptr;
+    // The mesh failed with transfers pending: the client is still destroyed cleanly.
+    DestroyClient(c);
+  });
+}
+
+TEST_F(DistributedTest, AMissingProcessOrStoreIsAClearError) {
+  PJRT_Client* c = nullptr;
+  // No key-value store at all.
+  PJRT_Error* e = TryCreate(0, 2, 1, &c, 1000, /*with_kv=*/false);
+  std::string m = Message(e);
+  EXPECT_NE(m.find("kv_get_callback is null"), std::string::npos) << m;
+  // A store nobody else writes to: process 1 never publishes (the store's timeout passes).
+  RunProcesses(1, [&](int) {
+    PJRT_Client* lone = nullptr;
+    const auto start = std::chrono::steady_clock::now();
+    PJRT_Error* err = TryCreate(0, 2, 1, &lone, 800);
+    std::string why = Message(err);
+    EXPECT_NE(why.find("process 1 of 2 did not publish its devices"), std::string::npos) << why;
+    EXPECT_EQ(lone, nullptr);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  });
+  // node_id outside num_nodes.
+  e = TryCreate(3, 2, 1, &c);
+  m = Message(e);
+  EXPECT_NE(m.find("node_id is 3 but num_nodes is 2"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace capi
