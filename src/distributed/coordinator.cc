@@ -86,6 +86,7 @@ class LaunchExchangeAccess {
 
 absl::Status LaunchExchange::Exchange(uint64_t seq, std::vector<char> mine,
                                       std::vector<std::vector<char>>* theirs) {
+  if (absl::Status s = coordinator_->CheckReachable(processes_); !s.ok()) return s;
   absl::StatusOr<Mesh*> mesh = LaunchExchangeAccess::MeshFor(coordinator_, slot_, processes_);
   if (!mesh.ok()) return mesh.status();
   // 2^24 exchanges per execution before tags repeat (long after the earlier ones completed).
@@ -136,6 +137,26 @@ std::unique_ptr<cpu::ProcessExchange> Coordinator::BeginExecution(const std::vec
     slot = s.get();
   }
   return std::make_unique<LaunchExchange>(this, slot, processes, slot->next_launch++);
+}
+
+void Coordinator::UpdateProcessInfo(int process, ProcessInfo info) {
+  std::lock_guard<std::mutex> lock(mu_);
+  process_info_[process] = std::move(info);
+}
+
+absl::Status Coordinator::CheckReachable(const std::vector<int>& processes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int p : processes) {
+    auto it = process_info_.find(p);
+    if (it == process_info_.end() || p == options_.node_id) continue;
+    const ProcessInfo& i = it->second;
+    if (i.state == ProcessState::kDisconnected || i.state == ProcessState::kError)
+      return absl::UnavailableError(StrCat("process ", p, " (incarnation ", i.incarnation, ") is ",
+                                           i.state == ProcessState::kError ? "in error" : "disconnected",
+                                           i.error.empty() ? "" : ": ", i.error,
+                                           "; collectives with it cannot complete"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Mesh*> Coordinator::MeshFor(MeshSlot& slot, const std::vector<int>& processes) {

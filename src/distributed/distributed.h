@@ -79,6 +79,18 @@ class Coordinator {
   // order (the same on every process).
   std::unique_ptr<cpu::ProcessExchange> BeginExecution(const std::vector<int>& processes);
 
+  // What the client's framework learnt of the processes (PJRT_Client_UpdateGlobalProcessInfo):
+  // an exchange with a process last reported disconnected or failed fails at once, naming it
+  // and the reason, instead of waiting for the timeout.
+  enum class ProcessState { kUnspecified, kUninitialized, kDisconnected, kConnected, kError };
+  struct ProcessInfo {
+    ProcessState state = ProcessState::kUnspecified;
+    uint64_t incarnation = 0;
+    std::string error;
+  };
+  void UpdateProcessInfo(int process, ProcessInfo info);
+  absl::Status CheckReachable(const std::vector<int>& processes);
+
  private:
   struct MeshSlot;
   friend class LaunchExchangeAccess;
@@ -90,6 +102,7 @@ class Coordinator {
   std::vector<int> devices_per_process_;
   std::mutex mu_;
   std::map<std::vector<int>, std::unique_ptr<MeshSlot>> meshes_;
+  std::map<int, ProcessInfo> process_info_;
 };
 
 }  // namespace openpjrt::distributed

@@ -80,3 +80,44 @@ PJRT_Error* RefuseRemote(PJRT_Memory* memory, const char* where) {
 }
 
 }  // namespace openpjrt::plugin
+
+// What JAX's distributed runtime learns about the processes (it calls this whenever the
+// coordination service's view changes): kept by the coordinator, which fails exchanges with a
+// process reported disconnected or in error at once.
+using namespace openpjrt;
+
+PJRT_Error* OPJ_Client_UpdateGlobalProcessInfo(PJRT_Client_UpdateGlobalProcessInfo_Args* args) {
+  OPJ_CHECK_ARGS(PJRT_Client_UpdateGlobalProcessInfo_Args, args);
+  OPJ_REQUIRE(PJRT_Client_UpdateGlobalProcessInfo_Args, args, client);
+  if (args->num_process_infos && !args->process_infos)
+    return plugin::InvalidArgument(StrCat("PJRT_Client_UpdateGlobalProcessInfo_Args.process_infos is null but "
+                                          "num_process_infos is ", args->num_process_infos));
+  distributed::Coordinator* c = args->client->client->coordinator();
+  const int nodes = c ? c->num_nodes() : 1;
+  for (size_t i = 0; i < args->num_process_infos; ++i) {
+    const PJRT_ProcessInfo& p = args->process_infos[i];
+    if (p.struct_size < PJRT_STRUCT_SIZE(PJRT_ProcessInfo, state))
+      return plugin::InvalidArgument(StrCat("PJRT_Client_UpdateGlobalProcessInfo_Args.process_infos[", i,
+                                            "].struct_size is ", p.struct_size, ", expected at least ",
+                                            static_cast<size_t>(PJRT_ProcessInfo_STRUCT_SIZE)));
+    const int state = static_cast<int>(p.state);
+    if (state < PJRT_ProcessState_kUnspecified || state > PJRT_ProcessState_kError)
+      return plugin::InvalidArgument(StrCat("PJRT_Client_UpdateGlobalProcessInfo_Args.process_infos[", i,
+                                            "].state is ", state, ", not a PJRT_ProcessState"));
+    if (p.task_id < 0 || p.task_id >= nodes)
+      return plugin::InvalidArgument(StrCat("PJRT_Client_UpdateGlobalProcessInfo_Args.process_infos[", i,
+                                            "].task_id is ", p.task_id, "; the client spans ", nodes,
+                                            " process", nodes == 1 ? "" : "es"));
+  }
+  if (!c) return nullptr;  // one process: nobody to reach
+  for (size_t i = 0; i < args->num_process_infos; ++i) {
+    const PJRT_ProcessInfo& p = args->process_infos[i];
+    distributed::Coordinator::ProcessInfo info;
+    info.state = static_cast<distributed::Coordinator::ProcessState>(static_cast<int>(p.state));
+    info.incarnation = p.incarnation_id;
+    if (p.struct_size >= PJRT_STRUCT_SIZE(PJRT_ProcessInfo, error_message_size) && p.error_message)
+      info.error.assign(p.error_message, p.error_message_size);
+    c->UpdateProcessInfo(p.task_id, std::move(info));
+  }
+  return nullptr;
+}

@@ -120,7 +120,7 @@
   X(Client_DmaMap, 1) /* 111 */ \
   X(Client_DmaUnmap, 1) /* 112 */ \
   X(Client_CreateUninitializedBuffer, 1) /* 113 */ \
-  X(Client_UpdateGlobalProcessInfo, 0) /* 114 */ \
+  X(Client_UpdateGlobalProcessInfo, 1) /* 114 */ \
   X(TopologyDescription_Deserialize, 1) /* 115 */ \
   X(Client_CreateAliasBuffer, 1) /* 116 */ \
   X(Client_FulfillAliasBuffer, 1) /* 117 */ \
