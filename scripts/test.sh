@@ -33,8 +33,15 @@ echo "== ThreadSanitizer: multi-device execution and the plugin's concurrency an
 # Unoptimised: these runs are small, and -O0 builds in a fraction of the time.
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPENPJRT_SANITIZE=thread \
   -DOPENPJRT_BUILD_TESTS=ON -DOPENPJRT_BUILD_BENCH=OFF >/dev/null
-ninja -C build-tsan -j"$jobs" openpjrt capi_tests pjrt_c_api_cpu_plugin runtime_unit_tests
+tsan_targets=(openpjrt capi_tests pjrt_c_api_cpu_plugin runtime_unit_tests)
+[ -f build-tsan/build.ninja ] && grep -q "distributed_tests" build-tsan/build.ninja && tsan_targets+=(distributed_tests openpjrt_gloo)
+ninja -C build-tsan -j"$jobs" "${tsan_targets[@]}"
 TSAN_OPTIONS=halt_on_error=1 PJRT_PLUGIN=build-tsan/lib/pjrt_c_api_cpu_plugin.so build-tsan/bin/capi_tests
+# Clients spanning processes: the hub's swap with the other processes, the Gloo mesh's threads.
+if [ -x build-tsan/bin/distributed_tests ]; then
+  TSAN_OPTIONS=halt_on_error=1 PJRT_PLUGIN=build-tsan/lib/pjrt_c_api_cpu_plugin.so OPENPJRT_GLOO_HOSTNAME=127.0.0.1 \
+    build-tsan/bin/distributed_tests
+fi
 # The pool's intra-op loop handing a piece's exception to its caller.
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/runtime_unit_tests --gtest_filter='PoolParallelTest.*'
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/collectives.mlir

@@ -65,7 +65,7 @@ class LaunchExchange : public cpu::ProcessExchange {
   LaunchExchange(Coordinator* c, void* slot, std::vector<int> processes, uint64_t launch)
       : coordinator_(c), slot_(slot), processes_(std::move(processes)), launch_(launch) {}
 
-  absl::Status Exchange(uint64_t seq, std::vector<char> mine, std::vector<std::vector<char>>* theirs) override;
+  absl::Status Exchange(uint64_t seq, std::shared_ptr<const cpu::Outgoing> mine, const cpu::PlaceFn& place) override;
 
  private:
   Coordinator* coordinator_;
@@ -84,14 +84,15 @@ class LaunchExchangeAccess {
   }
 };
 
-absl::Status LaunchExchange::Exchange(uint64_t seq, std::vector<char> mine,
-                                      std::vector<std::vector<char>>* theirs) {
+absl::Status LaunchExchange::Exchange(uint64_t seq, std::shared_ptr<const cpu::Outgoing> mine,
+                                      const cpu::PlaceFn& place) {
   if (absl::Status s = coordinator_->CheckReachable(processes_); !s.ok()) return s;
   absl::StatusOr<Mesh*> mesh = LaunchExchangeAccess::MeshFor(coordinator_, slot_, processes_);
   if (!mesh.ok()) return mesh.status();
-  // 2^24 exchanges per execution before tags repeat (long after the earlier ones completed).
-  const uint64_t tag = ((launch_ & ((uint64_t{1} << 37) - 1)) << 24) | (seq & ((uint64_t{1} << 24) - 1));
-  std::string error = (*mesh)->Exchange(tag, std::move(mine), theirs);
+  // Tags repeat after 2^24 launches or 2^20 exchanges of one execution, long after the earlier
+  // ones with the same tag completed.
+  const uint64_t tag = ((launch_ & ((uint64_t{1} << 24) - 1)) << 20) | (seq & ((uint64_t{1} << 20) - 1));
+  std::string error = (*mesh)->Exchange(tag, std::move(mine), place);
   if (!error.empty()) return absl::UnavailableError(error);
   return absl::OkStatus();
 }

@@ -2,10 +2,13 @@
 //
 // Rendezvous: Gloo's rendezvous context publishes each rank's listening addresses in a store;
 // ours forwards to the PJRT key-value store (values hex-encoded: the coordination service that
-// JAX provides keeps text). Exchange: every rank sends an 8-byte size and then its bytes to every
-// other rank on two Gloo slots derived from the tag, and receives theirs the same way. All
-// receives are posted before any wait, so the order in which ranks arrive does not matter.
+// JAX provides keeps text). Exchange: every rank sends every other rank a fixed-size first message
+// (sizes, and the header when it fits), then each segment straight from its memory, each on its
+// own Gloo slot derived from the tag; a peer's segments are received straight into where the
+// caller places them. Every first-message receive is posted before any wait, so the order in
+// which ranks arrive does not matter.
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -84,13 +87,53 @@ class KvGlooStore : public gloo::rendezvous::Store {
   const MeshConfig& config_;
 };
 
+// The first message to each peer has a fixed size (one receive can be posted before anything
+// is known): the header's size, the segment count, and, when they fit, the segment sizes and the
+// header itself. What does not fit follows as a second message. Then each segment.
+constexpr size_t kMetaBytes = 4096;
+constexpr uint64_t kSlotsPerExchange = uint64_t{1} << 16;  // meta, overflow, then segments
+
+// fields[2]: 0 the body is inline, 1 it follows as a second message, 2 the body and then every
+// segment are inline (a small exchange: one message each way).
+std::vector<char> Meta(const cpu::Outgoing& out, std::vector<char>* overflow) {
+  std::vector<char> body;
+  auto put = [&](uint64_t v) { body.insert(body.end(), reinterpret_cast<char*>(&v), reinterpret_cast<char*>(&v) + 8); };
+  size_t data = 0;
+  for (const auto& seg : out.segments) {
+    put(seg.second);
+    data += seg.second;
+  }
+  body.insert(body.end(), out.header.begin(), out.header.end());
+  std::vector<char> meta(kMetaBytes, 0);
+  uint64_t fields[3] = {out.header.size(), out.segments.size(), 0};
+  if (body.size() + data + 24 <= kMetaBytes) {
+    fields[2] = 2;
+    for (const auto& seg : out.segments) {
+      const char* p = static_cast<const char*>(seg.first);
+      body.insert(body.end(), p, p + seg.second);
+    }
+  } else if (body.size() + 24 > kMetaBytes) {
+    fields[2] = 1;
+  }
+  std::memcpy(meta.data(), fields, sizeof(fields));
+  if (fields[2] == 1) *overflow = std::move(body);
+  else std::memcpy(meta.data() + 24, body.data(), body.size());
+  return meta;
+}
+
+bool InlineData(const std::vector<char>& meta) {
+  uint64_t mode;
+  std::memcpy(&mode, meta.data() + 16, 8);
+  return mode == 2;
+}
+
 // What one exchange's pending transfers point at. Freed with the exchange when it succeeds; kept
 // by the mesh when it fails, since a transfer still posted may touch it later.
 struct Transfers {
-  std::shared_ptr<const std::vector<char>> mine;
-  uint64_t my_size = 0;
-  std::vector<uint64_t> sizes;
-  std::vector<std::vector<char>> data;
+  std::shared_ptr<const cpu::Outgoing> mine;
+  std::vector<char> meta_out, overflow_out;
+  std::vector<std::vector<char>> meta_in, overflow_in;
+  std::vector<std::shared_ptr<void>> placed;
   std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> buffers;
 };
 
@@ -104,57 +147,93 @@ class GlooMesh : public Mesh {
     return !error_.empty();
   }
 
-  std::string Exchange(uint64_t tag, std::vector<char> mine, std::vector<std::vector<char>>* theirs) override {
+  std::string Exchange(uint64_t tag, std::shared_ptr<const cpu::Outgoing> mine, const cpu::PlaceFn& place) override {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!error_.empty()) return error_;
     }
     const int n = config_.size, me = config_.rank;
-    theirs->assign(static_cast<size_t>(n), {});
     auto t = std::make_unique<Transfers>();
-    t->mine = std::make_shared<const std::vector<char>>(std::move(mine));
-    t->my_size = t->mine->size();
-    t->sizes.assign(static_cast<size_t>(n), 0);
-    t->data.resize(static_cast<size_t>(n));
-    const uint64_t size_slot = tag * 2, data_slot = tag * 2 + 1;
+    t->mine = std::move(mine);
+    t->meta_out = Meta(*t->mine, &t->overflow_out);
+    t->meta_in.assign(static_cast<size_t>(n), std::vector<char>(kMetaBytes));
+    t->overflow_in.resize(static_cast<size_t>(n));
+    const uint64_t base = tag * kSlotsPerExchange;
     const std::chrono::milliseconds timeout(config_.timeout_ms);
-    char* payload = const_cast<char*>(t->mine->data());
     int peer = -1;
     const char* stage = "";
     try {
-      std::vector<gloo::transport::UnboundBuffer*> size_in(n), data_in(n), outs;
-      std::vector<int> out_peer;
-      auto make = [&](void* p, size_t bytes) {
-        t->buffers.push_back(context_->createUnboundBuffer(p, bytes));
+      std::vector<gloo::transport::UnboundBuffer*> meta_in(n), ins, outs;
+      std::vector<int> in_peer, out_peer;
+      auto make = [&](const void* p, size_t bytes) {
+        t->buffers.push_back(context_->createUnboundBuffer(const_cast<void*>(p), bytes));
         return t->buffers.back().get();
+      };
+      auto send = [&](const void* p, size_t bytes, int to, uint64_t slot) {
+        outs.push_back(make(p, bytes));
+        outs.back()->send(to, slot);
+        out_peer.push_back(to);
       };
       stage = "posting transfers to";
       for (peer = 0; peer < n; ++peer) {
         if (peer == me) continue;
-        size_in[peer] = make(&t->sizes[peer], sizeof(uint64_t));
-        size_in[peer]->recv(peer, size_slot);
+        meta_in[peer] = make(t->meta_in[peer].data(), kMetaBytes);
+        meta_in[peer]->recv(peer, base);
       }
       for (peer = 0; peer < n; ++peer) {
         if (peer == me) continue;
-        outs.push_back(make(&t->my_size, sizeof(uint64_t)));
-        outs.back()->send(peer, size_slot);
-        outs.push_back(make(payload, t->mine->size()));
-        outs.back()->send(peer, data_slot);
-        out_peer.push_back(peer);
-        out_peer.push_back(peer);
+        send(t->meta_out.data(), kMetaBytes, peer, base);
+        if (!t->overflow_out.empty()) send(t->overflow_out.data(), t->overflow_out.size(), peer, base + 1);
+        if (t->overflow_out.empty() && t->meta_out.size() == kMetaBytes && InlineData(t->meta_out)) continue;
+        for (size_t i = 0; i < t->mine->segments.size(); ++i)
+          if (t->mine->segments[i].second) send(t->mine->segments[i].first, t->mine->segments[i].second, peer, base + 2 + i);
       }
-      stage = "waiting for the size of the collective's data from";
       for (peer = 0; peer < n; ++peer) {
         if (peer == me) continue;
-        if (!size_in[peer]->waitRecv(timeout)) throw std::runtime_error("the receive was aborted");
-        if (t->sizes[peer] == 0) throw std::runtime_error("an empty deposit");
-        t->data[peer].resize(t->sizes[peer]);
-        data_in[peer] = make(t->data[peer].data(), t->data[peer].size());
-        data_in[peer]->recv(peer, data_slot);
+        stage = "waiting for the collective's header from";
+        if (!meta_in[peer]->waitRecv(timeout)) throw std::runtime_error("the receive was aborted");
+        uint64_t fields[3];
+        std::memcpy(fields, t->meta_in[peer].data(), sizeof(fields));
+        const uint64_t header_size = fields[0], count = fields[1];
+        if (count >= kSlotsPerExchange - 2 || header_size > (uint64_t{1} << 40))
+          throw std::runtime_error("a malformed header");
+        const size_t body_size = 8 * count + header_size;
+        const char* body = t->meta_in[peer].data() + 24;
+        if (fields[2] == 1) {
+          t->overflow_in[peer].resize(body_size);
+          gloo::transport::UnboundBuffer* b = make(t->overflow_in[peer].data(), body_size);
+          b->recv(peer, base + 1);
+          if (!b->waitRecv(timeout)) throw std::runtime_error("the receive was aborted");
+          body = t->overflow_in[peer].data();
+        } else if (body_size + 24 > kMetaBytes) {
+          throw std::runtime_error("a malformed header");
+        }
+        std::vector<uint64_t> sizes(count);
+        std::memcpy(sizes.data(), body, 8 * count);
+        cpu::Placement where = place(peer, std::vector<char>(body + 8 * count, body + body_size));
+        if (!where.error.empty()) throw std::runtime_error(where.error);
+        if (where.segments.size() != count) throw std::runtime_error("segments that do not match its header");
+        t->placed.push_back(where.keep_alive);
+        size_t inline_at = 24 + body_size;
+        for (uint64_t i = 0; i < count; ++i) {
+          if (where.segments[i].second != sizes[i]) throw std::runtime_error("segments that do not match its header");
+          if (!sizes[i]) continue;
+          if (fields[2] == 2) {
+            if (inline_at + sizes[i] > kMetaBytes) throw std::runtime_error("a malformed header");
+            std::memcpy(where.segments[i].first, t->meta_in[peer].data() + inline_at, sizes[i]);
+            inline_at += sizes[i];
+            continue;
+          }
+          ins.push_back(make(where.segments[i].first, sizes[i]));
+          ins.back()->recv(peer, base + 2 + i);
+          in_peer.push_back(peer);
+        }
       }
       stage = "waiting for the collective's data from";
-      for (peer = 0; peer < n; ++peer)
-        if (peer != me && !data_in[peer]->waitRecv(timeout)) throw std::runtime_error("the receive was aborted");
+      for (size_t i = 0; i < ins.size(); ++i) {
+        peer = in_peer[i];
+        if (!ins[i]->waitRecv(timeout)) throw std::runtime_error("the receive was aborted");
+      }
       stage = "sending the collective's data to";
       for (size_t i = 0; i < outs.size(); ++i) {
         peer = out_peer[i];
@@ -170,7 +249,6 @@ class GlooMesh : public Mesh {
       kept_.push_back(std::move(t));
       return why;
     }
-    for (int p = 0; p < n; ++p) (*theirs)[p] = std::move(t->data[p]);
     return "";
   }
 

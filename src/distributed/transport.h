@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "src/cpu/comm/exchange.h"
+
 namespace openpjrt::distributed {
 
 struct MeshConfig {
@@ -28,11 +30,12 @@ struct MeshConfig {
 class Mesh {
  public:
   virtual ~Mesh() = default;
-  // Sends `mine` (not empty) to every other rank and receives each one's bytes into
-  // (*theirs)[rank] (own entry empty). `tag` must be unique among the exchanges in flight (and
-  // below 2^62). Returns "" or an error message naming the failing process. After a failure the
-  // mesh keeps what pending transfers point at, and every later exchange fails the same way.
-  virtual std::string Exchange(uint64_t tag, std::vector<char> mine, std::vector<std::vector<char>>* theirs) = 0;
+  // Sends `mine` to every other rank and receives each one's header and segments (placed by
+  // `place`). `tag` must be unique among the exchanges in flight and below 2^44 (each uses 2^16
+  // Gloo slots, one per segment). Returns "" or an error message naming the failing process.
+  // After a failure the mesh keeps what pending transfers point at (the keep_alive owners), and
+  // every later exchange fails the same way.
+  virtual std::string Exchange(uint64_t tag, std::shared_ptr<const cpu::Outgoing> mine, const cpu::PlaceFn& place) = 0;
   virtual bool failed() const = 0;
 };
 

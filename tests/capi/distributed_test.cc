@@ -8,62 +8,35 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <thread>
 
 #include "tests/capi/capi_fixture.h"
+#include "tests/support/file_kv.h"
 
 namespace capi {
 namespace {
 
-// The shared store: one file per key, written to a temporary name and renamed into place.
-struct FileKv {
-  std::string dir;
-  std::string PathOf(const char* key, size_t n) const {
-    std::string name(key, n);
-    for (char& c : name)
-      if (c == '/' || c == ':') c = '_';
-    return dir + "/" + name;
-  }
-};
-FileKv g_kv;
+openpjrt::testing::FileKv* g_kv = nullptr;
 
 PJRT_Error* KvPut(PJRT_KeyValuePutCallback_Args* a) {
-  auto* kv = static_cast<FileKv*>(a->user_arg);
-  const std::string path = kv->PathOf(a->key, a->key_size);
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f.write(a->value, static_cast<std::streamsize>(a->value_size));
-  }
-  std::rename(tmp.c_str(), path.c_str());
+  static_cast<openpjrt::testing::FileKv*>(a->user_arg)->Put(std::string(a->key, a->key_size),
+                                                          std::string(a->value, a->value_size));
   return nullptr;
 }
 
 PJRT_Error* KvGet(PJRT_KeyValueGetCallback_Args* a) {
-  auto* kv = static_cast<FileKv*>(a->user_arg);
-  const std::string path = kv->PathOf(a->key, a->key_size);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(a->timeout_in_ms);
-  while (true) {
-    std::ifstream f(path, std::ios::binary);
-    if (f) {
-      std::stringstream ss;
-      ss << f.rdbuf();
-      std::string v = ss.str();
-      a->value = new char[v.size() + 1];
-      std::memcpy(a->value, v.data(), v.size());
-      a->value_size = v.size();
-      a->value_deleter_callback = [](char* p) { delete[] p; };
-      return nullptr;
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      std::string m = "no key " + std::string(a->key, a->key_size);
-      return (*a->callback_error)(PJRT_Error_Code_DEADLINE_EXCEEDED, m.data(), m.size());
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const std::string key(a->key, a->key_size);
+  auto v = static_cast<openpjrt::testing::FileKv*>(a->user_arg)->Get(key, a->timeout_in_ms);
+  if (!v) {
+    std::string m = "no key " + key;
+    return (*a->callback_error)(PJRT_Error_Code_DEADLINE_EXCEEDED, m.data(), m.size());
   }
+  a->value = new char[v->size() + 1];
+  std::memcpy(a->value, v->data(), v->size());
+  a->value_size = v->size();
+  a->value_deleter_callback = [](char* p) { delete[] p; };
+  return nullptr;
 }
 
 class DistributedTest : public PluginTest {
@@ -73,11 +46,13 @@ class DistributedTest : public PluginTest {
     ASSERT_NE(api, nullptr) << "set PJRT_PLUGIN to a loadable plugin";
     char tmpl[] = "/tmp/opj_kv_XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
-    g_kv.dir = tmpl;
+    g_kv = new openpjrt::testing::FileKv(tmpl);
   }
   void TearDown() override {
-    std::string cmd = "rm -rf " + g_kv.dir;
+    std::string cmd = "rm -rf " + g_kv->dir();
     (void)std::system(cmd.c_str());
+    delete g_kv;
+    g_kv = nullptr;
   }
 
   // A client of `nodes` processes, this one `rank`, with `devices` devices each.
@@ -91,9 +66,9 @@ class DistributedTest : public PluginTest {
     a.num_options = o.size();
     if (with_kv) {
       a.kv_get_callback = &KvGet;
-      a.kv_get_user_arg = &g_kv;
+      a.kv_get_user_arg = g_kv;
       a.kv_put_callback = &KvPut;
-      a.kv_put_user_arg = &g_kv;
+      a.kv_put_user_arg = g_kv;
     }
     PJRT_Error* e = api->PJRT_Client_Create(&a);
     *out = a.client;

@@ -76,37 +76,38 @@ struct Reader {
 }  // namespace
 
 absl::Status CollectiveHub::SwapWithOtherProcesses() {
-  std::vector<char> mine;
-  size_t bytes = 0;
-  for (int d = 0; d < num_devices(); ++d)
-    if (remote_->process_of[d] == remote_->self)
-      for (const RtValue& v : deposits_[d]) bytes += 16 + 8 * v.array.dims().size() + v.array.ByteSize();
-  mine.reserve(bytes + 64);
+  // The header describes this process's deposits; each array travels as a segment from where it
+  // lies. The copy of the deposits keeps those arrays alive as long as the transport needs them.
+  auto out = std::make_shared<Outgoing>();
+  auto kept = std::make_shared<std::vector<RtValue>>();
   for (int d = 0; d < num_devices(); ++d) {
     if (remote_->process_of[d] != remote_->self) continue;
-    Put<int32_t>(&mine, d);
-    Put<uint32_t>(&mine, static_cast<uint32_t>(deposits_[d].size()));
+    Put<int32_t>(&out->header, d);
+    Put<uint32_t>(&out->header, static_cast<uint32_t>(deposits_[d].size()));
     for (const RtValue& v : deposits_[d]) {
-      Put<uint8_t>(&mine, static_cast<uint8_t>(v.kind));
+      Put<uint8_t>(&out->header, static_cast<uint8_t>(v.kind));
       if (v.kind != RtValue::Kind::kArray) continue;
-      Put<uint8_t>(&mine, static_cast<uint8_t>(v.array.elem()));
-      Put<uint8_t>(&mine, static_cast<uint8_t>(v.array.dims().size()));
-      for (int64_t x : v.array.dims()) Put<int64_t>(&mine, x);
-      PutBytes(&mine, v.array.data(), static_cast<size_t>(v.array.ByteSize()));
+      Put<uint8_t>(&out->header, static_cast<uint8_t>(v.array.elem()));
+      Put<uint8_t>(&out->header, static_cast<uint8_t>(v.array.dims().size()));
+      for (int64_t x : v.array.dims()) Put<int64_t>(&out->header, x);
+      out->segments.push_back({v.array.data(), static_cast<size_t>(v.array.ByteSize())});
+      kept->push_back(v);
     }
   }
-  std::vector<std::vector<char>> theirs;
-  if (absl::Status s = remote_->exchange->Exchange(exchanges_++, std::move(mine), &theirs); !s.ok()) return s;
-  for (size_t p = 0; p < theirs.size(); ++p) {
-    if (static_cast<int>(p) == remote_->self) continue;
-    Reader r{theirs[p]};
+  out->keep_alive = kept;
+  auto place = [&](int p, const std::vector<char>& header) -> Placement {
+    Placement where;
+    auto arrays = std::make_shared<std::vector<Array>>();
+    where.keep_alive = arrays;
+    Reader r{header};
     auto bad = [&](const char* what) {
-      return absl::InternalError(StrCat("collective exchange: process at position ", p, " sent ", what));
+      where.error = StrCat("process at position ", p, " sent ", what);
+      return where;
     };
-    while (r.ok && r.at < theirs[p].size()) {
+    while (r.ok && r.at < header.size()) {
       const int32_t d = r.Get<int32_t>();
       const uint32_t count = r.Get<uint32_t>();
-      if (!r.ok || d < 0 || d >= num_devices() || remote_->process_of[d] != static_cast<int>(p))
+      if (!r.ok || d < 0 || d >= num_devices() || remote_->process_of[d] != p)
         return bad("a device it does not run");
       std::vector<RtValue> values;
       for (uint32_t i = 0; i < count && r.ok; ++i) {
@@ -121,20 +122,19 @@ absl::Status CollectiveHub::SwapWithOtherProcesses() {
             if (x < 0) return bad("a negative dimension");
             t.dims.push_back(x);
           }
-          const int64_t bytes = t.ByteSize();
-          if (!r.ok || bytes < 0 || r.at + static_cast<size_t>(bytes) > theirs[p].size())
-            return bad("a truncated array");
+          if (!r.ok) break;
           v.array = Array::Allocate(t);
-          std::memcpy(v.array.mutable_data(), theirs[p].data() + r.at, static_cast<size_t>(bytes));
-          r.at += static_cast<size_t>(bytes);
+          arrays->push_back(v.array);
+          where.segments.push_back({v.array.mutable_data(), static_cast<size_t>(v.array.ByteSize())});
         }
         values.push_back(std::move(v));
       }
-      if (!r.ok) return bad("a truncated deposit");
+      if (!r.ok) return bad("a truncated header");
       deposits_[d] = std::move(values);
     }
-  }
-  return absl::OkStatus();
+    return where;
+  };
+  return remote_->exchange->Exchange(exchanges_++, std::move(out), place);
 }
 
 absl::Status CollectiveHub::remote_error() const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "src/cpu/comm/exchange.h"
 #include "src/cpu/kernels/kernels.h"
 
 namespace openpjrt::cpu {
@@ -23,10 +24,9 @@ namespace openpjrt::cpu {
 class ProcessExchange {
  public:
   virtual ~ProcessExchange() = default;
-  // Sends `mine` to every other process and returns what each sent, by position (this process's
-  // own entry is left empty). An error names the process that failed or never answered.
-  virtual absl::Status Exchange(uint64_t seq, std::vector<char> mine,
-                                std::vector<std::vector<char>>* theirs) = 0;
+  // Sends `mine` to every other process and receives what each sends where `place` says. An
+  // error names the process that failed or never answered.
+  virtual absl::Status Exchange(uint64_t seq, std::shared_ptr<const Outgoing> mine, const PlaceFn& place) = 0;
 };
 
 // Where the devices of an execution run: device index d (replica * num_partitions + partition)

@@ -175,16 +175,22 @@ absl::StatusOr<std::vector<std::vector<RtValue>>> Executable::RunReplicated(
     states[i].ffi_user_data = ffi_user_data;
     if (hosts && static_cast<int>(hosts->size()) == n) states[i].host = (*hosts)[i];
     states[i].check_failures = &device_checks[i];
-    threads.emplace_back([&, i] {
-      results[i] = RunOn(states[i], std::move(args[i]));
-      if (results[i].ok()) {
-        hub.Leave();
-      } else {
-        hub.Abort();
-      }
-    });
   }
-  for (auto& t : threads) t.join();
+  auto run_device = [&](int i) {
+    results[i] = RunOn(states[i], std::move(args[i]));
+    if (results[i].ok()) {
+      hub.Leave();
+    } else {
+      hub.Abort();
+    }
+  };
+  // One device here (its peers in other processes): no thread to start.
+  if (n == 1) {
+    run_device(0);
+  } else {
+    for (int i = 0; i < n; ++i) threads.emplace_back(run_device, i);
+    for (auto& t : threads) t.join();
+  }
   int64_t run = 0;
   for (int i = 0; i < n; ++i) {
     run += states[i].checks_run;
