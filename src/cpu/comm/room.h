@@ -6,7 +6,10 @@
 // (all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute, collective_broadcast,
 // collective_reduce) and of the interpreter's run_parallel on top of it. Replica groups are
 // resolved here from the step's parameters (cross-replica, cross-partition, flattened ids).
-// Cross-process transports (issue 45) belong here too, behind the same hub interface.
+// When an execution spans processes, the hub runs this process's instances only: once they have
+// all deposited, one of them swaps the process's deposits for the other processes' through a
+// ProcessExchange (exchange.h says what travels; src/distributed carries it over Gloo), and the
+// collectives read every deposit as if all were local.
 // Depends on: exec/ (arrays, programs), kernels/ (kernel signatures and parameters).
 #pragma once
 
