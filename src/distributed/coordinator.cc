@@ -66,8 +66,15 @@ class LaunchExchange : public cpu::ProcessExchange {
       : coordinator_(c), slot_(slot), processes_(std::move(processes)), launch_(launch) {}
 
   absl::Status Exchange(uint64_t seq, std::shared_ptr<const cpu::Outgoing> mine, const cpu::PlaceFn& place) override;
+  void Abandon(uint64_t seq, const std::string& why) override;
 
  private:
+  // Tags repeat after 2^24 launches or 2^20 exchanges of one execution, long after the earlier
+  // ones with the same tag completed.
+  uint64_t Tag(uint64_t seq) const {
+    return ((launch_ & ((uint64_t{1} << 24) - 1)) << 20) | (seq & ((uint64_t{1} << 20) - 1));
+  }
+
   Coordinator* coordinator_;
   void* slot_;
   std::vector<int> processes_;
@@ -82,6 +89,12 @@ class LaunchExchangeAccess {
   static absl::StatusOr<Mesh*> MeshFor(Coordinator* c, void* slot, const std::vector<int>& processes) {
     return c->MeshFor(*static_cast<Coordinator::MeshSlot*>(slot), processes);
   }
+  // The mesh if it is connected already (null otherwise: nothing is connected just to say goodbye).
+  static Mesh* Connected(void* slot) {
+    auto* s = static_cast<Coordinator::MeshSlot*>(slot);
+    std::lock_guard<std::mutex> lock(s->mu);
+    return s->mesh;
+  }
 };
 
 absl::Status LaunchExchange::Exchange(uint64_t seq, std::shared_ptr<const cpu::Outgoing> mine,
@@ -89,12 +102,13 @@ absl::Status LaunchExchange::Exchange(uint64_t seq, std::shared_ptr<const cpu::O
   if (absl::Status s = coordinator_->CheckReachable(processes_); !s.ok()) return s;
   absl::StatusOr<Mesh*> mesh = LaunchExchangeAccess::MeshFor(coordinator_, slot_, processes_);
   if (!mesh.ok()) return mesh.status();
-  // Tags repeat after 2^24 launches or 2^20 exchanges of one execution, long after the earlier
-  // ones with the same tag completed.
-  const uint64_t tag = ((launch_ & ((uint64_t{1} << 24) - 1)) << 20) | (seq & ((uint64_t{1} << 20) - 1));
-  std::string error = (*mesh)->Exchange(tag, std::move(mine), place);
+  std::string error = (*mesh)->Exchange(Tag(seq), std::move(mine), place);
   if (!error.empty()) return absl::UnavailableError(error);
   return absl::OkStatus();
+}
+
+void LaunchExchange::Abandon(uint64_t seq, const std::string& why) {
+  if (Mesh* mesh = LaunchExchangeAccess::Connected(slot_)) mesh->Abandon(Tag(seq), why);
 }
 
 absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Connect(std::shared_ptr<KvStore> kv, Options options) {

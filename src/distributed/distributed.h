@@ -26,7 +26,9 @@
 // Gloo lives in its own shared library, libopenpjrt_gloo.so, loaded beside the plugin only when a
 // distributed client first needs it: a single-process plugin never loads it or libgloo.
 //
-// Failures. A peer that dies closes its connections: the survivors' exchanges fail at once. A
+// Failures. A process whose execution fails tells the others (the exchange it will never make
+// carries its reason instead), and their execution fails at once naming it; the mesh stays
+// usable. A peer that dies closes its connections: the survivors' exchanges fail at once. A
 // peer that hangs fails them after the timeout (create option collectives_timeout_ms, else
 // OPENPJRT_COLLECTIVES_TIMEOUT_MS, else 300 s). Either way the error names the process. A mesh
 // that failed stays failed: later executions over the same processes fail with the first error.

@@ -7,6 +7,7 @@
 // own Gloo slot derived from the tag; a peer's segments are received straight into where the
 // caller places them. Every first-message receive is posted before any wait, so the order in
 // which ranks arrive does not matter.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -94,7 +95,8 @@ constexpr size_t kMetaBytes = 4096;
 constexpr uint64_t kSlotsPerExchange = uint64_t{1} << 16;  // meta, overflow, then segments
 
 // fields[2]: 0 the body is inline, 1 it follows as a second message, 2 the body and then every
-// segment are inline (a small exchange: one message each way).
+// segment are inline (a small exchange: one message each way), 3 the sender abandoned the
+// exchange and fields[0] bytes of its reason are inline.
 std::vector<char> Meta(const cpu::Outgoing& out, std::vector<char>* overflow) {
   std::vector<char> body;
   auto put = [&](uint64_t v) { body.insert(body.end(), reinterpret_cast<char*>(&v), reinterpret_cast<char*>(&v) + 8); };
@@ -120,6 +122,11 @@ std::vector<char> Meta(const cpu::Outgoing& out, std::vector<char>* overflow) {
   else std::memcpy(meta.data() + 24, body.data(), body.size());
   return meta;
 }
+
+// A peer's notice that it gave up on the exchange: the exchange fails, the mesh stays usable.
+struct PeerAbandoned : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 bool InlineData(const std::vector<char>& meta) {
   uint64_t mode;
@@ -194,6 +201,8 @@ class GlooMesh : public Mesh {
         if (!meta_in[peer]->waitRecv(timeout)) throw std::runtime_error("the receive was aborted");
         uint64_t fields[3];
         std::memcpy(fields, t->meta_in[peer].data(), sizeof(fields));
+        if (fields[2] == 3)
+          throw PeerAbandoned(std::string(t->meta_in[peer].data() + 24, std::min<uint64_t>(fields[0], kMetaBytes - 24)));
         const uint64_t header_size = fields[0], count = fields[1];
         if (count >= kSlotsPerExchange - 2 || header_size > (uint64_t{1} << 40))
           throw std::runtime_error("a malformed header");
@@ -239,6 +248,12 @@ class GlooMesh : public Mesh {
         peer = out_peer[i];
         if (!outs[i]->waitSend(timeout)) throw std::runtime_error("the send was aborted");
       }
+    } catch (const PeerAbandoned& e) {
+      const int who = config_.process_ids[peer];
+      std::string why = "process " + std::to_string(who) + " failed: " + e.what();
+      std::lock_guard<std::mutex> lock(mu_);
+      kept_.push_back(std::move(t));  // its transfers to the other ranks may still be pending
+      return why;
     } catch (const std::exception& e) {
       const int who = peer >= 0 && peer < n ? config_.process_ids[peer] : -1;
       std::string why = "cross-process collective: " + std::string(stage) + " process " +
@@ -250,6 +265,25 @@ class GlooMesh : public Mesh {
       return why;
     }
     return "";
+  }
+
+  void Abandon(uint64_t tag, const std::string& why) override {
+    auto t = std::make_unique<Transfers>();
+    t->meta_out.assign(kMetaBytes, 0);
+    const uint64_t fields[3] = {std::min<uint64_t>(why.size(), kMetaBytes - 24), 0, 3};
+    std::memcpy(t->meta_out.data(), fields, sizeof(fields));
+    std::memcpy(t->meta_out.data() + 24, why.data(), fields[0]);
+    try {
+      for (int peer = 0; peer < config_.size; ++peer) {
+        if (peer == config_.rank) continue;
+        t->buffers.push_back(context_->createUnboundBuffer(t->meta_out.data(), kMetaBytes));
+        t->buffers.back()->send(peer, tag * kSlotsPerExchange);
+      }
+    } catch (const std::exception&) {
+      // A broken connection: that peer learns of this process's end another way.
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    kept_.push_back(std::move(t));  // sent whenever each peer reaches that exchange
   }
 
  private:

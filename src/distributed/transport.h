@@ -37,6 +37,9 @@ class Mesh {
   // every later exchange fails the same way.
   virtual std::string Exchange(uint64_t tag, std::shared_ptr<const cpu::Outgoing> mine, const cpu::PlaceFn& place) = 0;
   virtual bool failed() const = 0;
+  // Tells every other rank, without waiting, that this one will not make exchange `tag`: theirs
+  // fails with `why`, naming this process. The mesh stays usable.
+  virtual void Abandon(uint64_t tag, const std::string& why) = 0;
 };
 
 // libopenpjrt_gloo.so's one export: connects the mesh (blocking until every rank has joined or

@@ -599,7 +599,10 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
   }
   auto run = [self, args, outs, done, donate, single, limit, hosts, parallel, ffi, remote,
               exchange](absl::Status ready) {
+    bool ran = false;
     auto finish = [&](const absl::Status& s) {
+      // Failing before the program ran: the other processes would wait at its first exchange.
+      if (exchange && !ran) exchange->Abandon(0, StrCat("before running: ", s.message()));
       for (size_t d = 0; d < outs.size(); ++d) {
         for (const BufferRef& o : outs[d]) o->Fail(s);
         done[d]->Set(s);
@@ -632,6 +635,7 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
       if (r.ok()) results = std::vector<std::vector<cpu::RtValue>>{std::move(*r)};
       else results = r.status();
     } else {
+      ran = true;
       results = self->program().RunReplicated(self->num_replicas(), self->num_partitions(),
                                               std::move(values), &checks, nullptr,
                                               host_ptrs.empty() ? nullptr : &host_ptrs, parallel, ffi.get(),

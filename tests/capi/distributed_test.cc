@@ -197,49 +197,66 @@ TEST_F(DistributedTest, EveryProcessSeesTheGlobalDevicesInTheSameOrder) {
   });
 }
 
+// Runs kCollectives (4 replicas, replica r on device r) on client `c`, whose devices are replicas
+// first .. first + local - 1, twice, checking each output against what the replicas' inputs give.
+void CheckCollectives(DistributedTest* t, PJRT_Client* c, int first, int local) {
+  const PJRT_Api* api = t->api;
+  PJRT_LoadedExecutable* exe = t->Compile(kCollectives, c, kFourReplicas);
+  ASSERT_NE(exe, nullptr);
+  auto ad = Args<PJRT_LoadedExecutable_AddressableDevices_Args>();
+  ad.executable = exe;
+  CAPI_OK(api->PJRT_LoadedExecutable_AddressableDevices(&ad));
+  ASSERT_EQ(ad.num_addressable_devices, static_cast<size_t>(local));
+  // Twice: the second execution reuses the processes' mesh under a new launch number.
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::vector<PJRT_Buffer*>> args;
+    for (int l = 0; l < local; ++l) args.push_back({t->Upload(InputOf(first + l), {4}, l, c)});
+    auto outs = t->Execute(exe, args, 6);
+    ASSERT_EQ(outs.size(), static_cast<size_t>(local));
+    for (int l = 0; l < local; ++l) {
+      const int r = first + l;
+      std::vector<float> sum(4, 0), all, a2a, rs(1, -1e30f), pairs(4, 1);
+      for (int k = 0; k < 4; ++k) {
+        std::vector<float> in = InputOf(k);
+        for (int j = 0; j < 4; ++j) sum[j] += in[j];
+        all.insert(all.end(), in.begin(), in.end());
+        a2a.push_back(in[r]);
+        rs[0] = std::max(rs[0], in[r]);
+      }
+      const int partner = r == 0 ? 3 : r == 3 ? 0 : r == 1 ? 2 : 1;
+      const int lo = std::min(r, partner), hi = std::max(r, partner);
+      for (int j = 0; j < 4; ++j) pairs[j] = InputOf(lo)[j] * InputOf(hi)[j];
+      EXPECT_EQ(t->Download(outs[l][0]), sum) << "replica " << r;
+      EXPECT_EQ(t->Download(outs[l][1]), all) << "replica " << r;
+      EXPECT_EQ(t->Download(outs[l][2]), a2a) << "replica " << r;
+      EXPECT_EQ(t->Download(outs[l][3]), InputOf((r + 3) % 4)) << "replica " << r;
+      EXPECT_EQ(t->Download(outs[l][4]), rs) << "replica " << r;
+      EXPECT_EQ(t->Download(outs[l][5]), pairs) << "replica " << r;
+      for (PJRT_Buffer* b : outs[l]) t->Destroy(b);
+      t->Destroy(args[l][0]);
+    }
+  }
+  t->Destroy(exe);
+}
+
 TEST_F(DistributedTest, CollectivesAcrossProcessesMatchOneProcess) {
   RunProcesses(2, [&](int rank) {
     PJRT_Client* c = nullptr;
     PJRT_Error* e = TryCreate(rank, 2, 2, &c);
     ASSERT_EQ(e, nullptr) << Message(e);
-    client = c;
-    PJRT_LoadedExecutable* exe = Compile(kCollectives, c, kFourReplicas);
-    ASSERT_NE(exe, nullptr);
-    auto ad = Args<PJRT_LoadedExecutable_AddressableDevices_Args>();
-    ad.executable = exe;
-    CAPI_OK(api->PJRT_LoadedExecutable_AddressableDevices(&ad));
-    ASSERT_EQ(ad.num_addressable_devices, 2u);
-    // Twice: the second execution reuses the processes' mesh under a new launch number.
-    for (int round = 0; round < 2; ++round) {
-      std::vector<std::vector<PJRT_Buffer*>> args;
-      for (int l = 0; l < 2; ++l) args.push_back({Upload(InputOf(2 * rank + l), {4}, l, c)});
-      auto outs = Execute(exe, args, 6);
-      ASSERT_EQ(outs.size(), 2u);
-      for (int l = 0; l < 2; ++l) {
-        const int r = 2 * rank + l;
-        std::vector<float> sum(4, 0), all, a2a, rs(1, -1e30f), pairs(4, 1);
-        for (int k = 0; k < 4; ++k) {
-          std::vector<float> in = InputOf(k);
-          for (int j = 0; j < 4; ++j) sum[j] += in[j];
-          all.insert(all.end(), in.begin(), in.end());
-          a2a.push_back(in[r]);
-          rs[0] = std::max(rs[0], in[r]);
-        }
-        const int partner = r == 0 ? 3 : r == 3 ? 0 : r == 1 ? 2 : 1;
-        const int lo = std::min(r, partner), hi = std::max(r, partner);
-        for (int j = 0; j < 4; ++j) pairs[j] = InputOf(lo)[j] * InputOf(hi)[j];
-        EXPECT_EQ(Download(outs[l][0]), sum) << "replica " << r;
-        EXPECT_EQ(Download(outs[l][1]), all) << "replica " << r;
-        EXPECT_EQ(Download(outs[l][2]), a2a) << "replica " << r;
-        EXPECT_EQ(Download(outs[l][3]), InputOf((r + 3) % 4)) << "replica " << r;
-        EXPECT_EQ(Download(outs[l][4]), rs) << "replica " << r;
-        EXPECT_EQ(Download(outs[l][5]), pairs) << "replica " << r;
-        for (PJRT_Buffer* b : outs[l]) Destroy(b);
-        Destroy(args[l][0]);
-      }
-    }
-    Destroy(exe);
-    client = nullptr;
+    CheckCollectives(this, c, 2 * rank, 2);
+    DestroyClient(c);
+  });
+}
+
+TEST_F(DistributedTest, ThreeProcessesWithUnevenDeviceCounts) {
+  // Processes of 1, 2 and 1 devices: replica 0 in process 0, replicas 1-2 in process 1, 3 in 2.
+  RunProcesses(3, [&](int rank) {
+    const int local = rank == 1 ? 2 : 1, first = rank == 0 ? 0 : rank == 1 ? 1 : 3;
+    PJRT_Client* c = nullptr;
+    PJRT_Error* e = TryCreate(rank, 3, local, &c);
+    ASSERT_EQ(e, nullptr) << Message(e);
+    CheckCollectives(this, c, first, local);
     DestroyClient(c);
   });
 }
@@ -336,6 +353,80 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
     Destroy(exe);
     client = nullptr;
     // The mesh failed with transfers pending: the client is still destroyed cleanly.
+    DestroyClient(c);
+  });
+}
+
+TEST_F(DistributedTest, AProcessThatFailsTellsTheOthersAtOnce) {
+  RunProcesses(2, [&](int rank) {
+    PJRT_Client* c = nullptr;
+    PJRT_Error* e = TryCreate(rank, 2, 1, &c, /*timeout_ms=*/30000);
+    ASSERT_EQ(e, nullptr) << Message(e);
+    const std::string prog = R"(
+module attributes {mhlo.num_replicas = 2 : i32} {
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.all_reduce"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = "stablehlo.all_reduce"(%0) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}})";
+    PJRT_LoadedExecutable* exe = Compile(prog, c, std::string("\x1a\x02\x20\x02", 4));
+    ASSERT_NE(exe, nullptr);
+    // Both run once (the mesh connects); then process 1's argument is an error buffer, so its
+    // execution fails before the program starts.
+    PJRT_Buffer* in = Upload({1, 2}, {2}, 0, c);
+    auto first = Execute(exe, {{in}}, 1);
+    EXPECT_EQ(Download(first[0][0]), (std::vector<float>{4, 8}));
+    Destroy(first[0][0]);
+    PJRT_Buffer* arg = in;
+    if (rank == 1) {
+      int64_t dims[1] = {2};
+      auto eb = Args<PJRT_Client_CreateErrorBuffer_Args>();
+      eb.client = c;
+      eb.error_code = PJRT_Error_Code_DATA_LOSS;
+      eb.error_message = "the input never arrived";
+      eb.error_message_size = std::strlen(eb.error_message);
+      eb.shape_dims = dims;
+      eb.shape_num_dims = 1;
+      eb.shape_element_type = PJRT_Buffer_Type_F32;
+      auto dm = Args<PJRT_Device_DefaultMemory_Args>();
+      dm.device = Device(0, c);
+      CAPI_OK(api->PJRT_Device_DefaultMemory(&dm));
+      eb.memory = dm.memory;
+      CAPI_OK(api->PJRT_Client_CreateErrorBuffer(&eb));
+      arg = eb.buffer;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::vector<PJRT_Buffer*>> outs;
+    PJRT_Error* run = TryExecute(exe, {{arg}}, 1, &outs);
+    std::string why;
+    if (run) {
+      why = Message(run);
+    } else {
+      auto ev = Args<PJRT_Buffer_ReadyEvent_Args>();
+      ev.buffer = outs[0][0];
+      CAPI_OK(api->PJRT_Buffer_ReadyEvent(&ev));
+      why = Message(Await(ev.event));
+      Destroy(outs[0][0]);
+    }
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_NE(why.find("the input never arrived"), std::string::npos) << why;
+    if (rank == 0) EXPECT_NE(why.find("process 1 failed"), std::string::npos) << why;
+    EXPECT_LT(waited, 10.0) << "the survivor waited for the 30 s timeout: " << why;
+    if (arg != in) Destroy(arg);
+    // The mesh is still good: both run the program again.
+    auto again = Execute(exe, {{in}}, 1);
+    EXPECT_EQ(Download(again[0][0]), (std::vector<float>{4, 8}));
+    Destroy(again[0][0]);
+    Destroy(in);
+    Destroy(exe);
     DestroyClient(c);
   });
 }

@@ -26,8 +26,9 @@ bool CollectiveHub::Barrier(std::unique_lock<std::mutex>& lock, bool cross) {
     arrived_ = 0;
     if (cross && remote_) {
       // The others wait on the generation; the deposits are this thread's until it moves on.
+      const uint64_t seq = exchanges_++;
       lock.unlock();
-      absl::Status s = SwapWithOtherProcesses();
+      absl::Status s = SwapWithOtherProcesses(seq);
       lock.lock();
       if (!s.ok()) {
         remote_error_ = s;
@@ -75,7 +76,7 @@ struct Reader {
 
 }  // namespace
 
-absl::Status CollectiveHub::SwapWithOtherProcesses() {
+absl::Status CollectiveHub::SwapWithOtherProcesses(uint64_t seq) {
   // The header describes this process's deposits; each array travels as a segment from where it
   // lies. The copy of the deposits keeps those arrays alive as long as the transport needs them.
   auto out = std::make_shared<Outgoing>();
@@ -134,7 +135,7 @@ absl::Status CollectiveHub::SwapWithOtherProcesses() {
     }
     return where;
   };
-  return remote_->exchange->Exchange(exchanges_++, std::move(out), place);
+  return remote_->exchange->Exchange(seq, std::move(out), place);
 }
 
 absl::Status CollectiveHub::remote_error() const {
@@ -153,10 +154,16 @@ bool CollectiveHub::Exchange(int device, std::vector<RtValue> values,
   return Barrier(lock, /*cross=*/false);
 }
 
-void CollectiveHub::Abort() {
-  std::lock_guard<std::mutex> lock(mu_);
+void CollectiveHub::Abort(const absl::Status& why) {
+  std::unique_lock<std::mutex> lock(mu_);
   aborted_ = true;
   cv_.notify_all();
+  if (!remote_ || why.ok() || abandoned_) return;
+  // The exchange this process will never make: the other processes learn why when they reach it.
+  abandoned_ = true;
+  const uint64_t seq = exchanges_++;
+  lock.unlock();
+  remote_->exchange->Abandon(seq, std::string(why.message()));
 }
 
 void CollectiveHub::Leave() {

@@ -27,6 +27,9 @@ class ProcessExchange {
   // Sends `mine` to every other process and receives what each sends where `place` says. An
   // error names the process that failed or never answered.
   virtual absl::Status Exchange(uint64_t seq, std::shared_ptr<const Outgoing> mine, const PlaceFn& place) = 0;
+  // This process gives up at exchange `seq` (one of its instances failed): the other processes'
+  // exchange `seq` fails at once with `why` instead of waiting for the timeout. Does not wait.
+  virtual void Abandon(uint64_t seq, const std::string& why) = 0;
 };
 
 // Where the devices of an execution run: device index d (replica * num_partitions + partition)
@@ -51,8 +54,9 @@ class CollectiveHub {
   // aborted (another instance failed) before the exchange completed.
   bool Exchange(int device, std::vector<RtValue> values,
                 const std::function<void(const std::vector<std::vector<RtValue>>&)>& read);
-  // Wakes every waiting instance with a failure; later exchanges fail at once.
-  void Abort();
+  // Wakes every waiting instance with a failure; later exchanges fail at once. With other
+  // processes, the first abort that says why also tells them (their next exchange fails with it).
+  void Abort(const absl::Status& why = absl::OkStatus());
   // Called by an instance that finished its program: an exchange it never joined can no longer
   // complete, so instances waiting in one (or arriving later) fail instead of waiting forever.
   void Leave();
@@ -68,12 +72,13 @@ class CollectiveHub {
   // `cross`: this barrier completes an exchange, so with other processes the last local arrival
   // swaps this process's deposits for theirs before anyone passes.
   bool Barrier(std::unique_lock<std::mutex>& lock, bool cross);
-  absl::Status SwapWithOtherProcesses();
+  absl::Status SwapWithOtherProcesses(uint64_t seq);
 
   const int num_replicas_, num_partitions_;
   const RemoteDevices* remote_ = nullptr;
   int local_devices_ = 0;
-  uint64_t exchanges_ = 0;
+  uint64_t exchanges_ = 0;  // the next exchange's number (guarded by mu_)
+  bool abandoned_ = false;  // the other processes were told this process gave up
   absl::Status remote_error_;
   mutable std::mutex mu_;
   std::condition_variable cv_;

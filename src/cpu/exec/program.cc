@@ -181,7 +181,8 @@ absl::StatusOr<std::vector<std::vector<RtValue>>> Executable::RunReplicated(
     if (results[i].ok()) {
       hub.Leave();
     } else {
-      hub.Abort();
+      hub.Abort(absl::Status(results[i].status().code(),
+                             StrCat("device ", here[i], ": ", results[i].status().message())));
     }
   };
   // One device here (its peers in other processes): no thread to start.
