@@ -276,13 +276,39 @@ PJRT_Error* OPJ_Client_CreateAliasBuffer(PJRT_Client_CreateAliasBuffer_Args* arg
   BufferRef alias = Buffer::CreatePending(Impl(args->memory)->memory, *shape);
   args->alias_buffer = plugin::WrapBuffer(args->client, alias);
   args->fulfill_alias_buffer_cb = new PJRT_FulfillAliasBufferCallback{alias};
+  std::lock_guard<std::mutex> lock(args->client->alias_mu);
+  args->client->pending_aliases[args->fulfill_alias_buffer_cb] = alias;
   return nullptr;
 }
+
+namespace openpjrt::plugin {
+
+void DropPendingAliases(PJRT_Client* client) {
+  std::map<PJRT_FulfillAliasBufferCallback*, BufferRef> pending;
+  {
+    std::lock_guard<std::mutex> lock(client->alias_mu);
+    pending.swap(client->pending_aliases);
+  }
+  for (auto& [cb, alias] : pending) {
+    alias->Fail(absl::DataLossError(
+        "the alias buffer's promise was dropped (its client was destroyed before PJRT_Client_FulfillAliasBuffer): "
+        "its data never arrived"));
+    delete cb;
+  }
+}
+
+}  // namespace openpjrt::plugin
 
 PJRT_Error* OPJ_Client_FulfillAliasBuffer(PJRT_Client_FulfillAliasBuffer_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Client_FulfillAliasBuffer_Args, args);
   OPJ_REQUIRE(PJRT_Client_FulfillAliasBuffer_Args, args, client);
   OPJ_REQUIRE(PJRT_Client_FulfillAliasBuffer_Args, args, fulfill_alias_buffer_cb);
+  {
+    std::lock_guard<std::mutex> lock(args->client->alias_mu);
+    if (!args->client->pending_aliases.erase(args->fulfill_alias_buffer_cb))
+      return InvalidArgument("PJRT_Client_FulfillAliasBuffer_Args.fulfill_alias_buffer_cb is not a pending "
+                             "callback of this client (fulfilled already, or another client's)");
+  }
   std::unique_ptr<PJRT_FulfillAliasBufferCallback> cb(args->fulfill_alias_buffer_cb);
   BufferRef alias = cb->alias;
   if (args->status_code != PJRT_Error_Code_OK) {

@@ -208,6 +208,7 @@ PJRT_Error* OPJ_Client_Create(PJRT_Client_Create_Args* args) {
 
 PJRT_Error* OPJ_Client_Destroy(PJRT_Client_Destroy_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Client_Destroy_Args, args);
+  if (args->client) plugin::DropPendingAliases(args->client);
   delete args->client;
   return nullptr;
 }

@@ -107,6 +107,10 @@ PJRT_Error* OPJ_Error_ForEachPayload(PJRT_Error_ForEachPayload_Args* args) {
 
 PJRT_Error* OPJ_Event_Destroy(PJRT_Event_Destroy_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Event_Destroy_Args, args);
+  if (args->event && args->event->promise)
+    // Nobody can set it any more: whoever waits on it learns that now instead of never.
+    args->event->event->Set(absl::DataLossError(
+        "the PJRT_Event_Create event was destroyed before PJRT_Event_Set: what it stood for never arrived"));
   if (args->event && !args->event->shared) delete args->event;
   return nullptr;
 }
@@ -146,6 +150,7 @@ PJRT_Error* OPJ_Event_OnReady(PJRT_Event_OnReady_Args* args) {
 PJRT_Error* OPJ_Event_Create(PJRT_Event_Create_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Event_Create_Args, args);
   args->event = plugin::WrapEvent(runtime::Event::Create());
+  args->event->promise = true;
   return nullptr;
 }
 

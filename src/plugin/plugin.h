@@ -33,7 +33,8 @@ struct ErrorImpl : PJRT_Error {
 
 struct PJRT_Event {
   openpjrt::runtime::EventRef event;
-  bool shared = false;  // the one handle of the shared ready-OK event: Destroy leaves it alone
+  bool shared = false;   // the one handle of the shared ready-OK event: Destroy leaves it alone
+  bool promise = false;  // made by PJRT_Event_Create: destroyed unset, its waiters fail
 };
 
 struct PJRT_DeviceDescription {
@@ -83,6 +84,10 @@ struct PJRT_Client {
   std::map<const openpjrt::runtime::Device*, PJRT_Device*> device_of;
   std::map<const openpjrt::runtime::Memory*, PJRT_Memory*> memory_of;
   PJRT_TopologyDescription topology;
+  // Alias buffers not fulfilled yet, by their fulfil callback: destroying the client fails them
+  // (their readers learn the data never arrived) and frees the callbacks.
+  std::mutex alias_mu;
+  std::map<PJRT_FulfillAliasBufferCallback*, openpjrt::runtime::BufferRef> pending_aliases;
 };
 
 struct PJRT_Buffer {
@@ -155,6 +160,8 @@ absl::Status TakeError(PJRT_Error* e);
 // Null when `memory` is this process's; else an INVALID_ARGUMENT naming `where` and the device's
 // process (a client spanning processes lists other processes' devices, whose memory is remote).
 PJRT_Error* RefuseRemote(PJRT_Memory* memory, const char* where);
+// Fails and frees the client's unfulfilled alias callbacks (PJRT_Client_Destroy).
+void DropPendingAliases(PJRT_Client* client);
 // The coordinator of a client spanning num_nodes > 1 processes (the key-value callbacks of
 // `args`); null for one process.
 absl::StatusOr<std::unique_ptr<distributed::Coordinator>> ConnectProcesses(const PJRT_Client_Create_Args& args,

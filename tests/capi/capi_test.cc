@@ -646,5 +646,81 @@ func.func @main(%x: tensor<4xi4>, %y: tensor<4xi2>) -> (tensor<4xf32>, tensor<4x
   Destroy(exe);
 }
 
+// An alias buffer stands for data that arrives later: executions read it once it is fulfilled;
+// a callback is fulfilled once.
+TEST_F(PluginTest, AliasBufferFeedsItsReadersOnceFulfilled) {
+  int64_t dims[2] = {2, 3};
+  auto dm = Args<PJRT_Device_DefaultMemory_Args>();
+  dm.device = Device(0);
+  CAPI_OK(api->PJRT_Device_DefaultMemory(&dm));
+  auto ca = Args<PJRT_Client_CreateAliasBuffer_Args>();
+  ca.client = client;
+  ca.memory = dm.memory;
+  ca.shape_dims = dims;
+  ca.shape_num_dims = 2;
+  ca.shape_element_type = PJRT_Buffer_Type_F32;
+  CAPI_OK(api->PJRT_Client_CreateAliasBuffer(&ca));
+  PJRT_LoadedExecutable* exe = Compile(kAddMul);
+  PJRT_Buffer* y = Upload({1, 1, 1, 1, 1, 1}, {2, 3});
+  std::vector<std::vector<PJRT_Buffer*>> outs;
+  CAPI_OK(TryExecute(exe, {{ca.alias_buffer, y}}, 2, &outs));
+  PJRT_Buffer* real = Upload({1, 2, 3, 4, 5, 6}, {2, 3});
+  auto fa = Args<PJRT_Client_FulfillAliasBuffer_Args>();
+  fa.client = client;
+  fa.buffer = real;
+  fa.fulfill_alias_buffer_cb = ca.fulfill_alias_buffer_cb;
+  CAPI_OK(api->PJRT_Client_FulfillAliasBuffer(&fa));
+  EXPECT_EQ(Download(outs[0][0]), (std::vector<float>{2, 4, 6, 8, 10, 12}));
+  // The callback is spent: a second fulfilment is refused by name, not followed.
+  EXPECT_NE(Message(api->PJRT_Client_FulfillAliasBuffer(&fa)).find("not a pending callback"), std::string::npos);
+  for (PJRT_Buffer* b : outs[0]) Destroy(b);
+  Destroy(real);
+  Destroy(y);
+  Destroy(ca.alias_buffer);
+  Destroy(exe);
+}
+
+// Promises dropped unfulfilled: whoever waits learns the data never arrived (no hang).
+TEST_F(PluginTest, DroppedPromisesFailTheirWaiters) {
+  static std::string last;
+  auto on_ready = [](PJRT_Error* e, void*) { last = e ? Message(e) : "ok"; };
+  // An event of PJRT_Event_Create destroyed before PJRT_Event_Set.
+  auto c = Args<PJRT_Event_Create_Args>();
+  CAPI_OK(api->PJRT_Event_Create(&c));
+  auto on = Args<PJRT_Event_OnReady_Args>();
+  on.event = c.event;
+  on.callback = on_ready;
+  CAPI_OK(api->PJRT_Event_OnReady(&on));
+  last.clear();
+  Destroy(c.event);
+  EXPECT_NE(last.find("never arrived"), std::string::npos) << last;
+
+  // An alias buffer whose client goes away before it is fulfilled.
+  PJRT_Client* other = CreateClient();
+  int64_t dims[1] = {4};
+  auto dm = Args<PJRT_Device_DefaultMemory_Args>();
+  dm.device = Device(0, other);
+  CAPI_OK(api->PJRT_Device_DefaultMemory(&dm));
+  auto ca = Args<PJRT_Client_CreateAliasBuffer_Args>();
+  ca.client = other;
+  ca.memory = dm.memory;
+  ca.shape_dims = dims;
+  ca.shape_num_dims = 1;
+  ca.shape_element_type = PJRT_Buffer_Type_F32;
+  CAPI_OK(api->PJRT_Client_CreateAliasBuffer(&ca));
+  auto re = Args<PJRT_Buffer_ReadyEvent_Args>();
+  re.buffer = ca.alias_buffer;
+  CAPI_OK(api->PJRT_Buffer_ReadyEvent(&re));
+  on.event = re.event;
+  CAPI_OK(api->PJRT_Event_OnReady(&on));
+  last.clear();
+  Destroy(ca.alias_buffer);
+  auto d = Args<PJRT_Client_Destroy_Args>();
+  d.client = other;
+  CAPI_OK(api->PJRT_Client_Destroy(&d));
+  EXPECT_NE(last.find("never arrived"), std::string::npos) << last;
+  Destroy(re.event);
+}
+
 }  // namespace
 }  // namespace capi
