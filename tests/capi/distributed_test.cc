@@ -431,6 +431,70 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   });
 }
 
+TEST_F(DistributedTest, LaunchIdsPairExecutionsLaunchedInDifferentOrders) {
+  RunProcesses(2, [&](int rank) {
+    PJRT_Client* c = nullptr;
+    PJRT_Error* e = TryCreate(rank, 2, 1, &c, /*timeout_ms=*/20000);
+    ASSERT_EQ(e, nullptr) << Message(e);
+    auto program = [](const char* op) {
+      return std::string(R"(
+module attributes {mhlo.num_replicas = 2 : i32} {
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.all_reduce"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = )") + op + R"( %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}})";
+    };
+    PJRT_LoadedExecutable* add = Compile(program("stablehlo.add"), c, std::string("\x1a\x02\x20\x02", 4));
+    PJRT_LoadedExecutable* mul = Compile(program("stablehlo.multiply"), c, std::string("\x1a\x02\x20\x02", 4));
+    ASSERT_NE(add, nullptr);
+    ASSERT_NE(mul, nullptr);
+    PJRT_Buffer* in = Upload({float(rank + 2), 3}, {2}, 0, c);
+    PJRT_Buffer* in2 = Upload({float(rank + 10), 1}, {2}, 0, c);
+    // Process 0 launches add then mul, process 1 mul then add, both left running: only the
+    // launch ids (the same for the same step on both) can pair them (paired by order, each
+    // would read the other program's operand).
+    auto launch = [&](PJRT_LoadedExecutable* exe, int id, PJRT_Buffer* in) {
+      PJRT_Buffer* out = nullptr;
+      PJRT_Buffer* const arg_list[1] = {in};
+      PJRT_Buffer* const* args_ptr = arg_list;
+      PJRT_Buffer** out_ptr = &out;
+      auto o = Args<PJRT_ExecuteOptions>();
+      o.launch_id = id;
+      auto a = Args<PJRT_LoadedExecutable_Execute_Args>();
+      a.executable = exe;
+      a.options = &o;
+      a.argument_lists = &args_ptr;
+      a.num_devices = 1;
+      a.num_args = 1;
+      a.output_lists = &out_ptr;
+      PJRT_Error* err = api->PJRT_LoadedExecutable_Execute(&a);
+      EXPECT_EQ(err, nullptr) << Message(err);
+      return out;
+    };
+    PJRT_Buffer *sum, *product;
+    if (rank == 0) {
+      sum = launch(add, 11, in);
+      product = launch(mul, 12, in2);
+    } else {
+      product = launch(mul, 12, in2);
+      sum = launch(add, 11, in);
+    }
+    EXPECT_EQ(Download(sum), (std::vector<float>{5, 6}));
+    EXPECT_EQ(Download(product), (std::vector<float>{110, 1}));
+    Destroy(sum);
+    Destroy(product);
+    Destroy(in);
+    Destroy(in2);
+    Destroy(add);
+    Destroy(mul);
+    DestroyClient(c);
+  });
+}
+
 TEST_F(DistributedTest, AMissingProcessOrStoreIsAClearError) {
   PJRT_Client* c = nullptr;
   // No key-value store at all.
