@@ -143,8 +143,7 @@ Coordinator::~Coordinator() {
     if (slot->mesh && !slot->mesh->failed()) delete slot->mesh;
 }
 
-std::unique_ptr<cpu::ProcessExchange> Coordinator::BeginExecution(const std::vector<int>& processes, int launch_id,
-                                                                  const std::string& fingerprint) {
+std::unique_ptr<cpu::ProcessExchange> Coordinator::BeginExecution(const std::vector<int>& processes) {
   MeshSlot* slot;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -152,17 +151,7 @@ std::unique_ptr<cpu::ProcessExchange> Coordinator::BeginExecution(const std::vec
     if (!s) s = std::make_unique<MeshSlot>();
     slot = s.get();
   }
-  // Launch numbers have 24 bits: counted ones below 2^23, named ones (a hash of the caller's
-  // launch id and the program) above.
-  constexpr uint64_t kHalf = uint64_t{1} << 23;
-  uint64_t launch = slot->next_launch++ % kHalf;
-  if (launch_id != 0) {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a over the fingerprint, then the id
-    for (char c : fingerprint) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    h = (h ^ static_cast<uint32_t>(launch_id)) * 1099511628211ull;
-    launch = kHalf | ((h ^ (h >> 29)) % kHalf);
-  }
-  return std::make_unique<LaunchExchange>(this, slot, processes, launch);
+  return std::make_unique<LaunchExchange>(this, slot, processes, slot->next_launch++);
 }
 
 void Coordinator::UpdateProcessInfo(int process, ProcessInfo info) {

@@ -16,8 +16,7 @@
 // other process of the execution and receives theirs, over a Gloo full mesh (TCP) connected once
 // per set of processes through the same key-value store (keys under
 // "openpjrt/<epoch>/gloo/<processes>/"). Each execution takes the next launch number of its
-// process set when it is launched (or, when the caller gives PJRT_ExecuteOptions.launch_id, a
-// number derived from it and the program), and its exchanges are Gloo slots derived from (launch,
+// process set when it is launched, and its exchanges are Gloo slots derived from (launch,
 // exchange): executions launched in the same order on every process pair up, and concurrent
 // executions do not mix. Every collective (all_reduce, all_gather, reduce_scatter, all_to_all,
 // collective_permute, collective_broadcast, every element type and reduction body) is then
@@ -78,12 +77,9 @@ class Coordinator {
   const std::vector<int>& devices_per_process() const { return devices_per_process_; }
 
   // An execution over the devices of `processes` (sorted process indices including this one)
-  // starts: the exchange its hub uses. With launch_id 0 it is bound to the set's next launch
-  // number (call in launch order, the same on every process); a non-zero launch_id (the
-  // caller's, equal on every process for one step) and the program's fingerprint name the launch
-  // instead, whatever the order.
-  std::unique_ptr<cpu::ProcessExchange> BeginExecution(const std::vector<int>& processes, int launch_id = 0,
-                                                       const std::string& fingerprint = "");
+  // starts: the exchange its hub uses, bound to the set's next launch number. Call in launch
+  // order (the same on every process).
+  std::unique_ptr<cpu::ProcessExchange> BeginExecution(const std::vector<int>& processes);
 
   // What the client's framework learnt of the processes (PJRT_Client_UpdateGlobalProcessInfo):
   // an exchange with a process last reported disconnected or failed fails at once, naming it

@@ -445,7 +445,6 @@ PJRT_Error* OPJ_LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* arg
                                     ", expected at least ", PJRT_STRUCT_SIZE(PJRT_ExecuteOptions, launch_id)));
     if (absl::Status s = plugin::HostTransfersFromOptions(*o, args->num_devices, &req.hosts); !s.ok())
       return MakeError(s);
-    req.launch_id = o->launch_id;
     if (plugin::Covers(o, OPJ_FIELD_END(PJRT_ExecuteOptions, num_non_donatable_input_indices)) &&
         o->num_non_donatable_input_indices) {
       if (!o->non_donatable_input_indices)

@@ -590,7 +590,7 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
   if (spans_processes) {
     if (!client_->coordinator())
       return absl::InternalError("an execution spans processes but the client has no coordinator");
-    exchange = client_->coordinator()->BeginExecution(processes_, req.launch_id, exe.fingerprint());
+    exchange = client_->coordinator()->BeginExecution(processes_);
     remote = std::make_shared<cpu::RemoteDevices>();
     remote->exchange = exchange.get();
     remote->process_of = process_position_;

@@ -99,9 +99,6 @@ struct ExecuteRequest {
   PerDevice<BufferList> args;                // [num_devices][num_args]
   std::vector<int64_t> non_donatable;        // argument indices never donated
   Device* execute_device = nullptr;          // run one device's share (portable executables)
-  // PJRT_ExecuteOptions.launch_id: non-zero ties this launch to the same launch of the other
-  // processes (else executions spanning processes pair up by launch order).
-  int launch_id = 0;
   // Per device, the host side of send/recv (the PJRT callbacks); empty when none were given.
   std::vector<std::shared_ptr<cpu::HostTransfers>> hosts;
   // The execute context's user data for FFI handlers; null when the caller gave no context.
