@@ -18,7 +18,8 @@
 // "openpjrt/<epoch>/gloo/<processes>/"). Each execution takes the next launch number of its
 // process set when it is launched, and its exchanges are Gloo slots derived from (launch,
 // exchange): executions launched in the same order on every process pair up, and concurrent
-// executions do not mix. Every collective (all_reduce, all_gather, reduce_scatter, all_to_all,
+// executions do not mix. (PJRT_ExecuteOptions.launch_id cannot name a launch instead: JAX 0.11
+// gives the same step different launch ids in different processes.) Every collective (all_reduce, all_gather, reduce_scatter, all_to_all,
 // collective_permute, collective_broadcast, every element type and reduction body) is then
 // computed locally from the same deposits as in one process, so results are bit-identical to a
 // single-process run over the same devices.
