@@ -120,6 +120,8 @@ absl::Status HostStrides(const PJRT_Buffer_MemoryLayout* layout, const BufferSha
   return absl::OkStatus();
 }
 
+int64_t HeldBytes(const BufferShape& s) { return s.token ? 0 : s.type.ByteSize(); }
+
 // Runs `fn` with the source array once `src` is ready; otherwise fails `done` with its error.
 void AfterReady(const BufferRef& src, std::function<absl::Status(const cpu::Array&)> fn,
                 runtime::EventRef done) {
@@ -520,7 +522,8 @@ PJRT_Error* OPJ_Buffer_ToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
   auto done = runtime::Event::Create();
   const bool dense = strides.empty() || DenseStrides(s.type.dims, strides.data(), elem);
   AfterReady(src, [dst, strides, dense, s, elem](const cpu::Array& a) {
-    if (a.ByteSize() == 0) return absl::OkStatus();
+    // A token holds no bytes (its array is empty, not an f32 scalar).
+    if (s.token || HeldBytes(s) == 0 || !a.data()) return absl::OkStatus();
     if (dense) std::memcpy(dst, a.data(), a.ByteSize());
     else CopyStrided(const_cast<uint8_t*>(a.data()), dst, s.type.dims, strides.data(), elem, false);
     return absl::OkStatus();

@@ -77,10 +77,12 @@ Client::Client(ClientOptions options, std::unique_ptr<distributed::Coordinator> 
   platform_version_ = "openpjrt cpu 0.1.0";
 }
 
-// The pool's destructor drains queued work before devices and memories go away.
+// The pool drains queued work before devices and memories go away, while pool() still answers:
+// an execution finishing during the drain schedules the executions waiting on its outputs.
 Client::~Client() {
-  pool_.reset();
+  pool_->Shutdown();
   parallel_.reset();
+  pool_.reset();
 }
 
 Device* Client::LookupDevice(int id) const {

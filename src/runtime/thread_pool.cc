@@ -16,7 +16,8 @@ ThreadPool::ThreadPool(int num_threads) : size_(std::max(num_threads, 1)) {
   for (int i = 0; i < size_; ++i) workers_.emplace_back([this] { Work(); });
 }
 
-ThreadPool::~ThreadPool() {
+void ThreadPool::Shutdown() {
+  if (joined_.load()) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -24,13 +25,41 @@ ThreadPool::~ThreadPool() {
   }
   cv_.notify_all();
   for (std::thread& t : workers_) t.join();
+  workers_.clear();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    joined_.store(true);
+  }
+  // What a worker queued as the last ones left (a task scheduling its successor) runs here.
+  while (true) {
+    std::function<void()> task;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (queue_.empty()) break;
+      task = std::move(queue_.front());
+      queue_.pop_front();
+      queued_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    task();
+  }
 }
 
+ThreadPool::~ThreadPool() { Shutdown(); }
+
 void ThreadPool::Schedule(std::function<void()> task) {
+  if (joined_.load(std::memory_order_acquire)) {
+    task();  // no workers any more
+    return;
+  }
   int64_t queued;
   {
     LockPolling(mu_);
-    std::lock_guard<std::mutex> lock(mu_, std::adopt_lock);
+    std::unique_lock<std::mutex> lock(mu_, std::adopt_lock);
+    if (joined_.load(std::memory_order_relaxed)) {  // the workers left while this call came in
+      lock.unlock();
+      task();
+      return;
+    }
     queue_.push_back(std::move(task));
     queued = queued_.fetch_add(1, std::memory_order_release) + 1;
   }

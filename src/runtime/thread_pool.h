@@ -18,7 +18,9 @@ namespace openpjrt::runtime {
 class ThreadPool {
  public:
   explicit ThreadPool(int num_threads);
-  // Runs every queued task, then joins the workers.
+  // Runs every queued task (and the tasks they schedule), then joins the workers. A task
+  // scheduled after that runs at once on the scheduling thread.
+  void Shutdown();
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -42,6 +44,7 @@ class ThreadPool {
   std::atomic<int> busy_{0};        // workers running a task, plus callers computing with them
   bool stopping_ = false;
   std::atomic<bool> stopping_flag_{false};
+  std::atomic<bool> joined_{false};
   std::vector<std::thread> workers_;
 };
 
