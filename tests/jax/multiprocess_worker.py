@@ -54,7 +54,7 @@ if scenario == "collectives":
     check(np.allclose(np.asarray(out), sum(range(n))), "pmap psum %s" % np.asarray(out))
 
     # jit over a global array sharded by rows: sum, and a row-wise op whose result stays sharded.
-    full = global_rows(4 * n, 8, 0)
+    full = global_rows(4 * n, 2 * n, 0)  # all_to_all splits the columns 2 per device
     sharding = NamedSharding(mesh, P("x"))
     x = jax.make_array_from_process_local_data(sharding, full[pid * 8:(pid + 1) * 8])
     total = jax.jit(lambda a: jnp.sum(a, axis=0))(x)
@@ -76,7 +76,7 @@ if scenario == "collectives":
     f = jax.jit(shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=(P(), P(), P("x"), P("x")),
                           check_rep=False))
     s, g, r, t = f(x)
-    blocks = full.reshape(n, 4, 8)
+    blocks = full.reshape(n, 4, 2 * n)
     check(np.allclose(np.asarray(s), blocks.sum(axis=0), rtol=1e-5, atol=1e-5), "shard_map psum")
     check(np.array_equal(np.asarray(g), full), "shard_map all_gather")
     for shard in r.addressable_shards:

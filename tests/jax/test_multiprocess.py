@@ -52,3 +52,7 @@ def test_data_parallel_training_step_across_processes():
 def test_a_killed_process_fails_the_survivor_naming_it():
     outputs = run_processes("killed")
     assert "raised after" in outputs[0], outputs[0][-2000:]
+
+
+def test_four_processes():
+    run_processes("collectives", nproc=4)
