@@ -250,13 +250,13 @@ PJRT_Error* OPJ_Client_CreateErrorBuffer(PJRT_Client_CreateErrorBuffer_Args* arg
   OPJ_CHECK_ARGS_MIN(PJRT_Client_CreateErrorBuffer_Args, args, buffer);
   OPJ_REQUIRE(PJRT_Client_CreateErrorBuffer_Args, args, client);
   OPJ_REQUIRE(PJRT_Client_CreateErrorBuffer_Args, args, memory);
-  if (args->error_code <= PJRT_Error_Code_OK || args->error_code > PJRT_Error_Code_UNAUTHENTICATED)
-    return InvalidArgument(StrCat("PJRT_Client_CreateErrorBuffer_Args.error_code is ",
-                                  static_cast<int>(args->error_code), "; it must be an error"));
+  const int code = RawEnum(args->error_code);
+  if (code <= PJRT_Error_Code_OK || code > PJRT_Error_Code_UNAUTHENTICATED)
+    return InvalidArgument(StrCat("PJRT_Client_CreateErrorBuffer_Args.error_code is ", code, "; it must be an error"));
   auto shape = plugin::MakeShape(RawEnum(args->shape_element_type), args->shape_dims, args->shape_num_dims,
                                  "PJRT_Client_CreateErrorBuffer_Args");
   if (!shape.ok()) return MakeError(shape.status());
-  absl::Status error(static_cast<absl::StatusCode>(args->error_code),
+  absl::Status error(plugin::StatusCodeOf(code),
                      args->error_message ? std::string(args->error_message, args->error_message_size) : "");
   args->buffer = plugin::WrapBuffer(args->client, Buffer::CreateError(Impl(args->memory)->memory, *shape, error));
   return nullptr;
@@ -313,8 +313,8 @@ PJRT_Error* OPJ_Client_FulfillAliasBuffer(PJRT_Client_FulfillAliasBuffer_Args* a
   }
   std::unique_ptr<PJRT_FulfillAliasBufferCallback> cb(args->fulfill_alias_buffer_cb);
   BufferRef alias = cb->alias;
-  if (args->status_code != PJRT_Error_Code_OK) {
-    alias->Fail(absl::Status(static_cast<absl::StatusCode>(args->status_code),
+  if (RawEnum(args->status_code) != PJRT_Error_Code_OK) {
+    alias->Fail(absl::Status(plugin::StatusCodeOf(RawEnum(args->status_code)),
                              args->error_message ? std::string(args->error_message, args->error_message_size) : ""));
     return nullptr;
   }
@@ -559,8 +559,8 @@ struct RawFuture {
 void RawFutureReady(PJRT_Buffer_CopyRawToHostFuture_Callback_Args* cb) {
   if (!cb || !cb->callback_data) return;
   std::unique_ptr<RawFuture> f(static_cast<RawFuture*>(cb->callback_data));
-  if (cb->error_code != PJRT_Error_Code_OK) {
-    f->done->Set(absl::Status(static_cast<absl::StatusCode>(cb->error_code),
+  if (RawEnum(cb->error_code) != PJRT_Error_Code_OK) {
+    f->done->Set(absl::Status(plugin::StatusCodeOf(RawEnum(cb->error_code)),
                               cb->error_message ? std::string(cb->error_message, cb->error_message_size) : ""));
     return;
   }
@@ -637,9 +637,9 @@ struct DonationDependency {
 void DependencyReady(PJRT_Buffer_DonateWithControlDependency_Callback_Args* cb) {
   if (!cb || !cb->callback_data) return;
   std::unique_ptr<DonationDependency> d(static_cast<DonationDependency*>(cb->callback_data));
-  if (cb->error_code == PJRT_Error_Code_OK) d->ready->Set(absl::OkStatus());
+  if (RawEnum(cb->error_code) == PJRT_Error_Code_OK) d->ready->Set(absl::OkStatus());
   else
-    d->ready->Set(absl::Status(static_cast<absl::StatusCode>(cb->error_code),
+    d->ready->Set(absl::Status(plugin::StatusCodeOf(RawEnum(cb->error_code)),
                                cb->error_message ? std::string(cb->error_message, cb->error_message_size) : ""));
 }
 }  // namespace

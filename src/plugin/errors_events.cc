@@ -158,12 +158,14 @@ PJRT_Error* OPJ_Event_Set(PJRT_Event_Set_Args* args) {
   OPJ_CHECK_ARGS(PJRT_Event_Set_Args, args);
   OPJ_REQUIRE(PJRT_Event_Set_Args, args, event);
   absl::Status s;
-  if (args->error_code != PJRT_Error_Code_OK) {
-    if (args->error_code < 0 || args->error_code > PJRT_Error_Code_UNAUTHENTICATED)
-      return InvalidArgument(StrCat("PJRT_Event_Set_Args.error_code is ", static_cast<int>(args->error_code),
-                                    ", not a PJRT_Error_Code"));
+  const int code = plugin::RawEnum(args->error_code);
+  if (code != PJRT_Error_Code_OK) {
+    bool valid = false;
+    const absl::StatusCode c = plugin::StatusCodeOf(code, &valid);
+    if (!valid)
+      return InvalidArgument(StrCat("PJRT_Event_Set_Args.error_code is ", code, ", not a PJRT_Error_Code"));
     std::string msg = args->error_message ? std::string(args->error_message, args->error_message_size) : "";
-    s = absl::Status(static_cast<absl::StatusCode>(args->error_code), msg);
+    s = absl::Status(c, msg);
   }
   if (!args->event->event->Set(s))
     return MakeError(absl::FailedPreconditionError("PJRT_Event_Set: the event is already set"));

@@ -29,7 +29,7 @@ void FreeChunk(void* data, void*) { std::free(data); }
 // Errors the host's callbacks create for us to report (PJRT_CallbackError).
 PJRT_Error* CallbackError(PJRT_Error_Code code, const char* message, size_t message_size) {
   return openpjrt::plugin::MakeError(
-      absl::Status(static_cast<absl::StatusCode>(code), std::string(message ? message : "", message ? message_size : 0)));
+      absl::Status(openpjrt::plugin::StatusCodeOf(openpjrt::plugin::RawEnum(code)), std::string(message ? message : "", message ? message_size : 0)));
 }
 
 }  // namespace

@@ -199,6 +199,14 @@ int RawEnum(const E& field) {
   return v;
 }
 
+// A PJRT_Error_Code field read raw: the status code it names; a value outside the codes (which a
+// caller may write) becomes UNKNOWN, and `valid` says whether it was one.
+inline absl::StatusCode StatusCodeOf(int raw, bool* valid = nullptr) {
+  const bool ok = raw >= PJRT_Error_Code_OK && raw <= PJRT_Error_Code_UNAUTHENTICATED;
+  if (valid) *valid = ok;
+  return ok ? static_cast<absl::StatusCode>(raw) : absl::StatusCode::kUnknown;
+}
+
 // Element types (PJRT_Buffer_Type values as ints). False when the value has no StableHLO type.
 bool ToElemKind(int t, ir::ElemKind* out);
 PJRT_Buffer_Type ToBufferType(ir::ElemKind k);

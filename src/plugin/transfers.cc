@@ -156,11 +156,11 @@ PJRT_Error* OPJ_AsyncHostToDeviceTransferManager_SetBufferError(
     PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args* args) {
   OPJ_TM_ARGS(PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args);
   if (auto* e = CheckIndex(m, args->buffer_index, "PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args")) return e;
-  if (args->error_code <= PJRT_Error_Code_OK || args->error_code > PJRT_Error_Code_UNAUTHENTICATED)
-    return InvalidArgument(StrCat("PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args.error_code is ",
-                                  static_cast<int>(args->error_code)));
+  const int code = RawEnum(args->error_code);
+  if (code <= PJRT_Error_Code_OK || code > PJRT_Error_Code_UNAUTHENTICATED)
+    return InvalidArgument(StrCat("PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args.error_code is ", code));
   m->buffers[args->buffer_index]->Fail(absl::Status(
-      static_cast<absl::StatusCode>(args->error_code),
+      plugin::StatusCodeOf(code),
       args->error_message ? std::string(args->error_message, args->error_message_size) : ""));
   return nullptr;
 }
