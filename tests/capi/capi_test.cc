@@ -663,20 +663,28 @@ TEST_F(PluginTest, TokenBuffersDownloadNothing) {
   Destroy(h.buffer);
 }
 
+// An f32 alias buffer of `dims` on the client's first device (the test fails if it cannot be made).
+PJRT_Client_CreateAliasBuffer_Args CreateAlias(PluginTest* t, PJRT_Client* c, std::vector<int64_t> dims) {
+  static std::vector<int64_t> kept;  // where shape_dims points after the call returns
+  kept = std::move(dims);
+  auto dm = Args<PJRT_Device_DefaultMemory_Args>();
+  dm.device = t->Device(0, c);
+  EXPECT_EQ(t->api->PJRT_Device_DefaultMemory(&dm), nullptr);
+  auto ca = Args<PJRT_Client_CreateAliasBuffer_Args>();
+  ca.client = c;
+  ca.memory = dm.memory;
+  ca.shape_dims = kept.data();
+  ca.shape_num_dims = kept.size();
+  ca.shape_element_type = PJRT_Buffer_Type_F32;
+  PJRT_Error* e = t->api->PJRT_Client_CreateAliasBuffer(&ca);
+  EXPECT_EQ(e, nullptr) << Message(e);
+  return ca;
+}
+
 // An alias buffer stands for data that arrives later: executions read it once it is fulfilled;
 // a callback is fulfilled once.
 TEST_F(PluginTest, AliasBufferFeedsItsReadersOnceFulfilled) {
-  int64_t dims[2] = {2, 3};
-  auto dm = Args<PJRT_Device_DefaultMemory_Args>();
-  dm.device = Device(0);
-  CAPI_OK(api->PJRT_Device_DefaultMemory(&dm));
-  auto ca = Args<PJRT_Client_CreateAliasBuffer_Args>();
-  ca.client = client;
-  ca.memory = dm.memory;
-  ca.shape_dims = dims;
-  ca.shape_num_dims = 2;
-  ca.shape_element_type = PJRT_Buffer_Type_F32;
-  CAPI_OK(api->PJRT_Client_CreateAliasBuffer(&ca));
+  auto ca = CreateAlias(this, client, {2, 3});
   PJRT_LoadedExecutable* exe = Compile(kAddMul);
   PJRT_Buffer* y = Upload({1, 1, 1, 1, 1, 1}, {2, 3});
   std::vector<std::vector<PJRT_Buffer*>> outs;
@@ -714,17 +722,7 @@ TEST_F(PluginTest, DroppedPromisesFailTheirWaiters) {
 
   // An alias buffer whose client goes away before it is fulfilled.
   PJRT_Client* other = CreateClient();
-  int64_t dims[1] = {4};
-  auto dm = Args<PJRT_Device_DefaultMemory_Args>();
-  dm.device = Device(0, other);
-  CAPI_OK(api->PJRT_Device_DefaultMemory(&dm));
-  auto ca = Args<PJRT_Client_CreateAliasBuffer_Args>();
-  ca.client = other;
-  ca.memory = dm.memory;
-  ca.shape_dims = dims;
-  ca.shape_num_dims = 1;
-  ca.shape_element_type = PJRT_Buffer_Type_F32;
-  CAPI_OK(api->PJRT_Client_CreateAliasBuffer(&ca));
+  auto ca = CreateAlias(this, other, {4});
   auto re = Args<PJRT_Buffer_ReadyEvent_Args>();
   re.buffer = ca.alias_buffer;
   CAPI_OK(api->PJRT_Buffer_ReadyEvent(&re));

@@ -105,6 +105,20 @@ class DistributedTest : public PluginTest {
     }
   }
 
+  // Runs `exe` on one device with argument `arg`, expecting it to fail: the error, whether the
+  // call returns it or the output's ready event carries it.
+  std::string ErrorOfExecution(PJRT_LoadedExecutable* exe, PJRT_Buffer* arg) {
+    std::vector<std::vector<PJRT_Buffer*>> outs;
+    PJRT_Error* run = TryExecute(exe, {{arg}}, 1, &outs);
+    if (run) return Message(run);
+    auto ev = Args<PJRT_Buffer_ReadyEvent_Args>();
+    ev.buffer = outs[0][0];
+    PJRT_Error* e = api->PJRT_Buffer_ReadyEvent(&ev);
+    std::string why = e ? Message(e) : Message(Await(ev.event));
+    Destroy(outs[0][0]);
+    return why;
+  }
+
   void DestroyClient(PJRT_Client* c) {
     auto d = Args<PJRT_Client_Destroy_Args>();
     d.client = c;
@@ -138,6 +152,26 @@ func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<16xf32>, tensor<4xf
     stablehlo.return %s : tensor<f32>
   }) {replica_groups = dense<[[0, 3], [1, 2]]> : tensor<2x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
   return %sum, %all, %a2a, %perm, %rs, %pairs : tensor<4xf32>, tensor<16xf32>, tensor<4xf32>, tensor<4xf32>, tensor<1xf32>, tensor<4xf32>
+}})";
+
+// CompileOptionsProto{executable_build_options{num_replicas: 2}}
+const std::string kTwoReplicas("\x1a\x02\x20\x02", 4);
+
+// Two replicas sum their inputs, then sum the sums (two exchanges).
+const char* kPairSumTwice = R"(
+module attributes {mhlo.num_replicas = 2 : i32} {
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.all_reduce"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = "stablehlo.all_reduce"(%0) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
 }})";
 
 std::vector<float> InputOf(int r) { return {float(r), 10.f + r, 20.f + r * r, -1.f * r}; }
@@ -267,41 +301,20 @@ TEST_F(DistributedTest, ADeadPeerFailsTheSurvivorNamingIt) {
     PJRT_Error* e = TryCreate(rank, 2, 1, &c, /*timeout_ms=*/20000);
     ASSERT_EQ(e, nullptr) << Message(e);
     client = c;
-    const std::string prog = R"(
-module attributes {mhlo.num_replicas = 2 : i32} {
-func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
-  %0 = "stablehlo.all_reduce"(%x) ({
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    %s = stablehlo.add %a, %b : tensor<f32>
-    stablehlo.return %s : tensor<f32>
-  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
-  return %0 : tensor<2xf32>
-}})";
-    PJRT_LoadedExecutable* exe = Compile(prog, c, std::string("\x1a\x02\x20\x02", 4));
+    PJRT_LoadedExecutable* exe = Compile(kPairSumTwice, c, kTwoReplicas);
     ASSERT_NE(exe, nullptr);
     PJRT_Buffer* in = Upload({float(rank), 1}, {2}, 0, c);
     auto outs = Execute(exe, {{in}}, 1);
-    EXPECT_EQ(Download(outs[0][0]), (std::vector<float>{1, 2}));
+    EXPECT_EQ(Download(outs[0][0]), (std::vector<float>{2, 4}));
     Destroy(outs[0][0]);
     if (rank == 1) _exit(0);  // dies without a word, its connections closing
     const auto start = std::chrono::steady_clock::now();
-    std::vector<std::vector<PJRT_Buffer*>> again;
-    PJRT_Error* run = TryExecute(exe, {{in}}, 1, &again);
-    std::string why;
-    if (run) {
-      why = Message(run);
-    } else {
-      auto ev = Args<PJRT_Buffer_ReadyEvent_Args>();
-      ev.buffer = again[0][0];
-      CAPI_OK(api->PJRT_Buffer_ReadyEvent(&ev));
-      why = Message(Await(ev.event));
-    }
+    const std::string why = ErrorOfExecution(exe, in);
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_NE(why.find("process 1"), std::string::npos) << why;
     EXPECT_LT(waited, 15.0) << "a closed connection should fail the exchange at once";
     // Nothing was lost: the client still works for programs of its own devices, and is destroyed
     // cleanly.
-    if (!again.empty()) Destroy(again[0][0]);
     Destroy(in);
     Destroy(exe);
     client = nullptr;
@@ -322,7 +335,7 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %1 = stablehlo.slice %0 [1:3] : (tensor<4xf32>) -> tensor<2xf32>
   return %1 : tensor<2xf32>
 }})";
-    PJRT_LoadedExecutable* exe = Compile(prog, c, std::string("\x1a\x02\x20\x02", 4));
+    PJRT_LoadedExecutable* exe = Compile(prog, c, kTwoReplicas);
     ASSERT_NE(exe, nullptr);
     PJRT_Buffer* in = Upload({float(rank), 5}, {2}, 0, c);
     auto first = Execute(exe, {{in}}, 1);  // connects the mesh
@@ -334,18 +347,7 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
       _exit(0);
     }
     const auto start = std::chrono::steady_clock::now();
-    std::vector<std::vector<PJRT_Buffer*>> outs;
-    PJRT_Error* run = TryExecute(exe, {{in}}, 1, &outs);
-    std::string why;
-    if (run) {
-      why = Message(run);
-    } else {
-      auto ev = Args<PJRT_Buffer_ReadyEvent_Args>();
-      ev.buffer = outs[0][0];
-      CAPI_OK(api->PJRT_Buffer_ReadyEvent(&ev));
-      why = Message(Await(ev.event));
-      Destroy(outs[0][0]);
-    }
+    const std::string why = ErrorOfExecution(exe, in);
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_NE(why.find("process 1"), std::string::npos) << why;
     EXPECT_LT(waited, 3.5) << why;
@@ -362,22 +364,7 @@ TEST_F(DistributedTest, AProcessThatFailsTellsTheOthersAtOnce) {
     PJRT_Client* c = nullptr;
     PJRT_Error* e = TryCreate(rank, 2, 1, &c, /*timeout_ms=*/30000);
     ASSERT_EQ(e, nullptr) << Message(e);
-    const std::string prog = R"(
-module attributes {mhlo.num_replicas = 2 : i32} {
-func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
-  %0 = "stablehlo.all_reduce"(%x) ({
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    %s = stablehlo.add %a, %b : tensor<f32>
-    stablehlo.return %s : tensor<f32>
-  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
-  %1 = "stablehlo.all_reduce"(%0) ({
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    %s = stablehlo.add %a, %b : tensor<f32>
-    stablehlo.return %s : tensor<f32>
-  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
-  return %1 : tensor<2xf32>
-}})";
-    PJRT_LoadedExecutable* exe = Compile(prog, c, std::string("\x1a\x02\x20\x02", 4));
+    PJRT_LoadedExecutable* exe = Compile(kPairSumTwice, c, kTwoReplicas);
     ASSERT_NE(exe, nullptr);
     // Both run once (the mesh connects); then process 1's argument is an error buffer, so its
     // execution fails before the program starts.
@@ -404,18 +391,7 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
       arg = eb.buffer;
     }
     const auto start = std::chrono::steady_clock::now();
-    std::vector<std::vector<PJRT_Buffer*>> outs;
-    PJRT_Error* run = TryExecute(exe, {{arg}}, 1, &outs);
-    std::string why;
-    if (run) {
-      why = Message(run);
-    } else {
-      auto ev = Args<PJRT_Buffer_ReadyEvent_Args>();
-      ev.buffer = outs[0][0];
-      CAPI_OK(api->PJRT_Buffer_ReadyEvent(&ev));
-      why = Message(Await(ev.event));
-      Destroy(outs[0][0]);
-    }
+    const std::string why = ErrorOfExecution(exe, arg);
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_NE(why.find("the input never arrived"), std::string::npos) << why;
     if (rank == 0) EXPECT_NE(why.find("process 1 failed"), std::string::npos) << why;
