@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The CLI's exit statuses and messages for each verb and its error paths."""
 import argparse
+import os
 import struct
 import subprocess
 import sys
@@ -178,6 +179,14 @@ def main():
          "result #0 = dense<[[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]]> : tensor<3x2xf32>"),
         (["run", "--input", f"0={tmp}/m23.npy", poly], None, 1, "argument #0 is tensor<?x2xf32>"),
         (["run", poly], None, 1, "argument #0 has the dynamic type tensor<?x2xf32>"),
+        (["run", "--output", f"{tmp}/out1", "--input", f"0={tmp}/a.npy", "--input", f"1={tmp}/x.npy", axpy], None, 0,
+         "1 passed"),
+        (["run", "--output", f"{tmp}/out2", "--args", "[dense<[2, 3]> : tensor<2xi64>]", "-"],
+         "func.func @main(%x: tensor<2xi64>) -> (tensor<2xi64>, tensor<i1>) {\n"
+         "  %c = stablehlo.constant dense<true> : tensor<i1>\n  %y = stablehlo.negate %x : tensor<2xi64>\n"
+         "  return %y, %c : tensor<2xi64>, tensor<i1>\n}\n", 0, "1 passed"),
+        (["run", "--output", "/nonexistent/dir", "--input", f"0={tmp}/a.npy", "--input", f"1={tmp}/x.npy", axpy],
+         None, 1, "cannot write /nonexistent/dir/result0.npy"),
         # bench and info.
         (["bench", "--help"], None, 0, "median_us=X p10_us=Y p90_us=Z compile_ms=W"),
         (["bench", "--iters", "0", axpy], None, 2, "--iters needs a number >= 1"),
@@ -191,6 +200,8 @@ def main():
         (["info", "--plugin", "/nonexistent/p.so"], None, 1, "cannot load PJRT plugin"),
         (["info", "--bogus"], None, 2, "unknown argument '--bogus'"),
     ]
+    os.makedirs(f"{tmp}/out1", exist_ok=True)
+    os.makedirs(f"{tmp}/out2", exist_ok=True)
     passed = failed = 0
     for argv, stdin, code, text in cases:
         r = subprocess.run([exe, *argv], input=stdin, capture_output=True, text=True)
@@ -201,6 +212,18 @@ def main():
             failed += 1
             print(f"FAIL openpjrt {' '.join(argv)}: exit {r.returncode} (want {code}), "
                   f"wanted '{text}' in:\n{out}")
+    # What the --output cases wrote.
+    outputs = {"out1/result0.npy": ("<f4", (4,), struct.pack("<4f", 0, 3, 6, 9)),
+               "out2/result0.npy": ("<i8", (2,), struct.pack("<2q", -2, -3)), "out2/result1.npy": ("|b1", (), b"\x01")}
+    for name, (descr, shape, data) in outputs.items():
+        write_npy(f"{tmp}/want.npy", descr, shape, data)
+        got = open(f"{tmp}/{name}", "rb").read() if os.path.exists(f"{tmp}/{name}") else b""
+        want = open(f"{tmp}/want.npy", "rb").read()
+        if got.endswith(data) and f"'descr': '{descr}'".encode() in got and len(got) == len(want):
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL run --output: {name} is {got!r}, want {want!r}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -374,6 +374,81 @@ absl::StatusOr<const Device*> Client::device(int id) const {
                                            state_->devices.size(), ")"));
 }
 
+namespace {
+
+// The integer after `name = ` in an MLIR text module's attribute dictionary (before its first
+// function), or 0. A light scan: the client links no MLIR parser.
+int64_t TextModuleInt(std::string_view text, std::string_view name) {
+  const size_t body = text.find("func.func");
+  const std::string_view head = text.substr(0, body);
+  for (size_t p = head.find(name); p != std::string_view::npos; p = head.find(name, p + 1)) {
+    size_t q = p + name.size();
+    while (q < head.size() && head[q] == ' ') ++q;
+    if (q >= head.size() || head[q] != '=') continue;
+    ++q;
+    while (q < head.size() && head[q] == ' ') ++q;
+    int64_t v = 0;
+    size_t digits = 0;
+    for (; q < head.size() && head[q] >= '0' && head[q] <= '9' && digits < 7; ++q, ++digits)
+      v = v * 10 + (head[q] - '0');
+    if (digits) return v;
+  }
+  return 0;
+}
+
+bool ReadVarint(std::string_view s, size_t* p, uint64_t* v) {
+  *v = 0;
+  for (int shift = 0; *p < s.size() && shift < 64; shift += 7) {
+    const uint8_t b = static_cast<uint8_t>(s[(*p)++]);
+    *v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+// Varint field `field` of the message that field `outer` of `proto` holds, or 0.
+int64_t ProtoNestedInt(std::string_view proto, uint32_t outer, uint32_t field) {
+  size_t p = 0;
+  while (p < proto.size()) {
+    uint64_t key = 0, v = 0;
+    if (!ReadVarint(proto, &p, &key)) return 0;
+    const uint32_t wire = key & 7, num = static_cast<uint32_t>(key >> 3);
+    if (wire == 0) {
+      if (!ReadVarint(proto, &p, &v)) return 0;
+      if (num == field && outer == 0) return static_cast<int64_t>(v);
+    } else if (wire == 2) {
+      if (!ReadVarint(proto, &p, &v) || v > proto.size() - p) return 0;
+      if (num == outer) return ProtoNestedInt(proto.substr(p, v), 0, field);
+      p += v;
+    } else if (wire == 1 || wire == 5) {
+      p += wire == 1 ? 8 : 4;
+    } else {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+CompileOptions ResolveDeviceCounts(std::string_view program, const CompileOptions& given) {
+  CompileOptions o = given;
+  if (o.num_replicas > 0 && o.num_partitions > 0) return o;
+  const std::string format = o.format.empty() ? "mlir" : o.format;
+  int64_t replicas = 0, partitions = 0;
+  const bool bytecode = program.size() >= 4 && program.substr(0, 4) == std::string_view("ML\xefR", 4);
+  if (format == "mlir" && !bytecode) {
+    replicas = TextModuleInt(program, "mhlo.num_replicas");
+    partitions = TextModuleInt(program, "mhlo.num_partitions");
+  } else if (format == "hlo_with_config") {  // HloModuleProtoWithConfig.config (2): replica_count 4, num_partitions 5
+    replicas = ProtoNestedInt(program, 2, 4);
+    partitions = ProtoNestedInt(program, 2, 5);
+  }
+  if (o.num_replicas <= 0) o.num_replicas = static_cast<int>(replicas > 0 ? replicas : 1);
+  if (o.num_partitions <= 0) o.num_partitions = static_cast<int>(partitions > 0 ? partitions : 1);
+  return o;
+}
+
 std::string SerializeCompileOptions(const CompileOptions& o) {
   // xla.CompileOptionsProto: field 3 executable_build_options {4 num_replicas, 5 num_partitions},
   // field 4 compile_portable_executable.
@@ -394,7 +469,8 @@ std::string SerializeCompileOptions(const CompileOptions& o) {
 }
 
 absl::StatusOr<Executable> Client::Compile(std::string_view program, const CompileOptions& options) const {
-  std::string opts = SerializeCompileOptions(options);
+  // Plugins take the counts literally (XLA's abort on 0 replicas), so "not given" is resolved here.
+  std::string opts = SerializeCompileOptions(ResolveDeviceCounts(program, options));
   OPJ_ARGS(PJRT_Program, prog);
   prog.code = const_cast<char*>(program.data());
   prog.code_size = program.size();

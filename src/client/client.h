@@ -154,8 +154,10 @@ class Buffer {
 };
 
 struct CompileOptions {
-  // 0: not given; the program's mhlo.num_replicas / mhlo.num_partitions (or the replica count of
-  // an "hlo_with_config" program's config) apply, else 1.
+  // 0: not given. Compile resolves it before calling the plugin (plugins such as XLA's take the
+  // counts literally and abort on 0): the module attribute mhlo.num_replicas / mhlo.num_partitions
+  // of an MLIR text program, the counts in an "hlo_with_config" program's config, else 1 (for
+  // MLIR bytecode and "hlo" too: pass the counts explicitly there).
   int num_replicas = 0;
   int num_partitions = 0;
   bool portable = false;  // compile_portable_executable: run on any one device
@@ -241,5 +243,7 @@ class Client {
 
 // The serialized xla.CompileOptionsProto for `options` (what Compile sends).
 std::string SerializeCompileOptions(const CompileOptions& options);
+// `options` with zero device counts replaced as CompileOptions describes.
+CompileOptions ResolveDeviceCounts(std::string_view program, const CompileOptions& options);
 
 }  // namespace openpjrt::client

@@ -116,6 +116,9 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   auto exe = client->Compile(prog, two);
   ASSERT_TRUE(exe.ok()) << exe.status();
   EXPECT_EQ(exe->num_devices(), 2u);
+  auto from_attr = client->Compile(prog);  // counts not given: the module's attribute
+  ASSERT_TRUE(from_attr.ok()) << from_attr.status();
+  EXPECT_EQ(from_attr->num_devices(), 2u);
   std::vector<float> v0 = {1, 2}, v1 = {10, 20};
   auto b0 = client->Upload(v0.data(), PJRT_Buffer_Type_F32, {2}, &client->devices()[0]);
   auto b1 = client->Upload(v1.data(), PJRT_Buffer_Type_F32, {2}, &client->devices()[1]);
@@ -134,6 +137,43 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   auto po = p->Execute({{&*b1}}, on1);
   ASSERT_TRUE(po.ok()) << po.status();
   EXPECT_EQ((*po)[0][0].device_id(), 1);
+}
+
+// Plugins such as XLA's take the counts of the compile options literally (0 replicas aborts the
+// process there), so the client resolves "not given" itself.
+TEST(CompileOptionsTest, DeviceCountsNotGivenAreResolved) {
+  CompileOptions none;
+  const char* two = "module @m attributes {mhlo.num_partitions = 3 : i32, mhlo.num_replicas = 2 : i32} {\n"
+                    "func.func @main() {\n return\n}\n}";
+  CompileOptions r = ResolveDeviceCounts(two, none);
+  EXPECT_EQ(r.num_replicas, 2);
+  EXPECT_EQ(r.num_partitions, 3);
+  // Given counts win; an attribute inside a function is not the module's.
+  CompileOptions given;
+  given.num_replicas = 4;
+  r = ResolveDeviceCounts(two, given);
+  EXPECT_EQ(r.num_replicas, 4);
+  EXPECT_EQ(r.num_partitions, 3);
+  r = ResolveDeviceCounts("func.func @main() attributes {mhlo.num_replicas = 5} {\n return\n}", none);
+  EXPECT_EQ(r.num_replicas, 1);
+  EXPECT_EQ(r.num_partitions, 1);
+  // Bytecode and plain HLO: 1 each.
+  r = ResolveDeviceCounts(std::string_view("ML\xefR\x01mhlo.num_replicas = 2", 26), none);
+  EXPECT_EQ(r.num_replicas, 1);
+  CompileOptions hlo;
+  hlo.format = "hlo";
+  EXPECT_EQ(ResolveDeviceCounts("anything", hlo).num_replicas, 1);
+  // HloModuleProtoWithConfig: config (2) {replica_count (4) = 2, num_partitions (5) = 3}, after a module (1).
+  CompileOptions with_config;
+  with_config.format = "hlo_with_config";
+  const std::string proto = std::string("\x0a\x02\x08\x01") + "\x12\x04\x20\x02\x28\x03";
+  r = ResolveDeviceCounts(proto, with_config);
+  EXPECT_EQ(r.num_replicas, 2);
+  EXPECT_EQ(r.num_partitions, 3);
+  EXPECT_EQ(ResolveDeviceCounts("\x12\xff", with_config).num_replicas, 1);  // truncated: 1, no overrun
+  // What Compile sends for default options: replicas 1, partitions 1 (field 3 {4: 1, 5: 1}).
+  EXPECT_EQ(SerializeCompileOptions(ResolveDeviceCounts("func.func @main() {\n return\n}", none)),
+            std::string("\x1a\x04\x20\x01\x28\x01"));
 }
 
 TEST_F(ClientTest, ErrorsCarryCodesAndMessages) {

@@ -386,6 +386,7 @@ void Parser::ParseReduceForm(Operation* op) {
       Token n = Expect(Tok::kValueId, "a reducer argument");
       Expect(Tok::kColon, "':'");
       Type t = ParseType();
+      SkipTrailingLocation();  // jax.export's text gives each argument its loc(...)
       (k ? seconds : firsts).emplace_back(n, t);
     }
     Expect(Tok::kRParen, "')'");

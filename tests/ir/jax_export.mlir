@@ -17,6 +17,15 @@ module @jit_f attributes {jax.uses_shape_polymorphism = false, mhlo.frontend_att
     %0 = stablehlo.sine %arg0 : tensor<8xf32> loc(#loc6)
     return %0 : tensor<8xf32> loc(#loc)
   } loc(#loc)
+  func.func private @total(%arg0: tensor<8xf32> loc("x")) -> tensor<f32> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32> loc(#loc)
+    %0 = stablehlo.reduce(%arg0 init: %cst) across dimensions = [0] : (tensor<8xf32>, tensor<f32>) -> tensor<f32>
+     reducer(%arg1: tensor<f32> loc("reduce:"(#loc2)), %arg2: tensor<f32> loc("reduce:"(#loc2)))  {
+      %1 = stablehlo.add %arg1, %arg2 : tensor<f32> loc(#loc4)
+      stablehlo.return %1 : tensor<f32> loc(#loc)
+    } loc(#loc3)
+    return %0 : tensor<f32> loc(#loc)
+  } loc(#loc)
 } loc(#loc)
 #loc = loc(unknown)
 #loc2 = loc("/tmp/x.py":3:0)

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -97,6 +98,8 @@ constexpr char kRunUsage[] =
     "                      found as pjrt_c_api_<name>_plugin.so) with the client library\n"
     "  --input NAME=FILE   pass FILE.npy as argument NAME (0, arg0 or %arg0); implies --plugin\n"
     "                      with the CPU plugin of this build unless one is given\n"
+    "  --output DIR        write the results as DIR/result<i>.npy (DIR/device<d>_result<i>.npy\n"
+    "                      with several devices); implies --plugin like --input\n"
     "  --format F          the program format: mlir (StableHLO), hlo (HloModuleProto) or\n"
     "                      hlo_with_config (HloModuleProtoWithConfig);\n"
     "                      default hlo for files named *.pb, else mlir\n"
@@ -130,7 +133,7 @@ std::string FormatResult(ir::Context& ctx, const cpu::RtValue& v) {
 bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string& name,
                   const std::string& entry, const std::string& plugin_path,
                   const std::map<int, std::string>& input_files, const std::vector<client::HostArray>* given,
-                  int replicas, int partitions, bool print,
+                  int replicas, int partitions, bool print, const std::string& output_dir,
                   const std::string& format, const std::string& where, std::string* why) {
   if (!entry.empty() && entry != "main") {
     *why = "--entry is not supported with --plugin (PJRT runs @main)";
@@ -212,11 +215,23 @@ bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string
   for (int d = 0; d < n; ++d)
     for (const client::Buffer& b : (*outs)[d]) {
       if (absl::Status s = b.Ready().Await(); !s.ok()) return *why = relocate(StrCat("runtime error: ", s.message())), false;
-      auto h = print ? b.ToHost() : absl::StatusOr<std::vector<uint8_t>>(std::vector<uint8_t>());
+      auto h = print || !output_dir.empty() ? b.ToHost() : absl::StatusOr<std::vector<uint8_t>>(std::vector<uint8_t>());
       if (!h.ok()) return *why = StrCat("download: ", h.status().message()), false;
       host[d].push_back(std::move(*h));
     }
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  for (int d = 0; d < n && !output_dir.empty(); ++d)
+    for (size_t i = 0; i < host[d].size(); ++i) {
+      const client::Buffer& b = (*outs)[d][i];
+      client::HostArray a{b.element_type(), b.dims(), std::move(host[d][i])};
+      const std::string path = StrCat(output_dir, n > 1 ? StrCat("/device", d, "_") : "/", "result", i, ".npy");
+      auto bytes = client::EncodeNpy(a);
+      if (!bytes.ok()) return *why = StrCat(path, ": ", bytes.status().message()), false;
+      std::ofstream f(path, std::ios::binary);
+      if (!f.write(bytes->data(), static_cast<std::streamsize>(bytes->size())) || !f.flush())
+        return *why = StrCat("cannot write ", path), false;
+      host[d][i] = std::move(a.data);
+    }
   std::string devices = n > 1 ? StrCat(", ", replicas, " replicas x ", partitions, " partitions") : std::string();
   std::printf("PASS %s: @%s%s via %s, %.3f ms\n", where.c_str(), sig->name.c_str(), devices.c_str(),
               c.plugin().path().c_str(), ms);
@@ -237,7 +252,7 @@ bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string
 }  // namespace
 
 int RunMain(int argc, char** argv) {
-  std::string file, entry, plugin_path, format;
+  std::string file, entry, plugin_path, format, output_dir;
   std::map<int, std::string> inputs;
   std::vector<client::HostArray> given;
   bool split = false, print = false, via_plugin = false, args_given = false;
@@ -278,6 +293,9 @@ int RunMain(int argc, char** argv) {
       }
       given = std::move(*v);
       args_given = true;
+    } else if (a == "--output" && i + 1 < argc) {
+      output_dir = argv[++i];
+      via_plugin = true;
     } else if (a == "--entry" && i + 1 < argc) {
       entry = argv[++i];
     } else if (a == "--format" && i + 1 < argc) {
@@ -342,7 +360,7 @@ int RunMain(int argc, char** argv) {
       std::string why;
       if (RunViaPlugin(**m, chunk, name, entry, plugin_path, inputs, args_given ? &given : nullptr,
                        static_cast<int>(replicas),
-                       static_cast<int>(partitions), print, format, where, &why)) {
+                       static_cast<int>(partitions), print, output_dir, format, where, &why)) {
         ++passed;
       } else {
         fail(why);
