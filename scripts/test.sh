@@ -43,7 +43,7 @@ if [ -x build-tsan/bin/distributed_tests ]; then
     build-tsan/bin/distributed_tests
 fi
 # The pool's intra-op loop handing a piece's exception to its caller.
-TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/runtime_unit_tests --gtest_filter='PoolParallelTest.*'
+TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/runtime_unit_tests --gtest_filter='PoolParallelTest.*:LaunchTest.*'
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/collectives.mlir
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --split-input-file tests/e2e/run_parallel.mlir
 TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/openpjrt run --replicas 4 examples/mlp_train_step.mlir

@@ -119,6 +119,9 @@ absl::Status ParseClientOptions(const PJRT_NamedValue* options, size_t n, const 
     } else if (name == "memory_limit_bytes") {
       s = int_in(0, INT64_MAX, &v);
       out->memory_limit_bytes = v;
+    } else if (name == "oom_retry_timeout_ms") {
+      s = int_in(0, INT32_MAX, &v);
+      out->oom_retry_timeout_ms = static_cast<int>(v);
     } else if (name == "deterministic") {
       s = want(PJRT_NamedValue_kBool);
       out->deterministic = o.bool_value;
@@ -126,7 +129,7 @@ absl::Status ParseClientOptions(const PJRT_NamedValue* options, size_t n, const 
       s = absl::InvalidArgumentError(StrCat(
           "unknown create option '", name, "'; the CPU plugin takes cpu_device_count, asynchronous, "
           "process_id (or node_id), num_nodes, partition_index, collectives_timeout_ms, "
-          "max_inflight_computations, intra_op_threads, memory_limit_bytes, deterministic"));
+          "max_inflight_computations, intra_op_threads, memory_limit_bytes, oom_retry_timeout_ms, deterministic"));
     }
     if (!s.ok()) return s;
   }

@@ -23,6 +23,42 @@ void MemoryStats::Add(int64_t bytes) {
   while (bytes > largest && !largest_alloc_size.compare_exchange_weak(largest, bytes)) {}
 }
 
+void MemoryStats::Remove(int64_t bytes) {
+  bytes_in_use -= bytes;
+  if (waiters_.load() != 0) Notify();
+}
+
+bool MemoryStats::TryReserve(int64_t bytes, int64_t limit) {
+  int64_t r = bytes_reserved.load();
+  do {
+    if (bytes_in_use.load() + r + bytes > limit) return false;
+  } while (!bytes_reserved.compare_exchange_weak(r, r + bytes));
+  return true;
+}
+
+void MemoryStats::Unreserve(int64_t bytes) {
+  bytes_reserved -= bytes;
+  if (waiters_.load() != 0) Notify();
+}
+
+void MemoryStats::Notify() {
+  ++free_epoch_;
+  std::lock_guard<std::mutex> lock(mu_);  // a waiter between its check and its sleep holds mu_
+  freed_.notify_all();
+}
+
+bool MemoryStats::WaitForFree(uint64_t seen, std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return freed_.wait_until(lock, deadline, [&] { return free_epoch_.load() != seen; });
+}
+
+std::vector<EventRef> Client::SwapStreamTail(int64_t stream, std::vector<EventRef> done) {
+  std::lock_guard<std::mutex> lock(streams_mu_);
+  std::vector<EventRef>& tail = streams_[stream];
+  std::swap(tail, done);
+  return done;
+}
+
 void MemoryStats::ClearPeaks() {
   peak_bytes_in_use = bytes_in_use.load();
   largest_alloc_size = 0;

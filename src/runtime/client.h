@@ -9,12 +9,17 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "src/distributed/distributed.h"
+#include "src/runtime/event.h"
 #include "src/runtime/thread_pool.h"
 
 namespace openpjrt::runtime {
@@ -29,6 +34,9 @@ struct ClientOptions {
   int max_inflight_computations = 32;
   int intra_op_threads = 0;       // 0: the machine's core count
   int64_t memory_limit_bytes = 0; // per device; 0: unlimited
+  // Under memory_limit_bytes, how long a preparation whose outputs do not fit yet waits for
+  // in-flight executions and frees before RESOURCE_EXHAUSTED.
+  int oom_retry_timeout_ms = 2000;
   bool deterministic = false;     // bit-identical results whatever the thread count
   int collectives_timeout_ms = 0; // across processes; 0: OPENPJRT_COLLECTIVES_TIMEOUT_MS or 300 s
   int num_nodes = 1;              // processes sharing the key-value store (process_id is the node id)
@@ -50,15 +58,37 @@ class Memory {
   std::string kind_, debug_string_, to_string_;
 };
 
-// Allocation statistics of one device, updated by buffers as storage comes and goes.
+// Allocation statistics of one device, updated by buffers as storage comes and goes, and the
+// reservations of prepared executions (their outputs' bytes, held from preparation until the
+// outputs exist). Under a memory limit a preparation that does not fit waits for memory to be
+// freed or unreserved (WaitForFree) and tries again.
 struct MemoryStats {
   std::atomic<int64_t> bytes_in_use{0};
   std::atomic<int64_t> peak_bytes_in_use{0};
   std::atomic<int64_t> num_allocs{0};
   std::atomic<int64_t> largest_alloc_size{0};
+  std::atomic<int64_t> bytes_reserved{0};
   void Add(int64_t bytes);
-  void Remove(int64_t bytes) { bytes_in_use -= bytes; }
+  void Remove(int64_t bytes);
   void ClearPeaks();
+  // Reserves `bytes` if in-use plus reserved plus `bytes` stays within `limit`.
+  bool TryReserve(int64_t bytes, int64_t limit);
+  void Unreserve(int64_t bytes);
+  // Waiting for memory: a waiter registers (BeginWait) before it reads free_epoch() and tries,
+  // so that a free in between is never missed; Remove and Unreserve count an epoch and wake
+  // waiters only while some are registered (the common case pays no extra atomic).
+  void BeginWait() { ++waiters_; }
+  void EndWait() { --waiters_; }
+  uint64_t free_epoch() const { return free_epoch_.load(); }
+  // Waits until free_epoch() differs from `seen` or `deadline` passes; false on the deadline.
+  bool WaitForFree(uint64_t seen, std::chrono::steady_clock::time_point deadline);
+
+ private:
+  void Notify();
+  std::atomic<uint64_t> free_epoch_{0};
+  std::atomic<int> waiters_{0};
+  std::mutex mu_;
+  std::condition_variable freed_;
 };
 
 class Device {
@@ -114,7 +144,14 @@ class Client {
   // Kind ids shared by every device: 0 device, 1 pinned_host, 2 unpinned_host.
   static const std::vector<std::string>& MemoryKinds();
 
+  // Execution streams: executions with the same non-zero stream id run in launch order. Records
+  // `done` (a launching execution's completion events) as the stream's tail and returns the
+  // previous tail, which that execution waits for.
+  std::vector<EventRef> SwapStreamTail(int64_t stream, std::vector<EventRef> done);
+
  private:
+  std::mutex streams_mu_;
+  std::unordered_map<int64_t, std::vector<EventRef>> streams_;
   ClientOptions options_;
   std::unique_ptr<distributed::Coordinator> coordinator_;
   std::vector<std::unique_ptr<Device>> devices_;

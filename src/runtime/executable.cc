@@ -402,9 +402,28 @@ struct FastScratch {
 
 }  // namespace
 
-absl::StatusOr<ExecuteResult> LoadedExecutable::ExecuteNow(const Executable& exe, Device* device,
-                                                           ExecuteRequest& req,
-                                                           const std::vector<bool>& donate) {
+MemoryReservation& MemoryReservation::operator=(MemoryReservation&& o) noexcept {
+  if (this != &o) {
+    Release();
+    held_ = std::move(o.held_);
+    o.held_.clear();
+  }
+  return *this;
+}
+
+void MemoryReservation::Release() {
+  for (auto& [stats, bytes] : held_) stats->Unreserve(bytes);
+  held_.clear();
+}
+
+int64_t MemoryReservation::bytes() const {
+  int64_t n = 0;
+  for (const auto& h : held_) n += h.second;
+  return n;
+}
+
+ExecuteResult LoadedExecutable::ExecuteNow(const Executable& exe, Device* device, ExecuteRequest& req,
+                                           const std::vector<bool>& donate) {
   thread_local FastScratch tls;
   std::optional<FastScratch> local;  // only when an FFI handler runs a program from inside one
   FastScratch& x = tls.busy ? local.emplace() : tls;
@@ -449,16 +468,6 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::ExecuteNow(const Executable& exe
     status = absl::FailedPreconditionError(StrCat("check failed: ", why));
   }
   const auto& shapes = exe.result_shapes();
-  if (status.ok() && client_->options().memory_limit_bytes > 0) {
-    int64_t bytes = 0;
-    for (const BufferShape& s : shapes) bytes += s.token ? 0 : s.type.ByteSize();
-    MemoryStats& stats = *device->stats_ptr();
-    const int64_t limit = client_->options().memory_limit_bytes;
-    if (stats.bytes_in_use + bytes > limit)
-      status = absl::ResourceExhaustedError(
-          StrCat("device 0: the outputs need ", bytes, " bytes; ", stats.bytes_in_use.load(), " of the ",
-                 limit, "-byte limit are in use"));
-  }
   ExecuteResult result;
   result.outputs.resize(1);
   result.outputs[0].reserve(shapes.size());
@@ -478,29 +487,85 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::ExecuteNow(const Executable& exe
   return result;
 }
 
-absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
+absl::Status LoadedExecutable::Reserve(const Executable& exe, std::span<Device* const> devices,
+                                       const ExecuteRequest& req, const std::vector<bool>& donate,
+                                       MemoryReservation* out) {
+  const int64_t limit = client_->options().memory_limit_bytes;
+  if (limit <= 0) return absl::OkStatus();
+  int64_t outputs = 0;
+  for (const BufferShape& s : exe.result_shapes()) outputs += s.token ? 0 : s.type.ByteSize();
+  if (outputs == 0) return absl::OkStatus();
+  if (outputs > limit)
+    return absl::ResourceExhaustedError(StrCat("device ", devices[0]->id(), ": the outputs need ", outputs,
+                                               " bytes; the ", limit, "-byte limit can never hold them"));
+  // Donated arguments' storage is reused or freed by the run itself: it does not have to fit twice.
+  std::vector<int64_t> need(devices.size(), outputs);
+  for (size_t d = 0; d < devices.size(); ++d) {
+    for (size_t i = 0; i < req.args[d].size() && i < donate.size(); ++i)
+      if (donate[i]) need[d] -= req.args[d][i]->on_device_size();
+    need[d] = std::max<int64_t>(need[d], 0);
+  }
+  auto try_all = [&](MemoryReservation* r, uint64_t* seen) -> size_t {  // the failing device, or size()
+    for (size_t d = 0; d < devices.size(); ++d) {
+      MemoryStats& stats = *devices[d]->stats_ptr();
+      if (seen) *seen = stats.free_epoch();
+      if (!stats.TryReserve(need[d], limit)) {
+        r->Release();  // all or nothing: no device keeps a partial reservation while this one waits
+        return d;
+      }
+      r->Add(devices[d]->stats_ptr(), need[d]);
+    }
+    return devices.size();
+  };
+  if (try_all(out, nullptr) == devices.size()) return absl::OkStatus();
+  // OOM retry: wait for frees and for in-flight executions to turn reservations into outputs.
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::milliseconds(client_->options().oom_retry_timeout_ms);
+  for (Device* d : devices) d->stats_ptr()->BeginWait();
+  absl::Status result;
+  for (;;) {
+    uint64_t seen = 0;
+    const size_t failed = try_all(out, &seen);
+    if (failed == devices.size()) break;
+    MemoryStats& stats = *devices[failed]->stats_ptr();
+    if (!stats.WaitForFree(seen, deadline) && Clock::now() >= deadline) {
+      const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+      result = absl::ResourceExhaustedError(StrCat(
+          "device ", devices[failed]->id(), ": the outputs need ", need[failed], " bytes; ",
+          stats.bytes_in_use.load(), " of the ", limit, "-byte limit are in use and ", stats.bytes_reserved.load(),
+          " reserved by executions in flight, and waiting ", waited, " ms (oom_retry_timeout_ms) freed too little"));
+      break;
+    }
+  }
+  for (Device* d : devices) d->stats_ptr()->EndWait();
+  return result;
+}
+
+absl::Status LoadedExecutable::PrepareIn(ExecuteRequest& req, PreparedExecution::State& p) {
   if (deleted_)
     return absl::FailedPreconditionError("PJRT_LoadedExecutable_Execute: the executable was deleted");
-  std::shared_ptr<const Executable> chosen = executable_;
-  if (chosen->dynamic_entry() && !req.args.empty()) {
+  p.exe = executable_;
+  if (p.exe->dynamic_entry() && !req.args.empty()) {
     // An entry point with dynamic argument types: compiled for these arguments' shapes (cached).
     std::vector<BufferShape> shapes;
     for (const BufferRef& b : req.args[0]) {
       if (!b) return absl::InvalidArgumentError("a null argument");
       shapes.push_back(b->shape());
     }
-    auto s = chosen->Specialise(shapes);
+    auto s = p.exe->Specialise(shapes);
     if (!s.ok()) return s.status();
-    chosen = *std::move(s);
+    p.exe = *std::move(s);
   }
-  const Executable& exe = *chosen;
-  // The devices to run on: the executable's own, or the one execute_device names (a span, so
-  // that a call does not copy the list).
+  const Executable& exe = *p.exe;
+  // The devices to run on: the executable's own, or the one execute_device names.
   std::span<Device* const> devices(addressable_);
-  const bool spans_processes = processes_.size() > 1 && !req.execute_device;
-  if (spans_processes && addressable_.empty())
+  p.spans_processes = processes_.size() > 1 && !req.execute_device;
+  if (p.spans_processes && addressable_.empty())
     return absl::InvalidArgumentError(StrCat("the executable runs on no device of process ",
                                              client_->process_index(), "; nothing to execute here"));
+  if (p.spans_processes && !client_->coordinator())
+    return absl::InternalError("an execution spans processes but the client has no coordinator");
   if (req.execute_device) {
     if (!req.execute_device->addressable())
       return absl::InvalidArgumentError(StrCat("PJRT_LoadedExecutable_Execute_Args.execute_device is device ",
@@ -517,16 +582,12 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
     return absl::InvalidArgumentError(StrCat("PJRT_LoadedExecutable_Execute_Args.num_devices is ",
                                              req.args.size(), ", the executable runs on ", n,
                                              " devices"));
+  if (!req.hosts.empty() && req.hosts.size() != n)
+    return absl::InvalidArgumentError(StrCat("host transfer callbacks for ", req.hosts.size(),
+                                             " devices; the execution has ", n));
+  for (size_t i = 0; i < req.wait_for.size(); ++i)
+    if (!req.wait_for[i]) return absl::InvalidArgumentError(StrCat("wait_for[", i, "] is null"));
   const auto& arg_shapes = exe.arg_shapes();
-  // The donation flags: the executable's own unless the caller excluded some arguments.
-  std::vector<bool> adjusted;
-  if (!req.non_donatable.empty()) {
-    adjusted = exe.donated_args();
-    for (int64_t i : req.non_donatable)
-      if (i >= 0 && i < static_cast<int64_t>(adjusted.size())) adjusted[i] = false;
-  }
-  const std::vector<bool>& donate = req.non_donatable.empty() ? exe.donated_args() : adjusted;
-  std::vector<EventRef> waits;
   for (size_t d = 0; d < n; ++d) {
     if (req.args[d].size() != arg_shapes.size())
       return absl::InvalidArgumentError(StrCat("PJRT_LoadedExecutable_Execute_Args.num_args is ",
@@ -547,17 +608,73 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
             StrCat("argument #", i, " for device ", d, " was deleted or donated"));
     }
   }
+  // The donation flags: the executable's own unless the caller excluded some arguments.
+  if (!req.non_donatable.empty()) {
+    p.adjusted_donate = exe.donated_args();
+    for (int64_t i : req.non_donatable)
+      if (i >= 0 && i < static_cast<int64_t>(p.adjusted_donate.size())) p.adjusted_donate[i] = false;
+  }
+  const std::vector<bool>& donate = req.non_donatable.empty() ? exe.donated_args() : p.adjusted_donate;
+  return Reserve(exe, devices, req, donate, &p.reservation);
+}
+
+absl::StatusOr<PreparedExecution> LoadedExecutable::Prepare(ExecuteRequest req) {
+  PreparedExecution p;
+  p.req_ = std::move(req);
+  if (absl::Status s = PrepareIn(p.req_, p.state_); !s.ok()) return s;
+  return p;
+}
+
+ExecuteResult LoadedExecutable::Launch(PreparedExecution&& p) { return LaunchIn(p.req_, p.state_); }
+
+absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
+  PreparedExecution::State st;
+  if (absl::Status s = PrepareIn(req, st); !s.ok()) return s;
+  return LaunchIn(req, st);
+}
+
+ExecuteResult LoadedExecutable::LaunchIn(ExecuteRequest& req, PreparedExecution::State& p) {
+  std::shared_ptr<const Executable> chosen = std::move(p.exe);
+  const Executable& exe = *chosen;
+  std::span<Device* const> devices = req.execute_device ? std::span<Device* const>(&req.execute_device, 1)
+                                                        : std::span<Device* const>(addressable_);
+  const size_t n = devices.size();
+  const std::vector<bool>& donate = req.non_donatable.empty() ? exe.donated_args() : p.adjusted_donate;
+  const auto& arg_shapes = exe.arg_shapes();
+  const bool spans_processes = p.spans_processes;
   const bool single = n == 1 && !spans_processes;
   Client* client = client_;
   // Small single-device programs run on the thread that makes them runnable (usually the
   // caller's), without a sleep/wake handoff; the rest go to the client's pool.
   const bool inline_run = !client->options().asynchronous ||
                           (single && exe.runs_inline() && req.hosts.empty());
+  // The stream's previous execution, and the control dependencies, come before this one.
+  std::vector<EventRef> waits = std::move(req.wait_for);
+  std::vector<EventRef> done_events;
+  if (req.stream_id != 0) {
+    for (size_t d = 0; d < n; ++d) done_events.push_back(Event::Create());
+    // Order only: the previous execution's failure is its own, not this one's.
+    for (EventRef& e : client->SwapStreamTail(req.stream_id, done_events)) {
+      if (e->IsReady()) continue;
+      EventRef finished = Event::Create();
+      e->OnReady([finished](const absl::Status&) { finished->Set(absl::OkStatus()); });
+      waits.push_back(std::move(finished));
+    }
+  }
   if (single && inline_run && req.hosts.empty()) {
     bool defined = true;
     for (const BufferRef& b : req.args[0])
       defined = defined && b->ready_event()->IsReady() && b->ready_event()->status().ok();
-    if (defined) return ExecuteNow(exe, devices[0], req, donate);
+    for (const EventRef& e : waits) defined = defined && e->IsReady() && e->status().ok();
+    if (defined) {
+      ExecuteResult r = ExecuteNow(exe, devices[0], req, donate);
+      p.reservation.Release();  // the outputs exist (or failed): their bytes are counted as in use
+      if (!done_events.empty()) {
+        done_events[0]->Set(r.device_done[0]->status());
+        r.device_done[0] = done_events[0];
+      }
+      return r;
+    }
   }
   for (size_t d = 0; d < n; ++d)
     for (const BufferRef& b : req.args[d]) waits.push_back(b->ready_event());
@@ -566,7 +683,7 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
   for (size_t d = 0; d < n; ++d) {
     for (const BufferShape& s : exe.result_shapes())
       result.outputs[d].push_back(Buffer::CreatePending(devices[d]->default_memory(), s));
-    result.device_done.push_back(Event::Create());
+    result.device_done.push_back(done_events.empty() ? Event::Create() : done_events[d]);
   }
   for (size_t d = 0; d < n; ++d)
     for (size_t i = 0; i < arg_shapes.size(); ++i)
@@ -575,21 +692,17 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
 
   auto self = chosen;
   auto args = std::make_shared<std::vector<BufferList>>(std::make_move_iterator(req.args.begin()),
-                                                                   std::make_move_iterator(req.args.end()));
+                                                        std::make_move_iterator(req.args.end()));
   auto outs = result.outputs;
   auto done = result.device_done;
-  const int64_t limit = client_->options().memory_limit_bytes;
   auto hosts = std::make_shared<std::vector<std::shared_ptr<cpu::HostTransfers>>>(std::move(req.hosts));
-  if (!hosts->empty() && hosts->size() != n)
-    return absl::InvalidArgumentError(StrCat("host transfer callbacks for ", hosts->size(), " devices; the execution has ", n));
+  auto reservation = std::make_shared<MemoryReservation>(std::move(p.reservation));
   cpu::Parallel* parallel = client_->parallel();  // the client outlives its executions
   std::shared_ptr<const cpu::FfiUserData> ffi = req.ffi_user_data;
   // Across processes: the launch number is taken now, in launch order, which every process shares.
   std::shared_ptr<cpu::RemoteDevices> remote;
   std::shared_ptr<cpu::ProcessExchange> exchange;
   if (spans_processes) {
-    if (!client_->coordinator())
-      return absl::InternalError("an execution spans processes but the client has no coordinator");
     exchange = client_->coordinator()->BeginExecution(processes_);
     remote = std::make_shared<cpu::RemoteDevices>();
     remote->exchange = exchange.get();
@@ -597,16 +710,16 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
     remote->self = static_cast<int>(std::lower_bound(processes_.begin(), processes_.end(), client_->process_index()) -
                                     processes_.begin());
   }
-  auto run = [self, args, outs, done, donate, single, limit, hosts, parallel, ffi, remote,
-              exchange](absl::Status ready) {
+  auto run = [self, args, outs, done, donate, single, hosts, parallel, ffi, remote, exchange,
+              reservation](absl::Status ready) {
     bool ran = false;
     auto finish = [&](const absl::Status& s) {
       // Failing before the program ran: the other processes would wait at its first exchange.
       if (exchange && !ran) exchange->Abandon(0, StrCat("before running: ", s.message()));
-      for (size_t d = 0; d < outs.size(); ++d) {
+      for (size_t d = 0; d < outs.size(); ++d)
         for (const BufferRef& o : outs[d]) o->Fail(s);
-        done[d]->Set(s);
-      }
+      reservation->Release();
+      for (size_t d = 0; d < outs.size(); ++d) done[d]->Set(s);
     };
     if (!ready.ok()) return finish(ready);
     std::vector<std::vector<cpu::RtValue>> values(args->size());
@@ -648,26 +761,14 @@ absl::StatusOr<ExecuteResult> LoadedExecutable::Execute(ExecuteRequest req) {
         StrAppend(&why, why.empty() ? "" : "; ", "<program>:", c.loc.line, ":", c.loc.col, ": ", c.message);
       return finish(absl::FailedPreconditionError(StrCat("check failed: ", why)));
     }
-    for (size_t d = 0; d < outs.size(); ++d) {
-      if (limit > 0) {
-        int64_t bytes = 0;
-        for (const BufferRef& o : outs[d]) bytes += o->on_device_size();
-        MemoryStats& stats = outs[d].empty() ? *(*args)[d][0]->device()->stats_ptr()
-                                             : *outs[d][0]->device()->stats_ptr();
-        if (stats.bytes_in_use + bytes > limit)
-          return finish(absl::ResourceExhaustedError(
-              StrCat("device ", d, ": the outputs need ", bytes, " bytes; ", stats.bytes_in_use.load(),
-                     " of the ", limit, "-byte limit are in use")));
-      }
-    }
-    for (size_t d = 0; d < outs.size(); ++d) {
+    for (size_t d = 0; d < outs.size(); ++d)
       for (size_t i = 0; i < outs[d].size(); ++i) {
         cpu::RtValue& v = (*results)[d][i];
         if (v.kind == cpu::RtValue::Kind::kArray) outs[d][i]->Fulfil(std::move(v.array));
         else outs[d][i]->Fulfil(cpu::Array());
       }
-      done[d]->Set(absl::OkStatus());
-    }
+    reservation->Release();  // the outputs' bytes are now counted as in use
+    for (size_t d = 0; d < outs.size(); ++d) done[d]->Set(absl::OkStatus());
   };
   WhenAllReady(waits, [client, run, inline_run](absl::Status ready) {
     if (inline_run) run(ready);

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,8 +104,58 @@ struct ExecuteRequest {
   std::vector<std::shared_ptr<cpu::HostTransfers>> hosts;
   // The execute context's user data for FFI handlers; null when the caller gave no context.
   std::shared_ptr<const cpu::FfiUserData> ffi_user_data;
+  // Executions with the same non-zero stream id run in launch order: each starts after the
+  // previous one on its stream has finished, whatever its arguments. 0 (what C API callers
+  // get): ordered only by the buffers executions share.
+  int64_t stream_id = 0;
+  // Control dependencies: events the execution waits for beyond its arguments (other
+  // executions' completion, transfers, promises). An error of one becomes every output's error.
+  std::vector<EventRef> wait_for;
 };
 
+// The outputs' memory an execution holds between preparation and its outputs' existence (see
+// MemoryStats). Move-only; released on destruction, so a preparation dropped unlaunched gives
+// its reservation back.
+class MemoryReservation {
+ public:
+  MemoryReservation() = default;
+  MemoryReservation(MemoryReservation&& o) noexcept : held_(std::move(o.held_)) { o.held_.clear(); }
+  MemoryReservation& operator=(MemoryReservation&& o) noexcept;
+  ~MemoryReservation() { Release(); }
+  void Add(std::shared_ptr<MemoryStats> stats, int64_t bytes) { held_.emplace_back(std::move(stats), bytes); }
+  void Release();
+  int64_t bytes() const;
+
+ private:
+  std::vector<std::pair<std::shared_ptr<MemoryStats>, int64_t>> held_;
+};
+
+// An execution that has been prepared (two-phase launch): its arguments checked, its donations
+// resolved, its outputs' memory reserved under the client's memory limit and its dependencies
+// collected. Preparing may fail (and may be retried: nothing was marked, held or written);
+// launching a prepared execution never fails for resource reasons. Dropping one unlaunched
+// releases what it reserved.
+class PreparedExecution {
+ public:
+  PreparedExecution() = default;
+  PreparedExecution(PreparedExecution&&) = default;
+  PreparedExecution& operator=(PreparedExecution&&) = default;
+  bool valid() const { return state_.exe != nullptr; }
+  // Bytes of output memory reserved for it (0 without a memory limit).
+  int64_t reserved_bytes() const { return state_.reservation.bytes(); }
+
+ private:
+  friend class LoadedExecutable;
+  // What preparation decided, beside the request itself.
+  struct State {
+    std::shared_ptr<const Executable> exe;
+    std::vector<bool> adjusted_donate;  // used when the request's non_donatable is not empty
+    bool spans_processes = false;
+    MemoryReservation reservation;
+  };
+  ExecuteRequest req_;
+  State state_;
+};
 struct ExecuteResult {
   PerDevice<BufferList> outputs;              // [num_devices][num_outputs]
   PerDevice<EventRef> device_done;            // per device
@@ -130,9 +181,17 @@ class LoadedExecutable {
   const std::vector<int>& processes() const { return processes_; }
   const std::vector<std::vector<int64_t>>& assignment() const { return assignment_; }
 
-  // Checks the arguments now and returns output buffers at once; the computation runs when
-  // every argument is ready. An argument's error becomes every output's error.
+  // Prepare then Launch: checks the arguments now and returns output buffers at once; the
+  // computation runs when every argument (and every wait_for event, and the stream's previous
+  // execution) is ready. An argument's error becomes every output's error.
   absl::StatusOr<ExecuteResult> Execute(ExecuteRequest request);
+  // Phase one. Errors: the request's (INVALID_ARGUMENT, FAILED_PRECONDITION naming the argument)
+  // and, under memory_limit_bytes, RESOURCE_EXHAUSTED when the outputs can never fit or did not
+  // fit within oom_retry_timeout_ms of waiting for in-flight executions and frees.
+  absl::StatusOr<PreparedExecution> Prepare(ExecuteRequest request);
+  // Phase two: marks donations, takes holds and schedules the run. Never fails for resources;
+  // a failure of the run itself arrives through the outputs and device_done.
+  ExecuteResult Launch(PreparedExecution&& prepared);
 
   void Delete() { deleted_ = true; }
   bool IsDeleted() const { return deleted_; }
@@ -140,8 +199,14 @@ class LoadedExecutable {
  private:
   // Runs a single-device program whose arguments are all defined, here and now (no events to
   // wait on, no closures, no pool): the dispatch path of small programs.
-  absl::StatusOr<ExecuteResult> ExecuteNow(const Executable& exe, Device* device, ExecuteRequest& req,
-                                           const std::vector<bool>& donate);
+  absl::Status Reserve(const Executable& exe, std::span<Device* const> devices, const ExecuteRequest& req,
+                       const std::vector<bool>& donate, MemoryReservation* out);
+  // The two phases over a request that stays where it is (Execute's own, or a
+  // PreparedExecution's): no copies or moves of the argument lists on the dispatch path.
+  absl::Status PrepareIn(ExecuteRequest& req, PreparedExecution::State& st);
+  ExecuteResult LaunchIn(ExecuteRequest& req, PreparedExecution::State& st);
+  ExecuteResult ExecuteNow(const Executable& exe, Device* device, ExecuteRequest& req,
+                           const std::vector<bool>& donate);
 
   Client* client_ = nullptr;
   std::shared_ptr<const Executable> executable_;

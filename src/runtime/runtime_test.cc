@@ -19,6 +19,7 @@ namespace openpjrt::runtime {
 namespace {
 
 using test_util::CompileText;
+using test_util::Floats;
 
 std::vector<std::string> StepNames(const cpu::Executable& exe) {
   std::vector<std::string> names;
@@ -543,13 +544,6 @@ func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %a, %b : tensor<4xf32>
   return %0 : tensor<4xf32>
 })";
-
-BufferRef Floats(Device* d, std::vector<float> v) {
-  cpu::ArrayType t{ir::ElemKind::kF32, {static_cast<int64_t>(v.size())}};
-  cpu::Array a = cpu::Array::Allocate(t);
-  std::memcpy(a.mutable_data(), v.data(), v.size() * 4);
-  return Buffer::CreateReady(d->default_memory(), BufferShape{t}, a);
-}
 
 TEST(ExecuteTest, WaitsForPendingArgumentsAndPropagatesErrors) {
   Client client(ClientOptions{});

@@ -1,13 +1,16 @@
 // Helpers shared by the runtime's unit tests.
 #pragma once
 
+#include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "src/compiler/compile.h"
 #include "src/ir/parser.h"
 #include "src/ir/verifier.h"
+#include "src/runtime/buffer.h"
 
 namespace openpjrt::runtime::test_util {
 
@@ -17,6 +20,14 @@ inline absl::StatusOr<std::shared_ptr<cpu::Executable>> CompileText(const std::s
   if (!m.ok()) return m.status();
   if (absl::Status s = ir::VerifyModule(**m); !s.ok()) return s;
   return compiler::Compile(**m);
+}
+
+// A ready f32 buffer on `d` holding `v`.
+inline BufferRef Floats(Device* d, const std::vector<float>& v) {
+  cpu::ArrayType t{ir::ElemKind::kF32, {static_cast<int64_t>(v.size())}};
+  cpu::Array a = cpu::Array::Allocate(t);
+  std::memcpy(a.mutable_data(), v.data(), v.size() * 4);
+  return Buffer::CreateReady(d->default_memory(), BufferShape{t}, a);
 }
 
 }  // namespace openpjrt::runtime::test_util

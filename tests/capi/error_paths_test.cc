@@ -2,8 +2,11 @@
 // per-device memory limits, host layouts the plugin cannot serve, and portable-execution misuse.
 // Each must come back as a PJRT_Error with the right code and a message that names the problem.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/capi/capi_fixture.h"
@@ -82,26 +85,101 @@ TEST_F(PluginTest, MemoryLimitIsEnforcedOnUploadsAndOutputs) {
   std::string m = Message(e);
   EXPECT_TRUE(Contains(m, "64-byte memory limit")) << m;
 
-  // An execution whose outputs do not fit fails its outputs, not the process.
+  // An execution whose outputs can never fit is refused by Execute (its preparation), at once.
   PJRT_LoadedExecutable* exe = Compile(R"(
 func.func @main(%x: tensor<4xf32>) -> tensor<16x4xf32> {
   %0 = stablehlo.broadcast_in_dim %x, dims = [1] : (tensor<4xf32>) -> tensor<16x4xf32>
   return %0 : tensor<16x4xf32>
 })", small);
   ASSERT_NE(exe, nullptr);
-  auto outs = Execute(exe, {{b}}, 1);
-  auto re = Args<PJRT_Buffer_ReadyEvent_Args>();
-  re.buffer = outs[0][0];
-  CAPI_OK(api->PJRT_Buffer_ReadyEvent(&re));
-  e = Await(re.event);
+  std::vector<std::vector<PJRT_Buffer*>> outs;
+  e = TryExecute(exe, {{b}}, 1, &outs);
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_RESOURCE_EXHAUSTED);
   m = Message(e);
-  EXPECT_TRUE(Contains(m, "the outputs need 256 bytes")) << m;
-  Destroy(outs[0][0]);
+  EXPECT_TRUE(Contains(m, "the outputs need 256 bytes; the 64-byte limit can never hold them")) << m;
   Destroy(exe);
   Destroy(b);
   auto cd = Args<PJRT_Client_Destroy_Args>();
+  cd.client = small;
+  CAPI_OK(api->PJRT_Client_Destroy(&cd));
+}
+
+// OOM retry: an execution whose outputs do not fit yet waits for memory to be freed (here by
+// other threads deleting their results) instead of failing; one that still does not fit after
+// oom_retry_timeout_ms fails with RESOURCE_EXHAUSTED and leaves its arguments usable.
+TEST_F(PluginTest, ExecutionsWaitForMemoryUnderALimit) {
+  // Room for the argument (64 bytes) and three 64-byte results.
+  PJRT_Client* small = CreateClient({IntOption("memory_limit_bytes", 256), IntOption("oom_retry_timeout_ms", 5000)});
+  ASSERT_NE(small, nullptr);
+  PJRT_Buffer* x = Upload(std::vector<float>(16, 1.0f), {16}, 0, small);
+  ASSERT_NE(x, nullptr);
+  PJRT_LoadedExecutable* exe = Compile(R"(
+func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = stablehlo.add %x, %x : tensor<16xf32>
+  return %0 : tensor<16xf32>
+})", small);
+  ASSERT_NE(exe, nullptr);
+  // 8 threads x 20 executions, each holding its result for a moment: 160 results through room
+  // for 3 at a time.
+  std::atomic<int> ok{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i) {
+        std::vector<std::vector<PJRT_Buffer*>> outs;
+        PJRT_Error* err = TryExecute(exe, {{x}}, 1, &outs);
+        if (err) {
+          ++failed;
+          ADD_FAILURE() << Message(err);
+          continue;
+        }
+        std::vector<float> host = Download(outs[0][0]);
+        if (host.size() == 16 && host[3] == 2.0f) ++ok;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        Destroy(outs[0][0]);
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 160);
+  EXPECT_EQ(failed.load(), 0);
+  Destroy(exe);
+  Destroy(x);
+  auto cd = Args<PJRT_Client_Destroy_Args>();
+  cd.client = small;
+  CAPI_OK(api->PJRT_Client_Destroy(&cd));
+
+  // Nothing frees memory: the wait times out, the argument is still there, and once a result is
+  // deleted the same execution goes through.
+  small = CreateClient({IntOption("memory_limit_bytes", 192), IntOption("oom_retry_timeout_ms", 50)});
+  ASSERT_NE(small, nullptr);
+  x = Upload(std::vector<float>(16, 1.0f), {16}, 0, small);
+  exe = Compile(R"(
+func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = stablehlo.add %x, %x : tensor<16xf32>
+  return %0 : tensor<16xf32>
+})", small);
+  ASSERT_NE(exe, nullptr);
+  auto first = Execute(exe, {{x}}, 1);
+  auto second = Execute(exe, {{x}}, 1);  // 192 of 192 bytes in use
+  std::vector<std::vector<PJRT_Buffer*>> outs;
+  const auto t0 = std::chrono::steady_clock::now();
+  PJRT_Error* err = TryExecute(exe, {{x}}, 1, &outs);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_NE(err, nullptr);
+  EXPECT_EQ(err->vtable->get_code(err), PJRT_Error_Code_RESOURCE_EXHAUSTED);
+  std::string m = Message(err);
+  EXPECT_TRUE(Contains(m, "the outputs need 64 bytes; 192 of the 192-byte limit are in use")) << m;
+  EXPECT_TRUE(Contains(m, "(oom_retry_timeout_ms)")) << m;
+  EXPECT_GE(ms, 45.0);
+  EXPECT_LT(ms, 5000.0);
+  Destroy(first[0][0]);
+  auto third = Execute(exe, {{x}}, 1);
+  EXPECT_EQ(Download(third[0][0]), std::vector<float>(16, 2.0f));
+  Destroy(third[0][0]);
+  Destroy(second[0][0]);
+  Destroy(exe);
+  Destroy(x);
   cd.client = small;
   CAPI_OK(api->PJRT_Client_Destroy(&cd));
 }
