@@ -342,7 +342,8 @@ void Compile(State& s, Bytes& in) {
 void CreateClient(State& s, Bytes& in) {
   PJRT_NamedValue o[3];
   std::memset(o, 0, sizeof(o));
-  const char* names[] = {"cpu_device_count", "asynchronous", "intra_op_threads", "nonsense", "num_nodes"};
+  const char* names[] = {"cpu_device_count", "asynchronous", "intra_op_threads", "nonsense", "num_nodes",
+                         "memory_limit_bytes", "oom_retry_timeout_ms"};
   // Mostly a good client of 2 devices (so that the calls after it run); a quarter of the time
   // options of any name, type and value.
   size_t n = 1;
@@ -355,7 +356,7 @@ void CreateClient(State& s, Bytes& in) {
   if (in.Next() % 4 == 0) n = in.Next() % 4;
   for (size_t i = 0; i < n && n > 1; ++i) {
     o[i].struct_size = in.Next() % 8 ? PJRT_NamedValue_STRUCT_SIZE : 8;
-    o[i].name = names[in.Next() % 5];
+    o[i].name = names[in.Next() % 7];
     o[i].name_size = std::strlen(o[i].name);
     o[i].type = static_cast<PJRT_NamedValue_Type>(in.Next() % 6);
     o[i].int64_value = static_cast<int64_t>(in.Next() % 4);
