@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "src/runtime/executable.h"
 #include "src/runtime/test_util.h"
+#include "src/support/str.h"
 
 namespace openpjrt::runtime {
 namespace {
@@ -172,6 +173,38 @@ TEST(LaunchTest, WaitForEventsAreControlDependencies) {
   EXPECT_FALSE(one->IsDeleted());
   req.wait_for = {nullptr};
   EXPECT_EQ(le->Execute(req).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Small programs run on the caller's thread; a loop counts once per iteration when its trip count
+// is a constant (fori_loop, scan), and a loop of unknown length sends the program to the pool.
+TEST(LaunchTest, LoopsWithConstantTripCountsRunInlineWhenSmall) {
+  auto loop = [](int64_t trips, const char* cond_rhs) {
+    return StrCat(R"(
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<4xf32>
+  cond {
+    %n = stablehlo.constant dense<)", trips, R"(> : tensor<i32>
+    %p = stablehlo.compare LT, %i, )", cond_rhs, R"(, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    %w = stablehlo.add %v, %v : tensor<4xf32>
+    stablehlo.return %j, %w : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+})");
+  };
+  auto inline_run = [](const std::string& text) {
+    auto exe = Executable::Compile(text, "mlir", {});
+    EXPECT_TRUE(exe.ok()) << exe.status();
+    return exe.ok() && (*exe)->runs_inline();
+  };
+  EXPECT_TRUE(inline_run(loop(200, "%n")));
+  EXPECT_FALSE(inline_run(loop(int64_t{1} << 30, "%n")));  // ~1e13 flop-equivalents: the pool
+  EXPECT_FALSE(inline_run(loop(200, "%i")));                // not a constant bound: unknown length
+  EXPECT_TRUE(inline_run(kAdd));
 }
 
 }  // namespace

@@ -77,6 +77,11 @@ class Array {
   template <typename T>
   T* mutable_as() const { return reinterpret_cast<T*>(mutable_data()); }
   bool valid() const { return data_ != nullptr; }
+  // Drops the storage reference (the type is left as it was; the array reads as invalid).
+  void ReleaseStorage() {
+    data_.reset();
+    owned_ = false;
+  }
   // True when this array is the only reference to storage our allocator gave (not wrapped host
   // memory): a kernel whose input dies with it may write its result there.
   bool Unique() const { return owned_ && data_.use_count() == 1; }
@@ -113,6 +118,13 @@ struct RtValue {
     RtValue v;
     v.kind = Kind::kToken;
     return v;
+  }
+  // Empties the value (kNone) without rebuilding it: what the executor does to every dead slot,
+  // many times per loop iteration.
+  void Clear() {
+    kind = Kind::kNone;
+    array.ReleaseStorage();
+    if (!tuple.empty()) tuple.clear();
   }
 };
 

@@ -34,7 +34,7 @@ void RunProgram(const Program& program, ExecState& state, StepProfile* profile) 
       step.fn(step, state);
     }
     if (!state.ok()) return;
-    for (int s : step.release) state.slots[s] = RtValue();
+    for (int s : step.release) state.slots[s].Clear();
   }
 }
 
@@ -115,7 +115,7 @@ absl::Status Executable::RunWith(ExecState& state, std::span<RtValue> args,
       else out->push_back(std::move(state.slots[results[i]]));
     }
   }
-  for (RtValue& v : state.slots) v = RtValue();
+  for (RtValue& v : state.slots) v.Clear();
   return state.status;
 }
 

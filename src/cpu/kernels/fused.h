@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "src/cpu/kernels/fused_vec.h"
 #include "src/cpu/kernels/kernels.h"
@@ -18,11 +19,31 @@ inline constexpr int64_t kFusedBlock = 1024;  // elements evaluated at a time
 // The run's inputs, read from slots step.in[0, num_inputs): arrays of the run's size, splat
 // constants and broadcast scalars (a block of the repeated element), absorbed broadcasts (element
 // e of the run reads element (e / inner) % period).
+// Per-run lists are small: inline storage spares the allocations that a tiny run (a loop body's
+// step) would otherwise pay on every call.
+template <typename T>
+using FusedList = absl::InlinedVector<T, 8>;
+
 struct FusedInputs {
-  std::vector<const uint8_t*> ptr;
-  std::vector<std::unique_ptr<uint8_t[]>> splat;  // non-null: ptr points at this block
-  std::vector<int64_t> period;                    // > 1: ptr is a repeating input of this size
-  std::vector<int64_t> inner;                     // each of its elements repeated this many times
+  FusedList<const uint8_t*> ptr;
+  FusedList<std::unique_ptr<uint8_t[]>> splat;  // non-null: ptr points at this block
+  FusedList<int64_t> period;                    // > 1: ptr is a repeating input of this size
+  FusedList<int64_t> inner;                     // each of its elements repeated this many times
+};
+
+// Bytes for an evaluator's block buffers, reused by the next evaluator on the same thread (they
+// are kilobytes, page-spaced: a malloc and free of them per call cost more than a small run).
+class ArenaLease {
+ public:
+  explicit ArenaLease(size_t bytes = 0);
+  ArenaLease(ArenaLease&&) noexcept = default;
+  ArenaLease& operator=(ArenaLease&&) noexcept = default;
+  ~ArenaLease();
+  uint8_t* get() const { return block_.get(); }
+
+ private:
+  std::unique_ptr<uint8_t[]> block_;
+  size_t size_ = 0;
 };
 absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecState& st,
                                 size_t num_inputs, FusedInputs* in);
@@ -54,15 +75,15 @@ class FusedBlockEval {
   const FusedInputs& in_;
   std::vector<Array>* outs_;
   bool stream_, deferred_;
-  std::vector<int> buffer_of_;                        // op -> its block buffer, -1 if none
-  std::unique_ptr<uint8_t[]> arena_;                  // holds the buffers below
-  std::vector<uint8_t*> buffers_;                     // block buffers, shared by ops one after another
-  std::vector<int> buffer_bytes_;                     // element size of each buffer
-  std::vector<uint8_t*> gathered_;                    // per input: its gathered block, or null
+  FusedList<int> buffer_of_;                          // op -> its block buffer, -1 if none
+  ArenaLease arena_;                                  // holds the buffers below
+  FusedList<uint8_t*> buffers_;                       // block buffers, shared by ops one after another
+  FusedList<int> buffer_bytes_;                       // element size of each buffer
+  FusedList<uint8_t*> gathered_;                      // per input: its gathered block, or null
   VecRunFn vec_run_ = nullptr;                        // set: Run evaluates vec_steps_
-  std::vector<VecStep> vec_steps_;
-  std::vector<int> vec_ptr_key_;                      // per pointer: a value (At), or ~output
-  std::vector<float*> vec_ptrs_;                      // the pointers for the current block
+  FusedList<VecStep> vec_steps_;
+  FusedList<int> vec_ptr_key_;                        // per pointer: a value (At), or ~output
+  FusedList<float*> vec_ptrs_;                        // the pointers for the current block
 };
 
 // Elements e0 + r * ld + [0, cols) for r in [0, rows) of a product's row-major result are final.

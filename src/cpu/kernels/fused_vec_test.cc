@@ -155,8 +155,8 @@ Result Evaluate(const RandomRun& r, bool stream, bool deferred, int keep, uint32
   FusedInputs in;
   in.ptr.resize(num_inputs);
   in.splat.resize(num_inputs);
-  in.period = r.period;
-  in.inner = r.inner;
+  in.period.assign(r.period.begin(), r.period.end());
+  in.inner.assign(r.inner.begin(), r.inner.end());
   for (size_t i = 0; i < num_inputs; ++i) {
     if (!r.p.input_splat[i].empty()) {
       const int64_t len = std::min<int64_t>(n, kFusedBlock);

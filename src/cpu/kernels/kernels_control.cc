@@ -1,5 +1,6 @@
 // while, if, case and chlo.scan: the executor runs the region programs; values flow through
 // their slots.
+#include <algorithm>
 #include <cstring>
 
 #include "src/cpu/kernels/kernels.h"
@@ -13,23 +14,54 @@ namespace {
 // buffer updated in place (dynamic_update_slice at the last use of a Unique array) then stays
 // in place from one iteration to the next instead of being copied at each (lax.scan).
 void ClearRegionSlots(const Program& region, ExecState& st) {
-  for (int a : region.args) st.slots[a] = RtValue();
+  for (int a : region.args) st.slots[a].Clear();
   for (const Step& step : region.steps)
-    for (int o : step.out) st.slots[o] = RtValue();
+    for (int o : step.out) st.slots[o].Clear();
 }
 
+// Per result of `region`: whether the executor may move it out of its slot after a run. A slot
+// the region defines (an argument or a step's result) is cleared right afterwards anyway, unless
+// the same slot is returned again later in the list; a value captured from the enclosing program
+// must stay where it is (copied out).
+std::vector<char> MovableResults(const Program& region) {
+  std::vector<int> own(region.args.begin(), region.args.end());
+  for (const Step& step : region.steps) own.insert(own.end(), step.out.begin(), step.out.end());
+  std::sort(own.begin(), own.end());
+  std::vector<char> movable(region.results.size());
+  for (size_t i = 0; i < region.results.size(); ++i) {
+    const int r = region.results[i];
+    movable[i] = std::binary_search(own.begin(), own.end(), r) &&
+                 std::find(region.results.begin() + static_cast<std::ptrdiff_t>(i) + 1, region.results.end(), r) ==
+                     region.results.end();
+  }
+  return movable;
+}
+
+// The loop-carried values go straight into the regions' argument slots and come back out of the
+// body's result slots by move: no argument or result vectors per iteration, and an array the
+// body updates in place stays unique from one iteration to the next.
 void While(const Step& s, ExecState& st) {
   const Program& cond = *s.regions[0];
   const Program& body = *s.regions[1];
-  std::vector<RtValue> vals, args, pred;
+  const std::vector<char> movable = MovableResults(body);
+  std::vector<RtValue> vals;
+  vals.reserve(s.in.size());
   for (int in : s.in) vals.push_back(st.slots[in]);
   while (true) {
-    args = vals;
-    if (!CallRegion(cond, st, args, &pred)) return;
+    for (size_t i = 0; i < vals.size(); ++i) st.slots[cond.args[i]] = vals[i];
+    RunProgram(cond, st);
+    if (!st.ok()) return;
+    const bool go = st.slots[cond.results[0]].array.data()[0] != 0;
     ClearRegionSlots(cond, st);
-    if (!pred[0].array.data()[0]) break;
-    args = std::move(vals);
-    if (!CallRegion(body, st, args, &vals)) return;
+    if (!go) break;
+    for (size_t i = 0; i < vals.size(); ++i) st.slots[body.args[i]] = std::move(vals[i]);
+    RunProgram(body, st);
+    if (!st.ok()) return;
+    for (size_t i = 0; i < vals.size(); ++i) {
+      RtValue& r = st.slots[body.results[i]];
+      if (movable[i]) vals[i] = std::move(r);
+      else vals[i] = r;
+    }
     ClearRegionSlots(body, st);
   }
   for (size_t i = 0; i < s.out.size(); ++i) st.slots[s.out[i]] = std::move(vals[i]);

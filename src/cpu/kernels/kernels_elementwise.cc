@@ -400,6 +400,33 @@ void FillElement(uint8_t* dst, const uint8_t* element, int64_t es, int64_t len) 
 
 }  // namespace
 
+namespace {
+struct CachedArena {
+  std::unique_ptr<uint8_t[]> block;
+  size_t size = 0;
+};
+thread_local CachedArena cached_arena;
+}  // namespace
+
+ArenaLease::ArenaLease(size_t bytes) {
+  if (bytes == 0) return;
+  if (cached_arena.size >= bytes) {
+    block_ = std::move(cached_arena.block);
+    size_ = cached_arena.size;
+    cached_arena.size = 0;
+    return;
+  }
+  block_.reset(new uint8_t[bytes]);
+  size_ = bytes;
+}
+
+ArenaLease::~ArenaLease() {
+  if (block_ && size_ > cached_arena.size) {  // the thread keeps its largest block
+    cached_arena.block = std::move(block_);
+    cached_arena.size = size_;
+  }
+}
+
 absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecState& st,
                                 size_t num_inputs, FusedInputs* in) {
   const int64_t n = p.num_elements;
@@ -459,11 +486,11 @@ FusedBlockEval::FusedBlockEval(const FusedParams& p, const FusedInputs& in, std:
     std::array<int, 3> v = {op.in0, op.unary ? -1 : op.in1, op.unary || op.binary ? -1 : op.in2};
     return v;
   };
-  std::vector<int> last(num_ops, -1);
+  FusedList<int> last(num_ops, -1);
   for (int k = 0; k < num_ops; ++k)
     for (int v : operands(p.ops[k]))
       if (v >= num_inputs) last[v - num_inputs] = k;
-  std::vector<int> free_buffers;
+  FusedList<int> free_buffers;
   for (int k = 0; k < num_ops; ++k) {
     const FusedParams::Op& op = p.ops[k];
     if (op.output < 0 || stream_ || deferred_) {
@@ -485,7 +512,7 @@ FusedBlockEval::FusedBlockEval(const FusedParams& p, const FusedInputs& in, std:
     }
   }
   // Repeating inputs are gathered into a block buffer of their own for each block.
-  std::vector<int64_t> sizes;
+  FusedList<int64_t> sizes;
   for (int bytes : buffer_bytes_) sizes.push_back(kFusedBlock * bytes);
   for (size_t i = 0; i < in.ptr.size(); ++i)
     if (in.period[i] > 1) sizes.push_back(kFusedBlock * p.input_bytes[i]);
@@ -494,13 +521,13 @@ FusedBlockEval::FusedBlockEval(const FusedParams& p, const FusedInputs& in, std:
   // at the same index would otherwise see its loads wait on stores to addresses that match in
   // their low 12 bits (4K aliasing; separate 4 KiB allocations sat 16 bytes apart modulo 4 KiB,
   // and the tanh chain of bench/ratios.py took 9.9 instead of 8.9 ms on one core).
-  std::vector<int64_t> offsets;
+  FusedList<int64_t> offsets;
   int64_t total = 0;
   for (size_t b = 0; b < sizes.size(); ++b) {
     offsets.push_back(total + static_cast<int64_t>((b + 1) * 448 % 4096));
     total += (sizes[b] + 4095) / 4096 * 4096 + 4096;
   }
-  arena_.reset(new uint8_t[static_cast<size_t>(total) + 64]);
+  arena_ = ArenaLease(static_cast<size_t>(total) + 64);
   uint8_t* base = arena_.get() + (64 - reinterpret_cast<uintptr_t>(arena_.get()) % 64) % 64;
   buffers_.resize(buffer_bytes_.size());
   size_t b = 0;
@@ -546,7 +573,7 @@ void FusedBlockEval::PlanVec(int keep) {
     for (int v : {op.in0, op.unary ? -1 : op.in1, op.general ? op.in2 : -1})
       if (v >= num_inputs && v - num_inputs != k - 1) ++reads_after_next[v - num_inputs];
   }
-  std::vector<VecStep> steps;
+  FusedList<VecStep> steps;
   auto pointer = [&](int key) {
     auto it = std::find(vec_ptr_key_.begin(), vec_ptr_key_.end(), key);
     if (it != vec_ptr_key_.end()) return static_cast<int>(it - vec_ptr_key_.begin());
