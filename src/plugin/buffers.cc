@@ -51,6 +51,12 @@ absl::StatusOr<BufferShape> MakeShape(int type, const int64_t* dims, size_t num_
 
 }  // namespace openpjrt::plugin
 
+// Host memory this aligned is used in place under the zero-copy semantics (XLA:CPU's rule too):
+// numpy's large arrays start 16 bytes into a page, and copying them on every call was most of
+// a row sum's time through JAX (4096x4096 f32: 6.4 ms against 2.4 ms in place). Kernels read
+// arrays with unaligned loads; only buffers they allocate themselves are 64-byte aligned.
+constexpr uintptr_t kZeroCopyAlignment = 16;
+
 namespace {
 
 // Copies between a dense row-major array and memory laid out with byte strides.
@@ -198,7 +204,7 @@ PJRT_Error* OPJ_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Arg
   const bool zero_copy = !sub_byte_signed_bits &&
       (semantics == PJRT_HostBufferSemantics_kImmutableZeroCopy ||
        semantics == PJRT_HostBufferSemantics_kMutableZeroCopy) &&
-      dense && bytes > 0 && reinterpret_cast<uintptr_t>(args->data) % 64 == 0;
+      dense && bytes > 0 && reinterpret_cast<uintptr_t>(args->data) % kZeroCopyAlignment == 0;
   runtime::EventRef done_with_host = runtime::Event::Create();
   cpu::Array array;
   if (shape->token) {

@@ -507,6 +507,19 @@ TEST_F(PluginTest, ZeroCopyReleasesHostMemoryOnDestroy) {
   EXPECT_FALSE(ready.is_ready);
   Destroy(a.buffer);
   CAPI_OK(Await(a.done_with_host_buffer));
+  // 16-byte alignment is enough (numpy's large arrays start 16 bytes into a page); less is copied.
+  alignas(64) float more[24] = {};
+  for (int i = 0; i < 24; ++i) more[i] = static_cast<float>(i);
+  for (int offset : {4, 2}) {
+    auto b = HostBufferArgs(more + offset, PJRT_Buffer_Type_F32, dims, PJRT_HostBufferSemantics_kImmutableZeroCopy);
+    CAPI_OK(api->PJRT_Client_BufferFromHostBuffer(&b));
+    up.buffer = b.buffer;
+    CAPI_OK(api->PJRT_Buffer_UnsafePointer(&up));
+    EXPECT_EQ(up.buffer_pointer == reinterpret_cast<uintptr_t>(more + offset), offset == 4) << offset;
+    EXPECT_EQ(Download(b.buffer)[15], static_cast<float>(15 + offset));
+    Destroy(b.buffer);
+    CAPI_OK(Await(b.done_with_host_buffer));
+  }
 }
 
 TEST_F(PluginTest, AsyncHostToDeviceTransferManager) {
