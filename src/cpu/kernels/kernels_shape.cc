@@ -67,6 +67,12 @@ namespace {
 // Fills `n` elements of `es` bytes at `out` with the value at `v`: typed stores the compiler
 // vectorises (a scalar broadcast into 25 MB through the strided copy took 4.6-6.9 ms).
 void FillSplat(uint8_t* out, const uint8_t* v, int64_t n, int64_t es) {
+  // Zeros (the usual init of a scatter or an accumulator) through memset, which streams large
+  // fills past the caches: a 25.6 MB zero operand took 2.6 ms with std::fill.
+  if (std::all_of(v, v + es, [](uint8_t b) { return b == 0; })) {
+    std::memset(out, 0, static_cast<size_t>(n * es));
+    return;
+  }
   auto fill = [&](auto tag) {
     using T = decltype(tag);
     T x;
