@@ -1,6 +1,7 @@
 // Strided copies of whole elements, and reading index scalars. Internal to src/cpu.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -86,5 +87,36 @@ std::vector<int64_t> ReadIndexVector(const Array& a);
 Array ScalarAt(const Array& a, int64_t linear);
 // Advances a row-major multi-index over `dims`; false after the last one.
 bool NextIndex(std::vector<int64_t>& idx, const std::vector<int64_t>& dims);
+
+// Writes `len` copies of the `es`-byte element at `element` to `dst`: zeros with memset (which
+// streams large fills past the caches), elements whose size divides 64 as 64-byte pattern copies
+// (constant-size memcpys: vector stores), others by memcpys that double what is written. (An
+// element-by-element loop is not vectorised at -O2: it took a quarter of a layer norm's time
+// filling its broadcast blocks, and doubling memcpys of 4 KiB a fifth.)
+inline void FillRepeated(uint8_t* dst, const uint8_t* element, int64_t es, int64_t len) {
+  if (len <= 0 || es <= 0) return;
+  bool zero = true;
+  for (int64_t b = 0; b < es && zero; ++b) zero = element[b] == 0;
+  if (zero || es == 1) {
+    std::memset(dst, zero ? 0 : element[0], static_cast<size_t>(len * es));
+    return;
+  }
+  if (64 % es == 0) {
+    alignas(64) uint8_t pattern[64];
+    for (int64_t b = 0; b < 64; b += es) std::memcpy(pattern + b, element, static_cast<size_t>(es));
+    const int64_t bytes = len * es;
+    int64_t o = 0;
+    for (; o + 64 <= bytes; o += 64) std::memcpy(dst + o, pattern, 64);
+    std::memcpy(dst + o, pattern, static_cast<size_t>(bytes - o));
+    return;
+  }
+  std::memcpy(dst, element, static_cast<size_t>(es));
+  const int64_t chunk = std::max<int64_t>(1, 4096 / es);
+  for (int64_t filled = 1; filled < len;) {
+    const int64_t n = std::min({filled, chunk, len - filled});  // dst[0, n) never overlaps the target
+    std::memcpy(dst + filled * es, dst, static_cast<size_t>(n * es));
+    filled += n;
+  }
+}
 
 }  // namespace openpjrt::cpu

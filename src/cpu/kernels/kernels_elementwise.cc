@@ -11,6 +11,7 @@
 
 #include "src/cpu/kernels/elementwise_ops.h"
 #include "src/cpu/math/fast_math_avx512.h"
+#include "src/cpu/exec/strided.h"
 #include "src/cpu/kernels/fused.h"
 #include "src/cpu/exec/isa.h"
 #include "src/support/str.h"
@@ -381,23 +382,6 @@ void FusedElementwise(const Step& s, ExecState& st) {
 }
 
 // len copies of one element of es bytes.
-void FillElement(uint8_t* dst, const uint8_t* element, int64_t es, int64_t len) {
-  auto fill = [&](auto tag) {
-    using U = decltype(tag);
-    U v;
-    std::memcpy(&v, element, sizeof(U));
-    for (int64_t k = 0; k < len; ++k) std::memcpy(dst + k * sizeof(U), &v, sizeof(U));
-  };
-  switch (es) {
-    case 1: std::memset(dst, *element, static_cast<size_t>(len)); return;
-    case 2: return fill(uint16_t{});
-    case 4: return fill(uint32_t{});
-    case 8: return fill(uint64_t{});
-    default:
-      for (int64_t k = 0; k < len; ++k) std::memcpy(dst + k * es, element, static_cast<size_t>(es));
-  }
-}
-
 }  // namespace
 
 namespace {
@@ -459,7 +443,7 @@ absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecS
     if (!p.input_splat[i].empty() || per == 1) {  // a block of the repeated element, read at every offset
       const int64_t len = std::min(n, kFusedBlock);      // no block is longer
       in->splat[i].reset(new uint8_t[std::max<int64_t>(len, 1) * es]);
-      FillElement(in->splat[i].get(), element, static_cast<int64_t>(es), len);
+      FillRepeated(in->splat[i].get(), element, static_cast<int64_t>(es), len);
       in->ptr[i] = in->splat[i].get();
       continue;
     }
@@ -706,7 +690,7 @@ void FusedBlockEval::Run(int64_t start, int64_t count) {
     }
     for (int64_t done = 0; done < count;) {  // each element repeated `inner` times
       const int64_t e = start + done, len = std::min(inner - e % inner, count - done);
-      FillElement(dst + done * es, in_.ptr[i] + (e / inner % per) * es, es, len);
+      FillRepeated(dst + done * es, in_.ptr[i] + (e / inner % per) * es, es, len);
       done += len;
     }
   }
