@@ -191,10 +191,12 @@ PJRT_Error* OPJ_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Arg
     return InvalidArgument(StrCat("PJRT_Client_BufferFromHostBuffer_Args.host_buffer_semantics is ", semantics));
   const int64_t limit = args->client->client->options().memory_limit_bytes;
   runtime::MemoryStats& stats = Impl(memory)->memory->device()->stats();
-  if (limit > 0 && stats.bytes_in_use + bytes > limit)
+  // Outputs reserved by prepared executions count: an upload must not take the room they were promised.
+  if (limit > 0 && stats.bytes_in_use + stats.bytes_reserved + bytes > limit)
     return MakeError(absl::ResourceExhaustedError(
         StrCat("device ", Impl(memory)->memory->device()->id(), ": ", bytes, " more bytes exceed the ", limit,
-               "-byte memory limit (", stats.bytes_in_use.load(), " in use)")));
+               "-byte memory limit (", stats.bytes_in_use.load(), " in use, ", stats.bytes_reserved.load(),
+               " reserved by executions in flight)")));
   const bool dense = !args->num_byte_strides ||
                      DenseStrides(shape->type.dims, args->byte_strides, shape->type.ElementSize());
   // Sub-byte signed integers arrive one to a byte with only their low bits defined (ml_dtypes

@@ -718,6 +718,45 @@ TEST_F(PluginTest, AliasBufferFeedsItsReadersOnceFulfilled) {
   Destroy(exe);
 }
 
+// Under a memory limit, the outputs of an execution still waiting for its arguments are reserved:
+// an upload cannot take the room they were promised.
+TEST_F(PluginTest, UploadsRespectReservedOutputs) {
+  PJRT_Client* small = CreateClient({IntOption("memory_limit_bytes", 100)});
+  ASSERT_NE(small, nullptr);
+  auto ca = CreateAlias(this, small, {2, 3});
+  PJRT_LoadedExecutable* exe = Compile(kAddMul, small);
+  PJRT_Buffer* y = Upload({1, 1, 1, 1, 1, 1}, {2, 3}, 0, small);  // 24 bytes in use
+  std::vector<std::vector<PJRT_Buffer*>> outs;
+  CAPI_OK(TryExecute(exe, {{ca.alias_buffer, y}}, 2, &outs));  // waits; 36 bytes of outputs reserved
+  std::vector<float> twelve(12, 1.0f);
+  int64_t dims[1] = {12};
+  auto a = Args<PJRT_Client_BufferFromHostBuffer_Args>();
+  a.client = small;
+  a.data = twelve.data();
+  a.type = PJRT_Buffer_Type_F32;
+  a.dims = dims;
+  a.num_dims = 1;
+  a.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+  PJRT_Error* e = api->PJRT_Client_BufferFromHostBuffer(&a);  // 24 + 36 + 48 > 100
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_RESOURCE_EXHAUSTED);
+  std::string m = Message(e);
+  EXPECT_NE(m.find("24 in use, 36 reserved by executions in flight"), std::string::npos) << m;
+  PJRT_Buffer* real = Upload({1, 2, 3, 4, 5, 6}, {2, 3}, 0, small);
+  auto fa = Args<PJRT_Client_FulfillAliasBuffer_Args>();
+  fa.client = small;
+  fa.buffer = real;
+  fa.fulfill_alias_buffer_cb = ca.fulfill_alias_buffer_cb;
+  CAPI_OK(api->PJRT_Client_FulfillAliasBuffer(&fa));
+  EXPECT_EQ(Download(outs[0][0]), (std::vector<float>{2, 4, 6, 8, 10, 12}));
+  for (PJRT_Buffer* b : outs[0]) Destroy(b);
+  for (PJRT_Buffer* b : {real, y, ca.alias_buffer}) Destroy(b);
+  Destroy(exe);
+  auto cd = Args<PJRT_Client_Destroy_Args>();
+  cd.client = small;
+  CAPI_OK(api->PJRT_Client_Destroy(&cd));
+}
+
 // Promises dropped unfulfilled: whoever waits learns the data never arrived (no hang).
 TEST_F(PluginTest, DroppedPromisesFailTheirWaiters) {
   static std::string last;
