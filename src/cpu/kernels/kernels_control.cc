@@ -37,6 +37,19 @@ std::vector<char> MovableResults(const Program& region) {
   return movable;
 }
 
+// Marks the slots `p` reads (its steps' operands, its nested regions' and its results).
+void MarkReads(const Program& p, std::vector<char>& read) {
+  auto mark = [&](int slot) {
+    if (slot >= 0 && static_cast<size_t>(slot) < read.size()) read[slot] = 1;
+  };
+  for (const Step& step : p.steps) {
+    for (int in : step.in) mark(in);
+    for (const auto& r : step.regions)
+      if (r) MarkReads(*r, read);
+  }
+  for (int r : p.results) mark(r);
+}
+
 // The loop-carried values go straight into the regions' argument slots and come back out of the
 // body's result slots by move: no argument or result vectors per iteration, and an array the
 // body updates in place stays unique from one iteration to the next.
@@ -44,11 +57,17 @@ void While(const Step& s, ExecState& st) {
   const Program& cond = *s.regions[0];
   const Program& body = *s.regions[1];
   const std::vector<char> movable = MovableResults(body);
+  // The condition usually reads the counter alone: the other carried values are not copied in.
+  std::vector<char> read(st.slots.size());
+  MarkReads(cond, read);
+  std::vector<char> cond_reads(cond.args.size());
+  for (size_t i = 0; i < cond.args.size(); ++i) cond_reads[i] = read[cond.args[i]];
   std::vector<RtValue> vals;
   vals.reserve(s.in.size());
   for (int in : s.in) vals.push_back(st.slots[in]);
   while (true) {
-    for (size_t i = 0; i < vals.size(); ++i) st.slots[cond.args[i]] = vals[i];
+    for (size_t i = 0; i < vals.size(); ++i)
+      if (cond_reads[i]) st.slots[cond.args[i]] = vals[i];
     RunProgram(cond, st);
     if (!st.ok()) return;
     const bool go = st.slots[cond.results[0]].array.data()[0] != 0;
