@@ -729,14 +729,9 @@ TEST_F(PluginTest, UploadsRespectReservedOutputs) {
   std::vector<std::vector<PJRT_Buffer*>> outs;
   CAPI_OK(TryExecute(exe, {{ca.alias_buffer, y}}, 2, &outs));  // waits; 36 bytes of outputs reserved
   std::vector<float> twelve(12, 1.0f);
-  int64_t dims[1] = {12};
-  auto a = Args<PJRT_Client_BufferFromHostBuffer_Args>();
-  a.client = small;
-  a.data = twelve.data();
-  a.type = PJRT_Buffer_Type_F32;
-  a.dims = dims;
-  a.num_dims = 1;
-  a.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+  const std::vector<int64_t> dims = {12};
+  auto a = HostBufferArgs(twelve.data(), PJRT_Buffer_Type_F32, dims,
+                          PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, 0, small);
   PJRT_Error* e = api->PJRT_Client_BufferFromHostBuffer(&a);  // 24 + 36 + 48 > 100
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->vtable->get_code(e), PJRT_Error_Code_RESOURCE_EXHAUSTED);
