@@ -694,6 +694,15 @@ PJRT_Client_CreateAliasBuffer_Args CreateAlias(PluginTest* t, PJRT_Client* c, st
   return ca;
 }
 
+// PJRT_Client_FulfillAliasBuffer's arguments: `real` takes the place of alias `ca`.
+PJRT_Client_FulfillAliasBuffer_Args FulfilArgs(const PJRT_Client_CreateAliasBuffer_Args& ca, PJRT_Buffer* real) {
+  auto fa = Args<PJRT_Client_FulfillAliasBuffer_Args>();
+  fa.client = ca.client;
+  fa.buffer = real;
+  fa.fulfill_alias_buffer_cb = ca.fulfill_alias_buffer_cb;
+  return fa;
+}
+
 // An alias buffer stands for data that arrives later: executions read it once it is fulfilled;
 // a callback is fulfilled once.
 TEST_F(PluginTest, AliasBufferFeedsItsReadersOnceFulfilled) {
@@ -703,10 +712,7 @@ TEST_F(PluginTest, AliasBufferFeedsItsReadersOnceFulfilled) {
   std::vector<std::vector<PJRT_Buffer*>> outs;
   CAPI_OK(TryExecute(exe, {{ca.alias_buffer, y}}, 2, &outs));
   PJRT_Buffer* real = Upload({1, 2, 3, 4, 5, 6}, {2, 3});
-  auto fa = Args<PJRT_Client_FulfillAliasBuffer_Args>();
-  fa.client = client;
-  fa.buffer = real;
-  fa.fulfill_alias_buffer_cb = ca.fulfill_alias_buffer_cb;
+  auto fa = FulfilArgs(ca, real);
   CAPI_OK(api->PJRT_Client_FulfillAliasBuffer(&fa));
   EXPECT_EQ(Download(outs[0][0]), (std::vector<float>{2, 4, 6, 8, 10, 12}));
   // The callback is spent: a second fulfilment is refused by name, not followed.
@@ -738,10 +744,7 @@ TEST_F(PluginTest, UploadsRespectReservedOutputs) {
   std::string m = Message(e);
   EXPECT_NE(m.find("24 in use, 36 reserved by executions in flight"), std::string::npos) << m;
   PJRT_Buffer* real = Upload({1, 2, 3, 4, 5, 6}, {2, 3}, 0, small);
-  auto fa = Args<PJRT_Client_FulfillAliasBuffer_Args>();
-  fa.client = small;
-  fa.buffer = real;
-  fa.fulfill_alias_buffer_cb = ca.fulfill_alias_buffer_cb;
+  auto fa = FulfilArgs(ca, real);
   CAPI_OK(api->PJRT_Client_FulfillAliasBuffer(&fa));
   EXPECT_EQ(Download(outs[0][0]), (std::vector<float>{2, 4, 6, 8, 10, 12}));
   for (PJRT_Buffer* b : outs[0]) Destroy(b);
