@@ -1,0 +1,179 @@
+// Building blocks of the SPMD rewrite (partitioner.h): emitted ops and collectives, shards of
+// values, and Shardy shardings read into layouts.
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "src/compiler/spmd/partitioner.h"
+#include "src/ir/printer.h"
+#include "src/support/str.h"
+
+namespace openpjrt::compiler::spmd::internal {
+
+Operation* Partitioner::Emit(OpCode code, std::vector<Value*> operands, std::vector<Type> results) {
+  auto op = std::make_unique<Operation>(code, "", loc_);
+  op->operands = std::move(operands);
+  op->SetResultTypes(results);
+  op->parent = block_;
+  out_.push_back(std::move(op));
+  return out_.back().get();
+}
+
+Value* Partitioner::ConstI64(const std::vector<int64_t>& values, const std::vector<int64_t>& dims) {
+  auto data = std::make_shared<std::vector<uint8_t>>(values.size() * 8);
+  std::memcpy(data->data(), values.data(), data->size());
+  Type t = Tensor(dims, I64());
+  Operation* c = Emit(OpCode::kConstant, {}, {t});
+  c->SetAttr("value", Attribute::Dense(t, data, false));
+  return c->result(0);
+}
+
+Value* Partitioner::PartitionIndex() {
+  Operation* pid = Emit(OpCode::kPartitionId, {}, {Tensor({}, ctx_.Element(ElemKind::kU32))});
+  return Emit(OpCode::kConvert, {pid->result(0)}, {Tensor({}, I64())})->result(0);
+}
+
+Attribute Partitioner::Groups(const std::vector<std::vector<int64_t>>& groups) {
+  // Flattened ids (replica * P + partition), the same groups in every replica.
+  std::vector<int64_t> flat;
+  for (int64_t r = 0; r < replicas_; ++r)
+    for (const auto& g : groups)
+      for (int64_t p : g) flat.push_back(r * partitions_ + p);
+  const int64_t cols = groups.empty() ? 0 : static_cast<int64_t>(groups[0].size());
+  const int64_t rows = cols ? static_cast<int64_t>(flat.size()) / cols : 0;
+  auto data = std::make_shared<std::vector<uint8_t>>(flat.size() * 8);
+  std::memcpy(data->data(), flat.data(), data->size());
+  return Attribute::Dense(Tensor({rows, cols}, I64()), data, false);
+}
+
+void Partitioner::MarkCrossPartition(Operation* op) {
+  op->SetAttr("channel_handle", Attribute::Struct("stablehlo.channel_handle",
+                                                  {{"handle", Attribute::Integer(I64(), next_channel_++)},
+                                                   {"type", Attribute::Integer(I64(), 1)}}));
+  op->SetAttr("use_global_device_ids", Attribute::Unit());
+}
+
+Value* Partitioner::Gather(Value* local, const Layout& layout, const Operation& at) {
+  std::vector<bool> pending(layout.tiles.size());
+  for (size_t d = 0; d < pending.size(); ++d) pending[d] = layout.tiles[d] > 1;
+  Value* v = local;
+  for (size_t d = 0; d < pending.size(); ++d) {
+    if (!pending[d]) continue;
+    auto groups = GatherGroups(layout, static_cast<int>(d), pending);
+    if (!groups.ok()) Fail(at, groups.status().code(), std::string(groups.status().message()));
+    std::vector<int64_t> dims = Dims(v->type);
+    dims[d] *= layout.tiles[d];
+    Operation* g = Emit(OpCode::kAllGather, {v}, {Tensor(dims, v->type.element_type())});
+    g->SetAttr("all_gather_dim", Attribute::Integer(I64(), static_cast<int64_t>(d)));
+    g->SetAttr("replica_groups", Groups(*groups));
+    MarkCrossPartition(g);
+    v = g->result(0);
+    pending[d] = false;
+  }
+  return v;
+}
+
+Value* Partitioner::Slice(Value* whole, const Layout& layout, Type local_type, const Operation& at) {
+  if (layout.replicated()) return whole;
+  CheckShardType(whole->type, layout, local_type, at, "value");
+  const std::vector<int64_t> local = Dims(local_type);
+  Value* pid = PartitionIndex();
+  Value* zero = nullptr;
+  std::vector<Value*> starts;
+  for (size_t d = 0; d < layout.tiles.size(); ++d) {
+    if (layout.tiles[d] == 1) {
+      if (!zero) zero = ConstI64({0}, {});
+      starts.push_back(zero);
+      continue;
+    }
+    std::vector<int64_t> offsets(partitions_);
+    for (int64_t p = 0; p < partitions_; ++p) offsets[p] = layout.coords[p][d] * local[d];
+    Value* table = ConstI64(offsets, {partitions_});
+    Operation* pick = Emit(OpCode::kDynamicSlice, {table, pid}, {Tensor({1}, I64())});
+    pick->SetAttr("slice_sizes", Attribute::DenseI64(I64(), {1}));
+    starts.push_back(Emit(OpCode::kReshape, {pick->result(0)}, {Tensor({}, I64())})->result(0));
+  }
+  std::vector<Value*> operands = {whole};
+  operands.insert(operands.end(), starts.begin(), starts.end());
+  Operation* s = Emit(OpCode::kDynamicSlice, operands, {local_type});
+  s->SetAttr("slice_sizes", Attribute::DenseI64(I64(), local));
+  return s->result(0);
+}
+
+void Partitioner::CheckShardType(Type whole, const Layout& layout, Type local, const Operation& at, const std::string& what) {
+  if (!whole.IsTensor() || !local.IsTensor() || whole.rank() != local.rank() ||
+      whole.element_type() != local.element_type() || !whole.HasStaticShape())
+    Fail(at, absl::StatusCode::kInvalidArgument,
+         StrCat(what, " ", whole.ToString(), " cannot be sharded as ", local.ToString()));
+  for (int64_t d = 0; d < whole.rank(); ++d) {
+    const int64_t tiles = layout.tiles[d];
+    if (whole.shape()[d] % tiles != 0)
+      Fail(at, absl::StatusCode::kUnimplemented,
+           StrCat(what, " ", whole.ToString(), " is cut into ", tiles, " uneven tiles along dimension ", d,
+                  " (uneven shards are not supported)"));
+    if (whole.shape()[d] / tiles != local.shape()[d])
+      Fail(at, absl::StatusCode::kInvalidArgument,
+           StrCat(what, " ", whole.ToString(), " sharded ", layout.ToString(), " has shards of dimension ", d,
+                  " of size ", whole.shape()[d] / tiles, ", not ", local.ToString()));
+  }
+}
+
+Type Partitioner::ShardType(ir::Context& ctx, Type whole, const Layout& layout) {
+  std::vector<int64_t> dims(whole.shape().begin(), whole.shape().end());
+  for (size_t d = 0; d < dims.size(); ++d) dims[d] /= layout.tiles[d];
+  return ctx.Tensor(dims, whole.element_type());
+}
+
+Value* Partitioner::LocalOf(Value* whole, const Layout& layout, const Operation& at) {
+  for (auto& [l, v] : local_cache_[whole])
+    if (l == layout) return v;
+  Type local_type = ShardType(ctx_, whole->type, layout);
+  Value* local = nullptr;
+  Operation* def = whole->def;
+  std::vector<int64_t> bdims;
+  if (def && def->code == OpCode::kBroadcastInDim && def->operands[0]->type.IsTensor() &&
+      def->operands[0]->type.HasStaticShape() && ir::GetI64List(def->attr("broadcast_dimensions"), &bdims) &&
+      sharded_.find(def->operands[0]) == sharded_.end()) {
+    // Broadcast the operand's matching shard (the operand itself when only new or size-1
+    // dimensions are tiled).
+    Value* operand = def->operands[0];
+    std::vector<int> src(operand->type.rank(), -1);
+    for (size_t i = 0; i < bdims.size(); ++i)
+      if (operand->type.shape()[i] != 1) src[i] = static_cast<int>(bdims[i]);
+    Layout ol = Mapped(layout, src);
+    Value* part = ol.replicated() ? operand : LocalOf(operand, ol, at);
+    Operation* b = Emit(OpCode::kBroadcastInDim, {part}, {local_type});
+    b->SetAttr("broadcast_dimensions", Attribute::DenseI64(I64(), bdims));
+    local = b->result(0);
+  } else if (def && def->code == OpCode::kConstant && def->attr("value") &&
+             def->attr("value").kind() == AttrKind::kDenseElements && def->attr("value")->splat) {
+    Operation* c = Emit(OpCode::kConstant, {}, {local_type});
+    c->SetAttr("value", Attribute::Dense(local_type, def->attr("value")->data, true));
+    local = c->result(0);
+  } else {
+    local = Slice(whole, layout, local_type, at);
+  }
+  local_cache_[whole].emplace_back(layout, local);
+  return local;
+}
+
+const Mesh& Partitioner::MeshOf(const SdySharding& s, const Operation& at) {
+  if (s.inline_mesh) return *s.inline_mesh;
+  auto it = meshes_.find(s.mesh_name);
+  if (it == meshes_.end())
+    Fail(at, absl::StatusCode::kInvalidArgument, StrCat("refers to mesh @", s.mesh_name, ", which is not defined"));
+  return it->second;
+}
+
+Layout Partitioner::LayoutOfSdy(const SdySharding& s, int64_t rank, const Operation& at, const std::vector<std::string>* only) {
+  auto l = SdyLayout(s, MeshOf(s, at), rank, partitions_, only);
+  if (!l.ok()) Fail(at, l.status().code(), std::string(l.status().message()));
+  return *l;
+}
+
+}  // namespace openpjrt::compiler::spmd::internal

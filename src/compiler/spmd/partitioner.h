@@ -1,0 +1,360 @@
+// The SPMD partitioner's internals, shared by the files that implement it (see spmd.h for what
+// it does and sharding.h for the layouts it works with). One Partitioner rewrites one module:
+//   partition.cc         the driver: functions, calls and manual computations rewritten op by op,
+//                        operands resolved to the layout each op needs, results recorded;
+//   partition_shards.cc  building blocks: emitting ops, collectives (all-gather, slicing a
+//                        partition's shard), shard types, and reading Shardy shardings into layouts;
+//   partition_ops.cc     the per-op rules (Try*): which layouts each op can run on shard by shard
+//                        and the communication it needs (elementwise, dot_general, broadcast,
+//                        reshape, transpose, reduce, reduce_window, sort, gather, scatter,
+//                        convolution, resharding custom calls).
+// Errors are thrown as PartitionError and turned into a Status by PartitionModule.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "src/compiler/spmd/sharding.h"
+#include "src/compiler/spmd/spmd.h"
+#include "src/ir/ir.h"
+#include "src/ir/printer.h"
+#include "src/support/str.h"
+
+namespace openpjrt::compiler::spmd::internal {
+
+using ir::AttrKind;
+using ir::Attribute;
+using ir::ElemKind;
+using ir::OpCode;
+using ir::Operation;
+using ir::Type;
+using ir::Value;
+
+class PartitionError : public std::runtime_error {
+ public:
+  PartitionError(absl::StatusCode code, const std::string& msg) : std::runtime_error(msg), code(code) {}
+  absl::StatusCode code;
+};
+
+// A value known on each partition as its shard `local` of a whole value laid out as `layout`.
+// The whole value is built (by all-gathers) the first time something needs it.
+struct Sharded {
+  Value* local = nullptr;
+  Layout layout;
+  Type global_type;
+  Value* whole = nullptr;  // once materialized (or `local` itself when the layout is replicated)
+};
+
+// Ops whose result element i depends only on element i of each operand (all of one shape), so a
+// shard of the result is the op applied to the same shards of the operands.
+bool IsElementwise(OpCode c);
+
+class Partitioner {
+ public:
+  static constexpr int64_t kMaxInlinedOps = 1 << 20;
+
+  Partitioner(ir::Module& m, int64_t partitions, int64_t replicas)
+      : m_(m), ctx_(*m.ctx), partitions_(partitions), replicas_(replicas) {}
+
+  PartitionInfo info;
+
+  void Run(Operation& entry);
+
+ private:
+  [[noreturn]] void Fail(const Operation& op, absl::StatusCode code, const std::string& msg) {
+    throw PartitionError(code, StrCat(m_.source_name, ":", op.loc.line, ":", op.loc.col, ": error: '", op.name(),
+                                      "' op ", msg));
+  }
+
+  Type I64() { return ctx_.Element(ElemKind::kI64); }
+  Type Tensor(const std::vector<int64_t>& dims, Type elem) { return ctx_.Tensor(dims, elem); }
+
+  // ---- building ops ------------------------------------------------------------------------
+
+  Operation* Emit(OpCode code, std::vector<Value*> operands, std::vector<Type> results);
+
+  Value* ConstI64(const std::vector<int64_t>& values, const std::vector<int64_t>& dims);
+
+  Value* PartitionIndex();
+
+  std::vector<int64_t> Dims(Type t) { return std::vector<int64_t>(t.shape().begin(), t.shape().end()); }
+
+  Attribute Groups(const std::vector<std::vector<int64_t>>& groups);
+
+  void MarkCrossPartition(Operation* op);
+
+  // The whole value from a shard: one all-gather per tiled dimension.
+  Value* Gather(Value* local, const Layout& layout, const Operation& at);
+
+  // The partition's shard of a whole value: dynamic_slice at offsets looked up by partition id.
+  Value* Slice(Value* whole, const Layout& layout, Type local_type, const Operation& at);
+
+  void CheckShardType(Type whole, const Layout& layout, Type local, const Operation& at, const std::string& what);
+
+  static Type ShardType(ir::Context& ctx, Type whole, const Layout& layout);
+
+  // The partition's shard of a whole value, made once per (value, layout): a splat constant or a
+  // broadcast scalar is rebuilt at the shard's shape, anything else is sliced.
+  Value* LocalOf(Value* whole, const Layout& layout, const Operation& at);
+
+  // An elementwise op with a sharded operand runs on shards: every operand is brought to the
+  // first sharded operand's layout (sliced when whole) and the result keeps that layout.
+  bool TryElementwise(std::unique_ptr<Operation>& holder);
+
+  // The layout of a rank-`rank` value whose dimension r takes dimension src[r] of `from` (-1:
+  // whole along r).
+  static Layout Mapped(const Layout& from, const std::vector<int>& src);
+
+  static std::vector<int> Tiled(const Layout& l);
+
+  static bool Within(const std::vector<int>& dims, const std::vector<int64_t>& allowed);
+
+  // The operand's layout (replicated when whole) and its global type.
+  std::pair<Layout, Type> LayoutOf(Value* v);
+
+  // The operand as a shard of `layout`: its own shard when it lies so, else cut from the whole.
+  Value* AsLayout(Value* v, const Layout& layout, const Operation& at);
+
+  // Emits `op` again over `operands` with one result of `local_type`; the old result becomes a
+  // sharded value of `layout` (or a whole one when `layout` is replicated).
+  Operation* Reemit(std::unique_ptr<Operation>& holder, std::vector<Value*> operands, Type local_type,
+                    const Layout& layout) {
+    Operation& op = *holder;
+    auto c = std::make_unique<Operation>(op.code, op.name(), op.loc);
+    c->attrs = op.attrs;
+    c->operands = std::move(operands);
+    c->SetResultTypes({local_type});
+    for (const auto& r : op.regions) c->regions.push_back(std::move(const_cast<std::unique_ptr<ir::Region>&>(r)));
+    for (const auto& r : c->regions) r->parent = c.get();
+    c->parent = block_;
+    Operation* raw = c.get();
+    out_.push_back(std::move(c));
+    auto s = std::make_shared<Sharded>();
+    s->local = raw->result(0);
+    s->layout = layout;
+    s->global_type = op.result(0)->type;
+    if (layout.replicated()) s->whole = s->local;
+    sharded_[op.result(0)] = s;
+    graveyard_.push_back(std::move(holder));
+    return raw;
+  }
+
+  // Combines partial results with the binary op `combine` (add, max, ...) over the devices that
+  // hold different tiles of the dimensions `dims` of `layout`.
+  // The device groups that combine partial results over the tiles of `dims` of `layout`: one
+  // device per combination of those tiles (mixed radix, in order) among devices that agree on
+  // the layout's other tiles.
+  std::vector<std::vector<int64_t>> CombineGroups(const Layout& layout, const std::vector<int>& dims,
+                                                  const Operation& at) {
+    const int64_t rank = static_cast<int64_t>(layout.tiles.size());
+    Layout flat = Layout::Replicated(1 + rank, partitions_);
+    std::vector<bool> pending(1 + rank, false);
+    for (int d : dims) {
+      flat.tiles[0] *= layout.tiles[d];
+      for (int64_t p = 0; p < partitions_; ++p) flat.coords[p][0] = flat.coords[p][0] * layout.tiles[d] + layout.coords[p][d];
+    }
+    for (int64_t d = 0; d < rank; ++d) {
+      if (std::find(dims.begin(), dims.end(), static_cast<int>(d)) != dims.end() || layout.tiles[d] == 1) continue;
+      flat.tiles[1 + d] = layout.tiles[d];
+      for (int64_t p = 0; p < partitions_; ++p) flat.coords[p][1 + d] = layout.coords[p][d];
+      pending[1 + d] = true;
+    }
+    auto groups = GatherGroups(flat, 0, pending);
+    if (!groups.ok()) Fail(at, groups.status().code(), std::string(groups.status().message()));
+    return *groups;
+  }
+
+  // Combines partial results with the binary op `combine` (add, max, ...) over the devices that
+  // hold different tiles of the dimensions `dims` of `layout`.
+  Value* AllReduce(Value* v, const Layout& layout, const std::vector<int>& dims, OpCode combine_op,
+                   const Operation& at) {
+    const std::vector<std::vector<int64_t>> groups = CombineGroups(layout, dims, at);
+    Operation* ar = Emit(OpCode::kAllReduce, {v}, {v->type});
+    ar->SetAttr("replica_groups", Groups(groups));
+    MarkCrossPartition(ar);
+    ir::Region* r = ar->AddRegion();
+    ir::Block* b = r->AddBlock();
+    Type scalar = Tensor({}, v->type.element_type());
+    Value* x = b->AddArgument(scalar);
+    Value* y = b->AddArgument(scalar);
+    auto combine = std::make_unique<Operation>(combine_op, "", loc_);
+    combine->operands = {x, y};
+    combine->SetResultTypes({scalar});
+    Value* z = b->Append(std::move(combine))->result(0);
+    auto ret = std::make_unique<Operation>(OpCode::kReturn, "", loc_);
+    ret->operands = {z};
+    b->Append(std::move(ret));
+    return ar->result(0);
+  }
+
+  // dot_general on shards. The operand with tiles leads (the left one when both have): the result
+  // keeps its batch and free tiles, the other operand is brought to the matching tiles of the
+  // batch and contracting dimensions (whole along its free ones), and tiled contracting dimensions
+  // give partial products that an all-reduce completes (data-parallel gradients, row-parallel
+  // layers). Batch or free tiles alone need no communication.
+  bool TryDot(std::unique_ptr<Operation>& holder);
+
+  // The sharded value whose shard is `from` now has its shard in `to`.
+  void Retarget(Value* from, Value* to);
+
+  static std::string CallTarget(const Operation& op);
+
+  static std::string GspmdText(const Operation& op);
+
+  // Ops that set a value's layout: sdy.sharding_constraint / sdy.reshard and GSPMD's Sharding
+  // custom call (the value takes that layout: cut from the whole when it lies otherwise), and
+  // the manual boundary of GSPMD's shard_map, SPMDFullToShardShape (a sharded value becomes its
+  // plain shard) and SPMDShardToFullShape (a shard becomes a sharded value of the given layout).
+  bool TryReshard(std::unique_ptr<Operation>& holder);
+
+  // True when every tile of `l` is held by the same number of partitions (a layout one can
+  // gather and slice by).
+  static bool Valid(const Layout& l);
+
+  // broadcast_in_dim of a sharded operand: the tiles follow their dimensions.
+  bool TryBroadcast(std::unique_ptr<Operation>& holder);
+
+  // reshape of a sharded value: dimensions are matched in groups of equal size products; within
+  // a group only the most major input dimension may be tiled, and its tiles move to the most
+  // major output dimension of the group when they divide it.
+  bool TryReshape(std::unique_ptr<Operation>& holder);
+
+  // Emits `op` again over `operands` with results of `local_types`; old result i becomes a
+  // sharded value of layouts[i].
+  Operation* ReemitAll(std::unique_ptr<Operation>& holder, std::vector<Value*> operands,
+                       const std::vector<Type>& local_types, const std::vector<Layout>& layouts) {
+    Operation& op = *holder;
+    auto c = std::make_unique<Operation>(op.code, op.name(), op.loc);
+    c->attrs = op.attrs;
+    c->operands = std::move(operands);
+    c->SetResultTypes(local_types);
+    for (const auto& r : op.regions) c->regions.push_back(std::move(const_cast<std::unique_ptr<ir::Region>&>(r)));
+    for (const auto& r : c->regions) r->parent = c.get();
+    c->parent = block_;
+    Operation* raw = c.get();
+    out_.push_back(std::move(c));
+    for (size_t i = 0; i < op.num_results(); ++i) {
+      auto s = std::make_shared<Sharded>();
+      s->local = raw->result(i);
+      s->layout = layouts[i];
+      s->global_type = op.result(i)->type;
+      if (layouts[i].replicated()) s->whole = s->local;
+      sharded_[op.result(i)] = s;
+    }
+    graveyard_.push_back(std::move(holder));
+    return raw;
+  }
+
+  // The first sharded operand among op.operands[0, n) whose global shape is `shape`, or null.
+  const Sharded* LeadOf(const Operation& op, size_t n);
+
+  static bool SameShape(Type a, Type b);
+
+  // sort along an untiled dimension: each partition sorts its shards (every operand brought to
+  // the first sharded one's layout); the results keep it.
+  bool TrySort(std::unique_ptr<Operation>& holder);
+
+  // reduce_window whose tiled dimensions have windows of one (size, stride and dilations 1, no
+  // padding): cumulative sums along another dimension, pooling over a tiled batch.
+  bool TryReduceWindow(std::unique_ptr<Operation>& holder);
+
+  // Any reduce (variadic: argmax's pairs) whose reduced dimensions are all untiled runs on the
+  // shards; the kept dimensions keep their tiles.
+  bool TryReduceKeepingTiles(std::unique_ptr<Operation>& holder);
+
+  // gather from an operand tiled on dimensions it takes whole (not indexed, not collapsed, full
+  // slices: an embedding table split over its features): each partition gathers from its shard
+  // (tiles on other dimensions are given up first); the result is tiled on the matching offset
+  // dimensions.
+  bool TryGather(std::unique_ptr<Operation>& holder);
+
+  // scatter into an operand tiled on dimensions the updates' windows cover whole (not indexed,
+  // not inserted: an embedding gradient split over features): each partition scatters its
+  // updates' shard into its operand's shard. The tiles come from the operand, else the updates;
+  // tiles on other dimensions are given up first.
+  bool TryScatter(std::unique_ptr<Operation>& holder);
+
+  // A convolution whose input is tiled on its batch dimension only (the kernel whole, no feature
+  // or batch groups) runs on the shards; the output is tiled on its batch dimension.
+  bool TryConvolution(std::unique_ptr<Operation>& holder);
+
+  // transpose keeps a value's tiles, permuted.
+  bool TryTranspose(std::unique_ptr<Operation>& holder);
+
+  // A one-operand reduce whose body is add/max/min/mul/and/or of its arguments: each partition
+  // reduces its shard; dimensions reduced across tiles are then combined by an all-reduce.
+  bool TryReduce(std::unique_ptr<Operation>& holder);
+
+  // ---- shardings ---------------------------------------------------------------------------
+
+  const Mesh& MeshOf(const SdySharding& s, const Operation& at);
+
+  Layout LayoutOfSdy(const SdySharding& s, int64_t rank, const Operation& at, const std::vector<std::string>* only);
+
+  // The layout an argument or result attribute dictionary gives a value of type `t`.
+  Layout LayoutOfAttrs(const Attribute& dict, Type t, const Operation& at, const std::string& what,
+                       bool* specified = nullptr) {
+    const int64_t rank = t.IsTensor() ? t.rank() : 0;
+    Layout l = Layout::Replicated(rank, partitions_);
+    if (specified) *specified = false;
+    if (!dict || dict.kind() != AttrKind::kDictionary || !t.IsTensor()) return l;
+    if (specified) *specified = dict.Field("sdy.sharding") || dict.Field("mhlo.sharding");
+    try {
+      if (Attribute s = dict.Field("sdy.sharding")) {
+        auto parsed = ParseSdySharding(s.kind() == AttrKind::kOpaque ? s->str : ir::PrintAttribute(s));
+        if (!parsed.ok()) Fail(at, absl::StatusCode::kInvalidArgument, std::string(parsed.status().message()));
+        return LayoutOfSdy(*parsed, rank, at, nullptr);
+      }
+      if (Attribute s = dict.Field("mhlo.sharding"); s && s.kind() == AttrKind::kString) {
+        auto parsed = GspmdLayout(s->str, rank, partitions_);
+        if (!parsed.ok()) Fail(at, parsed.status().code(), std::string(parsed.status().message()));
+        return *parsed;
+      }
+    } catch (const PartitionError& e) {
+      throw PartitionError(e.code, StrCat(e.what(), " (", what, ")"));
+    }
+    return l;
+  }
+
+  // ---- the rewrite -------------------------------------------------------------------------
+
+  Value* Whole(Sharded& s, const Operation& at);
+
+  // Replaces every operand of `op` (and of ops in its regions) that is a sharded value by its whole
+  // value, built before `op`.
+  void ResolveOperands(Operation& op, const Operation& at);
+
+  // Replaces operands through `map`, following chains (a call inlined into a callee's result).
+  static void Substitute(Operation& op, const std::unordered_map<Value*, Value*>& map);
+
+  // #stablehlo.replica_group_mesh_axes<mesh = @m, axes = [...]> -> explicit device groups.
+  void ResolveMeshAxesGroups(Operation& op);
+
+  static bool IsIdentityReshape(const Operation& op);
+
+  void InlineManual(std::unique_ptr<Operation> holder);
+
+  void RewriteFunction(Operation& func, bool entry);
+
+  ir::Module& m_;
+  ir::Context& ctx_;
+  const int64_t partitions_, replicas_;
+  std::map<std::string, Mesh> meshes_;
+  std::unordered_map<Value*, std::shared_ptr<Sharded>> sharded_;
+  std::unordered_map<Value*, std::vector<std::pair<Layout, Value*>>> local_cache_;
+  std::unordered_map<Value*, Value*> alias_;  // results of removed ops -> the values that replace them
+  std::vector<std::unique_ptr<Value>> placeholders_;  // whole values of shard-typed arguments
+  std::vector<std::unique_ptr<Operation>> out_;
+  std::vector<std::unique_ptr<Operation>> graveyard_;  // removed ops whose results are map keys
+  ir::Block* block_ = nullptr;
+  ir::Loc loc_;
+  int64_t next_channel_ = 1 << 20;  // above the channels a program numbers itself
+};
+
+}  // namespace openpjrt::compiler::spmd::internal
