@@ -9,6 +9,11 @@ jobs=$(nproc)
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
+# The compiler cache is shared between build folders (the release build and the wheel's
+# build/wheel compile the same sources with the same flags): without this, ccache keys every
+# compilation with -g on its working directory.
+export CCACHE_NOHASHDIR=true
+
 echo "== release build"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build -j"$jobs"
@@ -21,6 +26,9 @@ scripts/main.sh
 echo "== JAX on openpjrt against XLA:CPU in one process (tests/jax)"
 [ -x .venv/bin/python ] || scripts/install-python-deps.sh
 PYTHONPATH=build/python .venv/bin/python -m pytest -q -p no:cacheprovider tests/jax
+
+echo "== pip install . (the wheel: one plugin file that JAX finds through the entry point)"
+tests/jax/wheel_test.sh .venv/bin/python
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPENPJRT_SANITIZE="address;undefined" \
