@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/compiler/cse.h"
 #include "src/compiler/passes.h"
 #include "src/cpu/exec/ffi.h"
 #include "src/cpu/kernels/kernels.h"
@@ -143,9 +144,31 @@ class Lowerer {
         for (const Value* v : op->operands) r.push_back(Use(*op, env, v));
         return r;
       }
+      if (ReuseEarlier(*op, env, prog)) continue;
       LowerOp(*op, env, prog, depth);
+      if (Reusable(*op)) {
+        std::vector<int> in = Operands(*op, env), out;
+        for (size_t i = 0; i < op->num_results(); ++i) out.push_back(env.Lookup(op->result(i)));
+        lowered_.Add(&prog, *op, std::move(in), std::move(out), quant_as_expressed_);
+      }
     }
     Fail(*block.parent->parent, absl::StatusCode::kInvalidArgument, "block has no terminator");
+  }
+
+  // Common subexpressions (cse.h): `op` takes the result slots of an equal op lowered into `prog`
+  // before from the same slots, if there is one.
+  bool ReuseEarlier(const Operation& op, Env& env, const Program& prog) {
+    if (!Reusable(op)) return false;
+    std::vector<int> in;
+    for (const Value* v : op.operands) {
+      int s = env.Lookup(v);
+      if (s < 0) return false;  // LowerOp reports it
+      in.push_back(s);
+    }
+    const std::vector<int>* out = lowered_.Find(&prog, op, in, quant_as_expressed_);
+    if (!out) return false;
+    for (size_t i = 0; i < op.num_results(); ++i) env.slots[op.result(i)] = (*out)[i];
+    return true;
   }
 
   int Use(const Operation& op, const Env& env, const Value* v) {
@@ -527,6 +550,7 @@ class Lowerer {
   const ir::Module& m_;
   int next_slot_ = 0;
   bool quant_as_expressed_ = false;
+  LoweredOps lowered_;  // for ReuseEarlier
 };
 
 }  // namespace openpjrt::compiler::internal
