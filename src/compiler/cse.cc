@@ -109,8 +109,18 @@ bool SameComputation(const ir::Operation& a, const ir::Operation& b) {
 }
 
 uint64_t LoweredOps::Key(const ir::Operation& op, const std::vector<int>& in) {
+  // Code, operand slots and result types (types are unique per context: their storage pointers);
+  // constants, which have no operands, then spread by type.
   uint64_t h = static_cast<uint64_t>(op.code) * 0x9E3779B97F4A7C15ull;
   for (int s : in) h = (h ^ static_cast<uint64_t>(s)) * 0x100000001B3ull;
+  for (size_t i = 0; i < op.num_results(); ++i)
+    h = (h ^ reinterpret_cast<uintptr_t>(op.result(i)->type.storage())) * 0x100000001B3ull;
+  // Constants, which have no operands, also by their first bytes: a program's many scalar
+  // constants of one type would otherwise all be compared with each other.
+  if (ir::Attribute v = op.attr("value"); v && v.kind() == ir::AttrKind::kDenseElements && v->data) {
+    const size_t n = std::min<size_t>(v->data->size(), 64);
+    for (size_t i = 0; i < n; ++i) h = (h ^ (*v->data)[i]) * 0x100000001B3ull;
+  }
   return h;
 }
 
