@@ -322,10 +322,37 @@ bool CumulativeFold(const WindowParams& p, const typename Traits<K>::S* x, typen
   return true;
 }
 
+// CumulativeFold behind untyped pointers, for WindowFns.
 template <BinaryOp Op, ElemKind K>
-void FastReduceWindow(const Step& s, ExecState& st) {
-  using T = Traits<K>;
-  using S = typename T::S;
+bool CumulativeFoldRaw(const WindowParams& p, const void* x, void* y, const std::vector<int64_t>& idims,
+                       const std::vector<int64_t>& odims, const void* init, ExecState& st) {
+  using S = typename Traits<K>::S;
+  return CumulativeFold<Op, K>(p, static_cast<const S*>(x), static_cast<S*>(y), idims, odims,
+                               *static_cast<const S*>(init), st);
+}
+
+// The typed loops of one (op, element kind) pair that ReduceWindowBySize drives.
+struct WindowFns {
+  bool (*cumulative)(const WindowParams&, const void* x, void* y, const std::vector<int64_t>& idims,
+                     const std::vector<int64_t>& odims, const void* init, ExecState& st);
+  FoldManyFn fold_many;
+  FoldFn fold;  // acc[k] = op(acc[k], x[k])
+  StageFn stage;
+  StageStridedFn stage2;
+};
+
+// An unsigned integer of N bytes: elements that the driver moves but never computes on.
+template <size_t N> struct BitsOf;
+template <> struct BitsOf<1> { using type = uint8_t; };
+template <> struct BitsOf<2> { using type = uint16_t; };
+template <> struct BitsOf<4> { using type = uint32_t; };
+template <> struct BitsOf<8> { using type = uint64_t; };
+
+// reduce_window with a single binary-op body. The driver depends only on the element size S:
+// every computation goes through `f` (one instance per size instead of one per op and kind kept
+// the plugin 1.5 MB smaller; the loops it calls are the same).
+template <typename S>
+void ReduceWindowBySize(const Step& s, ExecState& st, const WindowFns& f) {
   const WindowParams& p = s.Params<WindowParams>();
   const Array& in = st.slots[s.in[0]].array;
   const S init = *st.slots[s.in[1]].array.as<S>();
@@ -333,23 +360,23 @@ void FastReduceWindow(const Step& s, ExecState& st) {
   const std::vector<int64_t> idims = in.dims(), odims = out.dims();
   const S* x = in.as<S>();
   S* y = out.mutable_as<S>();
-  if (out.NumElements() == 0 || CumulativeFold<Op, K>(p, x, y, idims, odims, init, st)) {
+  if (out.NumElements() == 0 || f.cumulative(p, x, y, idims, odims, &init, st)) {
     st.slots[s.out[0]] = RtValue::Of(std::move(out));
     return;
   }
   const Geometry g = MakeGeometry(p, idims, odims);
   const int64_t P = Product(g.odims, 0, g.q), W = Product(g.wdims, 0, g.q), inner = g.inner;
-  static const FoldManyFn fold_many = ForCpu<&FoldManyBody<Op, K>, HasVectorCopies(K)>();
+  const FoldManyFn fold_many = f.fold_many;
   if (inner == 1 && g.q >= 1 && W > 0) {
     // The window moves over the last dimension too (NCHW pooling): outputs along the last
     // dimension fold side by side, 64 at a time. For each window position in row-major order
     // (the outer dimensions' part, then the last dimension's), the 64 outputs' elements are
     // staged (init for holes) and folded in, so each output still folds its window in order.
-    static const StageFn stage = ForCpu<&StageBody<K>, HasVectorCopies(K)>();
+    const StageFn stage = f.stage;
     constexpr int64_t kLanes = 64;
     const size_t q = g.q, last = q - 1;
     const int64_t OL = g.odims[last], WL = g.wdims[last], rows = P / OL, WO = W / WL;
-    static const StageStridedFn stage2 = ForCpu<&StageStridedBody<K, 2>, HasVectorCopies(K)>();
+    const StageStridedFn stage2 = f.stage2;
     // The last dimension's offsets by window position: by_w[wl * OL + o] (-1: a hole), and per
     // (window position, block of kLanes outputs) the element step between the block's offsets
     // when it is 1 or 2 and none is a hole (0 otherwise).
@@ -435,8 +462,7 @@ void FastReduceWindow(const Step& s, ExecState& st) {
         do {
           const int64_t off = WindowOffset(g, oi, wi);
           if (inner == 1) {
-            const S v = off < 0 ? init : x[off];
-            *acc = T::Store(static_cast<typename T::C>(ApplyBinary<Op, T>(T::Load(*acc), T::Load(v))));
+            f.fold(acc, off < 0 ? &init : x + off, 1);
           } else {
             src[static_cast<size_t>(m++)] = off < 0 ? static_cast<const void*>(inits.data()) : x + off;
           }
@@ -447,6 +473,15 @@ void FastReduceWindow(const Step& s, ExecState& st) {
     }
   });
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
+template <BinaryOp Op, ElemKind K>
+void FastReduceWindow(const Step& s, ExecState& st) {
+  using S = typename Traits<K>::S;
+  static const WindowFns fns{&CumulativeFoldRaw<Op, K>, ForCpu<&FoldManyBody<Op, K>, HasVectorCopies(K)>(),
+                             Fold<Op, K>(), ForCpu<&StageBody<K>, HasVectorCopies(K)>(),
+                             ForCpu<&StageStridedBody<K, 2>, HasVectorCopies(K)>()};
+  ReduceWindowBySize<typename BitsOf<sizeof(S)>::type>(s, st, fns);
 }
 
 template <CompareParams::Dir D, typename C>
