@@ -366,10 +366,42 @@ bool SelectsRows(const ArgReducer& f, bool positions) {
 #endif
 }
 
+// SelectRows behind untyped pointers, for ArgFns.
 template <ElemKind KV, ElemKind KI>
-void ArgReduce(const Step& s, ExecState& st) {
-  using VS = typename Traits<KV>::S;
-  using IS = typename Traits<KI>::S;
+void SelectRowsRaw(const ArgReducer* f, ArgFoldFn fold, const void* x, int64_t r0, int64_t r1, int64_t n,
+                   const void* init_v, const void* init_i, void* ov, void* oi) {
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+  if constexpr (KV == ElemKind::kF32 || KV == ElemKind::kBF16 || KV == ElemKind::kF16) {
+    using VS = typename Traits<KV>::S;
+    using IS = typename Traits<KI>::S;
+    SelectRows<KV, KI>(f, fold, static_cast<const VS*>(x), r0, r1, n, *static_cast<const VS*>(init_v),
+                       *static_cast<const IS*>(init_i), static_cast<VS*>(ov), static_cast<IS*>(oi));
+  }
+#endif
+}
+
+// The typed loops of one (value kind, index kind) pair that ArgReduceBySize drives.
+struct ArgFns {
+  ArgFoldFn fold, fold_steps;
+  RowsFoldFn (*rows_fold)(const ArgReducer&);
+  RowsFoldFn (*rows_fold4)(const ArgReducer&);
+  bool (*selects_rows)(const ArgReducer&, bool positions);
+  void (*select_rows)(const ArgReducer*, ArgFoldFn, const void* x, int64_t r0, int64_t r1, int64_t n,
+                      const void* init_v, const void* init_i, void* ov, void* oi);
+};
+
+// An unsigned integer of N bytes: values and indices the driver moves but never compares.
+template <size_t N> struct BitsOf;
+template <> struct BitsOf<1> { using type = uint8_t; };
+template <> struct BitsOf<2> { using type = uint16_t; };
+template <> struct BitsOf<4> { using type = uint32_t; };
+template <> struct BitsOf<8> { using type = uint64_t; };
+
+// The argmax/argmin-style reduction. The driver depends only on the sizes of values (VS) and
+// indices (IS): every comparison is in `fns` (one instance per pair of sizes instead of one per
+// pair of kinds; positions written as IS have the bits of the index kind's integer).
+template <typename VS, typename IS>
+void ArgReduceBySize(const Step& s, ExecState& st, const ArgFns& fns) {
   const Array& values = st.slots[s.in[0]].array;
   const Array& indices = st.slots[s.in[1]].array;
   const ReduceParams& params = s.Params<ReduceParams>();
@@ -377,9 +409,8 @@ void ArgReduce(const Step& s, ExecState& st) {
   // (One reduced dimension, as with positions, always makes contiguous blocks.)
   if (!bl.ok || (bl.b == 1 && bl.r0 != 1)) return GenericReduce(s, st);
   const ArgReducer* f = &params.arg;
-  static const ArgFoldFn fold = ForCpu<&ArgFoldBody<KV, KI>>();
-  static const ArgFoldFn fold_steps = ForCpu<&ArgFoldStepsBody<KV, KI>>();
-  const RowsFoldFn rows_fold = RowsFold<KV, KI, 1>(*f), rows_fold4 = RowsFold<KV, KI, 4>(*f);
+  const ArgFoldFn fold = fns.fold, fold_steps = fns.fold_steps;
+  const RowsFoldFn rows_fold = fns.rows_fold(*f), rows_fold4 = fns.rows_fold4(*f);
   const VS init_v = *st.slots[s.in[2]].array.as<VS>();
   const IS init_i = *st.slots[s.in[3]].array.as<IS>();
   Array out_v = Array::Allocate(s.out_types[0]), out_i = Array::Allocate(s.out_types[1]);
@@ -405,16 +436,12 @@ void ArgReduce(const Step& s, ExecState& st) {
             fold(f, ov + a * B, oi + a * B, xv + off, xi ? xi + off : position.data(), B);
           }
     });
-  } else if (SelectsRows<KV>(*f, xi == nullptr)) {
-#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
-    if constexpr (KV == ElemKind::kF32 || KV == ElemKind::kBF16 || KV == ElemKind::kF16) {
-      // Rows whose fold is an order-free selection (SelectRows), split over the threads.
-      const int64_t pieces = A * R >= (int64_t{1} << 17) ? std::min<int64_t>(A, st.threads()) : 1;
-      st.ParallelFor(pieces, [&](int64_t piece) {
-        SelectRows<KV, KI>(f, fold, xv, A * piece / pieces, A * (piece + 1) / pieces, R, init_v, init_i, ov, oi);
-      });
-    }
-#endif
+  } else if (fns.selects_rows(*f, xi == nullptr)) {
+    // Rows whose fold is an order-free selection (SelectRows), split over the threads.
+    const int64_t pieces = A * R >= (int64_t{1} << 17) ? std::min<int64_t>(A, st.threads()) : 1;
+    st.ParallelFor(pieces, [&](int64_t piece) {
+      fns.select_rows(f, fold, xv, A * piece / pieces, A * (piece + 1) / pieces, R, &init_v, &init_i, ov, oi);
+    });
   } else {
     // Rows of R contiguous elements. Lanes are (row, piece) pairs, up to 64 at a time (four
     // groups of 16 whose folds interleave); a row is cut into `cuts` pieces of near-equal length
@@ -499,6 +526,14 @@ void ArgReduce(const Step& s, ExecState& st) {
   }
   st.slots[s.out[0]] = RtValue::Of(std::move(out_v));
   st.slots[s.out[1]] = RtValue::Of(std::move(out_i));
+}
+
+template <ElemKind KV, ElemKind KI>
+void ArgReduce(const Step& s, ExecState& st) {
+  static const ArgFns fns{ForCpu<&ArgFoldBody<KV, KI>>(), ForCpu<&ArgFoldStepsBody<KV, KI>>(),
+                          &RowsFold<KV, KI, 1>, &RowsFold<KV, KI, 4>, &SelectsRows<KV>, &SelectRowsRaw<KV, KI>};
+  ArgReduceBySize<typename BitsOf<sizeof(typename Traits<KV>::S)>::type,
+                  typename BitsOf<sizeof(typename Traits<KI>::S)>::type>(s, st, fns);
 }
 
 }  // namespace
