@@ -605,8 +605,15 @@ OPJ_TARGET_512 void SelectScatterF32(const float* x, const int64_t* off, int64_t
 // earlier piece may also reach (at or below the last position of the window before the piece's
 // first, windows being in increasing offset order without dilations) gets its adds from this
 // piece through a log replayed after every piece has run, in piece order.
-template <CompareParams::Dir D, ElemKind K>
-void FastSelectAndScatter(const Step& s, ExecState& st) {
+// The f32 path of one compare direction (SelectScatterF32<D>), null elsewhere.
+using SelectScatterF32Fn = void (*)(const float*, const int64_t*, int64_t, const float*, float*, int64_t, int64_t,
+                                    std::vector<DeferredAdd<float>>*);
+
+// select_and_scatter with a single-compare select and an adding scatter. The compare direction
+// reaches the driver only through select_many and f32 (one instance per kind instead of one per
+// kind and direction).
+template <ElemKind K>
+void SelectAndScatterOfKind(const Step& s, ExecState& st, SelectManyFn select_many, SelectScatterF32Fn f32) {
   using T = Traits<K>;
   using S = typename T::S;
   const WindowParams& p = s.Params<WindowParams>();
@@ -619,7 +626,6 @@ void FastSelectAndScatter(const Step& s, ExecState& st) {
   const S* source = src.as<S>();
   const Geometry g = MakeGeometry(p, xa.dims(), src.dims());
   const int64_t P = Product(g.odims, 0, g.q), inner = g.inner;
-  static const SelectManyFn select_many = ForCpu<&SelectManyBody<D, K>, HasVectorCopies(K)>();
   const int64_t W = Product(g.wdims, 0, g.q);
   bool monotone = true;
   for (size_t d = 0; d < p.dims.size(); ++d)
@@ -667,14 +673,12 @@ void FastSelectAndScatter(const Step& s, ExecState& st) {
       NextIndex(oi, g.odims);
       if (m == 0) continue;
       const S* sv = source + o * inner;
-#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
       if constexpr (K == ElemKind::kF32) {
-        if (IsaLevel() == 2) {
-          SelectScatterF32<D>(x, offs.data(), m, sv, y, inner, limit, &log);
+        if (f32) {
+          f32(x, offs.data(), m, sv, y, inner, limit, &log);
           continue;
         }
       }
-#endif
       select_many(x, offs.data(), m, best.data(), which.data(), inner);
       for (int64_t c = 0; c < inner; ++c) {
         const int64_t at = offs[static_cast<size_t>(which[c])] + c;
@@ -691,6 +695,16 @@ void FastSelectAndScatter(const Step& s, ExecState& st) {
     for (const DeferredAdd<S>& d : log)
       y[d.at] = T::Store(static_cast<typename T::C>(ApplyBinary<BinaryOp::kAdd, T>(T::Load(y[d.at]), T::Load(d.value))));
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
+template <CompareParams::Dir D, ElemKind K>
+void FastSelectAndScatter(const Step& s, ExecState& st) {
+  static const SelectManyFn select_many = ForCpu<&SelectManyBody<D, K>, HasVectorCopies(K)>();
+  SelectScatterF32Fn f32 = nullptr;
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+  if constexpr (K == ElemKind::kF32) f32 = IsaLevel() == 2 ? &SelectScatterF32<D> : nullptr;
+#endif
+  SelectAndScatterOfKind<K>(s, st, select_many, f32);
 }
 
 template <ElemKind K>
