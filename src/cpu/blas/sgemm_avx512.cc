@@ -462,6 +462,39 @@ SgemmOperand RowsFrom(const SgemmOperand& a, int64_t m0) {
                    : SgemmOperand{a.p + m0 * a.rs, a.rs, a.cs};
 }
 
+// One block of up to 16 * V columns from jc: V vectors of accumulators. V is the number of
+// vectors that hold columns (a narrow B such as an RNN cell's 64 columns takes V = 4), so that
+// every mask stays in a register and no FMA runs on lanes that are never stored (with V = 8 for
+// 64 columns, half the FMAs and loads were masked out and the masks were reloaded from the stack
+// every depth step). The lanes that are stored see the same operations in the same order.
+template <int V>
+OPJ_AVX512 inline void RowColumnBlock(int64_t jc, int64_t w, int64_t k, int64_t kcb, const SgemmOperand& a,
+                                      const SgemmOperand& b, float* c) {
+  __mmask16 mask[V];
+  for (int v = 0; v < V; ++v) {
+    const int64_t left = std::clamp<int64_t>(w - 16 * v, 0, 16);
+    mask[v] = static_cast<__mmask16>(left >= 16 ? 0xFFFF : (1u << left) - 1);
+  }
+  for (int64_t pc = 0; pc < k; pc += kcb) {
+    const int64_t kc = std::min(kcb, k - pc);
+    __m512 acc[V];
+#pragma GCC unroll 8
+    for (int v = 0; v < V; ++v) acc[v] = _mm512_setzero_ps();
+    for (int64_t p = pc; p < pc + kc; ++p) {
+      const __m512 av = _mm512_set1_ps(a.p[p * a.cs]);
+      const float* row = b.p + p * b.rs + jc;
+#pragma GCC unroll 8
+      for (int v = 0; v < V; ++v) acc[v] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(mask[v], row + 16 * v), acc[v]);
+    }
+#pragma GCC unroll 8
+    for (int v = 0; v < V; ++v) {
+      __m512 out = acc[v];
+      if (pc > 0) out = _mm512_add_ps(_mm512_maskz_loadu_ps(mask[v], c + jc + 16 * v), out);
+      _mm512_mask_storeu_ps(c + jc + 16 * v, mask[v], out);
+    }
+  }
+}
+
 // Single-row products (m == 1: a decoder step at batch 1, an RNN cell's h W): B's rows are read
 // in place, 128 columns at a time in eight registers, with the tile kernel's order (each block of
 // KcFor(k) depths one FMA chain per element from zero, the blocks added in order), so a row gives
@@ -471,28 +504,12 @@ SgemmOperand RowsFrom(const SgemmOperand& a, int64_t m0) {
 OPJ_AVX512 void RowColumns(int64_t j0, int64_t j1, int64_t k, int64_t kcb, SgemmOperand a, SgemmOperand b, float* c) {
   for (int64_t jc = j0; jc < j1; jc += 128) {
     const int64_t w = std::min<int64_t>(128, j1 - jc);
-    __mmask16 mask[8];
-    for (int v = 0; v < 8; ++v) {
-      const int64_t left = std::clamp<int64_t>(w - 16 * v, 0, 16);
-      mask[v] = static_cast<__mmask16>(left >= 16 ? 0xFFFF : (1u << left) - 1);
-    }
-    for (int64_t pc = 0; pc < k; pc += kcb) {
-      const int64_t kc = std::min(kcb, k - pc);
-      __m512 acc[8];
-#pragma GCC unroll 8
-      for (int v = 0; v < 8; ++v) acc[v] = _mm512_setzero_ps();
-      for (int64_t p = pc; p < pc + kc; ++p) {
-        const __m512 av = _mm512_set1_ps(a.p[p * a.cs]);
-        const float* row = b.p + p * b.rs + jc;
-#pragma GCC unroll 8
-        for (int v = 0; v < 8; ++v) acc[v] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(mask[v], row + 16 * v), acc[v]);
-      }
-#pragma GCC unroll 8
-      for (int v = 0; v < 8; ++v) {
-        __m512 out = acc[v];
-        if (pc > 0) out = _mm512_add_ps(_mm512_maskz_loadu_ps(mask[v], c + jc + 16 * v), out);
-        _mm512_mask_storeu_ps(c + jc + 16 * v, mask[v], out);
-      }
+    switch ((w + 15) / 16) {
+      case 1: RowColumnBlock<1>(jc, w, k, kcb, a, b, c); break;
+      case 2: RowColumnBlock<2>(jc, w, k, kcb, a, b, c); break;
+      case 3: RowColumnBlock<3>(jc, w, k, kcb, a, b, c); break;
+      case 4: RowColumnBlock<4>(jc, w, k, kcb, a, b, c); break;
+      default: RowColumnBlock<8>(jc, w, k, kcb, a, b, c); break;
     }
   }
 }

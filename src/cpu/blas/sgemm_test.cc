@@ -263,7 +263,9 @@ void Reversed(int64_t count, const std::function<void(int64_t)>& fn) {
 TEST(FastSgemm, SingleRowEqualsItsRowInABatch) {
   if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
   const Case cases[] = {{9, 64, 64, false, false}, {9, 70, 700, true, false}, {9, 1100, 50, false, false},
-                        {9, 4100, 300, true, false}, {9, 13, 1, false, false}, {9, 130, 321, false, false}};
+                        {9, 4100, 300, true, false}, {9, 13, 1, false, false}, {9, 130, 321, false, false},
+                        // 2 and 3 vectors of columns, over several depth blocks
+                        {9, 20, 700, true, false}, {9, 40, 700, false, false}, {9, 300, 64, false, false}};
   std::mt19937 rng(5);
   for (const Case& c : cases) {
     RandomOperands ops(c, rng);
