@@ -65,6 +65,14 @@ def main():
         f.write("func.func @main(%t: !stablehlo.token, %x: tensor<?x2xf32>) -> (!stablehlo.token, tensor<i32>) {\n"
                 "  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x2xf32>) -> tensor<i32>\n"
                 "  return %t, %n : !stablehlo.token, tensor<i32>\n}\n")
+    # Subnormals: `run` keeps them (the specification's IEEE semantics) in process and through
+    # the plugin; --flush-denormals flushes them to zero as XLA:CPU (and the plugin's default) does.
+    subnormal = f"{tmp}/subnormal.mlir"
+    with open(subnormal, "w") as f:
+        f.write("func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+                "  %y = stablehlo.add %x, %x : tensor<2xf32>\n"
+                "  return %y : tensor<2xf32>\n}\n")
+    sub_args = "[dense<[1.0e-39, 1.0]> : tensor<2xf32>]"
     checked = f"{tmp}/checked.mlir"
     with open(checked, "w") as f:
         f.write("func.func @main(%x: tensor<2xi32>) {\n"
@@ -109,6 +117,11 @@ def main():
         (["run", "--print", f"--args=@{tmp}/axpy.args", axpy], None, 0, axpy_want),
         (["run", "--print", f"--args=@{tmp}/a.npy,@{tmp}/x.npy", axpy], None, 0, axpy_want),
         (["run", "--args", "[dense<[2, 3]> : tensor<2xi32>]", checked], None, 0, "1 checks"),
+        (["run", "--print", "--args", sub_args, subnormal], None, 0, "dense<[2e-39, 2.0]>"),
+        (["run", "--print", "--plugin", "cpu", "--args", sub_args, subnormal], None, 0, "dense<[2e-39, 2.0]>"),
+        (["run", "--print", "--flush-denormals", "--args", sub_args, subnormal], None, 0, "dense<[0.0, 2.0]>"),
+        (["run", "--print", "--flush-denormals", "--plugin", "cpu", "--args", sub_args, subnormal], None, 0,
+         "dense<[0.0, 2.0]>"),
         (["run", "--args", "[dense<[2, 4]> : tensor<2xi32>]", checked], None, 1, "0 passed, 1 failed"),
         (["run", "--print", "--args", "[dense<1.0> : tensor<5x2xf32>]", poly_tok], None, 0,
          "result #1 = dense<5> : tensor<i32>"),

@@ -125,11 +125,15 @@ absl::Status ParseClientOptions(const PJRT_NamedValue* options, size_t n, const 
     } else if (name == "deterministic") {
       s = want(PJRT_NamedValue_kBool);
       out->deterministic = o.bool_value;
+    } else if (name == "flush_denormals") {
+      s = want(PJRT_NamedValue_kBool);
+      out->flush_denormals = o.bool_value;
     } else {
       s = absl::InvalidArgumentError(StrCat(
           "unknown create option '", name, "'; the CPU plugin takes cpu_device_count, asynchronous, "
           "process_id (or node_id), num_nodes, partition_index, collectives_timeout_ms, "
-          "max_inflight_computations, intra_op_threads, memory_limit_bytes, oom_retry_timeout_ms, deterministic"));
+          "max_inflight_computations, intra_op_threads, memory_limit_bytes, oom_retry_timeout_ms, deterministic, "
+          "flush_denormals"));
     }
     if (!s.ok()) return s;
   }

@@ -109,7 +109,7 @@ Client::Client(ClientOptions options, std::unique_ptr<distributed::Coordinator> 
   int threads = options_.intra_op_threads;
   if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
   pool_ = std::make_unique<ThreadPool>(threads);
-  parallel_ = std::make_unique<PoolParallel>(pool_.get(), options_.deterministic);
+  parallel_ = std::make_unique<PoolParallel>(pool_.get(), options_.deterministic, options_.flush_denormals);
   platform_version_ = "openpjrt cpu 0.1.0";
 }
 

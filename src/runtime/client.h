@@ -38,6 +38,7 @@ struct ClientOptions {
   // in-flight executions and frees before RESOURCE_EXHAUSTED.
   int oom_retry_timeout_ms = 2000;
   bool deterministic = false;     // bit-identical results whatever the thread count
+  bool flush_denormals = true;    // subnormal floats flushed to zero, as XLA:CPU (cpu/exec/float_env.h)
   int collectives_timeout_ms = 0; // across processes; 0: OPENPJRT_COLLECTIVES_TIMEOUT_MS or 300 s
   int num_nodes = 1;              // processes sharing the key-value store (process_id is the node id)
 };

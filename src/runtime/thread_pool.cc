@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "src/cpu/exec/float_env.h"
 #include "src/runtime/spin.h"
 
 namespace openpjrt::runtime {
@@ -179,7 +180,13 @@ void PoolParallel::For(int64_t n, const std::function<void(int64_t)>& fn) {
     explicit Busy(ThreadPool* p) : pool(p) { pool->EnterCaller(); }
     ~Busy() { pool->LeaveCaller(); }
   } busy(pool_);
-  for (int64_t h = 0; h < helpers; ++h) pool_->Schedule(work);
+  // Helpers compute in the caller's floating-point mode (the caller's was set by its execution).
+  const bool flush = flush_denormals_;
+  for (int64_t h = 0; h < helpers; ++h)
+    pool_->Schedule([work, flush] {
+      const cpu::ScopedFlushDenormals float_env(flush);
+      work();
+    });
   work();
   if (!SpinUntil([&] { return shared->done.load() == n; }, kForkSpin)) {
     std::unique_lock<std::mutex> lock(shared->mu);

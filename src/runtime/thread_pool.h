@@ -52,15 +52,18 @@ class ThreadPool {
 // shared counter alongside the calling thread.
 class PoolParallel : public cpu::Parallel {
  public:
-  PoolParallel(ThreadPool* pool, bool deterministic) : pool_(pool), deterministic_(deterministic) {}
+  PoolParallel(ThreadPool* pool, bool deterministic, bool flush_denormals = false)
+      : pool_(pool), deterministic_(deterministic), flush_denormals_(flush_denormals) {}
   int threads() const override { return pool_->size(); }
   bool deterministic() const override { return deterministic_; }
+  bool flush_denormals() const override { return flush_denormals_; }
   // An exception from a piece (std::bad_alloc) is thrown here once every piece has finished.
   void For(int64_t n, const std::function<void(int64_t)>& fn) override;
 
  private:
   ThreadPool* pool_;
   bool deterministic_;
+  bool flush_denormals_;
 };
 
 }  // namespace openpjrt::runtime

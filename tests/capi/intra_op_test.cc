@@ -5,6 +5,9 @@
 // runs under ThreadSanitizer in CI).
 #include <cmath>
 #include <cstring>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include "tests/capi/capi_fixture.h"
 
@@ -108,6 +111,87 @@ TEST_F(PluginTest, IntraOpThreadsDoNotChangeResults) {
           << "result #" << i << " differs between 1 and " << threads << " threads";
     }
   }
+}
+
+// Subnormals: flushed to zero by default, as XLA's CPU runtime does (results that would be
+// subnormal become 0, subnormal inputs read as 0), in the executing thread and in the intra-op
+// helpers alike; kept as IEEE says with flush_denormals = false. The caller's own mode is the same
+// after an execution run on its thread.
+constexpr char kSubnormalProgram[] = R"(
+func.func @main(%x: tensor<300000xf32>, %s: tensor<300000xf32>) -> (tensor<300000xf32>, tensor<300000xf32>, tensor<300000xf32>) {
+  %tiny = stablehlo.constant dense<1.0e-30> : tensor<300000xf32>
+  %scaled = stablehlo.multiply %x, %tiny : tensor<300000xf32>
+  %twice = stablehlo.add %s, %s : tensor<300000xf32>
+  %big = stablehlo.constant dense<-95.0> : tensor<300000xf32>
+  %shift = stablehlo.add %x, %big : tensor<300000xf32>
+  %e = stablehlo.exponential %shift : tensor<300000xf32>
+  return %scaled, %twice, %e : tensor<300000xf32>, tensor<300000xf32>, tensor<300000xf32>
+}
+)";
+
+TEST_F(PluginTest, SubnormalsFlushedByDefaultKeptOnRequest) {
+  const size_t n = 300000;
+  std::vector<float> x(n), s(n);
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = 1e-10f * static_cast<float>(1 + i % 97);        // x * 1e-30 is subnormal
+    s[i] = 1e-39f * static_cast<float>(1 + i % 7);         // subnormal inputs
+  }
+  struct Config {
+    std::vector<PJRT_NamedValue> options;
+    bool flushed;
+  };
+  const Config configs[] = {
+      {{IntOption("intra_op_threads", 4)}, true},
+      {{IntOption("intra_op_threads", 4), BoolOption("flush_denormals", true)}, true},
+      {{IntOption("intra_op_threads", 1), BoolOption("asynchronous", false)}, true},
+      {{IntOption("intra_op_threads", 4), BoolOption("flush_denormals", false)}, false},
+  };
+  for (const Config& config : configs) {
+    PJRT_Client* c = CreateClient(config.options);
+    ASSERT_NE(c, nullptr);
+    PJRT_LoadedExecutable* exe = Compile(kSubnormalProgram, c);
+    ASSERT_NE(exe, nullptr);
+    std::vector<PJRT_Buffer*> inputs = {Upload(x, {int64_t(n)}, 0, c), Upload(s, {int64_t(n)}, 0, c)};
+#if defined(__x86_64__)
+    const unsigned before = _mm_getcsr();
+#endif
+    auto outs = Execute(exe, {inputs}, 3);
+#if defined(__x86_64__)
+    EXPECT_EQ(_mm_getcsr() & 0xffc0u, before & 0xffc0u) << "the caller's MXCSR control bits changed";
+#endif
+    ASSERT_EQ(outs.size(), 1u);
+    std::vector<std::vector<float>> got;
+    for (PJRT_Buffer* b : outs[0]) {
+      got.push_back(Download(b));
+      Destroy(b);
+    }
+    for (PJRT_Buffer* b : inputs) Destroy(b);
+    Destroy(exe);
+    auto d = Args<PJRT_Client_Destroy_Args>();
+    d.client = c;
+    EXPECT_EQ(api->PJRT_Client_Destroy(&d), nullptr);
+    // This test's thread keeps IEEE subnormals, so the expected values below are exact.
+    int64_t wrong = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const float scaled = config.flushed ? 0.0f : x[i] * 1e-30f;
+      const float twice = config.flushed ? 0.0f : s[i] + s[i];
+      ASSERT_TRUE(std::fpclassify(x[i] * 1e-30f) == FP_SUBNORMAL);
+      if (got[0][i] != scaled || got[1][i] != twice) ++wrong;
+      // exp(x - 95) ~ 5.6e-42: subnormal, or 0 when flushed.
+      if (config.flushed ? got[2][i] != 0.0f : std::fpclassify(got[2][i]) != FP_SUBNORMAL) ++wrong;
+    }
+    EXPECT_EQ(wrong, 0) << "flushed = " << config.flushed << " (element 0: " << got[0][0] << ", "
+                        << got[1][0] << ", " << got[2][0] << ")";
+  }
+  // The option is a bool.
+  std::vector<PJRT_NamedValue> bad = {IntOption("flush_denormals", 1)};
+  auto a = Args<PJRT_Client_Create_Args>();
+  a.create_options = bad.data();
+  a.num_options = 1;
+  PJRT_Error* e = api->PJRT_Client_Create(&a);
+  EXPECT_EQ(e ? e->vtable->get_code(e) : PJRT_Error_Code_OK, PJRT_Error_Code_INVALID_ARGUMENT);
+  const std::string m = Message(e);
+  EXPECT_NE(m.find("flush_denormals"), std::string::npos) << m;
 }
 
 }  // namespace

@@ -259,3 +259,32 @@ def test_windowed_and_shape_ops(rng):
     check(lambda a: jnp.searchsorted(jnp.sort(a.ravel()), a[0, 0]), y)
     check(lambda a: jnp.histogram(a, bins=7, range=(-3, 3))[0], y)
     check(lambda a: jnp.interp(a, jnp.linspace(-3, 3, 11), jnp.sin(jnp.linspace(-3, 3, 11))), y, rtol=1e-5, atol=1e-6)
+
+
+# Per dtype: a shift that takes exp into the subnormal range, and a divisor (passed as an
+# argument, so that XLA does not turn the division into a product by its reciprocal) doing the same.
+SUBNORMAL_SHIFT = {np.dtype(np.float16): (-16.0, 6e4), np.dtype(np.float32): (-95.0, 1e38),
+                   np.dtype(np.float64): (-720.0, 1e308)}
+SUBNORMAL_OPS = {
+    "scale_into_subnormals": lambda x, s, d, k: x * s[0],
+    "subnormal_inputs_added": lambda x, s, d, k: s + s,
+    "exp_underflow": lambda x, s, d, k: jnp.exp(x + k),
+    "sum_of_subnormals": lambda x, s, d, k: jnp.sum(s * 3.0),
+    "dot_of_subnormals": lambda x, s, d, k: s[None, :] @ jnp.ones((s.shape[0], 4), s.dtype),
+    "divide_into_subnormals": lambda x, s, d, k: x / d,
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64], ids=dtype_id)
+@pytest.mark.parametrize("name", sorted(SUBNORMAL_OPS))
+def test_subnormals_as_xla(name, dtype):
+    """Subnormal results and inputs: flushed to zero exactly where XLA:CPU flushes them (the
+    plugin's default flush_denormals), bit for bit."""
+    with jax.enable_x64(dtype == np.float64):
+        g = np.random.default_rng(11)
+        tiny = np.finfo(dtype).tiny
+        x = (g.random(64) * 4 + 1).astype(dtype)
+        s = (g.random(64) * tiny * 0.9).astype(dtype)  # every element subnormal (or 0)
+        s[0] = tiny / 8  # x * s[0] is subnormal too
+        k, d = SUBNORMAL_SHIFT[np.dtype(dtype)]
+        check(SUBNORMAL_OPS[name], x, s, np.full(64, d, dtype), np.asarray(k, dtype), rtol=0, atol=0)

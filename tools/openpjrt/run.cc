@@ -73,7 +73,7 @@ void CopyShard(const cpu::Array& whole, const cpu::Array& shard, const compiler:
 }
 
 constexpr char kRunUsage[] =
-    "usage: openpjrt run FILE [--split-input-file] [--print] [--entry NAME]\n"
+    "usage: openpjrt run FILE [--split-input-file] [--print] [--entry NAME] [--flush-denormals]\n"
     "                         [--replicas N] [--partitions M]\n"
     "                         [--args LIST | --args @FILE | --args @A.npy,@B.npy,...]\n"
     "                         [--plugin PATH] [--input NAME=FILE.npy ...] [--format mlir|hlo|hlo_with_config]\n"
@@ -86,6 +86,8 @@ constexpr char kRunUsage[] =
     "\n"
     "  --split-input-file  treat '// -----' lines as separators between independent modules\n"
     "  --print             print the entry function's results\n"
+    "  --flush-denormals   flush subnormal floats to zero, as XLA:CPU does (and the plugin does by\n"
+    "                      default for JAX); without it they are kept, as the specification says\n"
     "  --entry NAME        run @NAME instead\n"
     "  --args LIST         the entry function's arguments, in order: a list of dense literals\n"
     "                      ('[dense<1> : tensor<2xi32>, dense<[1.5, 2.0]> : tensor<2xf32>]'),\n"
@@ -128,13 +130,29 @@ std::string FormatResult(ir::Context& ctx, const cpu::RtValue& v) {
   return ir::PrintAttribute(ir::Attribute::Dense(t, data, false));
 }
 
+// The in-process path's execution environment: one thread, subnormals kept unless
+// --flush-denormals asks for XLA:CPU's mode.
+class SerialParallel : public cpu::Parallel {
+ public:
+  explicit SerialParallel(bool flush) : flush_(flush) {}
+  int threads() const override { return 1; }
+  bool deterministic() const override { return true; }
+  bool flush_denormals() const override { return flush_; }
+  void For(int64_t n, const std::function<void(int64_t)>& fn) override {
+    for (int64_t i = 0; i < n; ++i) fn(i);
+  }
+
+ private:
+  bool flush_;
+};
+
 // The plugin path: compile the chunk with the client library, upload the inputs to every device,
 // execute, wait, and print. Locations the plugin reports as <program>:L:C are moved to the file.
 bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string& name,
                   const std::string& entry, const std::string& plugin_path,
                   const std::map<int, std::string>& input_files, const std::vector<client::HostArray>* given,
                   int replicas, int partitions, bool print, const std::string& output_dir,
-                  const std::string& format, const std::string& where, std::string* why) {
+                  const std::string& format, bool flush_denormals, const std::string& where, std::string* why) {
   if (!entry.empty() && entry != "main") {
     *why = "--entry is not supported with --plugin (PJRT runs @main)";
     return false;
@@ -143,9 +161,15 @@ bool RunViaPlugin(ir::Module& m, const ir::SourceChunk& chunk, const std::string
   // One client per plugin and device count, kept for the process (never torn down at exit,
   // while the plugin's own statics may already be gone).
   static auto* clients = new std::map<std::string, std::unique_ptr<client::Client>>;
-  const std::string key = StrCat(plugin_path, "#", n);
+  const std::string key = StrCat(plugin_path, "#", n, flush_denormals ? "#flush" : "");
   if (!clients->count(key)) {
     auto c = OpenClient(plugin_path, n);
+    // An openpjrt plugin is asked to keep IEEE subnormals unless --flush-denormals (its default,
+    // for JAX, is to flush them as XLA:CPU does); another plugin keeps its own behaviour.
+    if (c.ok() && (*c)->platform_version().rfind("openpjrt", 0) == 0 && !flush_denormals) {
+      c->reset();
+      c = OpenClient(plugin_path, n, client::Options{{"flush_denormals", false}});
+    }
     if (!c.ok()) return *why = StrCat("plugin: ", c.status().message()), false;
     (*clients)[key] = std::move(*c);
   }
@@ -255,7 +279,7 @@ int RunMain(int argc, char** argv) {
   std::string file, entry, plugin_path, format, output_dir;
   std::map<int, std::string> inputs;
   std::vector<client::HostArray> given;
-  bool split = false, print = false, via_plugin = false, args_given = false;
+  bool split = false, print = false, via_plugin = false, args_given = false, flush_denormals = false;
   int64_t replicas_flag = 0, partitions_flag = 0;
   auto positive = [&](const char* flag, const char* text, int64_t* out) {
     char* end = nullptr;
@@ -274,6 +298,8 @@ int RunMain(int argc, char** argv) {
       return 0;
     } else if (a == "--split-input-file") {
       split = true;
+    } else if (a == "--flush-denormals") {
+      flush_denormals = true;
     } else if (a == "--print") {
       print = true;
     } else if (a == "--plugin" && i + 1 < argc) {
@@ -360,7 +386,7 @@ int RunMain(int argc, char** argv) {
       std::string why;
       if (RunViaPlugin(**m, chunk, name, entry, plugin_path, inputs, args_given ? &given : nullptr,
                        static_cast<int>(replicas),
-                       static_cast<int>(partitions), print, output_dir, format, where, &why)) {
+                       static_cast<int>(partitions), print, output_dir, format, flush_denormals, where, &why)) {
         ++passed;
       } else {
         fail(why);
@@ -443,8 +469,10 @@ int RunMain(int argc, char** argv) {
     std::vector<cpu::CheckFailure> checks;
     int64_t checks_run = 0;
     auto t0 = std::chrono::steady_clock::now();
+    SerialParallel serial(flush_denormals);
     auto results = (*exe)->RunReplicated(static_cast<int>(replicas), static_cast<int>(partitions),
-                                         std::move(args), &checks, &checks_run);
+                                         std::move(args), &checks, &checks_run, nullptr,
+                                         flush_denormals ? &serial : nullptr);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!results.ok()) {
       fail(StrCat("runtime error: ", results.status().message()));

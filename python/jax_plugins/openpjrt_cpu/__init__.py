@@ -6,9 +6,10 @@ name ``openpjrt_cpu``; select it with ``JAX_PLATFORMS=openpjrt_cpu``.
 
 The plugin library is looked up, in order, at ``$OPENPJRT_PLUGIN_PATH``, beside this file, and in
 the build tree this package was copied into (``build/python`` -> ``build/lib``).
-``$OPENPJRT_CPU_DEVICE_COUNT``, ``$OPENPJRT_INTRA_OP_THREADS`` and ``$OPENPJRT_MEMORY_LIMIT_BYTES``
-set the client's ``cpu_device_count``, ``intra_op_threads`` and ``memory_limit_bytes`` create
-options.
+``$OPENPJRT_CPU_DEVICE_COUNT``, ``$OPENPJRT_INTRA_OP_THREADS``, ``$OPENPJRT_MEMORY_LIMIT_BYTES``
+and ``$OPENPJRT_FLUSH_DENORMALS`` (``0`` keeps IEEE subnormals; by default they are flushed to
+zero, as XLA:CPU does) set the client's ``cpu_device_count``, ``intra_op_threads``,
+``memory_limit_bytes`` and ``flush_denormals`` create options.
 
 Typed FFI targets registered with ``jax.ffi.register_ffi_target(..., platform="cpu")`` reach the
 plugin (and XLA's CPU backend) through ``_ffi``.
@@ -50,6 +51,11 @@ def create_options():
     limit = os.environ.get("OPENPJRT_MEMORY_LIMIT_BYTES")
     if limit:
         options["memory_limit_bytes"] = int(float(limit))
+    flush = os.environ.get("OPENPJRT_FLUSH_DENORMALS")
+    if flush:
+        if flush.lower() not in ("0", "1", "true", "false"):
+            raise ValueError("OPENPJRT_FLUSH_DENORMALS must be 0, 1, true or false, got %r" % flush)
+        options["flush_denormals"] = flush.lower() in ("1", "true")
     return options
 
 

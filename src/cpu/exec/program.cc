@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "src/cpu/comm/collectives.h"
+#include "src/cpu/exec/float_env.h"
 #include "src/support/str.h"
 
 namespace openpjrt::cpu {
@@ -100,6 +101,7 @@ absl::Status Executable::RunWith(ExecState& state, std::span<RtValue> args,
   }
   state.slots.resize(num_slots);
   for (size_t i = 0; i < args.size(); ++i) state.slots[program->args[i]] = std::move(args[i]);
+  const ScopedFlushDenormals float_env(state.parallel && state.parallel->flush_denormals());
   try {
     RunProgram(*program, state, profile.get());
   } catch (const std::bad_alloc&) {

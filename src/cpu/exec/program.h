@@ -46,6 +46,9 @@ class Parallel {
   virtual ~Parallel() = default;
   virtual int threads() const = 0;
   virtual bool deterministic() const = 0;
+  // Whether executions flush subnormal floats to zero (exec/float_env.h), as XLA's CPU runtime
+  // does. Helper pieces of For run in that mode too.
+  virtual bool flush_denormals() const { return false; }
   // Runs fn(i) for every i in [0, n) and returns when all have finished. The calling thread takes
   // pieces too, so a busy pool only makes it slower, never stuck.
   virtual void For(int64_t n, const std::function<void(int64_t)>& fn) = 0;
