@@ -9,7 +9,8 @@
 //                 as nested programs), its state, and running it once or as R x P instances that
 //                 meet in collectives (the rendezvous hub lives in comm/);
 //   * ffi.h       the XLA FFI registry and call frames behind custom_call targets;
-//   * isa.h       the instruction-set probe that picks vector clones at run time.
+//   * isa.h       the instruction-set probe that picks vector clones at run time;
+//   * float_env.h the floating-point mode executions run in (subnormals flushed or kept).
 // Depends on: src/ir (element kinds), src/support, and comm/ for the instances' hub. Nothing in
 // exec/ knows an op's semantics: those are the kernels' (kernels/, lapack/, fft/, comm/).
 #pragma once
