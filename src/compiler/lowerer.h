@@ -92,6 +92,7 @@ class Lowerer {
     FuseElementwise(*exe->program);
     FuseReductions(*exe->program);
     FuseProductEpilogues(*exe->program);
+    HoistLoopConstants(*exe->program);
     ComputeReleases(*exe->program);
     exe->num_slots = next_slot_;
     if (cpu::StepProfile::Enabled()) exe->profile = std::make_shared<cpu::StepProfile>(*exe->program, exe->name);

@@ -301,6 +301,31 @@ void FuseElementwise(Program& prog) {
   });
 }
 
+void HoistLoopConstants(Program& prog) {
+  std::vector<Step> hoisted_steps;
+  hoisted_steps.reserve(prog.steps.size());
+  for (Step& s : prog.steps) {
+    for (auto& r : s.regions) HoistLoopConstants(*r);
+    const bool loop = s.fn == cpu::WhileKernel() || s.fn == cpu::ScanKernel();
+    if (loop) {
+      // A region's constant keeps its slot: filled here once, read by every iteration, and
+      // (defined out here now) neither cleared between iterations nor released inside.
+      for (auto& r : s.regions) {
+        auto constant = [](const Step& c) {
+          return (c.fn == cpu::ConstantKernel() || c.fn == cpu::SplatConstantKernel()) && c.in.empty() &&
+                 c.regions.empty();
+        };
+        std::vector<Step> kept;
+        kept.reserve(r->steps.size());
+        for (Step& c : r->steps) (constant(c) ? hoisted_steps : kept).push_back(std::move(c));
+        r->steps = std::move(kept);
+      }
+    }
+    hoisted_steps.push_back(std::move(s));
+  }
+  prog.steps = std::move(hoisted_steps);
+}
+
 // Releases each slot after the last step of the program that defines it which reads it.
 void ComputeReleases(Program& prog) {
   std::unordered_set<int> defined(prog.args.begin(), prog.args.end());

@@ -22,6 +22,10 @@ void FuseReductions(cpu::Program& prog);
 void FuseProductEpilogues(cpu::Program& prog);
 // Constant right operands of f32 dot_general steps are packed for the kernel at compile time.
 void PrepackConstantWeights(cpu::Program& prog);
+// Constants (and splat constants) in the bodies and conditions of loops move out in front of
+// the loop: computed once instead of once per iteration (a scan's step counter increment and its
+// limit). Nested loops hoist level by level to the outermost loop.
+void HoistLoopConstants(cpu::Program& prog);
 // Marks each slot for release after the last step of the program that reads it.
 void ComputeReleases(cpu::Program& prog);
 // Every slot `p` and its nested programs read (their results included).
