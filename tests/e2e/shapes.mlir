@@ -77,6 +77,35 @@ func.func @dynamic_slice_clamps_start_indices() {
 
 // -----
 
+// Windows that are one run of bytes (a unit dimension, then whole ones: a scan's row) and ones
+// that are not, at clamped and in-range starts, read and written.
+func.func @dynamic_slice_contiguous_and_strided_windows() {
+  %x = stablehlo.constant dense<[[[0, 1, 2, 3], [4, 5, 6, 7]], [[8, 9, 10, 11], [12, 13, 14, 15]], [[16, 17, 18, 19], [20, 21, 22, 23]]]> : tensor<3x2x4xi32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %two = stablehlo.constant dense<2> : tensor<i32>
+  %big = stablehlo.constant dense<9> : tensor<i32>
+  %row = stablehlo.dynamic_slice %x, %one, %zero, %zero, sizes = [1, 2, 4] : (tensor<3x2x4xi32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x2x4xi32>
+  check.expect_eq_const %row, dense<[[[8, 9, 10, 11], [12, 13, 14, 15]]]> : tensor<1x2x4xi32>
+  %last = stablehlo.dynamic_slice %x, %big, %big, %big, sizes = [1, 2, 4] : (tensor<3x2x4xi32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x2x4xi32>
+  check.expect_eq_const %last, dense<[[[16, 17, 18, 19], [20, 21, 22, 23]]]> : tensor<1x2x4xi32>
+  %inner = stablehlo.dynamic_slice %x, %two, %one, %big, sizes = [1, 1, 4] : (tensor<3x2x4xi32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x4xi32>
+  check.expect_eq_const %inner, dense<[[[20, 21, 22, 23]]]> : tensor<1x1x4xi32>
+  %two_rows = stablehlo.dynamic_slice %x, %big, %zero, %zero, sizes = [2, 2, 4] : (tensor<3x2x4xi32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<2x2x4xi32>
+  check.expect_eq_const %two_rows, dense<[[[8, 9, 10, 11], [12, 13, 14, 15]], [[16, 17, 18, 19], [20, 21, 22, 23]]]> : tensor<2x2x4xi32>
+  %strided = stablehlo.dynamic_slice %x, %one, %zero, %big, sizes = [1, 2, 2] : (tensor<3x2x4xi32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x2x2xi32>
+  check.expect_eq_const %strided, dense<[[[10, 11], [14, 15]]]> : tensor<1x2x2xi32>
+  %u = stablehlo.constant dense<[[[-1, -2, -3, -4], [-5, -6, -7, -8]]]> : tensor<1x2x4xi32>
+  %w = stablehlo.dynamic_update_slice %x, %u, %big, %one, %zero : (tensor<3x2x4xi32>, tensor<1x2x4xi32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<3x2x4xi32>
+  check.expect_eq_const %w, dense<[[[0, 1, 2, 3], [4, 5, 6, 7]], [[8, 9, 10, 11], [12, 13, 14, 15]], [[-1, -2, -3, -4], [-5, -6, -7, -8]]]> : tensor<3x2x4xi32>
+  %v = stablehlo.constant dense<[[[-9, -9]], [[-7, -7]]]> : tensor<2x1x2xi32>
+  %w2 = stablehlo.dynamic_update_slice %x, %v, %zero, %one, %one : (tensor<3x2x4xi32>, tensor<2x1x2xi32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<3x2x4xi32>
+  check.expect_eq_const %w2, dense<[[[0, 1, 2, 3], [4, -9, -9, 7]], [[8, 9, 10, 11], [12, -7, -7, 15]], [[16, 17, 18, 19], [20, 21, 22, 23]]]> : tensor<3x2x4xi32>
+  func.return
+}
+
+// -----
+
 func.func @empty_and_rank_zero() {
   %e = stablehlo.constant dense<> : tensor<0x3xf32>
   %t = stablehlo.transpose %e, dims = [1, 0] : (tensor<0x3xf32>) -> tensor<3x0xf32>

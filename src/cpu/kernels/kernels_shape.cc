@@ -2,6 +2,7 @@
 // serves every element kind.
 #include <algorithm>
 #include <cstring>
+#include <span>
 
 #include "src/cpu/exec/elem_traits.h"
 #include "src/cpu/kernels/kernels.h"
@@ -221,20 +222,39 @@ void RealDynamicSlice(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
+// The byte offset of a window of `sizes` in `whole` at the start indices read from the slots
+// in[first..] (clamped so that the window stays inside, as dynamic_slice and
+// dynamic_update_slice say), and whether the window is one contiguous run of bytes (all
+// dimensions after its first non-unit one taken whole): a scan's row, read or written each step.
+int64_t WindowOffset(const Array& whole, std::span<const int64_t> sizes, const Step& s, size_t first,
+                     const ExecState& st, bool* contiguous) {
+  const int64_t rank = static_cast<int64_t>(sizes.size());
+  int64_t offset = 0, stride = whole.type().ElementSize();
+  bool whole_after = true;  // every dimension after d is taken whole
+  *contiguous = true;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    const int64_t n = whole.dims()[d];
+    const int64_t start = std::clamp<int64_t>(ReadIndex(st.slots[s.in[first + d]].array), 0, n - sizes[d]);
+    offset += start * stride;
+    stride *= n;
+    if (sizes[d] != 1 && !whole_after) *contiguous = false;
+    whole_after = whole_after && sizes[d] == n;
+  }
+  return offset;
+}
+
 void DynamicSlice(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
   const auto& sizes = s.Params<DynamicSliceParams>().sizes;
   Array r = Array::Allocate(s.out_types[0]);
-  std::vector<int64_t> stride = ByteStrides(a.type());
-  const uint8_t* base = a.data();
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    // Start indices are clamped so that the slice stays inside the operand.
-    int64_t start = std::clamp<int64_t>(ReadIndex(st.slots[s.in[1 + d]].array), 0,
-                                        a.dims()[d] - sizes[d]);
-    base += start * stride[d];
+  bool contiguous;
+  const uint8_t* base = a.data() + WindowOffset(a, sizes, s, 1, st, &contiguous);
+  if (contiguous) {
+    std::memcpy(r.mutable_data(), base, static_cast<size_t>(r.ByteSize()));
+  } else {
+    StridedCopy(r.dims(), base, ByteStrides(a.type()), r.mutable_data(), ByteStrides(r.type()),
+                r.type().ElementSize());
   }
-  StridedCopy(r.dims(), base, stride, r.mutable_data(), ByteStrides(r.type()),
-              r.type().ElementSize());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
@@ -254,14 +274,13 @@ void DynamicUpdateSlice(const Step& s, ExecState& st) {
     r = Array::Allocate(s.out_types[0]);
     std::memcpy(r.mutable_data(), a.data(), a.ByteSize());
   }
-  std::vector<int64_t> stride = ByteStrides(r.type());
-  uint8_t* base = r.mutable_data();
-  for (size_t d = 0; d < stride.size(); ++d) {
-    int64_t start = std::clamp<int64_t>(ReadIndex(st.slots[s.in[2 + d]].array), 0,
-                                        r.dims()[d] - u.dims()[d]);
-    base += start * stride[d];
+  bool contiguous;
+  uint8_t* base = r.mutable_data() + WindowOffset(r, u.dims(), s, 2, st, &contiguous);
+  if (contiguous) {
+    std::memcpy(base, u.data(), static_cast<size_t>(u.ByteSize()));
+  } else {
+    StridedCopy(u.dims(), u.data(), ByteStrides(u.type()), base, ByteStrides(r.type()), r.type().ElementSize());
   }
-  StridedCopy(u.dims(), u.data(), ByteStrides(u.type()), base, stride, r.type().ElementSize());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
