@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/compiler/compile_error.h"
 #include "src/compiler/cse.h"
 #include "src/compiler/passes.h"
 #include "src/cpu/exec/ffi.h"
@@ -34,12 +35,6 @@ using ir::OpCode;
 using ir::Operation;
 using ir::Type;
 using ir::Value;
-
-class CompileError : public std::runtime_error {
- public:
-  CompileError(absl::StatusCode code, std::string msg) : std::runtime_error(msg), code(code) {}
-  absl::StatusCode code;
-};
 
 // Value -> slot, with a parent for regions and a fresh map for each inlined call.
 struct Env {
@@ -101,8 +96,7 @@ class Lowerer {
 
  private:
   [[noreturn]] void Fail(const Operation& op, absl::StatusCode code, const std::string& msg) {
-    throw CompileError(code, StrCat(m_.source_name, ":", op.loc.line, ":", op.loc.col, ": error: '",
-                                    op.name(), "' op ", msg));
+    FailAt(m_.source_name, op, code, msg);
   }
   [[noreturn]] void Unimplemented(const Operation& op, const std::string& what) {
     Fail(op, absl::StatusCode::kUnimplemented, StrCat(what, " is not supported by the CPU executor yet"));

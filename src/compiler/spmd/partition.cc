@@ -364,7 +364,7 @@ absl::Status PartitionModule(ir::Module& module, ir::Operation& entry, int64_t n
     internal::Partitioner p(module, num_partitions, std::max<int64_t>(num_replicas, 1));
     p.Run(entry);
     if (info) *info = std::move(p.info);
-  } catch (const internal::PartitionError& e) {
+  } catch (const internal::CompileError& e) {
     return absl::Status(e.code, e.what());
   }
   return absl::OkStatus();

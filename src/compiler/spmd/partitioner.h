@@ -8,7 +8,7 @@
 //                        and the communication it needs (elementwise, dot_general, broadcast,
 //                        reshape, transpose, reduce, reduce_window, sort, gather, scatter,
 //                        convolution, resharding custom calls).
-// Errors are thrown as PartitionError and turned into a Status by PartitionModule.
+// Errors are thrown as CompileError and turned into a Status by PartitionModule.
 #pragma once
 
 #include <deque>
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "src/compiler/compile_error.h"
 #include "src/compiler/spmd/sharding.h"
 #include "src/compiler/spmd/spmd.h"
 #include "src/ir/ir.h"
@@ -36,11 +37,7 @@ using ir::Operation;
 using ir::Type;
 using ir::Value;
 
-class PartitionError : public std::runtime_error {
- public:
-  PartitionError(absl::StatusCode code, const std::string& msg) : std::runtime_error(msg), code(code) {}
-  absl::StatusCode code;
-};
+using compiler::internal::CompileError;
 
 // A value known on each partition as its shard `local` of a whole value laid out as `layout`.
 // The whole value is built (by all-gathers) the first time something needs it.
@@ -68,8 +65,7 @@ class Partitioner {
 
  private:
   [[noreturn]] void Fail(const Operation& op, absl::StatusCode code, const std::string& msg) {
-    throw PartitionError(code, StrCat(m_.source_name, ":", op.loc.line, ":", op.loc.col, ": error: '", op.name(),
-                                      "' op ", msg));
+    compiler::internal::FailAt(m_.source_name, op, code, msg);
   }
 
   Type I64() { return ctx_.Element(ElemKind::kI64); }
@@ -316,8 +312,8 @@ class Partitioner {
         if (!parsed.ok()) Fail(at, parsed.status().code(), std::string(parsed.status().message()));
         return *parsed;
       }
-    } catch (const PartitionError& e) {
-      throw PartitionError(e.code, StrCat(e.what(), " (", what, ")"));
+    } catch (const CompileError& e) {
+      throw CompileError(e.code, StrCat(e.what(), " (", what, ")"));
     }
     return l;
   }
