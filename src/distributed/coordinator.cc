@@ -2,6 +2,7 @@
 // processes that executions span (distributed.h).
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 
@@ -172,6 +173,39 @@ absl::Status Coordinator::CheckReachable(const std::vector<int>& processes) {
                                            "; collectives with it cannot complete"));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<Mesh*> Coordinator::PairMesh(int peer, int* rank) {
+  if (peer < 0 || peer >= options_.num_nodes || peer == options_.node_id)
+    return absl::InvalidArgumentError(StrCat("process ", peer, " is not another process of the ", options_.num_nodes,
+                                             " (this one is ", options_.node_id, ")"));
+  if (absl::Status s = CheckReachable({peer}); !s.ok()) return s;
+  const std::vector<int> pair = {std::min(peer, options_.node_id), std::max(peer, options_.node_id)};
+  *rank = peer == pair[0] ? 0 : 1;
+  MeshSlot* slot;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& s = meshes_[pair];
+    if (!s) s = std::make_unique<MeshSlot>();
+    slot = s.get();
+  }
+  return MeshFor(*slot, pair);
+}
+
+absl::Status Coordinator::SendTo(int to, uint64_t key, const void* data, size_t bytes, std::shared_ptr<void> owner) {
+  int rank;
+  absl::StatusOr<Mesh*> mesh = PairMesh(to, &rank);
+  if (!mesh.ok()) return mesh.status();
+  std::string error = (*mesh)->Send(rank, key, data, bytes, std::move(owner));
+  return error.empty() ? absl::OkStatus() : absl::UnavailableError(error);
+}
+
+absl::Status Coordinator::ReceiveFrom(int from, uint64_t key, void* data, size_t bytes, std::shared_ptr<void> owner) {
+  int rank;
+  absl::StatusOr<Mesh*> mesh = PairMesh(from, &rank);
+  if (!mesh.ok()) return mesh.status();
+  std::string error = (*mesh)->Receive(rank, key, data, bytes, std::move(owner));
+  return error.empty() ? absl::OkStatus() : absl::UnavailableError(error);
 }
 
 absl::StatusOr<Mesh*> Coordinator::MeshFor(MeshSlot& slot, const std::vector<int>& processes) {

@@ -92,12 +92,21 @@ class Coordinator {
     std::string error;
   };
   void UpdateProcessInfo(int process, ProcessInfo info);
+
+  // Cross-host buffer transfers (PJRT's CrossHostTransfers extension): `bytes` bytes at `data`
+  // sent to process `to`, or received from process `from`, as transfer `key`, over the Gloo mesh
+  // of the two processes (connected on first use, both sides joining). Blocks until done or the
+  // timeout; the error names the peer. `owner` keeps `data` alive (see Mesh::Send).
+  absl::Status SendTo(int to, uint64_t key, const void* data, size_t bytes, std::shared_ptr<void> owner);
+  absl::Status ReceiveFrom(int from, uint64_t key, void* data, size_t bytes, std::shared_ptr<void> owner);
   absl::Status CheckReachable(const std::vector<int>& processes);
 
  private:
   struct MeshSlot;
   friend class LaunchExchangeAccess;
   absl::StatusOr<Mesh*> MeshFor(MeshSlot& slot, const std::vector<int>& processes);
+  // The mesh of this process and `peer`, and the peer's rank in it.
+  absl::StatusOr<Mesh*> PairMesh(int peer, int* rank);
 
   std::shared_ptr<KvStore> kv_;
   Options options_;

@@ -267,6 +267,66 @@ class GlooMesh : public Mesh {
     return "";
   }
 
+  // Each transfer: a 16-byte header (its size) on one slot, then the bytes on the next. The
+  // slots sit above every Exchange slot (tags below 2^44 times 2^16 slots).
+  static uint64_t TransferSlot(uint64_t key) { return (uint64_t{1} << 62) | ((key & ((uint64_t{1} << 60) - 1)) << 1); }
+
+  std::string Send(int to, uint64_t key, const void* data, size_t bytes, std::shared_ptr<void> owner) override {
+    const std::chrono::milliseconds timeout(config_.timeout_ms);
+    auto t = std::make_unique<Transfers>();
+    t->placed.push_back(std::move(owner));
+    t->meta_out.resize(16);
+    const uint64_t header[2] = {bytes, key};
+    std::memcpy(t->meta_out.data(), header, 16);
+    try {
+      t->buffers.push_back(context_->createUnboundBuffer(t->meta_out.data(), 16));
+      t->buffers.back()->send(to, TransferSlot(key));
+      if (bytes) {
+        t->buffers.push_back(context_->createUnboundBuffer(const_cast<void*>(data), bytes));
+        t->buffers.back()->send(to, TransferSlot(key) + 1);
+      }
+      for (auto& b : t->buffers)
+        if (!b->waitSend(timeout)) throw std::runtime_error("the send was aborted");
+    } catch (const std::exception& e) {
+      return Failed("sending", key, to, e.what(), std::move(t));
+    }
+    return "";
+  }
+
+  std::string Receive(int from, uint64_t key, void* data, size_t bytes, std::shared_ptr<void> owner) override {
+    const std::chrono::milliseconds timeout(config_.timeout_ms);
+    auto t = std::make_unique<Transfers>();
+    t->placed.push_back(std::move(owner));
+    t->meta_in.assign(1, std::vector<char>(16));
+    try {
+      t->buffers.push_back(context_->createUnboundBuffer(t->meta_in[0].data(), 16));
+      t->buffers.back()->recv(from, TransferSlot(key));
+      if (!t->buffers.back()->waitRecv(timeout)) throw std::runtime_error("the receive was aborted");
+      uint64_t sent;
+      std::memcpy(&sent, t->meta_in[0].data(), 8);
+      if (sent != bytes) {
+        // Drain what the sender sends, so that its send completes, then refuse.
+        if (sent > (uint64_t{1} << 40)) throw std::runtime_error("a malformed header");
+        t->overflow_in.assign(1, std::vector<char>(sent));
+        if (sent) {
+          t->buffers.push_back(context_->createUnboundBuffer(t->overflow_in[0].data(), sent));
+          t->buffers.back()->recv(from, TransferSlot(key) + 1);
+          t->buffers.back()->waitRecv(timeout);
+        }
+        return "cross-host transfer " + std::to_string(key) + ": process " + std::to_string(config_.process_ids[from]) +
+               " sent " + std::to_string(sent) + " bytes; the receiving buffer holds " + std::to_string(bytes);
+      }
+      if (bytes) {
+        t->buffers.push_back(context_->createUnboundBuffer(data, bytes));
+        t->buffers.back()->recv(from, TransferSlot(key) + 1);
+        if (!t->buffers.back()->waitRecv(timeout)) throw std::runtime_error("the receive was aborted");
+      }
+    } catch (const std::exception& e) {
+      return Failed("receiving", key, from, e.what(), std::move(t));
+    }
+    return "";
+  }
+
   void Abandon(uint64_t tag, const std::string& why) override {
     auto t = std::make_unique<Transfers>();
     t->meta_out.assign(kMetaBytes, 0);
@@ -287,6 +347,17 @@ class GlooMesh : public Mesh {
   }
 
  private:
+  // A failed transfer's message; what it points at is kept (a transfer still posted may touch it).
+  std::string Failed(const char* stage, uint64_t key, int rank, const char* what, std::unique_ptr<Transfers> t) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      kept_.push_back(std::move(t));
+    }
+    return "cross-host transfer: " + std::string(stage) + " transfer " + std::to_string(key) + " with process " +
+           std::to_string(config_.process_ids[rank]) + " failed (a peer that died or hung, or a timeout of " +
+           std::to_string(config_.timeout_ms) + " ms): " + what;
+  }
+
   MeshConfig config_;
   std::shared_ptr<gloo::rendezvous::Context> context_;
   mutable std::mutex mu_;

@@ -40,6 +40,16 @@ class Mesh {
   // Tells every other rank, without waiting, that this one will not make exchange `tag`: theirs
   // fails with `why`, naming this process. The mesh stays usable.
   virtual void Abandon(uint64_t tag, const std::string& why) = 0;
+  // Point to point, for cross-host buffer transfers: sends `bytes` bytes at `data` to rank `to`
+  // as transfer `key`, or receives transfer `key` from rank `from` into `data`, which must hold
+  // exactly `bytes` (a sender's different size is an error naming both sizes). Blocks until done,
+  // or fails after the timeout naming the peer. Sends and receives may be posted in any order;
+  // keys (below 2^61) are the caller's, unique among the transfers in flight between two ranks,
+  // and never meet Exchange's tags. Returns "" or an error message. A failed transfer does not
+  // fail the mesh. `owner` keeps `data` alive: after a failure the mesh holds it for as long as
+  // the abandoned transfer might still touch it.
+  virtual std::string Send(int to, uint64_t key, const void* data, size_t bytes, std::shared_ptr<void> owner) = 0;
+  virtual std::string Receive(int from, uint64_t key, void* data, size_t bytes, std::shared_ptr<void> owner) = 0;
 };
 
 // libopenpjrt_gloo.so's one export: connects the mesh (blocking until every rank has joined or

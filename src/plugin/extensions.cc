@@ -6,6 +6,7 @@
 #include <string>
 
 #include "src/cpu/exec/ffi.h"
+#include "include/openpjrt/c/pjrt_c_api_cross_host_transfers_extension.h"
 #include "src/plugin/plugin.h"
 #include "src/support/str.h"
 
@@ -250,9 +251,12 @@ PJRT_FFI_Extension MakeFfi(PJRT_Extension_Base* next) {
 
 }  // namespace
 
+PJRT_CrossHostTransfers_Extension MakeCrossHostTransfers(PJRT_Extension_Base* next);  // cross_host.cc
+
 PJRT_Extension_Base* FirstExtension() {
   // Built once, on the first GetPjrtApi; nothing but static tables.
-  static PJRT_Shardings_Extension shardings = MakeShardings(nullptr);
+  static PJRT_CrossHostTransfers_Extension cross_host = MakeCrossHostTransfers(nullptr);
+  static PJRT_Shardings_Extension shardings = MakeShardings(&cross_host.base);
   static PJRT_FFI_Extension ffi = MakeFfi(&shardings.base);
   static PJRT_MemoryDescriptions_Extension memory_descriptions = MakeMemoryDescriptions(&ffi.base);
   static PJRT_Layouts_Extension layouts = MakeLayouts(&memory_descriptions.base);

@@ -116,6 +116,13 @@ Client::Client(ClientOptions options, std::unique_ptr<distributed::Coordinator> 
 // The pool drains queued work before devices and memories go away, while pool() still answers:
 // an execution finishing during the drain schedules the executions waiting on its outputs.
 Client::~Client() {
+  // Cross-host transfers still waiting finish (or time out) before what they fill goes away.
+  std::vector<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> blocking;
+  {
+    std::lock_guard<std::mutex> lock(blocking_mu_);
+    blocking.swap(blocking_);
+  }
+  for (auto& [t, done] : blocking) t.join();
   pool_->Shutdown();
   parallel_.reset();
   pool_.reset();

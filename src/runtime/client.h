@@ -12,9 +12,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -26,6 +28,8 @@ namespace openpjrt::runtime {
 
 class Client;
 class Device;
+class Buffer;
+struct BufferShape;
 
 struct ClientOptions {
   int device_count = 4;
@@ -150,7 +154,24 @@ class Client {
   // previous tail, which that execution waits for.
   std::vector<EventRef> SwapStreamTail(int64_t stream, std::vector<EventRef> done);
 
+  // Cross-host transfers (the plugin's CrossHostTransfers extension), for a client spanning
+  // processes. SendToRemote sends `buffer` (once it is ready) to the device with global id
+  // `dst_device` of another process as transfer `key`; the event is set when the bytes are sent
+  // or carries the failure, naming the peer. ReceiveFromRemote returns a buffer of `shape` on
+  // `memory` that transfer `key` from the device `src_device` fills. Sends and receives may be
+  // posted in any order on either side: each waits on a thread of its own (never a pool worker,
+  // which executions need), and a client being destroyed waits for its transfers first.
+  absl::StatusOr<EventRef> SendToRemote(const std::shared_ptr<Buffer>& buffer, int dst_device, uint64_t key);
+  absl::StatusOr<std::shared_ptr<Buffer>> ReceiveFromRemote(Memory* memory, const BufferShape& shape, int src_device,
+                                                            uint64_t key);
+
  private:
+  // The other process holding device `id` for a cross-host transfer, or an error naming `what`.
+  absl::StatusOr<int> RemoteProcessOf(int id, const char* what) const;
+  void RunBlocking(std::function<void()> work);
+  std::mutex blocking_mu_;
+  std::vector<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> blocking_;
+
   std::mutex streams_mu_;
   std::unordered_map<int64_t, std::vector<EventRef>> streams_;
   ClientOptions options_;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <thread>
 
+#include "include/openpjrt/c/pjrt_c_api_cross_host_transfers_extension.h"
 #include "tests/capi/capi_fixture.h"
 #include "tests/support/file_kv.h"
 
@@ -279,6 +280,96 @@ TEST_F(DistributedTest, CollectivesAcrossProcessesMatchOneProcess) {
     PJRT_Error* e = TryCreate(rank, 2, 2, &c);
     ASSERT_EQ(e, nullptr) << Message(e);
     CheckCollectives(this, c, 2 * rank, 2);
+    DestroyClient(c);
+  });
+}
+
+const PJRT_CrossHostTransfers_Extension* CrossHost(const PJRT_Api* api) {
+  for (const PJRT_Extension_Base* e = api->extension_start; e; e = e->next)
+    if (e->type == PJRT_Extension_Type_CrossHostTransfers) return reinterpret_cast<const PJRT_CrossHostTransfers_Extension*>(e);
+  return nullptr;
+}
+
+// Cross-host transfers between two processes of one device each (global devices 0 and 1):
+// process 0 sends two arrays, process 1 posts their receives in the other order; process 1
+// sends one back, which process 0 posts before its own sends (any order completes). Then the
+// errors: a device of this process as the destination, and a receive whose size differs from
+// what was sent (the buffer fails naming both sizes; the sender completes).
+TEST_F(DistributedTest, CrossHostTransfersInAnyOrder) {
+  RunProcesses(2, [&](int rank) {
+    const PJRT_CrossHostTransfers_Extension* x = CrossHost(api);
+    ASSERT_NE(x, nullptr);
+    ASSERT_GE(x->base.struct_size, PJRT_CrossHostTransfers_Extension_STRUCT_SIZE);
+    PJRT_Client* c = nullptr;
+    PJRT_Error* e = TryCreate(rank, 2, 1, &c);
+    ASSERT_EQ(e, nullptr) << Message(e);
+    const std::vector<float> a = {1, 2, 3, 4, 5, 6}, b = {-1, 0.5f, 1e30f}, back = {42, 43};
+    auto send = [&](std::vector<PJRT_Buffer*> bufs, std::vector<int64_t> keys, int32_t dst) {
+      std::vector<int32_t> dsts(bufs.size(), dst);
+      std::vector<PJRT_Event*> events(bufs.size());
+      auto s = Args<PJRT_Transfers_PJRT_Client_CrossHostSendBuffers_Args>();
+      s.client = c;
+      s.num_buffers = bufs.size();
+      s.buffers = bufs.data();
+      s.dst_global_device_ids = dsts.data();
+      s.transfer_keys = keys.data();
+      s.send_events = events.data();
+      PJRT_Error* err = x->PJRT_Transfers_PJRT_Client_CrossHostSendBuffers(&s);
+      return std::make_pair(err, events);
+    };
+    auto receive = [&](std::vector<std::vector<int64_t>> dims, std::vector<int64_t> keys, int32_t src) {
+      std::vector<size_t> ranks;
+      std::vector<const int64_t*> dim_ptrs;
+      std::vector<PJRT_Buffer_Type> types(dims.size(), PJRT_Buffer_Type_F32);
+      for (auto& d : dims) ranks.push_back(d.size()), dim_ptrs.push_back(d.data());
+      std::vector<int32_t> srcs(dims.size(), src);
+      std::vector<PJRT_Buffer*> out(dims.size());
+      auto r = Args<PJRT_Transfers_PJRT_Client_CrossHostReceiveBuffers_Args>();
+      r.client = c;
+      r.num_shapes = dims.size();
+      r.shape_num_dims = ranks.data();
+      r.num_dims = dim_ptrs.data();
+      r.element_types = types.data();
+      r.device = Device(0, c);
+      r.src_global_device_ids = srcs.data();
+      r.transfer_keys = keys.data();
+      r.buffers = out.data();
+      PJRT_Error* err = x->PJRT_Transfers_PJRT_Client_CrossHostReceiveBuffers(&r);
+      EXPECT_EQ(err, nullptr) << Message(err);
+      return out;
+    };
+    if (rank == 0) {
+      std::vector<PJRT_Buffer*> got = receive({{2}}, {11}, 1);  // posted before this side sends
+      PJRT_Buffer* ba = Upload(a, {2, 3}, 0, c);
+      PJRT_Buffer* bb = Upload(b, {3}, 0, c);
+      auto [err, events] = send({ba, bb}, {7, 9}, 1);
+      ASSERT_EQ(err, nullptr) << Message(err);
+      for (PJRT_Event* ev : events) EXPECT_EQ(Message(Await(ev)), "");
+      EXPECT_EQ(Download(got[0]), back);
+      // Errors: this process's own device; then a size the receiver does not expect.
+      auto [own, none] = send({ba}, {21}, 0);
+      std::string m = Message(own);
+      EXPECT_NE(m.find("is a device of this process"), std::string::npos) << m;
+      auto [err2, events2] = send({bb}, {13}, 1);
+      ASSERT_EQ(err2, nullptr) << Message(err2);
+      EXPECT_EQ(Message(Await(events2[0])), "");
+      for (PJRT_Buffer* p : {ba, bb, got[0]}) Destroy(p);
+    } else {
+      std::vector<PJRT_Buffer*> got = receive({{3}, {2, 3}}, {9, 7}, 0);
+      PJRT_Buffer* bk = Upload(back, {2}, 0, c);
+      auto [err, events] = send({bk}, {11}, 0);
+      ASSERT_EQ(err, nullptr) << Message(err);
+      EXPECT_EQ(Message(Await(events[0])), "");
+      EXPECT_EQ(Download(got[0]), b);
+      EXPECT_EQ(Download(got[1]), a);
+      std::vector<PJRT_Buffer*> wrong = receive({{4}}, {13}, 0);
+      auto ev = Args<PJRT_Buffer_ReadyEvent_Args>();
+      ev.buffer = wrong[0];
+      ASSERT_EQ(api->PJRT_Buffer_ReadyEvent(&ev), nullptr);
+      std::string m = Message(Await(ev.event));
+      EXPECT_NE(m.find("sent 12 bytes; the receiving buffer holds 16"), std::string::npos) << m;
+      for (PJRT_Buffer* p : {bk, got[0], got[1], wrong[0]}) Destroy(p);
+    }
     DestroyClient(c);
   });
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "include/openpjrt/c/pjrt_c_api_cross_host_transfers_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_layouts_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_memory_descriptions_extension.h"
 #include "tests/capi/capi_fixture.h"
@@ -70,6 +71,85 @@ TEST(Extensions, ChainHoldsLayoutsAndMemoryDescriptions) {
   EXPECT_GE(m->base.struct_size, static_cast<size_t>(PJRT_MemoryDescriptions_Extension_STRUCT_SIZE));
   EXPECT_NE(m->PJRT_DeviceDescription_MemoryDescriptions, nullptr);
   EXPECT_NE(m->PJRT_MemoryDescription_Kind, nullptr);
+}
+
+// Cross-host transfers need a client spanning processes (distributed_test.cc moves data); here
+// the misuse: a one-process client, nulls, a short struct, and the descriptor-based API.
+TEST_F(PluginTest, CrossHostTransfersRefuseWhatTheyCannotDo) {
+  const auto* x = reinterpret_cast<const PJRT_CrossHostTransfers_Extension*>(
+      FindExtension(api, PJRT_Extension_Type_CrossHostTransfers));
+  ASSERT_NE(x, nullptr);
+  PJRT_Buffer* b = Upload({1, 2}, {2});
+  int32_t dst = 1;
+  int64_t key = 5;
+  PJRT_Event* event = nullptr;
+  auto s = Args<PJRT_Transfers_PJRT_Client_CrossHostSendBuffers_Args>();
+  s.client = client;
+  s.num_buffers = 1;
+  s.buffers = &b;
+  s.dst_global_device_ids = &dst;
+  s.transfer_keys = &key;
+  s.send_events = &event;
+  PJRT_Error* e = x->PJRT_Transfers_PJRT_Client_CrossHostSendBuffers(&s);
+  EXPECT_EQ(Code(e), PJRT_Error_Code_FAILED_PRECONDITION);
+  s.dst_global_device_ids = nullptr;
+  std::string m = Message(x->PJRT_Transfers_PJRT_Client_CrossHostSendBuffers(&s));
+  EXPECT_NE(m.find("PJRT_Transfers_PJRT_Client_CrossHostSendBuffers_Args.dst_global_device_ids is null"),
+            std::string::npos) << m;
+  s.dst_global_device_ids = &dst;
+  s.struct_size = 24;
+  m = Message(x->PJRT_Transfers_PJRT_Client_CrossHostSendBuffers(&s));
+  EXPECT_NE(m.find("PJRT_Transfers_PJRT_Client_CrossHostSendBuffers_Args"), std::string::npos) << m;
+  // Version 8's task list: a count without its arrays.
+  s.struct_size = sizeof(s);
+  s.num_tasks = 2;
+  m = Message(x->PJRT_Transfers_PJRT_Client_CrossHostSendBuffers(&s));
+  EXPECT_NE(m.find("num_tasks is 2 but task_ids or incarnation_ids is null"), std::string::npos) << m;
+
+  const int64_t dims[1] = {2};
+  const int64_t* dim_ptr = dims;
+  size_t rank = 1;
+  PJRT_Buffer_Type type = PJRT_Buffer_Type_F32;
+  int32_t src = 1;
+  PJRT_Buffer* out = nullptr;
+  auto r = Args<PJRT_Transfers_PJRT_Client_CrossHostReceiveBuffers_Args>();
+  r.client = client;
+  r.num_shapes = 1;
+  r.shape_num_dims = &rank;
+  r.num_dims = &dim_ptr;
+  r.element_types = &type;
+  r.device = Device(0);
+  r.src_global_device_ids = &src;
+  r.transfer_keys = &key;
+  r.buffers = &out;
+  e = x->PJRT_Transfers_PJRT_Client_CrossHostReceiveBuffers(&r);
+  EXPECT_EQ(Code(e), PJRT_Error_Code_FAILED_PRECONDITION);
+  EXPECT_EQ(out, nullptr);
+  type = static_cast<PJRT_Buffer_Type>(999);
+  m = Message(x->PJRT_Transfers_PJRT_Client_CrossHostReceiveBuffers(&r));
+  EXPECT_NE(m.find("element type 999"), std::string::npos) << m;
+
+  auto mk = Args<PJRT_Transfers_PJRT_Client_MakeCrossHostReceiveBuffers_Args>();
+  mk.client = client;
+  m = Message(x->PJRT_Transfers_PJRT_Client_MakeCrossHostReceiveBuffers(&mk));
+  EXPECT_NE(m.find("MakeCrossHostReceiveBuffers"), std::string::npos) << m;
+  struct Done {
+    std::string message;
+    bool called = false;
+  } done;
+  auto copy = Args<PJRT_Transfers_PJRT_Buffer_CopyToRemoteDevice_Args>();
+  copy.buffer = b;
+  copy.on_done.user_arg = &done;
+  copy.on_done.on_done = [](PJRT_Error* err, bool enqueued, void* arg) {
+    auto* d = static_cast<Done*>(arg);
+    d->called = true;
+    d->message = Message(err);
+    EXPECT_FALSE(enqueued);
+  };
+  x->PJRT_Transfers_PJRT_Buffer_CopyToRemoteDevice(&copy);
+  EXPECT_TRUE(done.called);
+  EXPECT_NE(done.message.find("CopyToRemoteDevice"), std::string::npos) << done.message;
+  Destroy(b);
 }
 
 TEST_F(PluginTest, LayoutsOfBuffersDefaultsAndExecutables) {

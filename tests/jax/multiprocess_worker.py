@@ -146,6 +146,29 @@ elif scenario == "killed":
     print("process 0: OK killed", flush=True)
     os._exit(0)  # the coordination service would wait for process 1 at shutdown
 
+elif scenario == "cross_host":
+    # jax.device_put between the devices of different processes: process 0's two devices hold a
+    # row-sharded array, which moves to process 1's two devices with the same layout (JAX sends it
+    # through the plugin's CrossHostTransfers extension), and a single-device array moves back.
+    check(getattr(jax.devices()[0].client, "supports_cross_host_transfers", True), "no cross-host support")
+    full = global_rows(8, 3, 5)
+    src = NamedSharding(Mesh(np.array(jax.devices()[0:2]), ("x",)), P("x"))
+    dst = NamedSharding(Mesh(np.array(jax.devices()[2:4]), ("x",)), P("x"))
+    x = jax.make_array_from_callback(full.shape, src, lambda idx: full[idx], dtype=full.dtype)
+    y = jax.device_put(x, dst)
+    if pid == 1:
+        for shard in y.addressable_shards:
+            check(np.array_equal(np.asarray(shard.data), full[shard.index]), "shard %s" % (shard.index,))
+        check(len(y.addressable_shards) == 2, "shards on process 1: %d" % len(y.addressable_shards))
+    back_src = jax.sharding.SingleDeviceSharding(jax.devices()[3])
+    z = jax.make_array_from_callback((5,), back_src, lambda idx: (np.arange(5, dtype=np.int32) * 2)[idx],
+                                     dtype=np.int32)
+    w = jax.device_put(z, jax.sharding.SingleDeviceSharding(jax.devices()[0]))
+    if pid == 0:
+        check(np.array_equal(np.asarray(w.addressable_shards[0].data), np.arange(5, dtype=np.int32) * 2),
+              "array back on process 0: %s" % np.asarray(w.addressable_shards[0].data))
+    jax.block_until_ready((y, w))
+
 else:
     check(False, "unknown scenario " + scenario)
 

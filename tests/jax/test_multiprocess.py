@@ -54,5 +54,9 @@ def test_a_killed_process_fails_the_survivor_naming_it():
     assert "raised after" in outputs[0], outputs[0][-2000:]
 
 
+def test_device_put_between_processes():
+    run_processes("cross_host")
+
+
 def test_four_processes():
     run_processes("collectives", nproc=4)
