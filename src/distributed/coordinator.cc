@@ -208,6 +208,22 @@ absl::Status Coordinator::ReceiveFrom(int from, uint64_t key, void* data, size_t
   return error.empty() ? absl::OkStatus() : absl::UnavailableError(error);
 }
 
+absl::Status Coordinator::AnnounceSender(int receiver, uint64_t key) {
+  return kv_->Set(StrCat("openpjrt/", epoch_, "/transfer/", receiver, "/", key), StrCat(options_.node_id));
+}
+
+absl::StatusOr<int> Coordinator::AwaitSender(uint64_t key, int timeout_ms) {
+  const std::string name = StrCat("openpjrt/", epoch_, "/transfer/", options_.node_id, "/", key);
+  absl::StatusOr<std::string> v = kv_->Get(name, timeout_ms);
+  if (!v.ok()) return v.status();
+  char* end = nullptr;
+  const long sender = std::strtol(v->c_str(), &end, 10);
+  if (v->empty() || *end != '\0' || sender < 0 || sender >= options_.num_nodes)
+    return absl::InvalidArgumentError(StrCat("the key-value store holds '", *v, "' under '", name,
+                                             "', not a process index"));
+  return static_cast<int>(sender);
+}
+
 absl::StatusOr<Mesh*> Coordinator::MeshFor(MeshSlot& slot, const std::vector<int>& processes) {
   std::lock_guard<std::mutex> lock(slot.mu);
   if (slot.mesh) return slot.mesh;

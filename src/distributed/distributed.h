@@ -99,6 +99,13 @@ class Coordinator {
   // timeout; the error names the peer. `owner` keeps `data` alive (see Mesh::Send).
   absl::Status SendTo(int to, uint64_t key, const void* data, size_t bytes, std::shared_ptr<void> owner);
   absl::Status ReceiveFrom(int from, uint64_t key, void* data, size_t bytes, std::shared_ptr<void> owner);
+  // The descriptor-based transfers, where a receiver does not know its sender: the sender
+  // announces itself in the store under (receiver, key) before sending; the receiver waits for
+  // the announcement (up to timeout_ms per call: DEADLINE_EXCEEDED when absent yet) and then
+  // receives from that process.
+  absl::Status AnnounceSender(int receiver, uint64_t key);
+  absl::StatusOr<int> AwaitSender(uint64_t key, int timeout_ms);
+  int timeout_ms() const { return options_.timeout_ms; }
   absl::Status CheckReachable(const std::vector<int>& processes);
 
  private:

@@ -164,11 +164,25 @@ class Client {
   absl::StatusOr<EventRef> SendToRemote(const std::shared_ptr<Buffer>& buffer, int dst_device, uint64_t key);
   absl::StatusOr<std::shared_ptr<Buffer>> ReceiveFromRemote(Memory* memory, const BufferShape& shape, int src_device,
                                                             uint64_t key);
+  // The descriptor-based form: the receiver names a fresh key (NewTransferKey) and hands it to
+  // the sender out of band; the sender announces itself through the key-value store
+  // (SendAnnounced), and the receiving buffer (ReceiveAnnounced) is filled from whichever
+  // process that is. CancelReceive fails a receive that has not completed with `why` (false when
+  // the key names no receive in progress).
+  uint64_t NewTransferKey();
+  absl::StatusOr<EventRef> SendAnnounced(const std::shared_ptr<Buffer>& buffer, int dst_process, uint64_t key);
+  absl::StatusOr<std::shared_ptr<Buffer>> ReceiveAnnounced(Memory* memory, const BufferShape& shape, uint64_t key);
+  bool CancelReceive(uint64_t key, const absl::Status& why);
 
  private:
   // The other process holding device `id` for a cross-host transfer, or an error naming `what`.
   absl::StatusOr<int> RemoteProcessOf(int id, const char* what) const;
   void RunBlocking(std::function<void()> work);
+  struct PendingReceive;
+  std::mutex pending_mu_;
+  std::unordered_map<uint64_t, std::shared_ptr<PendingReceive>> pending_receives_;
+  std::atomic<uint64_t> next_transfer_key_{0};
+  absl::StatusOr<EventRef> SendWhenReady(const std::shared_ptr<Buffer>& buffer, int peer, uint64_t key, bool announce);
   std::mutex blocking_mu_;
   std::vector<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> blocking_;
 

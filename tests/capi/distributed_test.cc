@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include "include/openpjrt/c/pjrt_c_api_cross_host_transfers_extension.h"
@@ -369,6 +370,137 @@ TEST_F(DistributedTest, CrossHostTransfersInAnyOrder) {
       std::string m = Message(Await(ev.event));
       EXPECT_NE(m.find("sent 12 bytes; the receiving buffer holds 16"), std::string::npos) << m;
       for (PJRT_Buffer* p : {bk, got[0], got[1], wrong[0]}) Destroy(p);
+    }
+    DestroyClient(c);
+  });
+}
+
+// The descriptor-based API: process 1 makes receive buffers, its notifier publishes their
+// descriptors (here through the test's file store, as a framework would through its own channel);
+// process 0 reads them and copies its buffers there with CopyToRemoteDevice, each event set once
+// the descriptor is written. A third receive is cancelled through the cancel notifier: its buffer
+// fails with the reason given.
+struct Notified {
+  std::mutex mu;
+  std::vector<std::string> descriptors;
+  PJRT_Transfers_CrossHostSendCancelNotifier cancel = nullptr;
+  void* cancel_arg = nullptr;
+};
+
+TEST_F(DistributedTest, DescriptorTransfersAndCancellation) {
+  RunProcesses(2, [&](int rank) {
+    const PJRT_CrossHostTransfers_Extension* x = CrossHost(api);
+    ASSERT_NE(x, nullptr);
+    PJRT_Client* c = nullptr;
+    PJRT_Error* e = TryCreate(rank, 2, 1, &c);
+    ASSERT_EQ(e, nullptr) << Message(e);
+    const std::vector<float> a = {3, 1, 4, 1, 5}, b = {2.5f, -7};
+    if (rank == 1) {
+      static Notified notified;
+      std::vector<int64_t> d0 = {5}, d1 = {2}, d2 = {3};
+      std::vector<const int64_t*> dims = {d0.data(), d1.data(), d2.data()};
+      std::vector<size_t> ranks = {1, 1, 1};
+      std::vector<PJRT_Buffer_Type> types(3, PJRT_Buffer_Type_F32);
+      std::vector<PJRT_Buffer*> out(3);
+      auto m = Args<PJRT_Transfers_PJRT_Client_MakeCrossHostReceiveBuffers_Args>();
+      m.client = c;
+      m.num_shapes = 3;
+      m.shape_num_dims = ranks.data();
+      m.num_dims = dims.data();
+      m.element_types = types.data();
+      m.device = Device(0, c);
+      m.buffers = out.data();
+      m.allow_cancel_notifier = true;
+      m.notifier.user_arg = &notified;
+      m.notifier.notifier = [](PJRT_Error* err, const char** ds, size_t* sizes, size_t n, void* arg,
+                               PJRT_Transfers_CrossHostSendCancelNotifier cancel, void* cancel_arg) {
+        EXPECT_EQ(err, nullptr);
+        auto* nt = static_cast<Notified*>(arg);
+        std::lock_guard<std::mutex> lock(nt->mu);
+        for (size_t i = 0; i < n; ++i) nt->descriptors.emplace_back(ds[i], sizes[i]);
+        nt->cancel = cancel;
+        nt->cancel_arg = cancel_arg;
+        g_kv->Put("descriptors", nt->descriptors[0] + "\n" + nt->descriptors[1]);
+      };
+      PJRT_Error* err = x->PJRT_Transfers_PJRT_Client_MakeCrossHostReceiveBuffers(&m);
+      ASSERT_EQ(err, nullptr) << Message(err);
+      ASSERT_EQ(m.num_buffers, 3u);
+      ASSERT_TRUE(g_kv->Get("descriptors", 20000).has_value());
+      PJRT_Transfers_CrossHostSendCancelNotifier cancel;
+      std::string third;
+      void* cancel_arg;
+      {
+        std::lock_guard<std::mutex> lock(notified.mu);
+        cancel = notified.cancel;
+        cancel_arg = notified.cancel_arg;
+        third = notified.descriptors[2];
+      }
+      ASSERT_NE(cancel, nullptr);
+      std::string canceled = "(not called)";
+      const std::string reason = "the step was abandoned";
+      cancel(third.data(), third.size(), PJRT_Error_Code_ABORTED, reason.data(), reason.size(),
+             [](PJRT_Error* err, void* arg) { *static_cast<std::string*>(arg) = Message(err); }, &canceled,
+             cancel_arg);
+      EXPECT_EQ(canceled, "");
+      EXPECT_EQ(Download(out[0]), a);
+      EXPECT_EQ(Download(out[1]), b);
+      auto ev = Args<PJRT_Buffer_ReadyEvent_Args>();
+      ev.buffer = out[2];
+      ASSERT_EQ(api->PJRT_Buffer_ReadyEvent(&ev), nullptr);
+      PJRT_Error* failed = Await(ev.event);
+      EXPECT_EQ(Code(failed), PJRT_Error_Code_ABORTED);
+      for (PJRT_Buffer* p : out) Destroy(p);
+    } else {
+      auto all = g_kv->Get("descriptors", 20000);
+      ASSERT_TRUE(all.has_value());
+      static std::string desc[2];
+      desc[0] = all->substr(0, all->find('\n'));
+      desc[1] = all->substr(all->find('\n') + 1);
+      struct Done {
+        std::mutex mu;
+        int calls = 0;
+        std::string errors;
+      };
+      static Done done;
+      std::vector<PJRT_Buffer*> bufs = {Upload(a, {5}, 0, c), Upload(b, {2}, 0, c)};
+      for (int i = 0; i < 2; ++i) {
+        static char* data[2];
+        static size_t size[2];
+        auto ce = Args<PJRT_Event_Create_Args>();
+        ASSERT_EQ(api->PJRT_Event_Create(&ce), nullptr);
+        auto copy = Args<PJRT_Transfers_PJRT_Buffer_CopyToRemoteDevice_Args>();
+        copy.buffer = bufs[i];
+        copy.event = ce.event;
+        copy.serialized_descriptor = &data[i];
+        copy.serialized_descriptor_size = &size[i];
+        copy.on_done.user_arg = &done;
+        copy.on_done.on_done = [](PJRT_Error* err, bool enqueued, void* arg) {
+          auto* d = static_cast<Done*>(arg);
+          std::lock_guard<std::mutex> lock(d->mu);
+          ++d->calls;
+          if (err || !enqueued) d->errors += Message(err) + ";";
+        };
+        copy.descriptor_destructor = [](char** p, size_t* n) { *p = nullptr, *n = 0; };
+        x->PJRT_Transfers_PJRT_Buffer_CopyToRemoteDevice(&copy);
+        // The descriptor arrives after the call, as it does from a framework's channel.
+        data[i] = desc[i].data();
+        size[i] = desc[i].size();
+        auto set = Args<PJRT_Event_Set_Args>();
+        set.event = ce.event;
+        set.error_code = PJRT_Error_Code_OK;
+        ASSERT_EQ(api->PJRT_Event_Set(&set), nullptr);
+      }
+      for (int spin = 0; spin < 2000; ++spin) {
+        {
+          std::lock_guard<std::mutex> lock(done.mu);
+          if (done.calls == 2) break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      std::lock_guard<std::mutex> lock(done.mu);
+      EXPECT_EQ(done.calls, 2);
+      EXPECT_EQ(done.errors, "");
+      for (PJRT_Buffer* p : bufs) Destroy(p);
     }
     DestroyClient(c);
   });

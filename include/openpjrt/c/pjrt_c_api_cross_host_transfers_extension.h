@@ -14,9 +14,14 @@
  *    bytes have arrived, or carry the error.
  * A send and its receive may be posted in either order, on either side, concurrently with other
  * transfers. Keys are the caller's; each must be used once between two processes.
- * The descriptor-based API (MakeCrossHostReceiveBuffers, CopyToRemoteDevice) is not implemented
- * by openpjrt: it answers UNIMPLEMENTED (CopyToRemoteDevice, which returns nothing, reports
- * through its callback and event).
+ * The descriptor-based API:
+ *  - MakeCrossHostReceiveBuffers: buffers of the given shapes on `device`; the notifier is called
+ *    (on another thread, after the call returns) with one opaque descriptor per buffer, which the
+ *    framework hands to the sender, and, with allow_cancel_notifier, a cancel notifier that fails
+ *    a receive not completed yet with the reason given (then calls on_canceled).
+ *  - CopyToRemoteDevice: takes `event`; once it is set, *serialized_descriptor holds the
+ *    receiver's descriptor (freed through descriptor_destructor when given); the buffer is sent
+ *    there and on_done reports (error or null, and whether the send was enqueued).
  */
 #ifndef OPENPJRT_C_PJRT_C_API_CROSS_HOST_TRANSFERS_EXTENSION_H_
 #define OPENPJRT_C_PJRT_C_API_CROSS_HOST_TRANSFERS_EXTENSION_H_
