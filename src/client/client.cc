@@ -16,6 +16,7 @@
 #include <set>
 
 #include "absl/container/inlined_vector.h"
+#include "include/openpjrt/c/openpjrt_execute_order_extension.h"
 #include "src/support/str.h"
 
 namespace openpjrt::client {
@@ -779,6 +780,20 @@ absl::Status Executable::Launch(size_t n, size_t num_args, PJRT_Buffer* const* c
   OPJ_ARGS(PJRT_ExecuteOptions, eo);
   eo.non_donatable_input_indices = options.non_donatable_input_indices.data();
   eo.num_non_donatable_input_indices = options.non_donatable_input_indices.size();
+  OPENPJRT_ExecuteOrder_Extension order{};
+  std::vector<PJRT_Event*> waits;
+  if (options.stream_id != 0 || !options.wait_for.empty()) {
+    for (const Future* f : options.wait_for) {
+      if (!f || !f->valid()) return absl::InvalidArgumentError("ExecuteOptions.wait_for holds an empty future");
+      waits.push_back(f->handle());
+    }
+    order.base.struct_size = OPENPJRT_ExecuteOrder_Extension_STRUCT_SIZE;
+    order.base.type = OPENPJRT_Extension_Type_ExecuteOrder;
+    order.stream_id = options.stream_id;
+    order.wait_events = waits.data();
+    order.num_wait_events = waits.size();
+    eo.extension_start = &order.base;
+  }
   OPJ_ARGS(PJRT_LoadedExecutable_Execute_Args, a);
   a.executable = exe_;
   a.options = &eo;

@@ -122,6 +122,7 @@ class Future {
   absl::Status ReadyStatus() const;
   void OnReady(std::function<void(absl::Status)> fn);
   bool valid() const { return event_ != nullptr; }
+  PJRT_Event* handle() const { return event_; }
 
  private:
   std::shared_ptr<ClientState> client_;
@@ -170,6 +171,12 @@ struct CompileOptions {
 struct ExecuteOptions {
   std::vector<int64_t> non_donatable_input_indices;
   const Device* execute_device = nullptr;  // portable executables
+  // openpjrt's execute-order extension (include/openpjrt/c/openpjrt_execute_order_extension.h),
+  // chained only when either is set: executions with the same non-zero stream id run in launch
+  // order; wait_for are futures the execution waits for beyond its arguments (their errors
+  // become its outputs'). Another plugin ignores them.
+  int64_t stream_id = 0;
+  std::vector<const Future*> wait_for;
 };
 
 class Executable {

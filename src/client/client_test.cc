@@ -98,6 +98,26 @@ TEST_F(ClientTest, CompileUploadExecuteDownload) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("argument #1 is null"), std::string::npos) << bad.status();
+
+  // Stream ids and control dependencies (openpjrt's execute-order extension): the second run
+  // waits for the first's completion future; an empty future is refused.
+  Future first;
+  auto run1 = exe->ExecuteOne(args, {}, &first);
+  ASSERT_TRUE(run1.ok()) << run1.status();
+  ExecuteOptions ordered;
+  ordered.stream_id = 5;
+  ordered.wait_for = {&first};
+  Future second;
+  auto run2 = exe->ExecuteOne(args, ordered, &second);
+  ASSERT_TRUE(run2.ok()) << run2.status();
+  EXPECT_TRUE(second.Await().ok());
+  EXPECT_TRUE(first.IsReady()) << "the second execution finished before the one it waits for";
+  EXPECT_EQ(Floats((*run2)[0]), (std::vector<float>{12, 24, 36, 48}));
+  Future empty;
+  ordered.wait_for = {&empty};
+  auto refused = exe->ExecuteOne(args, ordered);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("empty future"), std::string::npos) << refused.status();
 }
 
 TEST_F(ClientTest, TwoReplicasAndPortableExecution) {

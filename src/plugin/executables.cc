@@ -1,6 +1,7 @@
 // Compile and load, executable queries, serialization, and Execute.
 #include <cstring>
 
+#include "include/openpjrt/c/openpjrt_execute_order_extension.h"
 #include "src/plugin/slots.h"
 #include "src/support/str.h"
 
@@ -451,6 +452,24 @@ PJRT_Error* OPJ_LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* arg
         return InvalidArgument("PJRT_ExecuteOptions.non_donatable_input_indices is null");
       req.non_donatable.assign(o->non_donatable_input_indices,
                                o->non_donatable_input_indices + o->num_non_donatable_input_indices);
+    }
+    int links = 0;
+    for (const PJRT_Extension_Base* e = o->extension_start; e; e = e->next) {
+      if (++links > 64) return InvalidArgument("PJRT_ExecuteOptions.extension_start: a chain of over 64 extensions");
+      if (e->type != OPENPJRT_Extension_Type_ExecuteOrder) continue;
+      if (e->struct_size < OPENPJRT_ExecuteOrder_Extension_STRUCT_SIZE)
+        return InvalidArgument(StrCat("OPENPJRT_ExecuteOrder_Extension.base.struct_size is ", e->struct_size,
+                                      ", expected at least ",
+                                      static_cast<size_t>(OPENPJRT_ExecuteOrder_Extension_STRUCT_SIZE)));
+      const auto* order = reinterpret_cast<const OPENPJRT_ExecuteOrder_Extension*>(e);
+      req.stream_id = order->stream_id;
+      if (order->num_wait_events && !order->wait_events)
+        return InvalidArgument("OPENPJRT_ExecuteOrder_Extension.wait_events is null");
+      for (size_t i = 0; i < order->num_wait_events; ++i) {
+        if (!order->wait_events[i])
+          return InvalidArgument(StrCat("OPENPJRT_ExecuteOrder_Extension.wait_events[", i, "] is null"));
+        req.wait_for.push_back(order->wait_events[i]->event);
+      }
     }
     if (plugin::Covers(o, OPJ_FIELD_END(PJRT_ExecuteOptions, context)) && o->context &&
         !o->context->user_data.empty()) {

@@ -20,7 +20,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HEADERS = ["pjrt_c_api.h", "pjrt_c_api_ffi_extension.h", "pjrt_c_api_layouts_extension.h",
            "pjrt_c_api_memory_descriptions_extension.h", "pjrt_c_api_shardings_extension.h",
-           "pjrt_c_api_cross_host_transfers_extension.h"]
+           "pjrt_c_api_cross_host_transfers_extension.h", "openpjrt_execute_order_extension.h"]
 TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "abi_layout_0_114.txt")
 
 # Published 0.114 sizes clients depend on (LP64), from shared/PJRT_FACTS.md.

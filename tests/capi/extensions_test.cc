@@ -1,11 +1,14 @@
 // Conformance tests for the Layouts and MemoryDescriptions extensions, found the way clients find
 // them: by walking PJRT_Api.extension_start and matching the type tag.
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "include/openpjrt/c/openpjrt_execute_order_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_cross_host_transfers_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_layouts_extension.h"
 #include "include/openpjrt/c/pjrt_c_api_memory_descriptions_extension.h"
@@ -150,6 +153,93 @@ TEST_F(PluginTest, CrossHostTransfersRefuseWhatTheyCannotDo) {
   EXPECT_TRUE(done.called);
   EXPECT_NE(done.message.find("CopyToRemoteDevice"), std::string::npos) << done.message;
   Destroy(b);
+}
+
+// openpjrt's execute-order extension on PJRT_ExecuteOptions: an execution gated on a promise
+// holds back the next one on its stream (though they share nothing but the input) and not one on
+// another stream; the promise's error becomes the gated execution's output error, and the next one
+// on the stream still runs. Misuse is refused by name.
+TEST_F(PluginTest, StreamsAndControlDependenciesThroughTheExecuteOrderExtension) {
+  PJRT_LoadedExecutable* exe = Compile(R"(
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = stablehlo.add %x, %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+})");
+  ASSERT_NE(exe, nullptr);
+  PJRT_Buffer* x = Upload({1, 2, 3, 4}, {4});
+  auto create = Args<PJRT_Event_Create_Args>();
+  ASSERT_EQ(api->PJRT_Event_Create(&create), nullptr);
+  PJRT_Event* gate = create.event;
+  struct Run {
+    PJRT_Buffer* out = nullptr;
+    PJRT_Event* done = nullptr;
+  };
+  auto launch = [&](int64_t stream, std::vector<PJRT_Event*> waits, size_t struct_size, Run* run) {
+    OPENPJRT_ExecuteOrder_Extension order{};
+    order.base.struct_size = struct_size;
+    order.base.type = OPENPJRT_Extension_Type_ExecuteOrder;
+    order.stream_id = stream;
+    order.wait_events = waits.data();
+    order.num_wait_events = waits.size();
+    auto o = Args<PJRT_ExecuteOptions>();
+    o.extension_start = &order.base;
+    PJRT_Buffer* args[1] = {x};
+    PJRT_Buffer* const* arg_lists[1] = {args};
+    PJRT_Buffer* outs[2] = {nullptr, nullptr};
+    PJRT_Buffer** out_lists[1] = {outs};
+    PJRT_Event* events[1] = {nullptr};
+    auto a = Args<PJRT_LoadedExecutable_Execute_Args>();
+    a.executable = exe;
+    a.options = &o;
+    a.argument_lists = arg_lists;
+    a.num_devices = 1;
+    a.num_args = 1;
+    a.output_lists = out_lists;
+    a.device_complete_events = events;
+    PJRT_Error* e = api->PJRT_LoadedExecutable_Execute(&a);
+    if (!e) *run = Run{outs[0], events[0]};
+    return e;
+  };
+  auto ready = [&](PJRT_Event* ev) {
+    auto r = Args<PJRT_Event_IsReady_Args>();
+    r.event = ev;
+    EXPECT_EQ(api->PJRT_Event_IsReady(&r), nullptr);
+    return r.is_ready;
+  };
+  Run gated, next, other;
+  ASSERT_EQ(launch(7, {gate}, OPENPJRT_ExecuteOrder_Extension_STRUCT_SIZE, &gated), nullptr);
+  ASSERT_EQ(launch(7, {}, OPENPJRT_ExecuteOrder_Extension_STRUCT_SIZE, &next), nullptr);
+  ASSERT_EQ(launch(8, {}, OPENPJRT_ExecuteOrder_Extension_STRUCT_SIZE, &other), nullptr);
+  EXPECT_EQ(Message(Await(other.done)), "");
+  EXPECT_EQ(Download(other.out), (std::vector<float>{2, 4, 6, 8}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(ready(gated.done));
+  EXPECT_FALSE(ready(next.done)) << "stream 7's second execution ran before the first";
+  auto set = Args<PJRT_Event_Set_Args>();
+  set.event = gate;
+  set.error_code = PJRT_Error_Code_ABORTED;
+  const std::string why = "the gate failed";
+  set.error_message = why.data();
+  set.error_message_size = why.size();
+  ASSERT_EQ(api->PJRT_Event_Set(&set), nullptr);
+  std::string m = Message(Await(gated.done));
+  EXPECT_NE(m.find("the gate failed"), std::string::npos) << m;
+  auto rd = Args<PJRT_Buffer_ReadyEvent_Args>();
+  rd.buffer = gated.out;
+  ASSERT_EQ(api->PJRT_Buffer_ReadyEvent(&rd), nullptr);
+  m = Message(Await(rd.event));
+  EXPECT_NE(m.find("the gate failed"), std::string::npos) << m;
+  EXPECT_EQ(Message(Await(next.done)), "");
+  EXPECT_EQ(Download(next.out), (std::vector<float>{2, 4, 6, 8}));
+  // Misuse.
+  Run unused;
+  m = Message(launch(7, {nullptr}, OPENPJRT_ExecuteOrder_Extension_STRUCT_SIZE, &unused));
+  EXPECT_NE(m.find("OPENPJRT_ExecuteOrder_Extension.wait_events[0] is null"), std::string::npos) << m;
+  m = Message(launch(7, {}, 16, &unused));
+  EXPECT_NE(m.find("OPENPJRT_ExecuteOrder_Extension.base.struct_size is 16"), std::string::npos) << m;
+  for (PJRT_Buffer* b : {x, gated.out, next.out, other.out}) Destroy(b);
+  Destroy(gate);
+  Destroy(exe);
 }
 
 TEST_F(PluginTest, LayoutsOfBuffersDefaultsAndExecutables) {
