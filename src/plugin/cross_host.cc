@@ -73,6 +73,26 @@ bool RowMajor(const PJRT_Buffer_MemoryLayout& layout, size_t rank) {
   return ok;
 }
 
+// The receiving side's device (one of this process's) and the shapes of what it receives, from
+// either receive call's arrays; an error names `type` and the shape.
+PJRT_Error* ReceiveShapes(const char* type, const char* call, PJRT_Device* pdevice, size_t num_shapes,
+                          const size_t* shape_num_dims, const int64_t* const* num_dims,
+                          const PJRT_Buffer_Type* element_types, PJRT_Buffer_MemoryLayout* const* layouts,
+                          std::vector<runtime::BufferShape>* shapes) {
+  runtime::Device* device = pdevice->device;
+  if (!device->addressable())
+    return InvalidArgument(StrCat(type, ".device is device ", device->id(), " of process ", device->process_index(),
+                                  "; buffers are received on this process's devices"));
+  for (size_t i = 0; i < num_shapes; ++i) {
+    auto shape = plugin::MakeShape(RawEnum(element_types[i]), num_dims[i], shape_num_dims[i], StrCat(type, " shape ", i));
+    if (!shape.ok()) return MakeError(shape.status());
+    if (layouts && layouts[i] && !RowMajor(*layouts[i], shape->type.dims.size()))
+      return plugin::Unimplemented(call);
+    shapes->push_back(*shape);
+  }
+  return nullptr;
+}
+
 PJRT_Error* ReceiveBuffers(PJRT_Transfers_PJRT_Client_CrossHostReceiveBuffers_Args* args) {
   constexpr const char* kType = "PJRT_Transfers_PJRT_Client_CrossHostReceiveBuffers_Args";
   OPJ_CHECK_ARGS_MIN(PJRT_Transfers_PJRT_Client_CrossHostReceiveBuffers_Args, args, buffers);
@@ -86,19 +106,12 @@ PJRT_Error* ReceiveBuffers(PJRT_Transfers_PJRT_Client_CrossHostReceiveBuffers_Ar
   OPJ_REQUIRE(PJRT_Transfers_PJRT_Client_CrossHostReceiveBuffers_Args, args, src_global_device_ids);
   OPJ_REQUIRE(PJRT_Transfers_PJRT_Client_CrossHostReceiveBuffers_Args, args, transfer_keys);
   OPJ_REQUIRE(PJRT_Transfers_PJRT_Client_CrossHostReceiveBuffers_Args, args, buffers);
-  runtime::Device* device = args->device->device;
-  if (!device->addressable())
-    return InvalidArgument(StrCat(kType, ".device is device ", device->id(), " of process ", device->process_index(),
-                                  "; buffers are received on this process's devices"));
   std::vector<runtime::BufferShape> shapes;
-  for (size_t i = 0; i < args->num_shapes; ++i) {
-    auto shape = plugin::MakeShape(RawEnum(args->element_types[i]), args->num_dims[i], args->shape_num_dims[i],
-                                   StrCat(kType, " shape ", i));
-    if (!shape.ok()) return MakeError(shape.status());
-    if (args->layouts && args->layouts[i] && !RowMajor(*args->layouts[i], shape->type.dims.size()))
-      return plugin::Unimplemented("CrossHostReceiveBuffers with a layout other than row-major");
-    shapes.push_back(*shape);
-  }
+  if (PJRT_Error* e = ReceiveShapes(kType, "CrossHostReceiveBuffers with a layout other than row-major", args->device,
+                                    args->num_shapes, args->shape_num_dims, args->num_dims, args->element_types,
+                                    args->layouts, &shapes))
+    return e;
+  runtime::Device* device = args->device->device;
   for (size_t i = 0; i < shapes.size(); ++i) {
     absl::StatusOr<runtime::BufferRef> b = args->client->client->ReceiveFromRemote(
         device->default_memory(), shapes[i], args->src_global_device_ids[i],
@@ -167,10 +180,6 @@ PJRT_Error* MakeReceiveBuffers(PJRT_Transfers_PJRT_Client_MakeCrossHostReceiveBu
     return MakeError(absl::FailedPreconditionError(
         "cross-host transfers need a client spanning processes (create options node_id and num_nodes with the "
         "key-value store callbacks); this client has one process"));
-  runtime::Device* device = args->device->device;
-  if (!device->addressable())
-    return InvalidArgument(StrCat(kType, ".device is device ", device->id(), " of process ", device->process_index(),
-                                  "; buffers are received on this process's devices"));
   if (args->num_shapes) {
     OPJ_REQUIRE(PJRT_Transfers_PJRT_Client_MakeCrossHostReceiveBuffers_Args, args, shape_num_dims);
     OPJ_REQUIRE(PJRT_Transfers_PJRT_Client_MakeCrossHostReceiveBuffers_Args, args, num_dims);
@@ -178,14 +187,11 @@ PJRT_Error* MakeReceiveBuffers(PJRT_Transfers_PJRT_Client_MakeCrossHostReceiveBu
     OPJ_REQUIRE(PJRT_Transfers_PJRT_Client_MakeCrossHostReceiveBuffers_Args, args, buffers);
   }
   std::vector<runtime::BufferShape> shapes;
-  for (size_t i = 0; i < args->num_shapes; ++i) {
-    auto shape = plugin::MakeShape(RawEnum(args->element_types[i]), args->num_dims[i], args->shape_num_dims[i],
-                                   StrCat(kType, " shape ", i));
-    if (!shape.ok()) return MakeError(shape.status());
-    if (args->layouts && args->layouts[i] && !RowMajor(*args->layouts[i], shape->type.dims.size()))
-      return plugin::Unimplemented("MakeCrossHostReceiveBuffers with a layout other than row-major");
-    shapes.push_back(*shape);
-  }
+  if (PJRT_Error* e = ReceiveShapes(kType, "MakeCrossHostReceiveBuffers with a layout other than row-major",
+                                    args->device, args->num_shapes, args->shape_num_dims, args->num_dims,
+                                    args->element_types, args->layouts, &shapes))
+    return e;
+  runtime::Device* device = args->device->device;
   // The descriptors (one per buffer) go to the framework's notifier, which hands them to the
   // senders; the call returns first, the notifier runs on its own thread.
   auto descriptors = std::make_shared<std::vector<std::string>>();
