@@ -142,7 +142,7 @@ void ThreadPool::Work() {
   }
 }
 
-void PoolParallel::For(int64_t n, const std::function<void(int64_t)>& fn) {
+void PoolParallel::For(int64_t n, cpu::PieceFn fn) {
   struct Shared {
     std::atomic<int64_t> next{0};
     std::atomic<int64_t> done{0};

@@ -58,7 +58,7 @@ class PoolParallel : public cpu::Parallel {
   bool deterministic() const override { return deterministic_; }
   bool flush_denormals() const override { return flush_denormals_; }
   // An exception from a piece (std::bad_alloc) is thrown here once every piece has finished.
-  void For(int64_t n, const std::function<void(int64_t)>& fn) override;
+  void For(int64_t n, cpu::PieceFn fn) override;
 
  private:
   ThreadPool* pool_;

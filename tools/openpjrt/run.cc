@@ -138,7 +138,7 @@ class SerialParallel : public cpu::Parallel {
   int threads() const override { return 1; }
   bool deterministic() const override { return true; }
   bool flush_denormals() const override { return flush_; }
-  void For(int64_t n, const std::function<void(int64_t)>& fn) override {
+  void For(int64_t n, cpu::PieceFn fn) override {
     for (int64_t i = 0; i < n; ++i) fn(i);
   }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -36,6 +37,24 @@ class CollectiveHub;
 struct RemoteDevices;
 struct FfiUserData;
 
+// A non-owning reference to a callable run for each piece index: what ParallelFor hands the
+// threads. Unlike std::function it never allocates and instantiates one small thunk per callable
+// type (std::function's manager and type information for each of the kernels' hundreds of typed
+// lambdas took ~0.3 MB of the plugin). The callable must outlive the call it is passed to.
+class PieceFn {
+ public:
+  template <typename F>
+    requires(!std::is_same_v<std::decay_t<F>, PieceFn> && std::is_invocable_v<F&, int64_t>)
+  PieceFn(F&& f)  // NOLINT: implicit, like std::function
+      : obj_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        call_([](void* o, int64_t i) { (*static_cast<std::remove_reference_t<F>*>(o))(i); }) {}
+  void operator()(int64_t i) const { call_(obj_, i); }
+
+ private:
+  void* obj_;
+  void (*call_)(void*, int64_t);
+};
+
 // Spreads the independent pieces of one kernel over threads (the PJRT client's pool). Kernels
 // call ExecState::ParallelFor; without a Parallel the pieces run in order on the calling thread.
 // Elementwise ops and reductions cut their work so that every output element is computed the same
@@ -51,7 +70,7 @@ class Parallel {
   virtual bool flush_denormals() const { return false; }
   // Runs fn(i) for every i in [0, n) and returns when all have finished. The calling thread takes
   // pieces too, so a busy pool only makes it slower, never stuck.
-  virtual void For(int64_t n, const std::function<void(int64_t)>& fn) = 0;
+  virtual void For(int64_t n, PieceFn fn) = 0;
 };
 
 // A kernel reads its inputs from state.slots[step.in[i]] and writes state.slots[step.out[j]].
@@ -133,7 +152,7 @@ struct ExecState {
   int threads() const { return parallel ? parallel->threads() : 1; }
   bool deterministic() const { return parallel && parallel->deterministic(); }
   // fn(i) for i in [0, n), over the intra-op threads when there are several.
-  void ParallelFor(int64_t n, const std::function<void(int64_t)>& fn) {
+  void ParallelFor(int64_t n, PieceFn fn) {
     if (parallel && n > 1 && parallel->threads() > 1) {
       parallel->For(n, fn);
     } else {
