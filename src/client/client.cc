@@ -788,7 +788,8 @@ absl::Status Executable::Launch(size_t n, size_t num_args, PJRT_Buffer* const* c
       waits.push_back(f->handle());
     }
     order.base.struct_size = OPENPJRT_ExecuteOrder_Extension_STRUCT_SIZE;
-    order.base.type = OPENPJRT_Extension_Type_ExecuteOrder;
+    const int tag = OPENPJRT_Extension_Type_ExecuteOrder;  // outside the enum's range: copied as bytes
+    std::memcpy(&order.base.type, &tag, sizeof tag);
     order.stream_id = options.stream_id;
     order.wait_events = waits.data();
     order.num_wait_events = waits.size();

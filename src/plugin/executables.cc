@@ -456,7 +456,7 @@ PJRT_Error* OPJ_LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* arg
     int links = 0;
     for (const PJRT_Extension_Base* e = o->extension_start; e; e = e->next) {
       if (++links > 64) return InvalidArgument("PJRT_ExecuteOptions.extension_start: a chain of over 64 extensions");
-      if (e->type != OPENPJRT_Extension_Type_ExecuteOrder) continue;
+      if (plugin::RawEnum(e->type) != OPENPJRT_Extension_Type_ExecuteOrder) continue;
       if (e->struct_size < OPENPJRT_ExecuteOrder_Extension_STRUCT_SIZE)
         return InvalidArgument(StrCat("OPENPJRT_ExecuteOrder_Extension.base.struct_size is ", e->struct_size,
                                       ", expected at least ",

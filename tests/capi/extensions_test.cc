@@ -2,6 +2,7 @@
 // them: by walking PJRT_Api.extension_start and matching the type tag.
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -177,7 +178,8 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   auto launch = [&](int64_t stream, std::vector<PJRT_Event*> waits, size_t struct_size, Run* run) {
     OPENPJRT_ExecuteOrder_Extension order{};
     order.base.struct_size = struct_size;
-    order.base.type = OPENPJRT_Extension_Type_ExecuteOrder;
+    const int tag = OPENPJRT_Extension_Type_ExecuteOrder;  // outside the enum's range: copied as bytes
+    std::memcpy(&order.base.type, &tag, sizeof tag);
     order.stream_id = stream;
     order.wait_events = waits.data();
     order.num_wait_events = waits.size();

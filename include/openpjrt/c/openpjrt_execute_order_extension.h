@@ -23,11 +23,14 @@
 extern "C" {
 #endif
 
-/* A type tag outside PJRT's enumerators ("OPJ" and 1), for this struct only. */
-#define OPENPJRT_Extension_Type_ExecuteOrder ((PJRT_Extension_Type)0x4f504a01)
+/* The struct's type tag: a value outside PJRT's enumerators ("OPJ" and 1), so no PJRT extension
+ * type can collide with it. C stores it in base.type directly; C++, where an enum object may not
+ * hold a value outside its enumerators' range, copies the int into the field (memcpy), and readers
+ * compare the field's bytes, not the enum. */
+#define OPENPJRT_Extension_Type_ExecuteOrder 0x4f504a01
 
 struct OPENPJRT_ExecuteOrder_Extension {
-  PJRT_Extension_Base base; /* type: OPENPJRT_Extension_Type_ExecuteOrder */
+  PJRT_Extension_Base base; /* type: OPENPJRT_Extension_Type_ExecuteOrder (see above) */
   int64_t stream_id;
   PJRT_Event* const* wait_events; /* [num_wait_events], none NULL */
   size_t num_wait_events;
