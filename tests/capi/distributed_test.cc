@@ -444,6 +444,16 @@ TEST_F(DistributedTest, DescriptorTransfersAndCancellation) {
       EXPECT_EQ(canceled, "");
       EXPECT_EQ(Download(out[0]), a);
       EXPECT_EQ(Download(out[1]), b);
+      // Cancelling a transfer that has completed, or with a descriptor that is not ours: errors
+      // through on_canceled.
+      const std::string first = notified.descriptors[0], bogus = "not-a-descriptor";
+      for (const auto& [d, expected] : {std::pair{first, "is not waiting"}, std::pair{bogus, "not one of this plugin's"}}) {
+        canceled = "(not called)";
+        cancel(d.data(), d.size(), PJRT_Error_Code_ABORTED, reason.data(), reason.size(),
+               [](PJRT_Error* err, void* arg) { *static_cast<std::string*>(arg) = Message(err); }, &canceled,
+               cancel_arg);
+        EXPECT_NE(canceled.find(expected), std::string::npos) << canceled;
+      }
       auto ev = Args<PJRT_Buffer_ReadyEvent_Args>();
       ev.buffer = out[2];
       ASSERT_EQ(api->PJRT_Buffer_ReadyEvent(&ev), nullptr);

@@ -153,6 +153,36 @@ TEST_F(PluginTest, CrossHostTransfersRefuseWhatTheyCannotDo) {
   x->PJRT_Transfers_PJRT_Buffer_CopyToRemoteDevice(&copy);
   EXPECT_TRUE(done.called);
   EXPECT_NE(done.message.find("CopyToRemoteDevice"), std::string::npos) << done.message;
+  // Once its event is set: a descriptor that is not this plugin's, one on a one-process client,
+  // and an event carrying an error (the descriptor never came) all reach on_done as errors.
+  struct Case {
+    std::string descriptor;
+    PJRT_Error_Code event_code;
+    const char* expected;
+  };
+  for (const Case& k : {Case{"garbage", PJRT_Error_Code_OK, "is not an openpjrt descriptor"},
+                        Case{"openpjrt-transfer:1:7", PJRT_Error_Code_OK, "client spanning processes"},
+                        Case{"", PJRT_Error_Code_CANCELLED, "the descriptor never came"}}) {
+    done = Done{};
+    auto ce = Args<PJRT_Event_Create_Args>();
+    ASSERT_EQ(api->PJRT_Event_Create(&ce), nullptr);
+    char* data = nullptr;
+    size_t size = 0;
+    copy.event = ce.event;
+    copy.serialized_descriptor = &data;
+    copy.serialized_descriptor_size = &size;
+    x->PJRT_Transfers_PJRT_Buffer_CopyToRemoteDevice(&copy);
+    EXPECT_FALSE(done.called) << "reported before its descriptor came";
+    std::string d = k.descriptor;
+    data = d.data();
+    size = d.size();
+    auto set = Args<PJRT_Event_Set_Args>();
+    set.event = ce.event;
+    set.error_code = k.event_code;
+    ASSERT_EQ(api->PJRT_Event_Set(&set), nullptr);
+    EXPECT_TRUE(done.called);
+    EXPECT_NE(done.message.find(k.expected), std::string::npos) << done.message;
+  }
   Destroy(b);
 }
 
@@ -239,6 +269,25 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   EXPECT_NE(m.find("OPENPJRT_ExecuteOrder_Extension.wait_events[0] is null"), std::string::npos) << m;
   m = Message(launch(7, {}, 16, &unused));
   EXPECT_NE(m.find("OPENPJRT_ExecuteOrder_Extension.base.struct_size is 16"), std::string::npos) << m;
+  // A chain that never ends (a cycle) is cut off.
+  PJRT_Extension_Base loop{};
+  loop.struct_size = sizeof(loop);
+  loop.next = &loop;
+  auto o = Args<PJRT_ExecuteOptions>();
+  o.extension_start = &loop;
+  PJRT_Buffer* cyc_args[1] = {x};
+  PJRT_Buffer* const* cyc_lists[1] = {cyc_args};
+  PJRT_Buffer* cyc_outs[2] = {nullptr, nullptr};
+  PJRT_Buffer** cyc_out_lists[1] = {cyc_outs};
+  auto ex = Args<PJRT_LoadedExecutable_Execute_Args>();
+  ex.executable = exe;
+  ex.options = &o;
+  ex.argument_lists = cyc_lists;
+  ex.num_devices = 1;
+  ex.num_args = 1;
+  ex.output_lists = cyc_out_lists;
+  m = Message(api->PJRT_LoadedExecutable_Execute(&ex));
+  EXPECT_NE(m.find("a chain of over 64 extensions"), std::string::npos) << m;
   for (PJRT_Buffer* b : {x, gated.out, next.out, other.out}) Destroy(b);
   Destroy(gate);
   Destroy(exe);

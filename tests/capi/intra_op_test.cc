@@ -5,6 +5,7 @@
 // runs under ThreadSanitizer in CI).
 #include <cmath>
 #include <cstring>
+#include <utility>
 #if defined(__x86_64__)
 #include <xmmintrin.h>
 #endif
@@ -50,6 +51,36 @@ std::vector<float> Pseudorandom(size_t n, uint32_t seed) {
   return v;
 }
 
+// Compiles and runs `program` once on a fresh client with `options`, on f32 inputs of the given
+// shapes; returns every output, downloaded, and destroys what it made (the client included).
+std::vector<std::vector<float>> RunOnFreshClient(PluginTest& t, std::vector<PJRT_NamedValue> options,
+                                                 const char* program,
+                                                 const std::vector<std::pair<const std::vector<float>*, std::vector<int64_t>>>& inputs,
+                                                 size_t num_outputs) {
+  std::vector<std::vector<float>> got;
+  PJRT_Client* c = t.CreateClient(std::move(options));
+  EXPECT_NE(c, nullptr);
+  if (!c) return got;
+  PJRT_LoadedExecutable* exe = t.Compile(program, c);
+  EXPECT_NE(exe, nullptr);
+  if (exe) {
+    std::vector<PJRT_Buffer*> bufs;
+    for (const auto& [values, dims] : inputs) bufs.push_back(t.Upload(*values, dims, 0, c));
+    auto outs = t.Execute(exe, {bufs}, num_outputs);
+    EXPECT_EQ(outs.size(), 1u);
+    for (PJRT_Buffer* b : outs.empty() ? std::vector<PJRT_Buffer*>{} : outs[0]) {
+      got.push_back(t.Download(b));
+      t.Destroy(b);
+    }
+    for (PJRT_Buffer* b : bufs) t.Destroy(b);
+    t.Destroy(exe);
+  }
+  auto d = Args<PJRT_Client_Destroy_Args>();
+  d.client = c;
+  EXPECT_EQ(t.api->PJRT_Client_Destroy(&d), nullptr);
+  return got;
+}
+
 TEST_F(PluginTest, IntraOpThreadsDoNotChangeResults) {
   const std::vector<float> a = Pseudorandom(512 * 512, 1), x = Pseudorandom(300000, 2);
   std::vector<std::vector<float>> first;
@@ -59,23 +90,10 @@ TEST_F(PluginTest, IntraOpThreadsDoNotChangeResults) {
   };
   for (Config config : {Config{1, true}, Config{4, true}, Config{4, false}}) {
     const int threads = config.threads;
-    PJRT_Client* c = CreateClient({IntOption("intra_op_threads", threads), BoolOption("deterministic", config.deterministic)});
-    ASSERT_NE(c, nullptr);
-    PJRT_LoadedExecutable* exe = Compile(kProgram, c);
-    ASSERT_NE(exe, nullptr);
-    std::vector<PJRT_Buffer*> inputs = {Upload(a, {512, 512}, 0, c), Upload(x, {300000}, 0, c)};
-    auto outs = Execute(exe, {inputs}, 8);
-    ASSERT_EQ(outs.size(), 1u);
-    std::vector<std::vector<float>> got;
-    for (PJRT_Buffer* b : outs[0]) {
-      got.push_back(Download(b));
-      Destroy(b);
-    }
-    for (PJRT_Buffer* b : inputs) Destroy(b);
-    Destroy(exe);
-    auto d = Args<PJRT_Client_Destroy_Args>();
-    d.client = c;
-    EXPECT_EQ(api->PJRT_Client_Destroy(&d), nullptr);
+    std::vector<std::vector<float>> got =
+        RunOnFreshClient(*this, {IntOption("intra_op_threads", threads), BoolOption("deterministic", config.deterministic)},
+                         kProgram, {{&a, {512, 512}}, {&x, {300000}}}, 8);
+    ASSERT_EQ(got.size(), 8u);
     if (first.empty()) {
       first = got;
       // The single-thread answers are right.
@@ -147,29 +165,16 @@ TEST_F(PluginTest, SubnormalsFlushedByDefaultKeptOnRequest) {
       {{IntOption("intra_op_threads", 4), BoolOption("flush_denormals", false)}, false},
   };
   for (const Config& config : configs) {
-    PJRT_Client* c = CreateClient(config.options);
-    ASSERT_NE(c, nullptr);
-    PJRT_LoadedExecutable* exe = Compile(kSubnormalProgram, c);
-    ASSERT_NE(exe, nullptr);
-    std::vector<PJRT_Buffer*> inputs = {Upload(x, {int64_t(n)}, 0, c), Upload(s, {int64_t(n)}, 0, c)};
 #if defined(__x86_64__)
     const unsigned before = _mm_getcsr();
 #endif
-    auto outs = Execute(exe, {inputs}, 3);
+    std::vector<std::vector<float>> got =
+        RunOnFreshClient(*this, config.options, kSubnormalProgram, {{&x, {int64_t(n)}}, {&s, {int64_t(n)}}}, 3);
 #if defined(__x86_64__)
+    // (With asynchronous = false the executions ran on this thread.)
     EXPECT_EQ(_mm_getcsr() & 0xffc0u, before & 0xffc0u) << "the caller's MXCSR control bits changed";
 #endif
-    ASSERT_EQ(outs.size(), 1u);
-    std::vector<std::vector<float>> got;
-    for (PJRT_Buffer* b : outs[0]) {
-      got.push_back(Download(b));
-      Destroy(b);
-    }
-    for (PJRT_Buffer* b : inputs) Destroy(b);
-    Destroy(exe);
-    auto d = Args<PJRT_Client_Destroy_Args>();
-    d.client = c;
-    EXPECT_EQ(api->PJRT_Client_Destroy(&d), nullptr);
+    ASSERT_EQ(got.size(), 3u);
     // This test's thread keeps IEEE subnormals, so the expected values below are exact.
     int64_t wrong = 0;
     for (size_t i = 0; i < n; ++i) {
