@@ -33,6 +33,10 @@ func.func @topk() {
   check.expect_eq_const %s#1, dense<[[4, 2, 3, 0]]> : tensor<1x4xi32>
   %c:2 = chlo.top_k(%n, k = 5) {largest = false} : tensor<1x5xf32> -> (tensor<1x5xf32>, tensor<1x5xi32>)
   check.expect_eq_const %c#1, dense<[[4, 2, 3, 0, 1]]> : tensor<1x5xi32>
+  // k = 0 picks nothing (a fuzzer found the row scan reading before its buffer).
+  %z:2 = stablehlo.custom_call @mhlo.topk(%m) {mhlo.attributes = {k = 0 : i64}, mhlo.version = 1 : i64} : (tensor<2x4xf32>) -> (tensor<2x0xf32>, tensor<2x0xi32>)
+  %z2:2 = chlo.top_k(%n, k = 0) : tensor<1x5xf32> -> (tensor<1x0xf32>, tensor<1x0xi32>)
+  check.expect_eq_const %z2#1, dense<> : tensor<1x0xi32>
   func.return
 }
 

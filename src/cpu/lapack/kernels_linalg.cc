@@ -527,6 +527,7 @@ U FloatOrderKey(U bits) {
 // top 8 of 64 x 4096 f32.)
 template <typename Key, typename Less>
 void FirstK(const Key* keys, int64_t n, int64_t k, bool largest, Less less, std::vector<int64_t>& order) {
+  if (k <= 0) return;  // nothing to pick (top_k with k = 0)
   auto better = [&](const Key& a, const Key& b) { return largest ? less(b, a) : less(a, b); };
   constexpr int64_t kBufferedMax = 64;
   if (k <= kBufferedMax && k * 8 <= n) {
