@@ -7,6 +7,8 @@
 // own Gloo slot derived from the tag; a peer's segments are received straight into where the
 // caller places them. Every first-message receive is posted before any wait, so the order in
 // which ranks arrive does not matter.
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -371,6 +373,15 @@ class GlooMesh : public Mesh {
 extern "C" __attribute__((visibility("default"))) openpjrt::distributed::Mesh* openpjrt_gloo_connect_mesh(
     const openpjrt::distributed::MeshConfig* config, std::string* error) {
   using namespace openpjrt::distributed;
+  // A peer that dies closes its sockets; writing to one must fail the exchange with an error
+  // naming the peer, not end this process with SIGPIPE. Ignored only if nobody set a handler.
+  struct sigaction current{};
+  if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+    struct sigaction ignore{};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, nullptr);
+  }
   try {
     gloo::transport::tcp::attr attr;
     if (!config->iface.empty()) attr.iface = config->iface;
