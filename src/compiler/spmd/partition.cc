@@ -52,7 +52,10 @@ void Partitioner::Run(Operation& entry) {
 }
 
 Value* Partitioner::Whole(Sharded& s, const Operation& at) {
-  if (!s.whole) s.whole = Gather(s.local, s.layout, at);
+  if (!s.whole) {
+    s.whole = Gather(s.local, s.layout, at);
+    whole_log_.push_back(&s);
+  }
   return s.whole;
 }
 
@@ -256,54 +259,14 @@ void Partitioner::RewriteFunction(Operation& func, bool entry) {
   for (auto& o : body.ops) work.push_back(std::move(o));
   body.ops.clear();
   alias_.clear();
-  int64_t inlined_ops = 0;
+  inlined_ops_ = 0;
   while (!work.empty()) {
     std::unique_ptr<Operation> holder = std::move(work.front());
     work.pop_front();
     Operation& op = *holder;
-    loc_ = op.loc;
-    if (!alias_.empty()) Substitute(op, alias_);
-    // Calls are inlined so that sharded values flow through the callee's ops.
-    if (op.code == OpCode::kFuncCall && inlined_ops < kMaxInlinedOps) {
-      Attribute callee = op.attr("callee");
-      Operation* f = callee && callee.kind() == AttrKind::kSymbolRef && callee->symbols.size() == 1
-                         ? m_.LookupFunction(callee->symbols[0])
-                         : nullptr;
-      ir::Block* fb = f && !f->regions.empty() ? f->regions[0]->front() : nullptr;
-      if (fb && fb->args.size() == op.operands.size() && fb->terminator() &&
-          fb->terminator()->operands.size() == op.num_results()) {
-        std::unordered_map<const Value*, Value*> map;
-        for (size_t i = 0; i < fb->args.size(); ++i) map[fb->args[i].get()] = op.operands[i];
-        std::vector<std::unique_ptr<Operation>> copies;
-        for (const auto& o : fb->ops) {
-          if (o.get() == fb->terminator()) break;
-          copies.push_back(ir::CloneOperation(*o, map));
-        }
-        for (size_t i = 0; i < op.num_results(); ++i) {
-          const Value* r = fb->terminator()->operands[i];
-          auto it = map.find(r);
-          alias_[op.result(i)] = it != map.end() ? it->second : const_cast<Value*>(r);
-        }
-        inlined_ops += static_cast<int64_t>(copies.size());
-        for (auto it = copies.rbegin(); it != copies.rend(); ++it) work.push_front(std::move(*it));
-        graveyard_.push_back(std::move(holder));
-        continue;
-      }
-    }
-    if (op.code == OpCode::kSdyManualComputation) {
-      InlineManual(std::move(holder));
-      changed = true;
-      continue;
-    }
-    if (IsIdentityReshape(op)) {
-      auto it = sharded_.find(op.operands[0]);
-      if (it != sharded_.end()) {
-        sharded_[op.result(0)] = it->second;
-        graveyard_.push_back(std::move(holder));
-        continue;
-      }
-    }
     if (entry && op.code == OpCode::kFuncReturn) {
+      loc_ = op.loc;
+      if (!alias_.empty()) Substitute(op, alias_);
       for (size_t i = 0; i < op.operands.size(); ++i) {
         Value* v = op.operands[i];
         auto it = sharded_.find(v);
@@ -322,18 +285,66 @@ void Partitioner::RewriteFunction(Operation& func, bool entry) {
       out_.push_back(std::move(holder));
       continue;
     }
-    if (TryReshard(holder)) continue;
-    if (TryElementwise(holder) || TryDot(holder) || TryTranspose(holder) || TryReduce(holder) ||
-        TryReduceKeepingTiles(holder) || TryBroadcast(holder) || TryReshape(holder) || TrySort(holder) ||
-        TryReduceWindow(holder) || TryConvolution(holder) || TryGather(holder) || TryScatter(holder))
-      continue;
-    ResolveOperands(op, op);
-    out_.push_back(std::move(holder));
+    if (op.code == OpCode::kSdyManualComputation) changed = true;
+    RewriteOp(std::move(holder), work);
   }
   body.ops = std::move(out_);
   out_.clear();
   if (changed)
     func.SetAttr("function_type", Attribute::TypeAttr(ctx_.Function(inputs, results)));
+}
+
+void Partitioner::RewriteOp(std::unique_ptr<Operation> holder, std::deque<std::unique_ptr<Operation>>& work) {
+  Operation& op = *holder;
+  loc_ = op.loc;
+  if (!alias_.empty()) Substitute(op, alias_);
+  // Calls are inlined so that sharded values flow through the callee's ops.
+  if (op.code == OpCode::kFuncCall && inlined_ops_ < kMaxInlinedOps) {
+    Attribute callee = op.attr("callee");
+    Operation* f = callee && callee.kind() == AttrKind::kSymbolRef && callee->symbols.size() == 1
+                       ? m_.LookupFunction(callee->symbols[0])
+                       : nullptr;
+    ir::Block* fb = f && !f->regions.empty() ? f->regions[0]->front() : nullptr;
+    if (fb && fb->args.size() == op.operands.size() && fb->terminator() &&
+        fb->terminator()->operands.size() == op.num_results()) {
+      std::unordered_map<const Value*, Value*> map;
+      for (size_t i = 0; i < fb->args.size(); ++i) map[fb->args[i].get()] = op.operands[i];
+      std::vector<std::unique_ptr<Operation>> copies;
+      for (const auto& o : fb->ops) {
+        if (o.get() == fb->terminator()) break;
+        copies.push_back(ir::CloneOperation(*o, map));
+      }
+      for (size_t i = 0; i < op.num_results(); ++i) {
+        const Value* r = fb->terminator()->operands[i];
+        auto it = map.find(r);
+        alias_[op.result(i)] = it != map.end() ? it->second : const_cast<Value*>(r);
+      }
+      inlined_ops_ += static_cast<int64_t>(copies.size());
+      for (auto it = copies.rbegin(); it != copies.rend(); ++it) work.push_front(std::move(*it));
+      graveyard_.push_back(std::move(holder));
+      return;
+    }
+  }
+  if (op.code == OpCode::kSdyManualComputation) {
+    InlineManual(std::move(holder));
+    return;
+  }
+  if (IsIdentityReshape(op)) {
+    auto it = sharded_.find(op.operands[0]);
+    if (it != sharded_.end()) {
+      sharded_[op.result(0)] = it->second;
+      graveyard_.push_back(std::move(holder));
+      return;
+    }
+  }
+  if (TryReshard(holder)) return;
+  if (TryElementwise(holder) || TryDot(holder) || TryTranspose(holder) || TryReduce(holder) ||
+      TryReduceKeepingTiles(holder) || TryBroadcast(holder) || TryReshape(holder) || TrySort(holder) ||
+      TryReduceWindow(holder) || TryConvolution(holder) || TryGather(holder) || TryScatter(holder) ||
+      TryDynamicSlice(holder) || TryDynamicUpdateSlice(holder) || TryWhile(holder) || TryBranches(holder))
+    return;
+  ResolveOperands(op, op);
+  out_.push_back(std::move(holder));
 }
 
 bool NeedsPartitioning(const ir::Operation& op) {

@@ -660,3 +660,55 @@ bool Partitioner::TryReduce(std::unique_ptr<Operation>& holder) {
 }
 
 }  // namespace openpjrt::compiler::spmd::internal
+
+namespace openpjrt::compiler::spmd::internal {
+
+namespace {
+
+// True when every dimension `l` tiles has `sizes[d] == whole[d]`.
+bool CoversTiled(const Layout& l, const std::vector<int64_t>& sizes, Type whole) {
+  if (sizes.size() != l.tiles.size() || whole.rank() != static_cast<int64_t>(sizes.size())) return false;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (l.tiles[d] > 1 && sizes[d] != whole.shape()[d]) return false;
+  return true;
+}
+
+}  // namespace
+
+bool Partitioner::TryDynamicSlice(std::unique_ptr<Operation>& holder) {
+  Operation& op = *holder;
+  if (op.code != OpCode::kDynamicSlice || op.operands.empty() || op.num_results() != 1) return false;
+  auto [l, t] = LayoutOf(op.operands[0]);
+  std::vector<int64_t> sizes;
+  if (l.replicated() || !t.HasStaticShape() || !ir::GetI64List(op.attr("slice_sizes"), &sizes) ||
+      !CoversTiled(l, sizes, t) || op.operands.size() != sizes.size() + 1)
+    return false;
+  std::vector<Value*> operands = {AsLayout(op.operands[0], l, op)};
+  for (size_t i = 1; i < op.operands.size(); ++i)
+    operands.push_back(AsLayout(op.operands[i], Layout::Replicated(0, partitions_), op));
+  for (size_t d = 0; d < sizes.size(); ++d) sizes[d] /= l.tiles[d];
+  Operation* c = Reemit(holder, operands, ShardType(ctx_, op.result(0)->type, l), l);
+  c->SetAttr("slice_sizes", Attribute::DenseI64(I64(), sizes));
+  return true;
+}
+
+bool Partitioner::TryDynamicUpdateSlice(std::unique_ptr<Operation>& holder) {
+  Operation& op = *holder;
+  if (op.code != OpCode::kDynamicUpdateSlice || op.operands.size() < 2 || op.num_results() != 1) return false;
+  auto [ol, ot] = LayoutOf(op.operands[0]);
+  auto [ul, ut] = LayoutOf(op.operands[1]);
+  if (!ot.HasStaticShape() || !ut.HasStaticShape() || ot.rank() != ut.rank() ||
+      op.operands.size() != static_cast<size_t>(ot.rank()) + 2)
+    return false;
+  const std::vector<int64_t> usizes(ut.shape().begin(), ut.shape().end());
+  // The operand's tiles lead; a whole operand takes the update's.
+  const Layout& l = !ol.replicated() ? ol : ul;
+  if (l.replicated() || !CoversTiled(l, usizes, ot)) return false;
+  std::vector<Value*> operands = {AsLayout(op.operands[0], l, op), AsLayout(op.operands[1], l, op)};
+  for (size_t i = 2; i < op.operands.size(); ++i)
+    operands.push_back(AsLayout(op.operands[i], Layout::Replicated(0, partitions_), op));
+  Reemit(holder, operands, ShardType(ctx_, op.result(0)->type, l), l);
+  return true;
+}
+
+}  // namespace openpjrt::compiler::spmd::internal

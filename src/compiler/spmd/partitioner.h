@@ -7,11 +7,14 @@
 //   partition_ops.cc     the per-op rules (Try*): which layouts each op can run on shard by shard
 //                        and the communication it needs (elementwise, dot_general, broadcast,
 //                        reshape, transpose, reduce, reduce_window, sort, gather, scatter,
-//                        convolution, resharding custom calls).
+//                        convolution, dynamic_slice, dynamic_update_slice, resharding custom calls);
+//   partition_regions.cc ops with nested blocks: while loops and if / case branches on shards,
+//                        each block rewritten in a scope of its own.
 // Errors are thrown as CompileError and turned into a Status by PartitionModule.
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -287,6 +290,38 @@ class Partitioner {
   // reduces its shard; dimensions reduced across tiles are then combined by an all-reduce.
   bool TryReduce(std::unique_ptr<Operation>& holder);
 
+  // dynamic_slice of a tiled operand whose slice takes every tiled dimension whole (a scan's row
+  // of a batch-split array): each partition slices its shard at the same starts (a start along
+  // a whole dimension clamps to 0 on the shard as on the whole value); the result keeps the tiles.
+  bool TryDynamicSlice(std::unique_ptr<Operation>& holder);
+
+  // dynamic_update_slice whose update covers every tiled dimension whole: each partition updates
+  // its shard with its shard of the update. The tiles come from the operand, else the update.
+  bool TryDynamicUpdateSlice(std::unique_ptr<Operation>& holder);
+
+  // while with a tiled carried value runs its condition and body on shards (partition_regions.cc):
+  // each carried value keeps one layout across iterations, its operand's, or, for a whole
+  // operand that the body returns tiled (a state zero-initialised outside a scan), the body's.
+  // The body's results are brought to those layouts before the next iteration; the condition's
+  // predicate is whole.
+  bool TryWhile(std::unique_ptr<Operation>& holder);
+
+  // if / case whose branches return tiled values: each branch runs on shards of the values it
+  // uses; a result takes the layout every branch gives it (whole when they differ).
+  bool TryBranches(std::unique_ptr<Operation>& holder);
+
+  // The ops of a nested block rewritten in a scope of their own: argument i becomes the shard of
+  // a value laid out as arg_layouts[i]; `finish` is called on the terminator (its operands still
+  // the block's original values) in the block's context, to bring them to what the op returns.
+  // Shards and whole values built inside the block are forgotten on leaving it, so nothing
+  // outside refers to them.
+  void RewriteRegion(ir::Block& b, const std::vector<Layout>& arg_layouts,
+                     const std::function<void(Operation&)>& finish);
+
+  // One op of the block being rewritten: calls inlined (their ops put in front of `work`),
+  // manual computations inlined, per-op rules tried, else the op runs on whole values.
+  void RewriteOp(std::unique_ptr<Operation> holder, std::deque<std::unique_ptr<Operation>>& work);
+
   // ---- shardings ---------------------------------------------------------------------------
 
   const Mesh& MeshOf(const SdySharding& s, const Operation& at);
@@ -348,6 +383,8 @@ class Partitioner {
   std::vector<std::unique_ptr<Value>> placeholders_;  // whole values of shard-typed arguments
   std::vector<std::unique_ptr<Operation>> out_;
   std::vector<std::unique_ptr<Operation>> graveyard_;  // removed ops whose results are map keys
+  std::vector<Sharded*> whole_log_;  // whole values built, undone on leaving a nested block
+  int64_t inlined_ops_ = 0;
   ir::Block* block_ = nullptr;
   ir::Loc loc_;
   int64_t next_channel_ = 1 << 20;  // above the channels a program numbers itself
