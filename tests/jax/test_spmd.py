@@ -295,8 +295,10 @@ def test_scan_and_cond_run_on_batch_shards(rng, tmp_path):
     # A data-parallel RNN: the sequence split over its batch on 4 devices, the state zero-initialised
     # outside the loop, a lax.cond on the step number inside it, the loss's gradient through the
     # reversed scan. The loops and branches run on the shards: the partitioned program gathers
-    # nothing (each weight gradient is one all-reduce of partial sums per step) and the state
-    # leaves split as it was carried.
+    # nothing, the state leaves split as it was carried, and each weight gradient's partial sums
+    # are carried through the backward loop and all-reduced once after it (no collective inside a
+    # loop). Two loops whose sums must stay inside: an accumulator starting at 1, and one that the
+    # body also reads.
     steps, batch, d = 6, 16, 8
     w = rand(rng, (d, d), np.float32) * 0.3
     xs_host = rand(rng, (steps, batch, d), np.float32)
@@ -316,10 +318,26 @@ def test_scan_and_cond_run_on_batch_shards(rng, tmp_path):
         wr = jax.device_put(w, NamedSharding(mesh, P()))
         return fetch(jax.jit(jax.value_and_grad(loss, has_aux=True))(wr, xs))
 
+    def kept(w, xs):
+        def body(i, accs):
+            a, b = accs
+            s = jnp.sum(jnp.tanh(xs[i] @ w), axis=0)  # a sum over the split batch
+            return a + s, b * 0.5 + s
+        return jax.lax.fori_loop(0, xs.shape[0], body, (jnp.ones(d, jnp.float32), jnp.zeros(d, jnp.float32)))
+
+    def run_kept(devices):
+        mesh = mesh_of(devices, (4,), ("b",))
+        return fetch(jax.jit(kept)(jax.device_put(w, NamedSharding(mesh, P())),
+                                   jax.device_put(xs_host, NamedSharding(mesh, P(None, "b")))))
+
     ref, _ = run(REF_DEVICES)
     (ours, _), programs = partitioned_programs(tmp_path, lambda: run(OUR_DEVICES))
     assert_same(ref, ours, rtol=1e-5, atol=1e-5)
     assert programs and all("stablehlo.while" in p for p in programs)
     assert not any("all_gather" in p for p in programs), programs[0]
+    # Collectives at the function's level (4 spaces in), none inside a loop's body.
+    reduces = [line for p in programs for line in p.splitlines() if "stablehlo.all_reduce" in line]
+    assert reduces and all(not line.startswith("      ") for line in reduces), reduces
+    assert_same(run_kept(REF_DEVICES)[0], run_kept(OUR_DEVICES)[0], rtol=1e-5, atol=1e-5)
     # The carried state stays a shard of 16 / 4 rows.
     assert any("tensor<4x8xf32>" in p.split("stablehlo.while", 1)[1].split("\n", 1)[0] for p in programs)

@@ -14,6 +14,40 @@
 
 namespace openpjrt::compiler::spmd::internal {
 
+namespace {
+
+// Uses of `v` by the ops of `b` and of their nested blocks.
+int64_t UsesIn(const Value* v, const ir::Block& b) {
+  int64_t n = 0;
+  for (const auto& o : b.ops) {
+    for (const Value* x : o->operands) n += x == v;
+    for (const auto& r : o->regions)
+      for (const auto& nb : r->blocks) n += UsesIn(v, *nb);
+  }
+  return n;
+}
+
+// A zero of any float or integer kind: a constant whose bytes are all zero, or a broadcast of one.
+bool IsZero(const Value* v) {
+  const Operation* d = v->def;
+  while (d && d->code == OpCode::kBroadcastInDim && d->operands.size() == 1) d = d->operands[0]->def;
+  if (!d || d->code != OpCode::kConstant) return false;
+  Attribute a = d->attr("value");
+  if (!a || a.kind() != AttrKind::kDenseElements || !a->data) return false;
+  for (uint8_t byte : *a->data)
+    if (byte != 0) return false;
+  return true;
+}
+
+// An all-reduce whose combiner adds its two arguments.
+bool IsSumAllReduce(const Operation* op) {
+  if (!op || op->code != OpCode::kAllReduce || op->regions.size() != 1 || op->operands.size() != 1) return false;
+  const ir::Block* b = op->regions[0]->front();
+  return b && b->ops.size() == 2 && b->ops[0]->code == OpCode::kAdd;
+}
+
+}  // namespace
+
 void Partitioner::RewriteRegion(ir::Block& b, const std::vector<Layout>& arg_layouts,
                                 const std::function<void(Operation&)>& finish) {
   ir::Block* outer_block = block_;
@@ -126,8 +160,56 @@ bool Partitioner::TryWhile(std::unique_ptr<Operation>& holder) {
   RewriteRegion(*body, layouts, [&](Operation& term) {
     for (size_t i = 0; i < n; ++i) term.operands[i] = AsLayout(term.operands[i], layouts[i], term);
   });
-  ReemitAll(holder, operands, local_types, layouts);
+  std::vector<std::unique_ptr<Operation>> deferred = DeferSums(op, *cond, *body);
+  Operation* loop = ReemitAll(holder, operands, local_types, layouts);
+  for (size_t i = 0; i < n; ++i) {
+    if (!deferred[i]) continue;
+    Operation* ar = deferred[i].get();
+    ar->operands = {loop->result(i)};
+    ar->SetResultTypes({loop->result(i)->type});
+    ar->parent = block_;
+    MarkCrossPartition(ar);
+    Value* total = ar->result(0);
+    out_.push_back(std::move(deferred[i]));
+    // The loop's result i now stands for the all-reduced total.
+    for (auto& [v, sh] : sharded_)
+      if (sh->local == loop->result(i)) sh->local = sh->whole = total;
+  }
   return true;
+}
+
+std::vector<std::unique_ptr<Operation>> Partitioner::DeferSums(const Operation& op, ir::Block& cond, ir::Block& body) {
+  const size_t n = op.operands.size();
+  std::vector<std::unique_ptr<Operation>> deferred(n);
+  Operation* term = body.terminator();
+  for (size_t i = 0; i < n; ++i) {
+    Value* arg = body.args[i].get();
+    Operation* add = term->operands[i]->def;
+    if (!add || add->code != OpCode::kAdd || add->parent != &body || add->operands.size() != 2) continue;
+    const int k = add->operands[0] == arg ? 0 : add->operands[1] == arg ? 1 : -1;
+    if (k < 0 || UsesIn(arg, body) != 1 || UsesIn(cond.args[i].get(), cond) != 0 || !IsZero(op.operands[i]) ||
+        UsesIn(term->operands[i], body) != 1)
+      continue;
+    // add(acc, f(all_reduce(x))) where f is transposes and reshapes used once each.
+    Operation* user = add;
+    Value* v = add->operands[1 - k];
+    while (v->def && v->def->parent == &body && UsesIn(v, body) == 1 &&
+           (v->def->code == OpCode::kTranspose || v->def->code == OpCode::kReshape)) {
+      user = v->def;
+      v = v->def->operands[0];
+    }
+    Operation* ar = v->def;
+    if (!IsSumAllReduce(ar) || ar->parent != &body || UsesIn(v, body) != 1) continue;
+    for (Value*& x : user->operands)
+      if (x == v) x = ar->operands[0];
+    for (auto it = body.ops.begin(); it != body.ops.end(); ++it)
+      if (it->get() == ar) {
+        deferred[i] = std::move(*it);
+        body.ops.erase(it);
+        break;
+      }
+  }
+  return deferred;
 }
 
 bool Partitioner::TryBranches(std::unique_ptr<Operation>& holder) {

@@ -306,6 +306,12 @@ class Partitioner {
   // predicate is whole.
   bool TryWhile(std::unique_ptr<Operation>& holder);
 
+  // A whole carried value that starts at zero and that the (rewritten) body only adds a summed
+  // all-reduce to, through transposes or reshapes (a weight gradient accumulated over a scan's
+  // steps with a split batch), carries the partial sums instead: the all-reduce is taken out of
+  // the body and returned (indexed by the carried value) to run once on the loop's result.
+  std::vector<std::unique_ptr<Operation>> DeferSums(const Operation& op, ir::Block& cond, ir::Block& body);
+
   // if / case whose branches return tiled values: each branch runs on shards of the values it
   // uses; a result takes the layout every branch gives it (whole when they differ).
   bool TryBranches(std::unique_ptr<Operation>& holder);
