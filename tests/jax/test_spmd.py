@@ -5,6 +5,7 @@ also come back with the shardings XLA gives them (the plugin's Shardings extensi
 
 import functools
 import os
+import re
 
 import jax
 import jax.numpy as jnp
@@ -41,6 +42,20 @@ def fetch(out):
     return jax.device_get(out), specs
 
 
+def partitioned_programs(tmp_path, compile_and_run):
+    """The programs openpjrt partitioned while compile_and_run() ran (OPENPJRT_DUMP_DIR)."""
+    old = os.environ.get("OPENPJRT_DUMP_DIR")
+    os.environ["OPENPJRT_DUMP_DIR"] = str(tmp_path)
+    try:
+        out = compile_and_run()
+    finally:
+        if old is None:
+            del os.environ["OPENPJRT_DUMP_DIR"]
+        else:
+            os.environ["OPENPJRT_DUMP_DIR"] = old
+    return out, [p.read_text() for p in sorted(tmp_path.glob("partitioned-*.mlir"))]
+
+
 def test_jit_2x2_mesh_matmul_and_reduction(rng):
     x = rand(rng, (8, 6), np.float32)
     w = rand(rng, (6, 4), np.float32)
@@ -57,7 +72,7 @@ def test_jit_2x2_mesh_matmul_and_reduction(rng):
     both(run)
 
 
-def test_data_parallel_mlp_training_step(rng):
+def test_data_parallel_mlp_training_step(rng, tmp_path):
     import optax
     params = {"w1": rand(rng, (16, 32), np.float32) * 0.3, "b1": np.zeros(32, np.float32),
               "w2": rand(rng, (32, 4), np.float32) * 0.3, "b2": np.zeros(4, np.float32)}
@@ -90,7 +105,14 @@ def test_data_parallel_mlp_training_step(rng):
             losses.append(l)
         return fetch((p, losses))
 
-    both(run, rtol=2e-5, atol=2e-5)
+    ref, _ = run(REF_DEVICES)
+    (ours, _), programs = partitioned_programs(tmp_path, lambda: run(OUR_DEVICES))
+    assert_same(ref, ours, rtol=2e-5, atol=2e-5)
+    # The weight gradients' transposes come before their all-reduces (and join their products):
+    # no transpose reads a summed value.
+    summed = set(re.findall(r"(%[\w#]+) = \"stablehlo.all_reduce\"", programs[0]))
+    transposed = set(re.findall(r"stablehlo.transpose (%[\w#]+)", programs[0]))
+    assert summed and not summed & transposed, programs[0]
 
 
 def test_tensor_parallel_mlp_training_step(rng):
@@ -275,20 +297,6 @@ def test_embedding_split_over_features_forward_and_gradient(rng):
         return fetch(jax.jit(jax.value_and_grad(lambda t, i: jnp.sum(jnp.tanh(t[i]) ** 2)))(ts, ix))
 
     both(run, rtol=1e-5, atol=1e-5)
-
-
-def partitioned_programs(tmp_path, compile_and_run):
-    """The programs openpjrt partitioned while compile_and_run() ran (OPENPJRT_DUMP_DIR)."""
-    old = os.environ.get("OPENPJRT_DUMP_DIR")
-    os.environ["OPENPJRT_DUMP_DIR"] = str(tmp_path)
-    try:
-        out = compile_and_run()
-    finally:
-        if old is None:
-            del os.environ["OPENPJRT_DUMP_DIR"]
-        else:
-            os.environ["OPENPJRT_DUMP_DIR"] = old
-    return out, [p.read_text() for p in sorted(tmp_path.glob("partitioned-*.mlir"))]
 
 
 def test_scan_and_cond_run_on_batch_shards(rng, tmp_path):

@@ -166,7 +166,7 @@ bool Partitioner::TryWhile(std::unique_ptr<Operation>& holder) {
     if (!deferred[i]) continue;
     Operation* ar = deferred[i].get();
     ar->operands = {loop->result(i)};
-    ar->SetResultTypes({loop->result(i)->type});
+    ar->result(0)->type = loop->result(i)->type;
     ar->parent = block_;
     MarkCrossPartition(ar);
     Value* total = ar->result(0);
@@ -251,6 +251,29 @@ bool Partitioner::TryBranches(std::unique_ptr<Operation>& holder) {
     });
   ReemitAll(holder, operands, local_types, layouts);
   return true;
+}
+
+void Partitioner::SumsAfterTransposes(ir::Block& b) {
+  for (size_t j = 0; j < b.ops.size(); ++j) {
+    Operation* t = b.ops[j].get();
+    for (const auto& r : t->regions)
+      for (const auto& nb : r->blocks) SumsAfterTransposes(*nb);
+    if (t->code != OpCode::kTranspose || t->operands.size() != 1) continue;
+    Operation* ar = t->operands[0]->def;
+    if (!IsSumAllReduce(ar) || ar->parent != &b || UsesIn(ar->result(0), b) != 1) continue;
+    size_t i = 0;
+    while (i < j && b.ops[i].get() != ar) ++i;
+    if (i == j) continue;
+    t->operands[0] = ar->operands[0];
+    ar->operands[0] = t->result(0);
+    ar->result(0)->type = t->result(0)->type;
+    const std::unordered_map<Value*, Value*> uses = {{t->result(0), ar->result(0)}};
+    for (size_t k = j + 1; k < b.ops.size(); ++k) Substitute(*b.ops[k], uses);
+    // The all-reduce moves from before the transpose to right after it.
+    std::unique_ptr<Operation> moved = std::move(b.ops[i]);
+    b.ops.erase(b.ops.begin() + static_cast<std::ptrdiff_t>(i));
+    b.ops.insert(b.ops.begin() + static_cast<std::ptrdiff_t>(j), std::move(moved));
+  }
 }
 
 }  // namespace openpjrt::compiler::spmd::internal

@@ -312,6 +312,12 @@ class Partitioner {
   // the body and returned (indexed by the carried value) to run once on the loop's result.
   std::vector<std::unique_ptr<Operation>> DeferSums(const Operation& op, ir::Block& cond, ir::Block& body);
 
+  // transpose(all_reduce(x)) -> all_reduce(transpose(x)) where the sum has no other use (the
+  // same sums of the same elements): a weight gradient's transpose then joins the product that
+  // makes it, and the sum feeds the update directly. Over the finished ops of `b` and the blocks
+  // nested in them.
+  void SumsAfterTransposes(ir::Block& b);
+
   // if / case whose branches return tiled values: each branch runs on shards of the values it
   // uses; a result takes the layout every branch gives it (whole when they differ).
   bool TryBranches(std::unique_ptr<Operation>& holder);
