@@ -44,6 +44,7 @@ def fetch(out):
 
 def partitioned_programs(tmp_path, compile_and_run):
     """The programs openpjrt partitioned while compile_and_run() ran (OPENPJRT_DUMP_DIR)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     old = os.environ.get("OPENPJRT_DUMP_DIR")
     os.environ["OPENPJRT_DUMP_DIR"] = str(tmp_path)
     try:
@@ -113,6 +114,9 @@ def test_data_parallel_mlp_training_step(rng, tmp_path):
     summed = set(re.findall(r"(%[\w#]+) = \"stablehlo.all_reduce\"", programs[0]))
     transposed = set(re.findall(r"stablehlo.transpose (%[\w#]+)", programs[0]))
     assert summed and not summed & transposed, programs[0]
+    # The labels' take_along_axis (a gather with batching dimensions) and its gradient (a
+    # scatter) run on the batch shards: nothing is gathered.
+    assert "stablehlo.gather" in programs[0] and "all_gather" not in programs[0], programs[0]
 
 
 def test_tensor_parallel_mlp_training_step(rng):
@@ -349,3 +353,33 @@ def test_scan_and_cond_run_on_batch_shards(rng, tmp_path):
     assert_same(run_kept(REF_DEVICES)[0], run_kept(OUR_DEVICES)[0], rtol=1e-5, atol=1e-5)
     # The carried state stays a shard of 16 / 4 rows.
     assert any("tensor<4x8xf32>" in p.split("stablehlo.while", 1)[1].split("\n", 1)[0] for p in programs)
+
+
+def test_batched_gather_and_scatter_on_batch_shards(rng, tmp_path):
+    # take_along_axis and a vmapped dynamic row pick (gathers with batching dimensions), and a
+    # vmapped .at[].add (a scatter with batching dimensions), with the batch split over "a" of a
+    # 2x2 mesh: by the indices (x whole), by the operand (indices whole), and by both; gradients
+    # through them. Values and layouts as XLA's.
+    x = rand(rng, (8, 6, 5), np.float32)
+    idx = rng.integers(0, 6, (8, 3, 5)).astype(np.int32)
+    rows = rng.integers(0, 6, (8,)).astype(np.int32)
+
+    def f(x, idx, rows):
+        a = jnp.take_along_axis(x, idx, axis=1)
+        b = jax.vmap(lambda m, r: m[r])(x, rows)
+        c = jax.vmap(lambda m, r: m.at[r].add(1.5))(x, rows)
+        g = jax.grad(lambda v: jnp.sum(jnp.take_along_axis(v, idx, axis=1) ** 2))(x)
+        return a, b, c, g
+
+    def run(devices, xs_spec, idx_spec):
+        mesh = mesh_of(devices, (2, 2), ("a", "b"))
+        args = (jax.device_put(x, NamedSharding(mesh, xs_spec)), jax.device_put(idx, NamedSharding(mesh, idx_spec)),
+                jax.device_put(rows, NamedSharding(mesh, P(idx_spec[0] if len(idx_spec) else None))))
+        return fetch(jax.jit(f)(*args))
+
+    for xs_spec, idx_spec in ((P(), P("a")), (P("a"), P()), (P("a"), P("a"))):
+        ref, _ = run(REF_DEVICES, xs_spec, idx_spec)
+        (ours, _), programs = partitioned_programs(tmp_path / str(len(list(tmp_path.iterdir()))),
+                                                   lambda: run(OUR_DEVICES, xs_spec, idx_spec))
+        assert_same(ref, ours, rtol=1e-6, atol=1e-6)
+        assert programs and not any("all_gather" in p for p in programs), programs

@@ -341,7 +341,9 @@ void Partitioner::RewriteOp(std::unique_ptr<Operation> holder, std::deque<std::u
   if (TryReshard(holder)) return;
   if (TryElementwise(holder) || TryDot(holder) || TryTranspose(holder) || TryReduce(holder) ||
       TryReduceKeepingTiles(holder) || TryBroadcast(holder) || TryReshape(holder) || TrySort(holder) ||
-      TryReduceWindow(holder) || TryConvolution(holder) || TryGather(holder) || TryScatter(holder) ||
+      TryReduceWindow(holder) || TryConvolution(holder) || TryBatchedGather(holder) || TryBatchedScatter(holder) ||
+      TryConcatenate(holder) ||
+      TryGather(holder) || TryScatter(holder) ||
       TryDynamicSlice(holder) || TryDynamicUpdateSlice(holder) || TryWhile(holder) || TryBranches(holder))
     return;
   ResolveOperands(op, op);

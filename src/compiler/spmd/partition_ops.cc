@@ -712,3 +712,150 @@ bool Partitioner::TryDynamicUpdateSlice(std::unique_ptr<Operation>& holder) {
 }
 
 }  // namespace openpjrt::compiler::spmd::internal
+
+namespace openpjrt::compiler::spmd::internal {
+
+namespace {
+
+bool Has(const std::vector<int64_t>& v, int64_t d) { return std::find(v.begin(), v.end(), d) != v.end(); }
+
+// True when `l` tiles no dimension outside `allowed`.
+bool TiledOnlyOn(const Layout& l, const std::vector<int64_t>& allowed) {
+  for (size_t d = 0; d < l.tiles.size(); ++d)
+    if (l.tiles[d] > 1 && !Has(allowed, static_cast<int64_t>(d))) return false;
+  return true;
+}
+
+// src for Mapped: dimension to[k] of a rank-`rank` value takes dimension from[k].
+std::vector<int> Pairing(int64_t rank, const std::vector<int64_t>& to, const std::vector<int64_t>& from) {
+  std::vector<int> src(static_cast<size_t>(rank), -1);
+  for (size_t k = 0; k < to.size() && k < from.size(); ++k) src[to[k]] = static_cast<int>(from[k]);
+  return src;
+}
+
+// src for Mapped from the indices to a gather's result or a scatter's updates: their dimensions
+// outside `window` take, in order, the indices' dimensions other than index_vector_dim.
+std::vector<int> BatchPositions(int64_t rank, const std::vector<int64_t>& window, int64_t index_vector_dim) {
+  std::vector<int> src(static_cast<size_t>(rank), -1);
+  int64_t j = 0;
+  for (int64_t r = 0; r < rank; ++r) {
+    if (Has(window, r)) continue;
+    if (j == index_vector_dim) ++j;
+    src[r] = static_cast<int>(j++);
+  }
+  return src;
+}
+
+}  // namespace
+
+bool Partitioner::TryBatchedGather(std::unique_ptr<Operation>& holder) {
+  Operation& op = *holder;
+  if (op.code != OpCode::kGather || op.operands.size() != 2 || op.num_results() != 1) return false;
+  Attribute dn = op.attr("dimension_numbers");
+  if (!dn || dn.kind() != AttrKind::kStruct) return false;
+  std::vector<int64_t> offset_dims, obatch, ibatch;
+  int64_t ivd = 0;
+  ir::GetI64List(dn.Field("offset_dims"), &offset_dims);
+  ir::GetI64List(dn.Field("operand_batching_dims"), &obatch);
+  ir::GetI64List(dn.Field("start_indices_batching_dims"), &ibatch);
+  if (obatch.empty() || obatch.size() != ibatch.size() || !ir::GetInt(dn.Field("index_vector_dim"), &ivd)) return false;
+  auto [ol, ot] = LayoutOf(op.operands[0]);
+  auto [il, it] = LayoutOf(op.operands[1]);
+  const Type rt = op.result(0)->type;
+  if (!ot.HasStaticShape() || !it.HasStaticShape() || !rt.IsTensor() || !rt.HasStaticShape()) return false;
+  // The indices' layout over their batching dimensions leads (else the operand's over its own);
+  // the operand's batching dimensions take the same tiles.
+  Layout idx;
+  if (!il.replicated()) {
+    if (!TiledOnlyOn(il, ibatch)) return false;
+    idx = il;
+  } else if (!ol.replicated()) {
+    if (!TiledOnlyOn(ol, obatch)) return false;
+    idx = Mapped(ol, Pairing(it.rank(), ibatch, obatch));
+  } else {
+    return false;
+  }
+  if (idx.replicated()) return false;
+  const Layout table = Mapped(idx, Pairing(ot.rank(), obatch, ibatch));
+  const Layout out = Mapped(idx, BatchPositions(rt.rank(), offset_dims, ivd));
+  ReemitAll(holder, {AsLayout(op.operands[0], table, op), AsLayout(op.operands[1], idx, op)},
+            {ShardType(ctx_, rt, out)}, {out});
+  return true;
+}
+
+bool Partitioner::TryBatchedScatter(std::unique_ptr<Operation>& holder) {
+  Operation& op = *holder;
+  if (op.code != OpCode::kScatter || op.operands.size() != 3 || op.num_results() != 1) return false;
+  Attribute dn = op.attr("scatter_dimension_numbers");
+  if (!dn || dn.kind() != AttrKind::kStruct) return false;
+  std::vector<int64_t> window, obatch, ibatch;
+  int64_t ivd = 0;
+  ir::GetI64List(dn.Field("update_window_dims"), &window);
+  ir::GetI64List(dn.Field("input_batching_dims"), &obatch);
+  ir::GetI64List(dn.Field("scatter_indices_batching_dims"), &ibatch);
+  if (obatch.empty() || obatch.size() != ibatch.size() || !ir::GetInt(dn.Field("index_vector_dim"), &ivd)) return false;
+  auto [ol, ot] = LayoutOf(op.operands[0]);
+  auto [il, it] = LayoutOf(op.operands[1]);
+  auto [ul, ut] = LayoutOf(op.operands[2]);
+  if (!ot.HasStaticShape() || !it.HasStaticShape() || !ut.HasStaticShape()) return false;
+  const std::vector<int> upd_src = BatchPositions(ut.rank(), window, ivd);
+  // The indices' dimension of each updates dimension outside the windows, and its inverse.
+  std::vector<int64_t> upd_dims, idx_dims;
+  for (int64_t u = 0; u < ut.rank(); ++u)
+    if (upd_src[u] >= 0) upd_dims.push_back(u), idx_dims.push_back(upd_src[u]);
+  Layout idx;
+  if (!il.replicated()) {
+    if (!TiledOnlyOn(il, ibatch)) return false;
+    idx = il;
+  } else if (!ol.replicated()) {
+    if (!TiledOnlyOn(ol, obatch)) return false;
+    idx = Mapped(ol, Pairing(it.rank(), ibatch, obatch));
+  } else if (!ul.replicated()) {
+    std::vector<int64_t> batch_upd;  // the updates' dimensions that follow the indices' batching ones
+    for (size_t k = 0; k < upd_dims.size(); ++k)
+      if (Has(ibatch, idx_dims[k])) batch_upd.push_back(upd_dims[k]);
+    if (!TiledOnlyOn(ul, batch_upd)) return false;
+    idx = Mapped(ul, Pairing(it.rank(), idx_dims, upd_dims));
+  } else {
+    return false;
+  }
+  if (idx.replicated() || !TiledOnlyOn(idx, ibatch)) return false;
+  const Layout target = Mapped(idx, Pairing(ot.rank(), obatch, ibatch));
+  const Layout updates = Mapped(idx, upd_src);
+  ReemitAll(holder,
+            {AsLayout(op.operands[0], target, op), AsLayout(op.operands[1], idx, op),
+             AsLayout(op.operands[2], updates, op)},
+            {ShardType(ctx_, op.result(0)->type, target)}, {target});
+  return true;
+}
+
+}  // namespace openpjrt::compiler::spmd::internal
+
+namespace openpjrt::compiler::spmd::internal {
+
+bool Partitioner::TryConcatenate(std::unique_ptr<Operation>& holder) {
+  Operation& op = *holder;
+  if (op.code != OpCode::kConcatenate || op.operands.empty() || op.num_results() != 1) return false;
+  int64_t dim = 0;
+  if (!ir::GetInt(op.attr("dimension"), &dim)) return false;
+  const Type rt = op.result(0)->type;
+  if (!rt.IsTensor() || !rt.HasStaticShape() || dim < 0 || dim >= rt.rank()) return false;
+  // The first operand tiled only off the joined dimension leads; the others are brought to it.
+  const Layout* lead = nullptr;
+  Layout found;
+  for (Value* v : op.operands) {
+    auto [l, t] = LayoutOf(v);
+    if (l.replicated() || !t.HasStaticShape()) continue;
+    if (l.tiles[dim] > 1) return false;
+    found = l;
+    lead = &found;
+    break;
+  }
+  if (!lead) return false;
+  std::vector<Value*> operands;
+  for (Value* v : op.operands) operands.push_back(AsLayout(v, *lead, op));
+  Reemit(holder, operands, ShardType(ctx_, rt, *lead), *lead);
+  return true;
+}
+
+}  // namespace openpjrt::compiler::spmd::internal

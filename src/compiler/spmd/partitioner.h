@@ -279,6 +279,17 @@ class Partitioner {
   // tiles on other dimensions are given up first.
   bool TryScatter(std::unique_ptr<Operation>& holder);
 
+  // gather / scatter with batching dimensions (take_along_axis, its gradient) whose indices are
+  // tiled on their batching dimensions only (or whose operand, or updates, are tiled on the
+  // dimensions paired with them): each partition gathers from, or scatters into, its own
+  // batches; the result is tiled on the batch positions.
+  bool TryBatchedGather(std::unique_ptr<Operation>& holder);
+
+  // concatenate along a dimension no operand tiles: every operand is brought to the first tiled
+  // one's layout (whole ones cut locally) and the result keeps it.
+  bool TryConcatenate(std::unique_ptr<Operation>& holder);
+  bool TryBatchedScatter(std::unique_ptr<Operation>& holder);
+
   // A convolution whose input is tiled on its batch dimension only (the kernel whole, no feature
   // or batch groups) runs on the shards; the output is tiled on its batch dimension.
   bool TryConvolution(std::unique_ptr<Operation>& holder);
