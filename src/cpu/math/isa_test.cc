@@ -36,7 +36,8 @@ template <typename T, T (*F)(T)>
 template <auto Body, typename T>
 void ExpectSameBitsAtEveryLevel(const char* name, const std::vector<T>& x) {
   using Fn = void (*)(const T*, T*, int64_t);
-  std::vector<Fn> variants = {&isa_internal::AtBase<Body, const T*, T*, int64_t>};
+  std::vector<Fn> variants = {&isa_internal::AtBase<Body, const T*, T*, int64_t>,
+                             &isa_internal::AtOld<Body, const T*, T*, int64_t>};
   if (IsaLevel() >= 1) variants.push_back(&isa_internal::At256<Body, const T*, T*, int64_t>);
   if (IsaLevel() >= 2) variants.push_back(&isa_internal::At512<Body, const T*, T*, int64_t>);
   const int64_t n = static_cast<int64_t>(x.size());
