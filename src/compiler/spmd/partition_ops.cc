@@ -746,38 +746,58 @@ std::vector<int> BatchPositions(int64_t rank, const std::vector<int64_t>& window
   return src;
 }
 
+// The dimension numbers a gather and a scatter with batching dimensions share.
+struct Batching {
+  std::vector<int64_t> window;   // gather's offset_dims, scatter's update_window_dims
+  std::vector<int64_t> operand;  // the operand's batching dimensions
+  std::vector<int64_t> indices;  // the indices' batching dimensions
+  int64_t index_vector_dim = 0;
+};
+
+bool ReadBatching(const Operation& op, const char* attr, const char* window, const char* operand, const char* indices,
+                  Batching* b) {
+  Attribute dn = op.attr(attr);
+  if (!dn || dn.kind() != AttrKind::kStruct) return false;
+  ir::GetI64List(dn.Field(window), &b->window);
+  ir::GetI64List(dn.Field(operand), &b->operand);
+  ir::GetI64List(dn.Field(indices), &b->indices);
+  return !b->operand.empty() && b->operand.size() == b->indices.size() &&
+         ir::GetInt(dn.Field("index_vector_dim"), &b->index_vector_dim);
+}
+
+// The indices' layout when they or the operand lead: the indices' own when tiled (on their
+// batching dimensions only), else the operand's batching tiles moved onto the indices; whole
+// when neither is tiled. False when a tile lies elsewhere.
+bool LeadingIndices(const Layout& il, const Layout& ol, int64_t indices_rank, const Batching& b, Layout* idx) {
+  if (!il.replicated()) {
+    *idx = il;
+    return TiledOnlyOn(il, b.indices);
+  }
+  if (!ol.replicated()) {
+    *idx = Partitioner::Mapped(ol, Pairing(indices_rank, b.indices, b.operand));
+    return TiledOnlyOn(ol, b.operand);
+  }
+  *idx = il;
+  return true;
+}
+
 }  // namespace
 
 bool Partitioner::TryBatchedGather(std::unique_ptr<Operation>& holder) {
   Operation& op = *holder;
-  if (op.code != OpCode::kGather || op.operands.size() != 2 || op.num_results() != 1) return false;
-  Attribute dn = op.attr("dimension_numbers");
-  if (!dn || dn.kind() != AttrKind::kStruct) return false;
-  std::vector<int64_t> offset_dims, obatch, ibatch;
-  int64_t ivd = 0;
-  ir::GetI64List(dn.Field("offset_dims"), &offset_dims);
-  ir::GetI64List(dn.Field("operand_batching_dims"), &obatch);
-  ir::GetI64List(dn.Field("start_indices_batching_dims"), &ibatch);
-  if (obatch.empty() || obatch.size() != ibatch.size() || !ir::GetInt(dn.Field("index_vector_dim"), &ivd)) return false;
+  Batching b;
+  if (op.code != OpCode::kGather || op.operands.size() != 2 || op.num_results() != 1 ||
+      !ReadBatching(op, "dimension_numbers", "offset_dims", "operand_batching_dims", "start_indices_batching_dims", &b))
+    return false;
   auto [ol, ot] = LayoutOf(op.operands[0]);
   auto [il, it] = LayoutOf(op.operands[1]);
   const Type rt = op.result(0)->type;
   if (!ot.HasStaticShape() || !it.HasStaticShape() || !rt.IsTensor() || !rt.HasStaticShape()) return false;
-  // The indices' layout over their batching dimensions leads (else the operand's over its own);
-  // the operand's batching dimensions take the same tiles.
   Layout idx;
-  if (!il.replicated()) {
-    if (!TiledOnlyOn(il, ibatch)) return false;
-    idx = il;
-  } else if (!ol.replicated()) {
-    if (!TiledOnlyOn(ol, obatch)) return false;
-    idx = Mapped(ol, Pairing(it.rank(), ibatch, obatch));
-  } else {
-    return false;
-  }
-  if (idx.replicated()) return false;
-  const Layout table = Mapped(idx, Pairing(ot.rank(), obatch, ibatch));
-  const Layout out = Mapped(idx, BatchPositions(rt.rank(), offset_dims, ivd));
+  if (!LeadingIndices(il, ol, it.rank(), b, &idx) || idx.replicated()) return false;
+  // The operand's batching dimensions take the indices' tiles; the result's batch positions too.
+  const Layout table = Mapped(idx, Pairing(ot.rank(), b.operand, b.indices));
+  const Layout out = Mapped(idx, BatchPositions(rt.rank(), b.window, b.index_vector_dim));
   ReemitAll(holder, {AsLayout(op.operands[0], table, op), AsLayout(op.operands[1], idx, op)},
             {ShardType(ctx_, rt, out)}, {out});
   return true;
@@ -785,42 +805,33 @@ bool Partitioner::TryBatchedGather(std::unique_ptr<Operation>& holder) {
 
 bool Partitioner::TryBatchedScatter(std::unique_ptr<Operation>& holder) {
   Operation& op = *holder;
-  if (op.code != OpCode::kScatter || op.operands.size() != 3 || op.num_results() != 1) return false;
-  Attribute dn = op.attr("scatter_dimension_numbers");
-  if (!dn || dn.kind() != AttrKind::kStruct) return false;
-  std::vector<int64_t> window, obatch, ibatch;
-  int64_t ivd = 0;
-  ir::GetI64List(dn.Field("update_window_dims"), &window);
-  ir::GetI64List(dn.Field("input_batching_dims"), &obatch);
-  ir::GetI64List(dn.Field("scatter_indices_batching_dims"), &ibatch);
-  if (obatch.empty() || obatch.size() != ibatch.size() || !ir::GetInt(dn.Field("index_vector_dim"), &ivd)) return false;
+  Batching b;
+  if (op.code != OpCode::kScatter || op.operands.size() != 3 || op.num_results() != 1 ||
+      !ReadBatching(op, "scatter_dimension_numbers", "update_window_dims", "input_batching_dims",
+                    "scatter_indices_batching_dims", &b))
+    return false;
   auto [ol, ot] = LayoutOf(op.operands[0]);
   auto [il, it] = LayoutOf(op.operands[1]);
   auto [ul, ut] = LayoutOf(op.operands[2]);
   if (!ot.HasStaticShape() || !it.HasStaticShape() || !ut.HasStaticShape()) return false;
-  const std::vector<int> upd_src = BatchPositions(ut.rank(), window, ivd);
-  // The indices' dimension of each updates dimension outside the windows, and its inverse.
-  std::vector<int64_t> upd_dims, idx_dims;
-  for (int64_t u = 0; u < ut.rank(); ++u)
-    if (upd_src[u] >= 0) upd_dims.push_back(u), idx_dims.push_back(upd_src[u]);
+  const std::vector<int> upd_src = BatchPositions(ut.rank(), b.window, b.index_vector_dim);
   Layout idx;
-  if (!il.replicated()) {
-    if (!TiledOnlyOn(il, ibatch)) return false;
-    idx = il;
-  } else if (!ol.replicated()) {
-    if (!TiledOnlyOn(ol, obatch)) return false;
-    idx = Mapped(ol, Pairing(it.rank(), ibatch, obatch));
-  } else if (!ul.replicated()) {
-    std::vector<int64_t> batch_upd;  // the updates' dimensions that follow the indices' batching ones
-    for (size_t k = 0; k < upd_dims.size(); ++k)
-      if (Has(ibatch, idx_dims[k])) batch_upd.push_back(upd_dims[k]);
+  if (!LeadingIndices(il, ol, it.rank(), b, &idx)) return false;
+  if (idx.replicated() && !ul.replicated()) {
+    // The updates lead: the indices take the tiles of the updates' dimensions that follow the
+    // indices' batching ones.
+    std::vector<int64_t> upd_dims, idx_dims, batch_upd;
+    for (int64_t u = 0; u < ut.rank(); ++u)
+      if (upd_src[u] >= 0) {
+        upd_dims.push_back(u);
+        idx_dims.push_back(upd_src[u]);
+        if (Has(b.indices, upd_src[u])) batch_upd.push_back(u);
+      }
     if (!TiledOnlyOn(ul, batch_upd)) return false;
     idx = Mapped(ul, Pairing(it.rank(), idx_dims, upd_dims));
-  } else {
-    return false;
   }
-  if (idx.replicated() || !TiledOnlyOn(idx, ibatch)) return false;
-  const Layout target = Mapped(idx, Pairing(ot.rank(), obatch, ibatch));
+  if (idx.replicated() || !TiledOnlyOn(idx, b.indices)) return false;
+  const Layout target = Mapped(idx, Pairing(ot.rank(), b.operand, b.indices));
   const Layout updates = Mapped(idx, upd_src);
   ReemitAll(holder,
             {AsLayout(op.operands[0], target, op), AsLayout(op.operands[1], idx, op),

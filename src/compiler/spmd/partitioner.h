@@ -66,6 +66,10 @@ class Partitioner {
 
   void Run(Operation& entry);
 
+  // The layout of a rank-`rank` value whose dimension r takes dimension src[r] of `from` (-1:
+  // whole along r).
+  static Layout Mapped(const Layout& from, const std::vector<int>& src);
+
  private:
   [[noreturn]] void Fail(const Operation& op, absl::StatusCode code, const std::string& msg) {
     compiler::internal::FailAt(m_.source_name, op, code, msg);
@@ -106,9 +110,6 @@ class Partitioner {
   // first sharded operand's layout (sliced when whole) and the result keeps that layout.
   bool TryElementwise(std::unique_ptr<Operation>& holder);
 
-  // The layout of a rank-`rank` value whose dimension r takes dimension src[r] of `from` (-1:
-  // whole along r).
-  static Layout Mapped(const Layout& from, const std::vector<int>& src);
 
   static std::vector<int> Tiled(const Layout& l);
 
