@@ -117,6 +117,10 @@ def test_data_parallel_mlp_training_step(rng, tmp_path):
     # The labels' take_along_axis (a gather with batching dimensions) and its gradient (a
     # scatter) run on the batch shards: nothing is gathered.
     assert "stablehlo.gather" in programs[0] and "all_gather" not in programs[0], programs[0]
+    # The four gradients' partial sums are exchanged at once: one all-reduce of four operands
+    # (and one for the loss).
+    reduces = re.findall(r"= \"stablehlo.all_reduce\"\(([^)]*)\)", programs[0])
+    assert sorted(len(r.split(",")) for r in reduces) == [1, 4], reduces
 
 
 def test_tensor_parallel_mlp_training_step(rng):

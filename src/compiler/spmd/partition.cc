@@ -290,7 +290,8 @@ void Partitioner::RewriteFunction(Operation& func, bool entry) {
   }
   body.ops = std::move(out_);
   out_.clear();
-  SumsAfterTransposes(body);
+  SumsAfterReshuffles(body);
+  CombineSums(body);
   if (changed)
     func.SetAttr("function_type", Attribute::TypeAttr(ctx_.Function(inputs, results)));
 }

@@ -324,11 +324,16 @@ class Partitioner {
   // the body and returned (indexed by the carried value) to run once on the loop's result.
   std::vector<std::unique_ptr<Operation>> DeferSums(const Operation& op, ir::Block& cond, ir::Block& body);
 
-  // transpose(all_reduce(x)) -> all_reduce(transpose(x)) where the sum has no other use (the
-  // same sums of the same elements): a weight gradient's transpose then joins the product that
-  // makes it, and the sum feeds the update directly. Over the finished ops of `b` and the blocks
-  // nested in them.
-  void SumsAfterTransposes(ir::Block& b);
+  // transpose(all_reduce(x)) -> all_reduce(transpose(x)), and the same for reshape, where the
+  // sum has no other use (the same sums of the same elements): a weight gradient's transpose
+  // then joins the product that makes it, and the sums feed the updates directly (so that
+  // CombineSums can join them). Over the finished ops of `b` and the blocks nested in them.
+  void SumsAfterReshuffles(ir::Block& b);
+
+  // Summed all-reduces the partitioner emitted over the same groups and element type, none of
+  // whose results is read before the last of them, become one all-reduce of several operands at
+  // the last one's place: one exchange instead of several (a data-parallel step's gradients).
+  void CombineSums(ir::Block& b);
 
   // if / case whose branches return tiled values: each branch runs on shards of the values it
   // uses; a result takes the layout every branch gives it (whole when they differ).
