@@ -9,7 +9,10 @@
 //                        reshape, transpose, reduce, reduce_window, sort, gather, scatter,
 //                        convolution, dynamic_slice, dynamic_update_slice, resharding custom calls);
 //   partition_regions.cc ops with nested blocks: while loops and if / case branches on shards,
-//                        each block rewritten in a scope of its own.
+//                        each block rewritten in a scope of its own, and a loop's summed
+//                        accumulators carried as partial sums;
+//   partition_sums.cc    fewer exchanges in a finished function: sums moved after reshuffles of
+//                        their results, all-reduces over the same devices joined into one.
 // Errors are thrown as CompileError and turned into a Status by PartitionModule.
 #pragma once
 
@@ -54,6 +57,15 @@ struct Sharded {
 // Ops whose result element i depends only on element i of each operand (all of one shape), so a
 // shard of the result is the op applied to the same shards of the operands.
 bool IsElementwise(OpCode c);
+
+// Uses of `v` by the ops of `b` and of the blocks nested in them.
+int64_t UsesIn(const Value* v, const ir::Block& b);
+
+// A zero of any float or integer kind: a constant whose bytes are all zero, or a broadcast of one.
+bool IsZero(const Value* v);
+
+// An all-reduce of one operand whose combiner adds its two arguments.
+bool IsSumAllReduce(const Operation* op);
 
 class Partitioner {
  public:
