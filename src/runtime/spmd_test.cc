@@ -3,7 +3,10 @@
 // with per-partition shards, and the refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -311,6 +314,93 @@ module @loop attributes {mhlo.num_partitions = 4 : i32} {
       for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << "partition " << p;
     }
   }
+}
+
+// The exchanges a data-parallel step needs, reduced: a weight gradient contracted over split rows
+// and transposed (the sum moves after the transpose), a bias gradient (a reduce over the split
+// rows), and a gradient summed over a loop's iterations into a zero accumulator, the loop reading
+// the split values it captures (the partial sums are carried and summed once after the loop). Values checked on every partition; the partitioned program (OPENPJRT_DUMP_DIR) read for
+// its all-reduces.
+TEST(SpmdTest, GradientSumsAreExchangedOnceAndOutsideLoops) {
+  char dir_template[] = "/tmp/opj_spmd_XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  setenv("OPENPJRT_DUMP_DIR", dir.c_str(), 1);
+  Client client(ClientOptions{});
+  const char* text = R"(
+module @sums attributes {mhlo.num_partitions = 4 : i32} {
+  func.func @main(%x: tensor<8x2xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}, %w: tensor<2x3xf32>)
+      -> (tensor<2x3xf32>, tensor<2xf32>, tensor<2x3xf32>) {
+    %y = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x2xf32>, tensor<2x3xf32>) -> tensor<8x3xf32>
+    %g = stablehlo.dot_general %y, %x, contracting_dims = [0] x [0] : (tensor<8x3xf32>, tensor<8x2xf32>) -> tensor<3x2xf32>
+    %gt = stablehlo.transpose %g, dims = [1, 0] : (tensor<3x2xf32>) -> tensor<2x3xf32>
+    %zero = stablehlo.constant dense<0.0> : tensor<f32>
+    %b = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<8x2xf32>, tensor<f32>) -> tensor<2xf32>
+    %z = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<f32>) -> tensor<2x3xf32>
+    %i0 = stablehlo.constant dense<0> : tensor<i32>
+    %r:2 = stablehlo.while(%i = %i0, %acc = %z) : tensor<i32>, tensor<2x3xf32>
+      cond {
+        %n = stablehlo.constant dense<3> : tensor<i32>
+        %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %c : tensor<i1>
+      } do {
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %j = stablehlo.add %i, %one : tensor<i32>
+        %d = stablehlo.dot_general %x, %y, contracting_dims = [0] x [0] : (tensor<8x2xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
+        %a = stablehlo.add %acc, %d : tensor<2x3xf32>
+        stablehlo.return %j, %a : tensor<i32>, tensor<2x3xf32>
+      }
+    return %gt, %b, %r#1 : tensor<2x3xf32>, tensor<2xf32>, tensor<2x3xf32>
+  }
+})";
+  std::vector<float> x(16), w = {1, 0, 2, 0, 1, -1};
+  std::iota(x.begin(), x.end(), 1.0f);
+  std::vector<std::vector<BufferRef>> args;
+  for (int p = 0; p < 4; ++p)
+    args.push_back({Upload(client.devices()[p], {2, 2}, Block(x, 2, 2 * p, 2, 0, 2)), Upload(client.devices()[p], {2, 3}, w)});
+  SpmdRun run = Execute(client, text, args);
+  unsetenv("OPENPJRT_DUMP_DIR");
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  // y = x w; gt = (y^T x)^T = x^T y; b = column sums of x; the loop adds x^T y three times.
+  std::vector<float> y(24, 0), xty(6, 0), b(2, 0), acc(6);
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 3; ++c)
+      for (int k = 0; k < 2; ++k) y[r * 3 + c] += x[r * 2 + k] * w[k * 3 + c];
+  for (int i = 0; i < 2; ++i)
+    for (int c = 0; c < 3; ++c)
+      for (int r = 0; r < 8; ++r) xty[i * 3 + c] += x[r * 2 + i] * y[r * 3 + c];
+  for (int r = 0; r < 8; ++r)
+    for (int i = 0; i < 2; ++i) b[i] += x[r * 2 + i];
+  for (int i = 0; i < 6; ++i) acc[i] = 3 * xty[i];
+  for (int p = 0; p < 4; ++p) {
+    EXPECT_EQ(Fetch(run.result.outputs[p][0]), xty) << "partition " << p;
+    EXPECT_EQ(Fetch(run.result.outputs[p][1]), b) << "partition " << p;
+    EXPECT_EQ(Fetch(run.result.outputs[p][2]), acc) << "partition " << p;
+  }
+  // The loop reads the split x and y it captures on shards and carries partial sums; the three
+  // sums (the transposed weight gradient, the bias gradient, the loop's total) are then one
+  // all-reduce of three operands after the loop, none inside it.
+  std::string program;
+  for (const char* name : {"/partitioned-0.mlir", "/partitioned-1.mlir", "/partitioned-2.mlir", "/partitioned-3.mlir"}) {
+    if (FILE* f = std::fopen((dir + name).c_str(), "rb")) {
+      char buf[4096];
+      for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) program.append(buf, n);
+      std::fclose(f);
+      std::remove((dir + name).c_str());
+    }
+  }
+  std::remove(dir.c_str());
+  ASSERT_FALSE(program.empty()) << "no partitioned program in " << dir;
+  std::vector<std::string> reduces;
+  for (size_t at = program.find("\"stablehlo.all_reduce\"("); at != std::string::npos;
+       at = program.find("\"stablehlo.all_reduce\"(", at + 1)) {
+    const size_t line = program.rfind('\n', at) + 1;
+    reduces.push_back(program.substr(line, program.find(')', at) - line + 1));
+  }
+  ASSERT_EQ(reduces.size(), 1u) << program;
+  EXPECT_EQ(reduces[0].rfind("    %", 0), 0u) << "an all-reduce inside a nested block: " << reduces[0];
+  EXPECT_EQ(std::count(reduces[0].begin(), reduces[0].end(), ','), 2) << reduces[0];
+  EXPECT_EQ(program.find("all_gather"), std::string::npos) << program;
 }
 
 TEST(SpmdTest, RefusalsNameTheProblemAndItsLocation) {

@@ -42,6 +42,19 @@ bool IsSumAllReduce(const Operation* op) {
   return b && b->ops.size() == 2 && b->ops[0]->code == OpCode::kAdd;
 }
 
+bool Partitioner::ReadsTiled(const Operation& op) const {
+  for (const auto& r : op.regions)
+    for (const auto& b : r->blocks)
+      for (const auto& o : b->ops) {
+        for (Value* v : o->operands) {
+          auto it = sharded_.find(v);
+          if (it != sharded_.end() && !it->second->layout.replicated()) return true;
+        }
+        if (ReadsTiled(*o)) return true;
+      }
+  return false;
+}
+
 void Partitioner::RewriteRegion(ir::Block& b, const std::vector<Layout>& arg_layouts,
                                 const std::function<void(Operation&)>& finish) {
   ir::Block* outer_block = block_;
@@ -116,6 +129,9 @@ bool Partitioner::TryWhile(std::unique_ptr<Operation>& holder) {
     tiled |= !l.replicated();
     layouts.push_back(l);
   }
+  // A loop that carries only whole values runs on shards too when its blocks read tiled values
+  // defined outside it (a body's captured operands).
+  if (!tiled) tiled = ReadsTiled(op);
   if (!tiled) return false;
 
   // A carried value that enters whole but leaves the body tiled (a scan's state or output

@@ -330,6 +330,9 @@ class Partitioner {
   // predicate is whole.
   bool TryWhile(std::unique_ptr<Operation>& holder);
 
+  // True when an op in `op`'s nested blocks reads a tiled value defined outside them.
+  bool ReadsTiled(const Operation& op) const;
+
   // A whole carried value that starts at zero and that the (rewritten) body only adds a summed
   // all-reduce to, through transposes or reshapes (a weight gradient accumulated over a scan's
   // steps with a split batch), carries the partial sums instead: the all-reduce is taken out of
