@@ -381,12 +381,13 @@ module @sums attributes {mhlo.num_partitions = 4 : i32} {
   // sums (the transposed weight gradient, the bias gradient, the loop's total) are then one
   // all-reduce of three operands after the loop, none inside it.
   std::string program;
-  for (const char* name : {"/partitioned-0.mlir", "/partitioned-1.mlir", "/partitioned-2.mlir", "/partitioned-3.mlir"}) {
-    if (FILE* f = std::fopen((dir + name).c_str(), "rb")) {
+  for (int k = 0; k < 64; ++k) {
+    const std::string name = dir + "/partitioned-" + std::to_string(k) + ".mlir";
+    if (FILE* f = std::fopen(name.c_str(), "rb")) {
       char buf[4096];
       for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) program.append(buf, n);
       std::fclose(f);
-      std::remove((dir + name).c_str());
+      std::remove(name.c_str());
     }
   }
   std::remove(dir.c_str());
@@ -401,6 +402,61 @@ module @sums attributes {mhlo.num_partitions = 4 : i32} {
   EXPECT_EQ(reduces[0].rfind("    %", 0), 0u) << "an all-reduce inside a nested block: " << reduces[0];
   EXPECT_EQ(std::count(reduces[0].begin(), reduces[0].end(), ','), 2) << reduces[0];
   EXPECT_EQ(program.find("all_gather"), std::string::npos) << program;
+}
+
+// A loop body that needs the whole of a split value it captures (reverse has no shard rule) gets
+// it gathered once, before the loop, not in every iteration.
+TEST(SpmdTest, CapturedValuesAreGatheredOnceOutsideTheLoop) {
+  char dir_template[] = "/tmp/opj_spmd_XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  setenv("OPENPJRT_DUMP_DIR", dir.c_str(), 1);
+  Client client(ClientOptions{});
+  const char* text = R"(
+module @captured attributes {mhlo.num_partitions = 4 : i32} {
+  func.func @main(%x: tensor<8xf32> {mhlo.sharding = "{devices=[4]<=[4]}"}) -> tensor<8xf32> {
+    %i0 = stablehlo.constant dense<0> : tensor<i32>
+    %r:2 = stablehlo.while(%i = %i0, %acc = %x) : tensor<i32>, tensor<8xf32>
+      cond {
+        %n = stablehlo.constant dense<3> : tensor<i32>
+        %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %c : tensor<i1>
+      } do {
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %j = stablehlo.add %i, %one : tensor<i32>
+        %rev = stablehlo.reverse %x, dims = [0] : tensor<8xf32>
+        %a = stablehlo.add %acc, %rev : tensor<8xf32>
+        stablehlo.return %j, %a : tensor<i32>, tensor<8xf32>
+      }
+    return %r#1 : tensor<8xf32>
+  }
+})";
+  std::vector<float> x(8);
+  std::iota(x.begin(), x.end(), 1.0f);
+  std::vector<std::vector<BufferRef>> args;
+  for (int p = 0; p < 4; ++p) args.push_back({Upload(client.devices()[p], {2}, Block(x, 1, 2 * p, 2, 0, 1))});
+  SpmdRun run = Execute(client, text, args);
+  unsetenv("OPENPJRT_DUMP_DIR");
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  std::vector<float> want(8);
+  for (int i = 0; i < 8; ++i) want[i] = x[i] + 3 * x[7 - i];
+  for (int p = 0; p < 4; ++p)
+    EXPECT_EQ(Fetch(run.result.outputs[p][0]), Block(want, 1, 2 * p, 2, 0, 1)) << "partition " << p;
+  std::string program;
+  for (int k = 0; k < 64; ++k) {
+    const std::string name = dir + "/partitioned-" + std::to_string(k) + ".mlir";
+    if (FILE* f = std::fopen(name.c_str(), "rb")) {
+      char buf[4096];
+      for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) program.append(buf, n);
+      std::fclose(f);
+      std::remove(name.c_str());
+    }
+  }
+  std::remove(dir.c_str());
+  const size_t gather = program.find("\"stablehlo.all_gather\"");
+  ASSERT_NE(gather, std::string::npos) << program;
+  EXPECT_LT(gather, program.find("stablehlo.while")) << program;
+  EXPECT_EQ(program.find("\"stablehlo.all_gather\"", gather + 1), std::string::npos) << program;
 }
 
 TEST(SpmdTest, RefusalsNameTheProblemAndItsLocation) {

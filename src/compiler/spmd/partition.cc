@@ -52,10 +52,23 @@ void Partitioner::Run(Operation& entry) {
 }
 
 Value* Partitioner::Whole(Sharded& s, const Operation& at) {
-  if (!s.whole) {
+  if (s.whole) return s.whole;
+  // A value from an enclosing block is gathered in the block that made it (before the op whose
+  // nested block is being rewritten), except while rewriting a trial copy.
+  size_t level = frames_.size();
+  if (trials_ == 0)
+    for (size_t k = 0; k < frames_.size() && level == frames_.size(); ++k)
+      if (frames_[k].known.count(&s)) level = k;
+  if (level < frames_.size()) {
+    std::swap(out_, *frames_[level].out);
+    std::swap(block_, frames_[level].block);
     s.whole = Gather(s.local, s.layout, at);
-    whole_log_.push_back(&s);
+    std::swap(block_, frames_[level].block);
+    std::swap(out_, *frames_[level].out);
+  } else {
+    s.whole = Gather(s.local, s.layout, at);
   }
+  whole_log_.push_back(&s);
   return s.whole;
 }
 

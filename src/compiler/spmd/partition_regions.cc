@@ -63,6 +63,9 @@ void Partitioner::RewriteRegion(ir::Block& b, const std::vector<Layout>& arg_lay
   auto outer_cache = local_cache_;
   const size_t outer_wholes = whole_log_.size();
   const ir::Loc outer_loc = loc_;
+  Frame frame{outer_block, &outer_out, {}};
+  for (const auto& [v, sh] : sharded_) frame.known.insert(sh.get());
+  frames_.push_back(std::move(frame));
   block_ = &b;
 
   // Tiled arguments hold their shard; the whole value each stood for gets a stand-in that the
@@ -104,6 +107,7 @@ void Partitioner::RewriteRegion(ir::Block& b, const std::vector<Layout>& arg_lay
   for (auto& o : out_) o->parent = &b;
   b.ops = std::move(out_);
 
+  frames_.pop_back();
   out_ = std::move(outer_out);
   block_ = outer_block;
   local_cache_ = std::move(outer_cache);
@@ -141,9 +145,11 @@ bool Partitioner::TryWhile(std::unique_ptr<Operation>& holder) {
     std::unordered_map<const Value*, Value*> map;
     std::unique_ptr<Operation> trial = ir::CloneOperation(op, map);
     std::vector<Layout> returned(n);
+    ++trials_;
     RewriteRegion(*trial->regions[1]->front(), layouts, [&](Operation& term) {
       for (size_t i = 0; i < n; ++i) returned[i] = LayoutOf(term.operands[i]).first;
     });
+    --trials_;
     graveyard_.push_back(std::move(trial));  // its values stay map keys
     bool grew = false;
     for (size_t i = 0; i < n; ++i) {
@@ -242,12 +248,14 @@ bool Partitioner::TryBranches(std::unique_ptr<Operation>& holder) {
   for (size_t k = 0; k < op.regions.size(); ++k) {
     std::unordered_map<const Value*, Value*> map;
     std::unique_ptr<Operation> trial = ir::CloneOperation(op, map);
+    ++trials_;
     RewriteRegion(*trial->regions[k]->front(), {}, [&](Operation& term) {
       for (size_t i = 0; i < n; ++i) {
         Layout l = LayoutOf(term.operands[i]).first;
         if (layouts[i].replicated() && !l.replicated() && Valid(l)) layouts[i] = l;
       }
     });
+    --trials_;
     graveyard_.push_back(std::move(trial));
   }
   for (const Layout& l : layouts) tiled |= !l.replicated();

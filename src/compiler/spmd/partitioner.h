@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -428,6 +429,16 @@ class Partitioner {
   std::vector<std::unique_ptr<Operation>> out_;
   std::vector<std::unique_ptr<Operation>> graveyard_;  // removed ops whose results are map keys
   std::vector<Sharded*> whole_log_;  // whole values built, undone on leaving a nested block
+  // The blocks around the nested block being rewritten, outermost first: where each one's ops go
+  // and the sharded values known on entering the next one. A whole value of a sharded value from
+  // an enclosing block is gathered there, once, not in every iteration of a loop body.
+  struct Frame {
+    ir::Block* block;
+    std::vector<std::unique_ptr<Operation>>* out;
+    std::unordered_set<const Sharded*> known;
+  };
+  std::vector<Frame> frames_;
+  int trials_ = 0;  // > 0 while rewriting copies to read layouts: nothing is put outside them
   int64_t inlined_ops_ = 0;
   ir::Block* block_ = nullptr;
   ir::Loc loc_;
