@@ -135,6 +135,33 @@ std::vector<float> Block(const std::vector<float>& m, int64_t width, int64_t r0,
   return out;
 }
 
+// A fresh folder that OPENPJRT_DUMP_DIR points at (empty when none could be made): compiles
+// write their partitioned programs there.
+std::string StartDumping() {
+  char dir[] = "/tmp/opj_spmd_XXXXXX";
+  if (!mkdtemp(dir)) return "";
+  setenv("OPENPJRT_DUMP_DIR", dir, 1);
+  return dir;
+}
+
+// The partitioned programs written to `dir` since StartDumping, concatenated; the folder is
+// removed and dumping stops.
+std::string TakePartitionedPrograms(const std::string& dir) {
+  unsetenv("OPENPJRT_DUMP_DIR");
+  std::string program;
+  for (int k = 0; k < 64; ++k) {
+    const std::string name = dir + "/partitioned-" + std::to_string(k) + ".mlir";
+    if (FILE* f = std::fopen(name.c_str(), "rb")) {
+      char buf[4096];
+      for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) program.append(buf, n);
+      std::fclose(f);
+      std::remove(name.c_str());
+    }
+  }
+  std::remove(dir.c_str());
+  return program;
+}
+
 struct SpmdRun {
   absl::Status status;
   std::shared_ptr<Executable> exe;
@@ -322,10 +349,8 @@ module @loop attributes {mhlo.num_partitions = 4 : i32} {
 // the split values it captures (the partial sums are carried and summed once after the loop). Values checked on every partition; the partitioned program (OPENPJRT_DUMP_DIR) read for
 // its all-reduces.
 TEST(SpmdTest, GradientSumsAreExchangedOnceAndOutsideLoops) {
-  char dir_template[] = "/tmp/opj_spmd_XXXXXX";
-  ASSERT_NE(mkdtemp(dir_template), nullptr);
-  const std::string dir = dir_template;
-  setenv("OPENPJRT_DUMP_DIR", dir.c_str(), 1);
+  const std::string dir = StartDumping();
+  ASSERT_FALSE(dir.empty());
   Client client(ClientOptions{});
   const char* text = R"(
 module @sums attributes {mhlo.num_partitions = 4 : i32} {
@@ -359,7 +384,7 @@ module @sums attributes {mhlo.num_partitions = 4 : i32} {
   for (int p = 0; p < 4; ++p)
     args.push_back({Upload(client.devices()[p], {2, 2}, Block(x, 2, 2 * p, 2, 0, 2)), Upload(client.devices()[p], {2, 3}, w)});
   SpmdRun run = Execute(client, text, args);
-  unsetenv("OPENPJRT_DUMP_DIR");
+  const std::string program = TakePartitionedPrograms(dir);
   ASSERT_TRUE(run.status.ok()) << run.status;
   // y = x w; gt = (y^T x)^T = x^T y; b = column sums of x; the loop adds x^T y three times.
   std::vector<float> y(24, 0), xty(6, 0), b(2, 0), acc(6);
@@ -380,17 +405,6 @@ module @sums attributes {mhlo.num_partitions = 4 : i32} {
   // The loop reads the split x and y it captures on shards and carries partial sums; the three
   // sums (the transposed weight gradient, the bias gradient, the loop's total) are then one
   // all-reduce of three operands after the loop, none inside it.
-  std::string program;
-  for (int k = 0; k < 64; ++k) {
-    const std::string name = dir + "/partitioned-" + std::to_string(k) + ".mlir";
-    if (FILE* f = std::fopen(name.c_str(), "rb")) {
-      char buf[4096];
-      for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) program.append(buf, n);
-      std::fclose(f);
-      std::remove(name.c_str());
-    }
-  }
-  std::remove(dir.c_str());
   ASSERT_FALSE(program.empty()) << "no partitioned program in " << dir;
   std::vector<std::string> reduces;
   for (size_t at = program.find("\"stablehlo.all_reduce\"("); at != std::string::npos;
@@ -407,10 +421,8 @@ module @sums attributes {mhlo.num_partitions = 4 : i32} {
 // A loop body that needs the whole of a split value it captures (reverse has no shard rule) gets
 // it gathered once, before the loop, not in every iteration.
 TEST(SpmdTest, CapturedValuesAreGatheredOnceOutsideTheLoop) {
-  char dir_template[] = "/tmp/opj_spmd_XXXXXX";
-  ASSERT_NE(mkdtemp(dir_template), nullptr);
-  const std::string dir = dir_template;
-  setenv("OPENPJRT_DUMP_DIR", dir.c_str(), 1);
+  const std::string dir = StartDumping();
+  ASSERT_FALSE(dir.empty());
   Client client(ClientOptions{});
   const char* text = R"(
 module @captured attributes {mhlo.num_partitions = 4 : i32} {
@@ -436,23 +448,12 @@ module @captured attributes {mhlo.num_partitions = 4 : i32} {
   std::vector<std::vector<BufferRef>> args;
   for (int p = 0; p < 4; ++p) args.push_back({Upload(client.devices()[p], {2}, Block(x, 1, 2 * p, 2, 0, 1))});
   SpmdRun run = Execute(client, text, args);
-  unsetenv("OPENPJRT_DUMP_DIR");
+  const std::string program = TakePartitionedPrograms(dir);
   ASSERT_TRUE(run.status.ok()) << run.status;
   std::vector<float> want(8);
   for (int i = 0; i < 8; ++i) want[i] = x[i] + 3 * x[7 - i];
   for (int p = 0; p < 4; ++p)
     EXPECT_EQ(Fetch(run.result.outputs[p][0]), Block(want, 1, 2 * p, 2, 0, 1)) << "partition " << p;
-  std::string program;
-  for (int k = 0; k < 64; ++k) {
-    const std::string name = dir + "/partitioned-" + std::to_string(k) + ".mlir";
-    if (FILE* f = std::fopen(name.c_str(), "rb")) {
-      char buf[4096];
-      for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) program.append(buf, n);
-      std::fclose(f);
-      std::remove(name.c_str());
-    }
-  }
-  std::remove(dir.c_str());
   const size_t gather = program.find("\"stablehlo.all_gather\"");
   ASSERT_NE(gather, std::string::npos) << program;
   EXPECT_LT(gather, program.find("stablehlo.while")) << program;
