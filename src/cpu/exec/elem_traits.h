@@ -188,6 +188,53 @@ constexpr bool HasVectorCopies(ElemKind k) {
   }
 }
 
+// The kind whose loops fold a kind without vector copies to the same results, so that its
+// reductions and windows need no loops of their own (they widen the input, fold in the wide kind
+// and narrow the results once; each kind then costs two conversion loops instead of a fold per
+// op). Integers of up to 16 bits, sub-byte ones included, fold in i32: i32 keeps their order, and
+// its add and multiply wrap modulo 2^32, which agrees with wrapping modulo their width at every
+// step. u64 and index fold in i64 (not max or min of u64, whose order i64 does not keep). The 4-,
+// 6- and 8-bit floats fold in f32, what they compute in; where their own fold rounds every step to
+// the kind (a window's), that agrees only for max and min. The kind itself when there is no such
+// kind.
+constexpr ElemKind WideKind(ElemKind k) {
+  switch (k) {
+    case ElemKind::kI2: case ElemKind::kI4: case ElemKind::kI8: case ElemKind::kI16:
+    case ElemKind::kU2: case ElemKind::kU4: case ElemKind::kU8: case ElemKind::kU16:
+      return ElemKind::kI32;
+    case ElemKind::kU64: case ElemKind::kIndex:
+      return ElemKind::kI64;
+    case ElemKind::kF4E2M1FN: case ElemKind::kF6E2M3FN: case ElemKind::kF6E3M2FN: case ElemKind::kF8E3M4:
+    case ElemKind::kF8E4M3: case ElemKind::kF8E4M3FN: case ElemKind::kF8E4M3FNUZ:
+    case ElemKind::kF8E4M3B11FNUZ: case ElemKind::kF8E5M2: case ElemKind::kF8E5M2FNUZ:
+    case ElemKind::kF8E8M0FNU:
+      return ElemKind::kF32;
+    default:
+      return k;
+  }
+}
+
+// dst[i] = src[i] of kind K converted to WideKind(K), for i < n (exact).
+template <ElemKind K>
+void WidenToWideKind(const void* src, void* dst, int64_t n) {
+  using T = Traits<K>;
+  using W = typename Traits<WideKind(K)>::S;
+  const auto* x = static_cast<const typename T::S*>(src);
+  auto* y = static_cast<W*>(dst);
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<W>(T::Load(x[i]));
+}
+// dst[i] = src[i] of WideKind(K) stored as kind K, for i < n: integers wrap to K's width, floats
+// round to nearest even.
+template <ElemKind K>
+void NarrowFromWideKind(const void* src, void* dst, int64_t n) {
+  using T = Traits<K>;
+  using W = typename Traits<WideKind(K)>::S;
+  const auto* x = static_cast<const W*>(src);
+  auto* y = static_cast<typename T::S*>(dst);
+  for (int64_t i = 0; i < n; ++i) y[i] = T::Store(static_cast<typename T::C>(x[i]));
+}
+using WidenFn = void (*)(const void*, void*, int64_t);
+
 // Calls f.template operator()<K>() for the runtime kind `k`. Returns false for kinds with no
 // kernel representation (tf32).
 template <typename F>

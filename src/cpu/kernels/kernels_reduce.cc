@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <type_traits>
+#include <vector>
 
 #include "src/cpu/kernels/elementwise_ops.h"
 #include "src/cpu/kernels/fused.h"
@@ -339,6 +340,57 @@ void FastReduce(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
+// A kind without vector copies read as its wide kind (elem_traits.h WideKind), a block at a time.
+template <typename WS>
+struct WidenedSource {
+  const uint8_t* x;
+  int64_t size;  // bytes per element of the input
+  WidenFn widen;
+  std::unique_ptr<WS[]> block{new WS[kFusedBlock]};
+  const WS* Get(int64_t offset, int64_t len) {
+    widen(x + offset * size, block.get(), len);
+    return block.get();
+  }
+};
+
+// The reduction of a kind without vector copies on the loops of its wide kind W: the blocks are
+// widened as they are read, folded in W, and the results narrowed once. One instance per (op, W)
+// serves every such kind (see WideKind for why the results are the kind's own).
+template <BinaryOp Op, ElemKind W>
+[[gnu::noinline]] void ReduceWidened(const Step& s, ExecState& st, WidenFn widen, WidenFn narrow, int64_t size) {
+  using T = Traits<W>;
+  using WS = typename T::S;
+  static_assert(std::is_same_v<WS, typename T::C>);
+  const Array& a = st.slots[s.in[0]].array;
+  Array r = Array::Allocate(s.out_types[0]);
+  const int64_t n_out = r.NumElements(), total = a.NumElements();
+  WS init;
+  widen(st.slots[s.in[1]].array.data(), &init, 1);
+  std::vector<WS> acc(static_cast<size_t>(n_out), init);
+  const Blocks bl = MakeBlocks(a.dims(), s.Params<ReduceParams>().dims);
+  if (bl.ok && total > 0) {
+    ReduceBlocks<Op, T>(bl, total, acc.data(), st, [&] { return WidenedSource<WS>{a.data(), size, widen}; });
+  } else if (total > 0) {
+    std::vector<WS> x(static_cast<size_t>(total));
+    widen(a.data(), x.data(), total);
+    ReduceMap m = MakeMap(a.dims(), s.Params<ReduceParams>().dims);
+    ForEachMapped(m, [&](int64_t i, int64_t o) { acc[o] = static_cast<WS>(ApplyBinary<Op, T>(acc[o], x[i])); });
+  }
+  narrow(acc.data(), r.mutable_data(), n_out);
+  st.slots[s.out[0]] = RtValue::Of(std::move(r));
+}
+
+template <BinaryOp Op, ElemKind K>
+void WidenedReduce(const Step& s, ExecState& st) {
+  ReduceWidened<Op, WideKind(K)>(s, st, &WidenToWideKind<K>, &NarrowFromWideKind<K>,
+                                 static_cast<int64_t>(sizeof(typename Traits<K>::S)));
+}
+
+// Whether WidenedReduce gives kind K's own results for Op: everywhere but max and min of u64.
+template <BinaryOp Op, ElemKind K>
+constexpr bool kReducesWidened = WideKind(K) != K && Supported<Traits<WideKind(K)>>(Op) &&
+                                 !(K == ElemKind::kU64 && (Op == BinaryOp::kMax || Op == BinaryOp::kMin));
+
 // A fast reduction whose input is computed by an absorbed elementwise run, block by block, and
 // never stored: in = the run's inputs, then the init value.
 template <BinaryOp Op, ElemKind K>
@@ -559,7 +611,8 @@ KernelFn PickFast(ElemKind k, bool fused) {
       if constexpr (HasVectorCopies(K)) {
         fn = fused ? &FusedReduce<Op, K> : &FastReduce<Op, K>;
       } else if (!fused) {
-        fn = &FastReduce<Op, K>;
+        if constexpr (kReducesWidened<Op, K>) fn = &WidenedReduce<Op, K>;
+        else fn = &FastReduce<Op, K>;
       }
     }
   });
