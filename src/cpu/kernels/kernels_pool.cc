@@ -352,18 +352,13 @@ template <> struct BitsOf<8> { using type = uint64_t; };
 // every computation goes through `f` (one instance per size instead of one per op and kind kept
 // the plugin 1.5 MB smaller; the loops it calls are the same).
 template <typename S>
-void ReduceWindowBySize(const Step& s, ExecState& st, const WindowFns& f) {
-  const WindowParams& p = s.Params<WindowParams>();
-  const Array& in = st.slots[s.in[0]].array;
-  const S init = *st.slots[s.in[1]].array.as<S>();
-  Array out = Array::Allocate(s.out_types[0]);
+void ReduceWindowInto(const WindowParams& p, const Array& in, const void* init_value, Array& out, ExecState& st,
+                      const WindowFns& f) {
+  const S init = *static_cast<const S*>(init_value);
   const std::vector<int64_t> idims = in.dims(), odims = out.dims();
   const S* x = in.as<S>();
   S* y = out.mutable_as<S>();
-  if (out.NumElements() == 0 || f.cumulative(p, x, y, idims, odims, &init, st)) {
-    st.slots[s.out[0]] = RtValue::Of(std::move(out));
-    return;
-  }
+  if (out.NumElements() == 0 || f.cumulative(p, x, y, idims, odims, &init, st)) return;
   const Geometry g = MakeGeometry(p, idims, odims);
   const int64_t P = Product(g.odims, 0, g.q), W = Product(g.wdims, 0, g.q), inner = g.inner;
   const FoldManyFn fold_many = f.fold_many;
@@ -439,7 +434,6 @@ void ReduceWindowBySize(const Step& s, ExecState& st, const WindowFns& f) {
         }
       }
     });
-    st.slots[s.out[0]] = RtValue::Of(std::move(out));
     return;
   }
   Split(st, P, P * W * inner, [&](int64_t o0, int64_t o1) {
@@ -472,17 +466,59 @@ void ReduceWindowBySize(const Step& s, ExecState& st, const WindowFns& f) {
       NextIndex(oi, g.odims);
     }
   });
+}
+
+template <typename S>
+void ReduceWindowBySize(const Step& s, ExecState& st, const WindowFns& f) {
+  Array out = Array::Allocate(s.out_types[0]);
+  ReduceWindowInto<S>(s.Params<WindowParams>(), st.slots[s.in[0]].array, st.slots[s.in[1]].array.data(), out, st, f);
   st.slots[s.out[0]] = RtValue::Of(std::move(out));
 }
 
 template <BinaryOp Op, ElemKind K>
-void FastReduceWindow(const Step& s, ExecState& st) {
-  using S = typename Traits<K>::S;
+const WindowFns& FnsOf() {
   static const WindowFns fns{&CumulativeFoldRaw<Op, K>, ForCpu<&FoldManyBody<Op, K>, HasVectorCopies(K)>(),
                              Fold<Op, K>(), ForCpu<&StageBody<K>, HasVectorCopies(K)>(),
                              ForCpu<&StageStridedBody<K, 2>, HasVectorCopies(K)>()};
-  ReduceWindowBySize<typename BitsOf<sizeof(S)>::type>(s, st, fns);
+  return fns;
 }
+
+template <BinaryOp Op, ElemKind K>
+void FastReduceWindow(const Step& s, ExecState& st) {
+  ReduceWindowBySize<typename BitsOf<sizeof(typename Traits<K>::S)>::type>(s, st, FnsOf<Op, K>());
+}
+
+// The reduce_window of a kind without vector copies on the loops of its wide kind W (WideKind):
+// the input and init value widened, the window folded in W, the results narrowed.
+template <ElemKind W>
+[[gnu::noinline]] void ReduceWindowWidened(const Step& s, ExecState& st, const WindowFns& f, WidenFn widen,
+                                           WidenFn narrow) {
+  using WS = typename Traits<W>::S;
+  const Array& in = st.slots[s.in[0]].array;
+  Array wide_in = Array::Allocate(ArrayType{W, in.dims()});
+  widen(in.data(), wide_in.mutable_data(), in.NumElements());
+  WS init;
+  widen(st.slots[s.in[1]].array.data(), &init, 1);
+  Array wide_out = Array::Allocate(ArrayType{W, s.out_types[0].dims});
+  ReduceWindowInto<typename BitsOf<sizeof(WS)>::type>(s.Params<WindowParams>(), wide_in, &init, wide_out, st, f);
+  Array out = Array::Allocate(s.out_types[0]);
+  narrow(wide_out.data(), out.mutable_data(), out.NumElements());
+  st.slots[s.out[0]] = RtValue::Of(std::move(out));
+}
+
+template <BinaryOp Op, ElemKind K>
+void WidenedReduceWindow(const Step& s, ExecState& st) {
+  ReduceWindowWidened<WideKind(K)>(s, st, FnsOf<Op, WideKind(K)>(), &WidenToWideKind<K>, &NarrowFromWideKind<K>);
+}
+
+// Whether WidenedReduceWindow gives kind K's own results for Op. The window's fold rounds every
+// step to the kind, which the wide kind's agrees with for the integers (wrapping) but for floats
+// only in max and min (exact); u64's max and min are unsigned.
+template <BinaryOp Op, ElemKind K>
+constexpr bool kWindowsWidened =
+    WideKind(K) != K && Supported<Traits<WideKind(K)>>(Op) &&
+    (Traits<K>::kCat == Cat::kFloat ? (Op == BinaryOp::kMax || Op == BinaryOp::kMin)
+                                    : !(K == ElemKind::kU64 && (Op == BinaryOp::kMax || Op == BinaryOp::kMin)));
 
 template <CompareParams::Dir D, typename C>
 [[gnu::always_inline]] inline bool Holds(C a, C b) {
@@ -722,7 +758,14 @@ template <BinaryOp Op>
 KernelFn PickWindow(ElemKind k) {
   KernelFn fn = nullptr;
   DispatchKind(k, [&]<ElemKind K>() {
-    if constexpr (Supported<Traits<K>>(Op) && Traits<K>::kCat != Cat::kComplex) fn = &FastReduceWindow<Op, K>;
+    if constexpr (kWindowsWidened<Op, K>) {
+      fn = &WidenedReduceWindow<Op, K>;
+    } else if constexpr (Supported<Traits<K>>(Op) && Traits<K>::kCat != Cat::kComplex &&
+                         (HasVectorCopies(K) || WideKind(K) == K)) {
+      // (A kind with a wide kind that does not agree, an 8-bit float's sum, takes the generic
+      // window, which rounds every step as its own loop would.)
+      fn = &FastReduceWindow<Op, K>;
+    }
   });
   return fn;
 }
