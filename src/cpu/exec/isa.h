@@ -12,7 +12,9 @@
 // other builds run the baseline copy only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 namespace openpjrt::cpu {
 
@@ -20,7 +22,8 @@ namespace openpjrt::cpu {
 #define OPJ_TARGET_512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c,bmi,bmi2")))
 #define OPJ_TARGET_256 __attribute__((target("avx2,fma,f16c,bmi,bmi2")))
 
-// 2: AVX-512 level, 1: AVX2 level, 0: baseline.
+// 2: AVX-512 level, 1: AVX2 level, 0: baseline. OPENPJRT_MAX_ISA=0 or 1 caps it (to run and
+// time the narrower copies on a wider CPU), read once.
 inline int IsaLevel() {
   static const int level = [] {
     __builtin_cpu_init();
@@ -29,7 +32,10 @@ inline int IsaLevel() {
                       __builtin_cpu_supports("bmi2");
     const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-    return avx512 ? 2 : avx2 ? 1 : 0;
+    const int best = avx512 ? 2 : avx2 ? 1 : 0;
+    const char* cap = std::getenv("OPENPJRT_MAX_ISA");
+    if (cap && (cap[0] == '0' || cap[0] == '1') && cap[1] == 0) return std::min(best, cap[0] - '0');
+    return best;
   }();
   return level;
 }
@@ -48,10 +54,10 @@ template <auto Body, typename... A>
 void AtBase(A... a) { Body(a...); }
 #if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
 // The baseline copy of a loop that also has AVX2 and AVX-512 copies runs only on x86-64 CPUs
-// without AVX2 (made before 2013): compiled without vectorization, it keeps the plugin 0.8 MB
-// smaller. Kinds with no wider copies keep a vectorized baseline (AtBase).
+// without AVX2 (made before 2013): compiled for size and without vectorization, it keeps the
+// plugin 1.1 MB smaller. Kinds with no wider copies keep a vectorized baseline (AtBase).
 template <auto Body, typename... A>
-__attribute__((optimize("no-tree-vectorize"))) void AtOld(A... a) { Body(a...); }
+__attribute__((optimize("Os", "no-tree-vectorize"))) void AtOld(A... a) { Body(a...); }
 #else
 template <auto Body, typename... A>
 void AtOld(A... a) { Body(a...); }
