@@ -123,25 +123,34 @@ RawUnaryFn Narrow() {
 template <UnaryOp Op, ElemKind I, ElemKind O>
 RawUnaryFn UnaryRaw();
 
-template <UnaryOp Op, ElemKind I, ElemKind O>
-void UnaryViaF32(const void* xv, void* yv, int64_t n) {
-  constexpr ElemKind kOut = UnaryOut(Op, ElemKind::kF32);  // f32, or i1 for the predicates
-  static_assert(kOut == O || (kOut == ElemKind::kF32 && O == I));
-  static const RawUnaryFn f32 = UnaryRaw<Op, ElemKind::kF32, kOut>();
-  const RawUnaryFn widen = Widen<I>();
+// The loop of UnaryViaF32, shared by every op and kind: x (in_size bytes per element) widened
+// to f32 a block at a time, f32 applied, and the results narrowed (narrow, out_size bytes per
+// element) or, for the predicates, written by f32 itself.
+[[gnu::noinline]] void UnaryThroughF32(RawUnaryFn f32, RawUnaryFn widen, RawUnaryFn narrow, size_t in_size,
+                                       size_t out_size, const void* xv, void* yv, int64_t n) {
   const auto* x = static_cast<const uint8_t*>(xv);
   auto* y = static_cast<uint8_t*>(yv);
   float a[kViaF32Block];
   for (int64_t i = 0; i < n; i += kViaF32Block) {
     const int64_t m = std::min(kViaF32Block, n - i);
-    widen(x + i * sizeof(typename Traits<I>::S), a, m);
-    if constexpr (kOut == ElemKind::kF32) {
+    widen(x + i * in_size, a, m);
+    if (narrow) {
       f32(a, a, m);
-      Narrow<O>()(a, y + i * sizeof(typename Traits<O>::S), m);
+      narrow(a, y + i * out_size, m);
     } else {
-      f32(a, y + i * sizeof(typename Traits<O>::S), m);
+      f32(a, y + i * out_size, m);
     }
   }
+}
+
+template <UnaryOp Op, ElemKind I, ElemKind O>
+void UnaryViaF32(const void* xv, void* yv, int64_t n) {
+  constexpr ElemKind kOut = UnaryOut(Op, ElemKind::kF32);  // f32, or i1 for the predicates
+  static_assert(kOut == O || (kOut == ElemKind::kF32 && O == I));
+  RawUnaryFn narrow = nullptr;
+  if constexpr (kOut == ElemKind::kF32) narrow = Narrow<O>();
+  UnaryThroughF32(UnaryRaw<Op, ElemKind::kF32, kOut>(), Widen<I>(), narrow, sizeof(typename Traits<I>::S),
+                  sizeof(typename Traits<O>::S), xv, yv, n);
 }
 
 template <UnaryOp Op, ElemKind I, ElemKind O>
@@ -240,22 +249,25 @@ template <BinaryOp Op, ElemKind I, ElemKind O>
 RawBinaryFn BinaryRaw();
 
 // See UnaryViaF32.
-template <BinaryOp Op, ElemKind I>
-void BinaryViaF32(const void* xv, const void* yv, void* zv, int64_t n) {
-  static const RawBinaryFn f32 = BinaryRaw<Op, ElemKind::kF32, ElemKind::kF32>();
-  const RawUnaryFn widen = Widen<I>(), narrow = Narrow<I>();
-  constexpr size_t kSize = sizeof(typename Traits<I>::S);
+[[gnu::noinline]] void BinaryThroughF32(RawBinaryFn f32, RawUnaryFn widen, RawUnaryFn narrow, size_t size,
+                                        const void* xv, const void* yv, void* zv, int64_t n) {
   const auto* x = static_cast<const uint8_t*>(xv);
   const auto* y = static_cast<const uint8_t*>(yv);
   auto* z = static_cast<uint8_t*>(zv);
   float a[kViaF32Block], b[kViaF32Block];
   for (int64_t i = 0; i < n; i += kViaF32Block) {
     const int64_t m = std::min(kViaF32Block, n - i);
-    widen(x + i * kSize, a, m);
-    widen(y + i * kSize, b, m);
+    widen(x + i * size, a, m);
+    widen(y + i * size, b, m);
     f32(a, b, a, m);
-    narrow(a, z + i * kSize, m);
+    narrow(a, z + i * size, m);
   }
+}
+
+template <BinaryOp Op, ElemKind I>
+void BinaryViaF32(const void* xv, const void* yv, void* zv, int64_t n) {
+  BinaryThroughF32(BinaryRaw<Op, ElemKind::kF32, ElemKind::kF32>(), Widen<I>(), Narrow<I>(),
+                   sizeof(typename Traits<I>::S), xv, yv, zv, n);
 }
 
 template <BinaryOp Op, ElemKind I, ElemKind O>
