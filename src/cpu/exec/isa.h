@@ -12,38 +12,23 @@
 // other builds run the baseline copy only.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 namespace openpjrt::cpu {
 
 #if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
 #define OPJ_TARGET_512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c,bmi,bmi2")))
 #define OPJ_TARGET_256 __attribute__((target("avx2,fma,f16c,bmi,bmi2")))
-
-// 2: AVX-512 level, 1: AVX2 level, 0: baseline. OPENPJRT_MAX_ISA=0 or 1 caps it (to run and
-// time the narrower copies on a wider CPU), read once.
-inline int IsaLevel() {
-  static const int level = [] {
-    __builtin_cpu_init();
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                      __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi") &&
-                      __builtin_cpu_supports("bmi2");
-    const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-    const int best = avx512 ? 2 : avx2 ? 1 : 0;
-    const char* cap = std::getenv("OPENPJRT_MAX_ISA");
-    if (cap && (cap[0] == '0' || cap[0] == '1') && cap[1] == 0) return std::min(best, cap[0] - '0');
-    return best;
-  }();
-  return level;
-}
 #else
 #define OPJ_TARGET_512
 #define OPJ_TARGET_256
-inline int IsaLevel() { return 0; }
 #endif
+
+// 2: AVX-512 level, 1: AVX2 level, 0: baseline (always 0 in builds without the copies), found
+// once (isa.cc). OPENPJRT_MAX_ISA=0 or 1 caps it, to run and time the narrower copies on a wider
+// CPU. Out of line: a pick is a call and a switch, where an inline one with its own guarded
+// static repeated the guard in each of the ~2,000 places that pick.
+int IsaLevel();
 
 namespace isa_internal {
 template <auto Body, typename... A>
@@ -68,15 +53,15 @@ auto Base(void (*)(A...)) -> void (*)(A...) {
 }
 template <auto Body, typename... A>
 auto Pick(void (*)(A...)) -> void (*)(A...) {
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
   switch (IsaLevel()) {
     case 2: return &At512<Body, A...>;
     case 1: return &At256<Body, A...>;
-#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
     default: return &AtOld<Body, A...>;
-#else
-    default: return &AtBase<Body, A...>;
-#endif
   }
+#else
+  return &AtBase<Body, A...>;
+#endif
 }
 }  // namespace isa_internal
 

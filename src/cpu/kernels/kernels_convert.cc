@@ -102,8 +102,7 @@ OPJ_LOOP_BODY void CompareRaw(const void* params, const void* const* in, void* o
 }
 template <RawOpFn F, bool kCopies>
 void RawOpKernel(const Step& s, ExecState& st) {
-  static const RawOpFn fn = ForCpu<F, kCopies>();
-  RunRawOp(fn, s, st);
+  RunRawOp(ForCpu<F, kCopies>(), s, st);
 }
 
 // ---- select (element-size generic)

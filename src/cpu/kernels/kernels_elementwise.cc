@@ -111,13 +111,11 @@ template <ElemKind K>
 }
 template <ElemKind K>
 RawUnaryFn Widen() {
-  static const RawUnaryFn fn = ForCpu<&WidenLoop<K>, HasVectorCopies(K)>();
-  return fn;
+  return ForCpu<&WidenLoop<K>, HasVectorCopies(K)>();
 }
 template <ElemKind K>
 RawUnaryFn Narrow() {
-  static const RawUnaryFn fn = ForCpu<&NarrowLoop<K>, HasVectorCopies(K)>();
-  return fn;
+  return ForCpu<&NarrowLoop<K>, HasVectorCopies(K)>();
 }
 
 template <UnaryOp Op, ElemKind I, ElemKind O>
@@ -158,21 +156,19 @@ RawUnaryFn UnaryRaw() {
   if constexpr (kViaF32<Op, I>) {
     return &UnaryViaF32<Op, I, O>;
   } else {
-    static const RawUnaryFn fn = [] {
-      // exp, tanh, logistic, log and erf of f32 (and of the 16-bit floats, computed in f32) have AVX-512
-      // loops written with intrinsics, bit-identical to the scalar definitions.
-      if constexpr (I == ElemKind::kF32 && O == ElemKind::kF32) {
-        fast::F32Loop avx512 = Op == UnaryOp::kExp        ? fast::Avx512Exp()
-                               : Op == UnaryOp::kTanh     ? fast::Avx512Tanh()
-                               : Op == UnaryOp::kLogistic ? fast::Avx512Logistic()
-                               : Op == UnaryOp::kLog      ? fast::Avx512Log()
-                               : Op == UnaryOp::kErf      ? fast::Avx512Erf()
-                                                          : nullptr;
-        if (avx512) return avx512;
-      }
-      return ForCpu<&UnaryLoop<Op, I, O>, HasVectorCopies(I)>();
-    }();
-    return fn;
+    // exp, tanh, logistic, log and erf of f32 (and of the 16-bit floats, computed in f32) have
+    // AVX-512 loops written with intrinsics, bit-identical to the scalar definitions.
+    if constexpr (I == ElemKind::kF32 && O == ElemKind::kF32 &&
+                  (Op == UnaryOp::kExp || Op == UnaryOp::kTanh || Op == UnaryOp::kLogistic ||
+                   Op == UnaryOp::kLog || Op == UnaryOp::kErf)) {
+      fast::F32Loop avx512 = Op == UnaryOp::kExp        ? fast::Avx512Exp()
+                             : Op == UnaryOp::kTanh     ? fast::Avx512Tanh()
+                             : Op == UnaryOp::kLogistic ? fast::Avx512Logistic()
+                             : Op == UnaryOp::kLog      ? fast::Avx512Log()
+                                                        : fast::Avx512Erf();
+      if (avx512) return avx512;
+    }
+    return ForCpu<&UnaryLoop<Op, I, O>, HasVectorCopies(I)>();
   }
 }
 
@@ -276,8 +272,7 @@ RawBinaryFn BinaryRaw() {
     static_assert(O == I);
     return &BinaryViaF32<Op, I>;
   } else {
-    static const RawBinaryFn fn = ForCpu<&BinaryLoop<Op, I, O>, HasVectorCopies(I)>();
-    return fn;
+    return ForCpu<&BinaryLoop<Op, I, O>, HasVectorCopies(I)>();
   }
 }
 
@@ -302,9 +297,7 @@ template <BinaryOp Op, ElemKind K, int kScalar>
 
 template <BinaryOp Op, ElemKind K>
 RawBinaryFn BinarySplatRaw(int scalar_operand) {
-  static const RawBinaryFn fns[2] = {ForCpu<&BinarySplatLoop<Op, K, 0>, true>(),
-                                     ForCpu<&BinarySplatLoop<Op, K, 1>, true>()};
-  return fns[scalar_operand];
+  return scalar_operand == 0 ? ForCpu<&BinarySplatLoop<Op, K, 0>, true>() : ForCpu<&BinarySplatLoop<Op, K, 1>, true>();
 }
 
 template <BinaryOp Op, ElemKind I, ElemKind O>

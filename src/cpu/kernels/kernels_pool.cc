@@ -135,8 +135,7 @@ using StageStridedFn = void (*)(void*, const void*, int64_t);
 
 template <BinaryOp Op, ElemKind K, bool kRight = false>
 FoldFn Fold() {
-  static const FoldFn fn = ForCpu<&FoldBody<Op, K, kRight>, HasVectorCopies(K)>();
-  return fn;
+  return ForCpu<&FoldBody<Op, K, kRight>, HasVectorCopies(K)>();
 }
 
 // The window's geometry: the leading `q` dimensions the window moves over, and the trailing
