@@ -286,10 +286,15 @@ void Lowerer::LowerLegacy(const Operation& op, Env& env, Program& prog) {
     for (char l : terms[1])
       if (terms[0].find(l) == std::string::npos) rhs_free.push_back(l);
     labels = batch + lhs_free + rhs_free;
-    type = ArrayType{result.elem, {}};
+    const ElemKind work = ProductWork(result.elem);
+    for (size_t t = 0; t < 2; ++t) slots[t] = ConvertTo(op, prog, slots[t], types[t], work);
+    type = ArrayType{work, {}};
     for (char l : labels) type.dims.push_back(size[l]);
-    slot = AddHelperStep(op, prog, Check(op, cpu::SelectDotGeneral(result.elem, result.elem, result.elem)),
-                         {slots[0], slots[1]}, type, p);
+    slot = AddHelperStep(op, prog, Check(op, cpu::SelectDotGeneral(work, work, work)), {slots[0], slots[1]}, type, p);
+    if (work != result.elem) {
+      slot = ConvertTo(op, prog, slot, type, result.elem);
+      type.elem = result.elem;
+    }
   }
   if (labels != out_labels) {
     auto p = std::make_shared<cpu::TransposeParams>();

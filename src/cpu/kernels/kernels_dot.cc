@@ -373,7 +373,9 @@ void RaggedDot(const Step& s, ExecState& st) {
 
 absl::StatusOr<KernelFn> SelectRaggedDot(ElemKind out) {
   KernelFn fn = nullptr;
-  DispatchKind(out, [&]<ElemKind K>() { fn = &RaggedDot<K>; });
+  DispatchKind(out, [&]<ElemKind K>() {
+    if constexpr (WideKind(K) == K) fn = &RaggedDot<K>;
+  });
   if (!fn) return absl::UnimplementedError(StrCat("chlo.ragged_dot on ", ir::ElemKindName(out)));
   return fn;
 }
@@ -382,8 +384,11 @@ absl::StatusOr<KernelFn> SelectDotGeneral(ElemKind lhs, ElemKind rhs, ElemKind o
   if (lhs != out || rhs != out)
     return absl::InternalError("dot_general kernel expects operands in the result's kind");
   KernelFn fn = nullptr;
-  DispatchKind(out, [&]<ElemKind K>() { fn = &DotGeneral<K>; });
-  if (!fn) return absl::UnimplementedError(StrCat("dot_general on ", ir::ElemKindName(out)));
+  // Kinds with a wide kind are multiplied in it (compiler: ProductWork).
+  DispatchKind(out, [&]<ElemKind K>() {
+    if constexpr (WideKind(K) == K) fn = &DotGeneral<K>;
+  });
+  if (!fn) return absl::UnimplementedError(StrCat("dot_general kernel on ", ir::ElemKindName(out)));
   return fn;
 }
 

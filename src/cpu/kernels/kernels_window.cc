@@ -392,7 +392,7 @@ KernelFn MapKernel() { return &Map; }
 absl::StatusOr<KernelFn> SelectConvolution(ElemKind k) {
   KernelFn fn = nullptr;
   DispatchKind(k, [&]<ElemKind K>() {
-    if constexpr (Traits<K>::kCat != Cat::kBool) fn = &Convolution<K>;
+    if constexpr (Traits<K>::kCat != Cat::kBool && WideKind(K) == K) fn = &Convolution<K>;
   });
   if (!fn) return absl::UnimplementedError(StrCat("convolution on ", ir::ElemKindName(k)));
   return fn;
