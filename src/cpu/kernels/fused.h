@@ -84,6 +84,10 @@ class FusedBlockEval {
   FusedList<VecStep> vec_steps_;
   FusedList<int> vec_ptr_key_;                        // per pointer: a value (At), or ~output
   FusedList<float*> vec_ptrs_;                        // the pointers for the current block
+  // Steps whose memory operand is a repeating input that is gathered per block (a per-row value
+  // broadcast along the row): (step, input). Where a block lies within one repeat, such a step
+  // reads the value as its scalar instead, and the input is not gathered for that block.
+  FusedList<std::pair<int, int>> vec_repeats_;
 };
 
 // Elements e0 + r * ld + [0, cols) for r in [0, rows) of a product's row-major result are final.

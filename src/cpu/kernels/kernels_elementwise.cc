@@ -539,7 +539,9 @@ void FusedBlockEval::PlanVec(int keep) {
   // is cheaper than the steps' (a negate from L1: 1.3-1.6 against 2.4-2.8 cycles per 16 floats).
   // Runs shorter than a block stay on blocks too: planning costs about 0.3 us, a fifth of a tiny
   // program's Execute, for nothing measurable gained.
-  if (!run || num_ops < 2 || p_.num_elements < kFusedBlock) return;
+  bool row_values = false;  // see below
+  for (int i = 0; i < num_inputs; ++i) row_values |= in_.period[i] > 1 && in_.inner[i] >= kFusedBlock;
+  if (!run || (num_ops < 2 && !row_values) || p_.num_elements < kFusedBlock) return;
   auto splat = [&](int v) { return v < num_inputs && in_.splat[v]; };
   for (const FusedParams::Op& op : p_.ops) {
     const bool clamp = op.vec == VecOp::kClamp && op.general && splat(op.in0) && splat(op.in2);
@@ -555,7 +557,11 @@ void FusedBlockEval::PlanVec(int keep) {
   for (const FusedParams::Op& op : p_.ops)
     heavy += op.vec == VecOp::kDiv || op.vec == VecOp::kSqrt || op.vec == VecOp::kRsqrt ||
              (op.vec >= VecOp::kExp && op.vec <= VecOp::kErf);
-  if (heavy == 0 && num_ops < 4) return;
+  // A per-row value broadcast along rows of at least a block (layer norm's x - mean, softmax's
+  // division by the sums) is read as a scalar by the steps (see Run), where the block loops
+  // would write it out and read it back each block: (x - mean)^2 summed over 1024 rows of 1024
+  // took 328 us in blocks, 200 us in registers.
+  if (heavy == 0 && num_ops < 4 && !row_values) return;
   std::vector<int> reads_after_next(num_ops, 0);  // per op: reads by ops other than the next one
   for (int k = 0; k < num_ops; ++k) {
     const FusedParams::Op& op = p_.ops[k];
@@ -622,6 +628,13 @@ void FusedBlockEval::PlanVec(int keep) {
   }
   vec_steps_ = std::move(steps);
   vec_ptrs_.assign(vec_ptr_key_.size(), nullptr);
+  for (size_t i = 0; i < vec_steps_.size(); ++i) {
+    const VecStep& s = vec_steps_[i];
+    if ((s.kind != VecStep::kLoad && s.kind != VecStep::kBinary) || s.form != VecStep::kMemory) continue;
+    const int key = vec_ptr_key_[static_cast<size_t>(s.ptr)];
+    if (key >= 0 && key < num_inputs && gathered_[static_cast<size_t>(key)] && in_.inner[static_cast<size_t>(key)] > 1)
+      vec_repeats_.push_back({static_cast<int>(i), key});
+  }
   vec_run_ = run;
 }
 
@@ -681,8 +694,23 @@ void FusedBlockEval::Finish() {
 
 void FusedBlockEval::Run(int64_t start, int64_t count) {
   const size_t num_inputs = in_.ptr.size();
+  // A per-row value repeated over the whole block (layer norm's mean and deviation, softmax's
+  // maximum and sum, rows of at least a block) is read by the register steps as a scalar: no
+  // block of copies to write and read back.
+  uint64_t as_scalar = 0;  // inputs (< 64) read as scalars in this block
+  for (const auto& [step, i] : vec_repeats_) {
+    VecStep& s = vec_steps_[static_cast<size_t>(step)];
+    const int64_t inner = in_.inner[static_cast<size_t>(i)];
+    if (i < 64 && start % inner + count <= inner) {
+      s.form = VecStep::kScalar;
+      std::memcpy(&s.scalar, in_.ptr[static_cast<size_t>(i)] + (start / inner % in_.period[static_cast<size_t>(i)]) * 4, 4);
+      as_scalar |= uint64_t{1} << i;
+    } else {
+      s.form = VecStep::kMemory;
+    }
+  }
   for (size_t i = 0; i < num_inputs; ++i) {
-    if (!gathered_[i]) continue;
+    if (!gathered_[i] || (i < 64 && (as_scalar >> i) & 1)) continue;
     const int64_t es = p_.input_bytes[i], per = in_.period[i], inner = in_.inner[i];
     uint8_t* dst = gathered_[i];
     if (inner == 1) {
