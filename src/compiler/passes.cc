@@ -350,9 +350,11 @@ void ComputeReleases(Program& prog) {
   }
 }
 
-// A fast reduction whose input is the only output of a fused elementwise run, read by nothing
-// else, absorbs the run: the reduction computes its input block by block and the array is never
-// stored (sum(x * x), softmax denominators, losses).
+// A fast reduction whose input is the only output of a fused elementwise run absorbs the run:
+// the reduction computes its input block by block, and the array is never stored (sum(x * x),
+// losses) or, when later steps read it too, stored as a second result of the reduction as its
+// blocks are folded (softmax's exponentials, divided by their sums next: one pass over them
+// instead of two).
 void FuseReductions(Program& prog) {
   for (Step& s : prog.steps)
     for (auto& r : s.regions) FuseReductions(*r);
@@ -372,7 +374,19 @@ void FuseReductions(Program& prog) {
     Step& r = prog.steps[i];
     if (!cpu::IsFastReduce(r)) continue;
     auto f = producer.find(r.in[0]);
-    if (f == producer.end() || f->second > i || readers[r.in[0]] != 1) continue;
+    if (f == producer.end() || f->second > i) continue;
+    // Other readers keep the run's array, which is then defined at the reduction's place: none
+    // may read it before.
+    const bool keep_value = readers[r.in[0]] != 1;
+    if (keep_value) {
+      bool read_between = false;
+      for (size_t j = f->second + 1; j < i && !read_between; ++j) {
+        std::vector<int> uses = prog.steps[j].in;
+        for (const auto& region : prog.steps[j].regions) CollectUses(*region, &uses);
+        read_between = std::count(uses.begin(), uses.end(), r.in[0]) > 0;
+      }
+      if (read_between) continue;
+    }
     const Step& run = prog.steps[f->second];
     const cpu::ReduceParams& rp = r.Params<cpu::ReduceParams>();
     const cpu::FusedParams& fp = run.Params<cpu::FusedParams>();
@@ -386,7 +400,7 @@ void FuseReductions(Program& prog) {
     p->input_dims = dims;
     for (size_t k = 0; k < p->producer.ops.size(); ++k)
       if (p->producer.ops[k].output == 0) {
-        p->producer.ops[k].output = -1;  // computed into a block buffer, never stored
+        if (!keep_value) p->producer.ops[k].output = -1;  // computed into a block buffer, never stored
         p->input_op = k;
       }
     Step merged;
@@ -397,6 +411,10 @@ void FuseReductions(Program& prog) {
     merged.in.push_back(r.in[1]);
     merged.out = r.out;
     merged.out_types = r.out_types;
+    if (keep_value) {
+      merged.out.push_back(run.out[0]);
+      merged.out_types.push_back(run.out_types[0]);
+    }
     merged.params = p;
     r = std::move(merged);
     absorbed[f->second] = true;

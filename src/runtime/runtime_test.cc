@@ -345,6 +345,9 @@ func.func @main(%dy: tensor<48x40xf32>, %x: tensor<48x72xf32>) -> (tensor<72x40x
 // A reduction absorbs the fused run that computes its input, and gives the same bits as the
 // unfused program (where the run's result is also returned, so it must be stored).
 TEST(FusionTest, ReductionsAbsorbTheirProducerRun) {
+  // The runs feeding the reductions are absorbed (kFused); when the runs' values are results too
+  // (kKept), each reduction still absorbs its run and stores the value as its second result. Both
+  // give the bits of the reductions run apart from the runs (kValues, then kSums).
   const char* kFused = R"(
 func.func @main(%x: tensor<300x1000xf32>, %b: tensor<1000xf32>) -> (tensor<300xf32>, tensor<1000xf32>) {
   %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<1000xf32>) -> tensor<300x1000xf32>
@@ -357,35 +360,58 @@ func.func @main(%x: tensor<300x1000xf32>, %b: tensor<1000xf32>) -> (tensor<300xf
   %cols = stablehlo.reduce(%t init: %z) applies stablehlo.maximum across dimensions = [0] : (tensor<300x1000xf32>, tensor<f32>) -> tensor<1000xf32>
   return %rows, %cols : tensor<300xf32>, tensor<1000xf32>
 })";
-  std::string unfused = kFused;
-  unfused.replace(unfused.find("-> (tensor<300xf32>, tensor<1000xf32>)"), 38,
-                  "-> (tensor<300xf32>, tensor<1000xf32>, tensor<300x1000xf32>, tensor<300x1000xf32>)");
-  unfused.replace(unfused.find("return %rows, %cols : tensor<300xf32>, tensor<1000xf32>"), 55,
-                  "return %rows, %cols, %s, %t : tensor<300xf32>, tensor<1000xf32>, tensor<300x1000xf32>, tensor<300x1000xf32>");
+  std::string kept = kFused;
+  kept.replace(kept.find("-> (tensor<300xf32>, tensor<1000xf32>)"), 38,
+               "-> (tensor<300xf32>, tensor<1000xf32>, tensor<300x1000xf32>, tensor<300x1000xf32>)");
+  kept.replace(kept.find("return %rows, %cols : tensor<300xf32>, tensor<1000xf32>"), 55,
+               "return %rows, %cols, %s, %t : tensor<300xf32>, tensor<1000xf32>, tensor<300x1000xf32>, tensor<300x1000xf32>");
+  const char* kValues = R"(
+func.func @main(%x: tensor<300x1000xf32>, %b: tensor<1000xf32>) -> (tensor<300x1000xf32>, tensor<300x1000xf32>) {
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<1000xf32>) -> tensor<300x1000xf32>
+  %y = stablehlo.subtract %x, %bb : tensor<300x1000xf32>
+  %s = stablehlo.multiply %y, %y : tensor<300x1000xf32>
+  %t = stablehlo.multiply %y, %x : tensor<300x1000xf32>
+  return %s, %t : tensor<300x1000xf32>, tensor<300x1000xf32>
+})";
+  const char* kSums = R"(
+func.func @main(%s: tensor<300x1000xf32>, %t: tensor<300x1000xf32>) -> (tensor<300xf32>, tensor<1000xf32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %rows = stablehlo.reduce(%s init: %z) applies stablehlo.add across dimensions = [1] : (tensor<300x1000xf32>, tensor<f32>) -> tensor<300xf32>
+  %cols = stablehlo.reduce(%t init: %z) applies stablehlo.maximum across dimensions = [0] : (tensor<300x1000xf32>, tensor<f32>) -> tensor<1000xf32>
+  return %rows, %cols : tensor<300xf32>, tensor<1000xf32>
+})";
   cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {300, 1000}});
   cpu::Array b = cpu::Array::Allocate({ir::ElemKind::kF32, {1000}});
   for (int i = 0; i < 300000; ++i) x.mutable_as<float>()[i] = static_cast<float>((int64_t{i} * 7919) % 1000) * 0.001f - 0.4f;
   for (int j = 0; j < 1000; ++j) b.mutable_as<float>()[j] = static_cast<float>(j % 13) * 0.01f;
-  std::vector<std::vector<cpu::RtValue>> results;
-  for (const std::string& text : {std::string(kFused), unfused}) {
+  auto run = [](const std::string& text, std::vector<cpu::RtValue> args, std::vector<std::string>* names) {
     auto exe = CompileText(text);
-    ASSERT_TRUE(exe.ok()) << exe.status();
-    if (results.empty()) {  // the fused program: one step per reduction, nothing else
-      const std::vector<std::string> names = StepNames(**exe);
-      const std::string fused = "fusion(stablehlo.subtract, stablehlo.multiply, stablehlo.reduce)";
-      EXPECT_EQ(names, (std::vector<std::string>{"stablehlo.constant", fused, fused}));
-    } else {
-      EXPECT_GE((*exe)->program->steps.size(), 4u);
-    }
-    auto out = (*exe)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(b)});
-    ASSERT_TRUE(out.ok()) << out.status();
-    results.push_back(std::move(*out));
-  }
-  for (int k = 0; k < 2; ++k) {
-    const cpu::Array& f = results[0][k].array;
-    const cpu::Array& u = results[1][k].array;
-    ASSERT_EQ(f.ByteSize(), u.ByteSize());
-    EXPECT_EQ(std::memcmp(f.data(), u.data(), f.ByteSize()), 0) << "output " << k;
+    EXPECT_TRUE(exe.ok()) << exe.status();
+    if (!exe.ok()) return std::vector<cpu::RtValue>();
+    if (names) *names = StepNames(**exe);
+    auto out = (*exe)->Run(std::move(args));
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? std::move(*out) : std::vector<cpu::RtValue>();
+  };
+  const std::string fused = "fusion(stablehlo.subtract, stablehlo.multiply, stablehlo.reduce)";
+  std::vector<std::string> names;
+  const std::vector<cpu::RtValue> f = run(kFused, {cpu::RtValue::Of(x), cpu::RtValue::Of(b)}, &names);
+  EXPECT_EQ(names, (std::vector<std::string>{"stablehlo.constant", fused, fused}));
+  const std::vector<cpu::RtValue> k = run(kept, {cpu::RtValue::Of(x), cpu::RtValue::Of(b)}, &names);
+  EXPECT_EQ(names, (std::vector<std::string>{"stablehlo.constant", fused, fused}));
+  const std::vector<cpu::RtValue> values = run(kValues, {cpu::RtValue::Of(x), cpu::RtValue::Of(b)}, nullptr);
+  ASSERT_EQ(values.size(), 2u);
+  const std::vector<cpu::RtValue> sums = run(kSums, values, nullptr);
+  ASSERT_EQ(f.size(), 2u);
+  ASSERT_EQ(k.size(), 4u);
+  ASSERT_EQ(sums.size(), 2u);
+  auto same = [](const cpu::RtValue& a, const cpu::RtValue& b) {
+    return a.array.ByteSize() == b.array.ByteSize() && std::memcmp(a.array.data(), b.array.data(), a.array.ByteSize()) == 0;
+  };
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(same(f[i], sums[i])) << "absorbed reduction " << i;
+    EXPECT_TRUE(same(k[i], sums[i])) << "reduction " << i << " that keeps its run's value";
+    EXPECT_TRUE(same(k[2 + i], values[i])) << "kept value " << i;
   }
 }
 

@@ -64,6 +64,9 @@ class FusedBlockEval {
   void Run(int64_t start, int64_t count);
   void Finish();
   const uint8_t* Value(size_t op) const { return buffers_[buffer_of_[op]]; }
+  // The block of op's value that Run(start, ...) computed: its output's elements when it has
+  // one, else Value(op).
+  const uint8_t* ValueAt(size_t op, int64_t start) { return At(static_cast<int>(in_.ptr.size() + op), start); }
 
  private:
   uint8_t* At(int value, int64_t start);

@@ -143,7 +143,7 @@ struct FusedSource {
   size_t op;  // the run's op whose values are the reduction's input
   const S* Get(int64_t offset, int64_t len) {
     eval.Run(offset, len);
-    return reinterpret_cast<const S*>(eval.Value(op));
+    return reinterpret_cast<const S*>(eval.ValueAt(op, offset));
   }
 };
 
@@ -409,13 +409,19 @@ void FusedReduce(const Step& s, ExecState& st) {
   std::fill_n(acc.get(), n_out, T::Load(*init.as<S>()));
   const Blocks bl = MakeBlocks(p.input_dims, p.reduce.dims);
   if (!bl.ok) return st.Fail(s, absl::InternalError("fused reduction over a non-contiguous arrangement"));
+  // A second result: the run's value itself, which others read too (softmax's exponentials,
+  // divided by their sums next), written as its blocks are computed and folded.
+  std::vector<Array> values;
+  if (s.out.size() == 2) values.push_back(Array::Allocate(s.out_types[1]));
+  std::vector<Array>* outs = values.empty() ? nullptr : &values;
   if (p.producer.num_elements > 0) {
     ReduceBlocks<Op, T>(bl, p.producer.num_elements, acc.get(), st,
-                        [&] { return FusedSource<S>{FusedBlockEval(p.producer, in, nullptr, false, false, static_cast<int>(p.input_op)), p.input_op}; });
+                        [&] { return FusedSource<S>{FusedBlockEval(p.producer, in, outs, false, false, static_cast<int>(p.input_op)), p.input_op}; });
   }
   auto* out = r.mutable_as<S>();
   for (int64_t i = 0; i < n_out; ++i) out[i] = T::Store(acc[i]);
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
+  if (outs) st.slots[s.out[1]] = RtValue::Of(std::move(values[0]));
 }
 
 // The next `steps` elements of every lane into dst, step-major (dst[j * ld + t] = the element at
