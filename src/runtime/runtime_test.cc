@@ -1,5 +1,6 @@
 // Unit tests of the runtime: events, compile options, buffers and executions.
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <chrono>
 #include <new>
@@ -412,6 +413,60 @@ func.func @main(%s: tensor<300x1000xf32>, %t: tensor<300x1000xf32>) -> (tensor<3
     EXPECT_TRUE(same(f[i], sums[i])) << "absorbed reduction " << i;
     EXPECT_TRUE(same(k[i], sums[i])) << "reduction " << i << " that keeps its run's value";
     EXPECT_TRUE(same(k[2 + i], values[i])) << "kept value " << i;
+  }
+}
+
+// Row maxima and minima (a vmaxps loop with NaNs noted beside it and the sign of a zero result
+// settled afterwards) give the IEEE maximum / minimum: +0 over -0 for max, -0 over +0 for min,
+// the quiet NaN when a row holds any NaN; rows of 64 elements and more, with the special values
+// at the start, the middle and the tail.
+TEST(FusionTest, RowMaximaKeepTheSignOfZeroAndGiveNaN) {
+  const int64_t kRows = 12;
+  for (int64_t n : {64, 65, 100, 2048}) {
+    const std::string t = "tensor<" + std::to_string(kRows) + "x" + std::to_string(n) + "xf32>";
+    const std::string r = "tensor<" + std::to_string(kRows) + "xf32>";
+    auto exe = CompileText(
+        "func.func @main(%x: " + t + ") -> (" + r + ", " + r + ") {\n" +
+        "  %lo = stablehlo.constant dense<0xFF800000> : tensor<f32>\n" +
+        "  %hi = stablehlo.constant dense<0x7F800000> : tensor<f32>\n" +
+        "  %a = stablehlo.reduce(%x init: %lo) applies stablehlo.maximum across dimensions = [1] : (" + t + ", tensor<f32>) -> " + r + "\n" +
+        "  %b = stablehlo.reduce(%x init: %hi) applies stablehlo.minimum across dimensions = [1] : (" + t + ", tensor<f32>) -> " + r + "\n" +
+        "  return %a, %b : " + r + ", " + r + "\n}\n");
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {kRows, n}});
+    float* v = x.mutable_as<float>();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (int64_t row = 0; row < kRows; ++row) {
+      float* e = v + row * n;
+      const int64_t at = row % 3 == 0 ? 0 : row % 3 == 1 ? n / 2 : n - 1;
+      for (int64_t k = 0; k < n; ++k) e[k] = row < 4 ? -0.0f : row < 8 ? 0.0f : -1.0f - static_cast<float>(k % 7);
+      if (row < 4) e[at] = 0.0f;          // one +0 among -0s: max +0, min -0
+      else if (row < 8) e[at] = -0.0f;    // one -0 among +0s: max +0, min -0
+      else if (row < 11) e[at] = nan;     // a NaN
+      if (row == 3) e[at] = -0.0f;        // all -0: both -0
+      if (row == 7) e[at] = 0.0f;         // all +0: both +0
+    }
+    auto out = (*exe)->Run({cpu::RtValue::Of(x)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int64_t row = 0; row < kRows; ++row) {
+      // The reference: IEEE maximum / minimum folded in order from the init value.
+      float mx = -std::numeric_limits<float>::infinity(), mn = std::numeric_limits<float>::infinity();
+      bool any_nan = false;
+      for (int64_t k = 0; k < n; ++k) {
+        const float e = v[row * n + k];
+        any_nan |= e != e;
+        if (e > mx || (e == 0 && mx == 0 && !std::signbit(e))) mx = e;
+        if (e < mn || (e == 0 && mn == 0 && std::signbit(e))) mn = e;
+      }
+      const float got_max = (*out)[0].array.template as<float>()[row];
+      const float got_min = (*out)[1].array.template as<float>()[row];
+      if (any_nan) {
+        EXPECT_TRUE(std::isnan(got_max) && std::isnan(got_min)) << "n " << n << " row " << row;
+        continue;
+      }
+      EXPECT_EQ(std::bit_cast<uint32_t>(got_max), std::bit_cast<uint32_t>(mx)) << "max, n " << n << " row " << row;
+      EXPECT_EQ(std::bit_cast<uint32_t>(got_min), std::bit_cast<uint32_t>(mn)) << "min, n " << n << " row " << row;
+    }
   }
 }
 

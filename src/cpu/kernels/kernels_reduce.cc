@@ -2,6 +2,8 @@
 // (argmax's and argmin's, variadic reductions) evaluated for many accumulators at once
 // (LaneRegion); any other reducer region once per element (the oracle path).
 #include <algorithm>
+#include <bit>
+#include <limits>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -156,10 +158,58 @@ struct FusedSource {
 // NaN), so their result does not depend on the order: they fold in 64 lanes (four vector
 // accumulators whose compare-and-blend chains overlap; one chain of 16 ran at half the memory's
 // speed, 1.07 ms against the sum's 0.60 ms for 2048 rows of 2048), the sum keeps its 16.
+//
+// Max and min over rows of 64 elements or more keep only the ordered pick (a > b ? a : b, one
+// vmaxps) in the loop and note NaNs beside it: any NaN gives the quiet NaN, and a result of zero
+// takes its sign from a second look at the row (max: +0 if any element is +0; min: -0 if any is
+// -0), which the IEEE operation would have chosen. Maxima of 2048 rows of 2048: 632 -> 519 us at
+// one thread (XLA:CPU 565 us).
+template <BinaryOp Op>
+[[gnu::always_inline]] inline void FoldRowPickBody(const float* __restrict x, int64_t n, float* __restrict result) {
+  constexpr bool kMax = Op == BinaryOp::kMax;
+  constexpr int kLanes = 64;
+  float lane[kLanes];
+  int32_t nan[kLanes];
+  for (int j = 0; j < kLanes; ++j) {
+    lane[j] = x[j];
+    nan[j] = x[j] != x[j];
+  }
+  int64_t i = kLanes;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      const float v = x[i + j];
+      lane[j] = kMax ? (v > lane[j] ? v : lane[j]) : (v < lane[j] ? v : lane[j]);
+      nan[j] |= v != v;
+    }
+  for (int j = 0; i < n; ++i, ++j) {
+    const float v = x[i];
+    lane[j] = kMax ? (v > lane[j] ? v : lane[j]) : (v < lane[j] ? v : lane[j]);
+    nan[j] |= v != v;
+  }
+  int32_t any_nan = 0;
+  for (int j = 0; j < kLanes; ++j) any_nan |= nan[j];
+  if (any_nan) {
+    *result = std::numeric_limits<float>::quiet_NaN();
+    return;
+  }
+  float m = lane[0];
+  for (int j = 1; j < kLanes; ++j) m = kMax ? (lane[j] > m ? lane[j] : m) : (lane[j] < m ? lane[j] : m);
+  if (m == 0) {
+    const uint32_t preferred = kMax ? 0u : 0x80000000u;  // +0 for max, -0 for min
+    int32_t found = 0;
+    for (int64_t k = 0; k < n; ++k) found |= std::bit_cast<uint32_t>(x[k]) == preferred;
+    m = std::bit_cast<float>(found ? preferred : preferred ^ 0x80000000u);
+  }
+  *result = m;
+}
+
 template <BinaryOp Op>
 [[gnu::always_inline]] inline void FoldRowLanesBody(const float* __restrict x, int64_t n, float* __restrict result) {
   using T = Traits<ElemKind::kF32>;
   constexpr int kLanes = (Op == BinaryOp::kMax || Op == BinaryOp::kMin) ? 64 : 16;
+  if constexpr (Op == BinaryOp::kMax || Op == BinaryOp::kMin) {
+    if (n >= kLanes) return FoldRowPickBody<Op>(x, n, result);
+  }
   if (kLanes > 16 && n < 2 * kLanes) {
     float lane[16];
     for (int j = 0; j < 16; ++j) lane[j] = x[j];
