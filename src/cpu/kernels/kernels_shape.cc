@@ -72,7 +72,19 @@ void BroadcastInDim(const Step& s, ExecState& st) {
   const auto& dims = s.Params<BroadcastParams>().dims;
   Array r = Array::Allocate(s.out_types[0]);
   if (a.NumElements() == 1) {
-    FillRepeated(r.mutable_data(), a.data(), r.type().ElementSize(), r.NumElements());
+    // Large fills (a scatter-add gradient's zeros: 25.6 MB took 0.93 ms at one thread or two)
+    // in pieces of at least 1 MiB over the threads.
+    const int64_t es = r.type().ElementSize(), n = r.NumElements();
+    const int64_t per = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, es));
+    const int64_t pieces = std::min<int64_t>((n + per - 1) / per, 4 * st.threads());
+    if (pieces <= 1) {
+      FillRepeated(r.mutable_data(), a.data(), es, n);
+    } else {
+      st.ParallelFor(pieces, [&](int64_t p) {
+        const int64_t i0 = n * p / pieces, i1 = n * (p + 1) / pieces;
+        FillRepeated(r.mutable_data() + i0 * es, a.data(), es, i1 - i0);
+      });
+    }
     st.slots[s.out[0]] = RtValue::Of(std::move(r));
     return;
   }
