@@ -389,9 +389,11 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
       std::vector<ElemKind> want = kinds;
       want.insert(want.end(), kinds.begin(), kinds.end());  // inputs, then init values
       std::vector<int> in = OperandsAs(op, env, prog, want);
-      if (p->has_arg && p->dims.size() == 1) {
+      if (p->has_arg && p->dims.size() == 1 && cpu::IsArgReduceKernel(fn)) {
         // argmax's indices: an iota along the reduced dimension need not be read (and, when
-        // nothing else reads it, DropUnreadSteps removes it).
+        // nothing else reads it, DropUnreadSteps removes it). Only the arg loops know positions:
+        // values of other kinds (i8, f8, ...) and unsigned indices take the generic reduction,
+        // which reads the iota.
         const ir::Operation* iota = op.operands[1]->def;
         p->arg_positions = iota && iota->code == OpCode::kIota && Int(*iota, "iota_dimension", -1) == p->dims[0];
         if (p->arg_positions) in[1] = in[3];

@@ -159,6 +159,9 @@ struct ReduceParams {
   bool arg_positions = false;
 };
 absl::StatusOr<KernelFn> SelectReduce(const ReduceParams& p, const std::vector<ElemKind>& kinds);
+// Whether `fn` (from SelectReduce) is an arg reducer's loop, the only kernel that may take its
+// indices as positions (ReduceParams::arg_positions); the generic reduction reads them.
+bool IsArgReduceKernel(KernelFn fn);
 // Whether `s` is a reduce step with a single-op reducer over one input (a candidate for
 // absorbing the elementwise run that produces its input).
 bool IsFastReduce(const Step& s);

@@ -700,6 +700,11 @@ absl::StatusOr<KernelFn> SelectReduce(const ReduceParams& p, const std::vector<E
   return &GenericReduce;
 }
 
+bool IsArgReduceKernel(KernelFn fn) {
+  // SelectReduce gives a reducer of two results its arg loop or the generic reduction.
+  return fn != nullptr && fn != &GenericReduce;
+}
+
 bool IsFastReduce(const Step& s) {
   // Decided by the kernel alone: only then are the step's params known to be ReduceParams.
   if (!s.fn || s.in.size() != 2 || s.out_types.size() != 1) return false;
