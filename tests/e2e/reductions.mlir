@@ -261,3 +261,42 @@ func.func @main() {
   check.expect_eq_const %mx3, dense<299.0> : tensor<2xf32>
   return
 }
+
+// -----
+
+// argmax over values without an arg loop of their own (i8, f8E4M3FN) takes the generic
+// reduction, which must read the iota's indices (the arg loops take them as positions).
+func.func @argmax_rows_generic_kinds_read_the_iota() {
+  %x = stablehlo.constant dense<[[1, 5, 3, 7, 2, 7, 0, 4], [9, 1, 9, 3, 2, 8, 0, 4]]> : tensor<2x8xi8>
+  %iota = stablehlo.iota dim = 1 : tensor<2x8xi32>
+  %initv = stablehlo.constant dense<-128> : tensor<i8>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.reduce(%x init: %initv), (%iota init: %zero) across dimensions = [1] : (tensor<2x8xi8>, tensor<2x8xi32>, tensor<i8>, tensor<i32>) -> (tensor<2xi8>, tensor<2xi32>)
+   reducer(%a: tensor<i8>, %c: tensor<i8>) (%b: tensor<i32>, %d: tensor<i32>) {
+    %p = stablehlo.compare GT, %a, %c, SIGNED : (tensor<i8>, tensor<i8>) -> tensor<i1>
+    %eq = stablehlo.compare EQ, %a, %c, SIGNED : (tensor<i8>, tensor<i8>) -> tensor<i1>
+    %lt = stablehlo.compare LT, %b, %d, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %an = stablehlo.and %eq, %lt : tensor<i1>
+    %q = stablehlo.or %p, %an : tensor<i1>
+    %v = stablehlo.select %p, %a, %c : tensor<i1>, tensor<i8>
+    %i = stablehlo.select %q, %b, %d : tensor<i1>, tensor<i32>
+    stablehlo.return %v, %i : tensor<i8>, tensor<i32>
+  }
+  check.expect_eq_const %r#0, dense<[7, 9]> : tensor<2xi8>
+  check.expect_eq_const %r#1, dense<[3, 0]> : tensor<2xi32>
+  %f = stablehlo.convert %x : (tensor<2x8xi8>) -> tensor<2x8xf8E4M3FN>
+  %finit = stablehlo.constant dense<-448.0> : tensor<f8E4M3FN>
+  %s:2 = stablehlo.reduce(%f init: %finit), (%iota init: %zero) across dimensions = [1] : (tensor<2x8xf8E4M3FN>, tensor<2x8xi32>, tensor<f8E4M3FN>, tensor<i32>) -> (tensor<2xf8E4M3FN>, tensor<2xi32>)
+   reducer(%a: tensor<f8E4M3FN>, %c: tensor<f8E4M3FN>) (%b: tensor<i32>, %d: tensor<i32>) {
+    %p = stablehlo.compare GT, %a, %c, FLOAT : (tensor<f8E4M3FN>, tensor<f8E4M3FN>) -> tensor<i1>
+    %eq = stablehlo.compare EQ, %a, %c, FLOAT : (tensor<f8E4M3FN>, tensor<f8E4M3FN>) -> tensor<i1>
+    %lt = stablehlo.compare LT, %b, %d, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %an = stablehlo.and %eq, %lt : tensor<i1>
+    %q = stablehlo.or %p, %an : tensor<i1>
+    %v = stablehlo.select %p, %a, %c : tensor<i1>, tensor<f8E4M3FN>
+    %i = stablehlo.select %q, %b, %d : tensor<i1>, tensor<i32>
+    stablehlo.return %v, %i : tensor<f8E4M3FN>, tensor<i32>
+  }
+  check.expect_eq_const %s#1, dense<[3, 0]> : tensor<2xi32>
+  func.return
+}
