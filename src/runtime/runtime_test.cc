@@ -470,6 +470,58 @@ TEST(FusionTest, RowMaximaKeepTheSignOfZeroAndGiveNaN) {
   }
 }
 
+// Transposes whose result's last dimension is strided in the source go tile by tile (on the
+// threads when large); every permutation of a few shapes and element sizes against the
+// definition, result[i] = x[i permuted].
+TEST(FusionTest, TiledTransposesMoveEveryElement) {
+  struct Case {
+    std::vector<int64_t> dims;
+    const char* kind;
+    int64_t es;
+  };
+  const std::vector<Case> cases = {{{130, 70}, "f32", 4}, {{3, 9, 33}, "f16", 2}, {{2, 16, 8, 24}, "i8", 1},
+                                   {{9, 17, 2}, "f64", 8}, {{600, 700}, "f32", 4}};
+  for (const Case& c : cases) {
+    std::vector<int64_t> perm(c.dims.size());
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
+    do {
+      std::vector<int64_t> out_dims;
+      for (int64_t q : perm) out_dims.push_back(c.dims[static_cast<size_t>(q)]);
+      auto type = [&](const std::vector<int64_t>& d) {
+        std::string t = "tensor<";
+        for (int64_t x : d) t += std::to_string(x) + "x";
+        return t + c.kind + ">";
+      };
+      std::string dims_list;
+      for (size_t i = 0; i < perm.size(); ++i) dims_list += (i ? ", " : "") + std::to_string(perm[i]);
+      auto exe = CompileText("func.func @main(%x: " + type(c.dims) + ") -> " + type(out_dims) + " {\n" +
+                             "  %t = stablehlo.transpose %x, dims = [" + dims_list + "] : (" + type(c.dims) + ") -> " +
+                             type(out_dims) + "\n  return %t : " + type(out_dims) + "\n}\n");
+      ASSERT_TRUE(exe.ok()) << exe.status();
+      const ir::ElemKind kind = c.es == 1 ? ir::ElemKind::kI8 : c.es == 2 ? ir::ElemKind::kF16
+                               : c.es == 4 ? ir::ElemKind::kF32 : ir::ElemKind::kF64;
+      cpu::Array x = cpu::Array::Allocate({kind, c.dims});
+      for (int64_t i = 0; i < x.ByteSize(); ++i) x.mutable_data()[i] = static_cast<uint8_t>(i * 131 + i / 7);
+      auto out = (*exe)->Run({cpu::RtValue::Of(x)});
+      ASSERT_TRUE(out.ok()) << out.status();
+      const cpu::Array& y = (*out)[0].array;
+      const std::vector<int64_t> in_strides = cpu::RowMajorStrides(c.dims);
+      std::vector<int64_t> idx(out_dims.size(), 0);
+      int64_t wrong = 0;
+      for (int64_t e = 0; e < y.NumElements(); ++e) {
+        int64_t src = 0;
+        for (size_t k = 0; k < idx.size(); ++k) src += idx[k] * in_strides[static_cast<size_t>(perm[k])];
+        wrong += std::memcmp(y.data() + e * c.es, x.data() + src * c.es, static_cast<size_t>(c.es)) != 0;
+        for (size_t k = idx.size(); k-- > 0;) {
+          if (++idx[k] < out_dims[k]) break;
+          idx[k] = 0;
+        }
+      }
+      EXPECT_EQ(wrong, 0) << type(c.dims) << " dims = [" << dims_list << "]";
+    } while (std::next_permutation(perm.begin(), perm.end()));
+  }
+}
+
 // Binary ops of a fused run read splat operands as one element, on either side, and block
 // buffers are recycled once their values are dead: the values stay those of the plain ops.
 TEST(FusionTest, SplatOperandsAndRecycledBuffersGiveThePlainValues) {

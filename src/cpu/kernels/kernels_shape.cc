@@ -101,12 +101,79 @@ void Reshape(const Step& s, ExecState& st) {
   st.slots[s.out[0]] = RtValue::Of(st.slots[s.in[0]].array.Reshaped(s.out_types[0]));
 }
 
+// The plane of result dimensions p (contiguous in the source) and last (contiguous in the
+// result) in kTile x kTile tiles, so that each tile's source rows and result rows stay in L1:
+// walking the result in order read the source a column at a time, one cache line (and, for
+// rows 4 KiB apart, one set of L1) per element: a 1024 x 1024 f32 transpose took 4.4 ms.
+template <typename U>
+void TransposePlane(const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols, int64_t src_col_stride,
+                    int64_t dst_row_stride) {
+  constexpr int64_t kTile = 64 / static_cast<int64_t>(sizeof(U)) < 8 ? 8 : 64 / static_cast<int64_t>(sizeof(U));
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      const int64_t i1 = std::min(rows, i0 + kTile), j1 = std::min(cols, j0 + kTile);
+      for (int64_t i = i0; i < i1; ++i) {
+        U* d = reinterpret_cast<U*>(dst + i * dst_row_stride);
+        const uint8_t* sp = src + i * static_cast<int64_t>(sizeof(U));
+        for (int64_t j = j0; j < j1; ++j) std::memcpy(&d[j], sp + j * src_col_stride, sizeof(U));
+      }
+    }
+}
+
+// A transpose whose result's last dimension is strided in the source while another of its
+// dimensions is contiguous there, tile by tile (TransposePlane) for every index of the other
+// dimensions, on the threads when large; false for anything else.
+bool TiledTranspose(ExecState& st, const std::vector<int64_t>& count, const uint8_t* src,
+                    const std::vector<int64_t>& ss, uint8_t* dst, int64_t es) {
+  const size_t rank = count.size();
+  if (rank < 2 || (es != 1 && es != 2 && es != 4 && es != 8) || ss[rank - 1] == es) return false;
+  size_t p = rank;
+  for (size_t d = 0; d + 1 < rank; ++d)
+    if (ss[d] == es) p = d;
+  if (p == rank || count[p] < 8 || count[rank - 1] < 8) return false;
+  const std::vector<int64_t> ds = RowMajorStrides(count);
+  std::vector<int64_t> outer_dims;  // the other dimensions
+  for (size_t d = 0; d + 1 < rank; ++d)
+    if (d != p) outer_dims.push_back(static_cast<int64_t>(d));
+  int64_t planes = 1;
+  for (int64_t d : outer_dims) planes *= count[d];
+  const int64_t rows = count[p], cols = count[rank - 1];
+  // Pieces: planes, or bands of rows of one plane.
+  const int64_t bands = planes >= 2 * st.threads() || planes * rows * cols * es < (int64_t{1} << 20)
+                            ? 1 : std::min<int64_t>(4 * st.threads(), (rows + 63) / 64);
+  st.ParallelFor(planes * bands, [&](int64_t piece) {
+    int64_t q = piece / bands, s_off = 0, d_off = 0;
+    for (size_t k = outer_dims.size(); k-- > 0;) {
+      const int64_t d = outer_dims[k], i = q % count[d];
+      q /= count[d];
+      s_off += i * ss[d];
+      d_off += i * ds[d] * es;
+    }
+    const int64_t band = piece % bands, r0 = rows * band / bands, r1 = rows * (band + 1) / bands;
+    const uint8_t* sp = src + s_off + r0 * es;
+    uint8_t* dp = dst + d_off + r0 * ds[p] * es;
+    const int64_t n = r1 - r0, cs = ss[rank - 1], rs = ds[p] * es;
+    switch (es) {
+      case 1: return TransposePlane<uint8_t>(sp, dp, n, cols, cs, rs);
+      case 2: return TransposePlane<uint16_t>(sp, dp, n, cols, cs, rs);
+      case 4: return TransposePlane<uint32_t>(sp, dp, n, cols, cs, rs);
+      default: return TransposePlane<uint64_t>(sp, dp, n, cols, cs, rs);
+    }
+  });
+  return true;
+}
+
 void Transpose(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
   const auto& perm = s.Params<TransposeParams>().perm;
   Array r = Array::Allocate(s.out_types[0]);
   std::vector<int64_t> in_stride = ByteStrides(a.type()), src_stride(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) src_stride[i] = in_stride[perm[i]];
+  if (r.NumElements() > 0 &&
+      TiledTranspose(st, r.dims(), a.data(), src_stride, r.mutable_data(), r.type().ElementSize())) {
+    st.slots[s.out[0]] = RtValue::Of(std::move(r));
+    return;
+  }
   StridedCopy(r.dims(), a.data(), src_stride, r.mutable_data(), ByteStrides(r.type()),
               r.type().ElementSize());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
