@@ -1,6 +1,8 @@
 """The same jitted JAX functions on XLA:CPU (jaxlib) and on openpjrt, side by side in one process,
 in alternating rounds; prints per-call times and the ratio XLA:CPU time / openpjrt time (above 1:
-openpjrt is faster), the first-call (compile) times, and the geometric mean.
+openpjrt is faster), the first-call times (tracing, lowering, compile and one run), the backends'
+own compile times (Lowered.compile(), median of 3) also for a 1,000-op program, and the
+geometric means.
 
     PYTHONPATH=build/python .venv/bin/python bench/jax_vs_xla.py [--threads 1,2] [--rounds 5] [--only NAME]
 
@@ -22,6 +24,7 @@ ap.add_argument("--min-time", type=float, default=0.05, help="seconds per side p
 ap.add_argument("--only", default="")
 ap.add_argument("--child", type=int, default=0)
 args = ap.parse_args()
+LONG_PROGRAM = "compile_1000_ops"  # the row of the 1,000-op program (compile time only)
 
 if not args.child:
     rows = {}
@@ -37,22 +40,31 @@ if not args.child:
         rows[t] = json.loads(out.stdout.strip().splitlines()[-1])
     threads = sorted(rows)
     print("%-28s" % "workload" + "".join("  %9s %9s %6s" % ("xla_us@%d" % t, "ours_us@%d" % t, "ratio") for t in threads)
-          + "   compile xla/ours ms")
+          + "   first call xla/ours ms   backend compile xla/ours ms  ratio")
     import math
     logs = {t: [] for t in threads}
+    compile_logs = []
     for name in rows[threads[0]]:
+        r0 = rows[threads[0]][name]
+        backend = "   %9.1f / %6.2f  %6.1f" % (r0["xla_backend"], r0["ours_backend"], r0["xla_backend"] / r0["ours_backend"])
+        compile_logs.append(math.log(r0["xla_backend"] / r0["ours_backend"]))
+        if name == LONG_PROGRAM:
+            print("%-28s" % name + " " * (27 * len(threads)) + " " * 25 + backend)
+            continue
         line = "%-28s" % name
         for t in threads:
             r = rows[t][name]
             ratio = r["xla"] / r["ours"]
             logs[t].append(math.log(ratio))
             line += "  %9.1f %9.1f %6.2f" % (r["xla"], r["ours"], ratio)
-        r = rows[threads[0]][name]
-        line += "   %7.1f / %6.1f" % (r["xla_compile"], r["ours_compile"])
+        line += "   %7.1f / %6.1f  " % (r0["xla_compile"], r0["ours_compile"]) + backend
         print(line)
     for t in threads:
-        print("geometric mean of XLA:CPU / openpjrt at %d thread(s): %.2fx over %d workloads"
-              % (t, math.exp(sum(logs[t]) / len(logs[t])), len(logs[t])))
+        if logs[t]:
+            print("geometric mean of XLA:CPU / openpjrt at %d thread(s): %.2fx over %d workloads"
+                  % (t, math.exp(sum(logs[t]) / len(logs[t])), len(logs[t])))
+    print("geometric mean of the backends' compile times, XLA:CPU / openpjrt: %.1fx over %d programs"
+          % (math.exp(sum(compile_logs) / len(compile_logs)), len(compile_logs)))
     sys.exit(0)
 
 import warnings  # noqa: E402
@@ -146,6 +158,36 @@ WORKLOADS = {
 }
 
 
+def backend_compile_ms(fn, args):
+    """The backend's own compile of the traced and lowered function (median of 3), straight
+    through its PJRT client: jit's caches would hand back the first call's executable."""
+    from jax._src import compiler
+    from jax._src.lib import xla_client as xc
+    args = args if isinstance(args, tuple) else (args,)
+    dev = jax.tree.leaves(args)[0].devices().pop()
+    lowered = fn.lower(*args)
+    text = lowered.as_text()
+    from jax._src.interpreters import mlir
+    runs = []
+    for _ in range(3):
+        with mlir.make_ir_context() as ctx:
+            module = mlir.ir.Module.parse(text)
+            options = compiler.get_compile_options(num_replicas=1, num_partitions=1)
+            t0 = time.perf_counter()
+            compiler.backend_compile_and_load(dev.client, module, xc.DeviceList((dev,)), options, [])
+            runs.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(runs))
+
+
+# 1,000 StableHLO ops of elementwise math and small products, for compile time only.
+@jax.jit
+def long_program(x):  # 42 steps of 24 ops: 1,008 in @main
+    for i in range(42):
+        y = jnp.tanh(x * (1.0 + 0.001 * i) + 0.5) - jnp.exp(-x * x) * 0.25
+        x = (y @ x) * 0.01 + jnp.sin(y) - jnp.maximum(y, 0.1 * i)
+    return x
+
+
 def per_call(fn, args, min_time):
     fn(*args)
     jax.block_until_ready(fn(*args))
@@ -170,10 +212,16 @@ for name, (fn, argv) in WORKLOADS.items():
         t0 = time.perf_counter()
         jax.block_until_ready(fn(*placed[dev]))
         compile_ms[key] = (time.perf_counter() - t0) * 1e3
+        compile_ms[key + "_backend"] = backend_compile_ms(fn, placed[dev])
     times = {"xla": [], "ours": []}
     for _ in range(args.rounds):
         times["ours"].append(per_call(fn, placed[OURS], args.min_time))
         times["xla"].append(per_call(fn, placed[REF], args.min_time))
     results[name] = {"xla": float(np.median(times["xla"])), "ours": float(np.median(times["ours"])),
-                     "xla_compile": compile_ms["xla"], "ours_compile": compile_ms["ours"]}
+                     "xla_compile": compile_ms["xla"], "ours_compile": compile_ms["ours"],
+                     "xla_backend": compile_ms["xla_backend"], "ours_backend": compile_ms["ours_backend"]}
+if not args.only or args.only in LONG_PROGRAM:
+    x0 = jax.device_put(f32(64, 64), REF), jax.device_put(f32(64, 64), OURS)
+    results[LONG_PROGRAM] = {"xla_backend": backend_compile_ms(long_program, x0[0]),
+                             "ours_backend": backend_compile_ms(long_program, x0[1])}
 print(json.dumps(results))
