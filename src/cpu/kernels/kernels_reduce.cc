@@ -149,21 +149,12 @@ struct FusedSource {
   }
 };
 
-// Folds n >= 1 consecutive elements from `offset` with Op, in 16 independent lanes (the order of
-// a reduction is the implementation's choice; this one vectorizes and is the same on every run
-// and for every source: the elements arrive in chunks whose sizes are multiples of the lanes).
-// FoldRun's order over one contiguous f32 row held in memory, as a loop the per-CPU copies keep
-// in registers (the generic loop spilled its 16 lanes to the stack every step).
-// Max and min are IEEE maximum / minimum here (signed zeros ordered, any NaN gives the quiet
-// NaN), so their result does not depend on the order: they fold in 64 lanes (four vector
-// accumulators whose compare-and-blend chains overlap; one chain of 16 ran at half the memory's
-// speed, 1.07 ms against the sum's 0.60 ms for 2048 rows of 2048), the sum keeps its 16.
-//
 // Max and min over rows of 64 elements or more keep only the ordered pick (a > b ? a : b, one
 // vmaxps) in the loop and note NaNs beside it: any NaN gives the quiet NaN, and a result of zero
 // takes its sign from a second look at the row (max: +0 if any element is +0; min: -0 if any is
-// -0), which the IEEE operation would have chosen. Maxima of 2048 rows of 2048: 632 -> 519 us at
-// one thread (XLA:CPU 565 us).
+// -0), which the IEEE operation would have chosen. Maxima of 2048 rows of 2048 at one thread,
+// against 64 lanes of compare-and-blend chains: 632 -> 519 us (XLA:CPU 565 us), 646 -> 600 us in
+// a later, noisier sitting.
 template <BinaryOp Op>
 [[gnu::always_inline]] inline void FoldRowPickBody(const float* __restrict x, int64_t n, float* __restrict result) {
   constexpr bool kMax = Op == BinaryOp::kMax;
@@ -203,25 +194,20 @@ template <BinaryOp Op>
   *result = m;
 }
 
+// Folds n >= 1 consecutive elements from `offset` with Op, in 16 independent lanes (the order of
+// a reduction is the implementation's choice; this one vectorizes and is the same on every run
+// and for every source: the elements arrive in chunks whose sizes are multiples of the lanes).
+// FoldRun's order over one contiguous f32 row held in memory, as a loop the per-CPU copies keep
+// in registers (the generic loop spilled its 16 lanes to the stack every step). Max and min are
+// IEEE maximum / minimum here (signed zeros ordered, any NaN gives the quiet NaN), so their
+// result does not depend on the order: rows of 64 or more take FoldRowPickBody.
 template <BinaryOp Op>
 [[gnu::always_inline]] inline void FoldRowLanesBody(const float* __restrict x, int64_t n, float* __restrict result) {
   using T = Traits<ElemKind::kF32>;
-  constexpr int kLanes = (Op == BinaryOp::kMax || Op == BinaryOp::kMin) ? 64 : 16;
   if constexpr (Op == BinaryOp::kMax || Op == BinaryOp::kMin) {
-    if (n >= kLanes) return FoldRowPickBody<Op>(x, n, result);
+    if (n >= 64) return FoldRowPickBody<Op>(x, n, result);
   }
-  if (kLanes > 16 && n < 2 * kLanes) {
-    float lane[16];
-    for (int j = 0; j < 16; ++j) lane[j] = x[j];
-    int64_t i = 16;
-    for (; i + 16 <= n; i += 16)
-      for (int j = 0; j < 16; ++j) lane[j] = ApplyBinary<Op, T>(lane[j], x[i + j]);
-    for (int j = 0; i < n; ++i, ++j) lane[j] = ApplyBinary<Op, T>(lane[j], x[i]);
-    for (int w = 8; w > 0; w /= 2)
-      for (int j = 0; j < w; ++j) lane[j] = ApplyBinary<Op, T>(lane[j], lane[j + w]);
-    *result = lane[0];
-    return;
-  }
+  constexpr int kLanes = 16;
   float lane[kLanes];
   for (int j = 0; j < kLanes; ++j) lane[j] = x[j];
   int64_t i = kLanes;
