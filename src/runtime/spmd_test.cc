@@ -82,6 +82,38 @@ TEST(ShardingTest, GspmdStringsAgreeWithTheirSdyForms) {
   EXPECT_EQ(OpShardingProto(Layout::Replicated(2, 4)), "");
 }
 
+TEST(ShardingTest, UnreducedAxesNumberThePartialSums) {
+  // Every partition an addend: Shardy's unreduced={"x"} over the whole mesh and GSPMD's
+  // {unreduced} read the same, and report as XLA's OpSharding type UNREDUCED (6).
+  auto mesh = ParseSdyMesh(R"(<["x"=4]>)");
+  auto s = ParseSdySharding(R"(<@mesh, [{}, {}], unreduced={"x"}>)");
+  auto l = SdyLayout(*s, *mesh, 2, 4);
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_FALSE(l->replicated());
+  EXPECT_EQ(l->partials, 4);
+  EXPECT_EQ(l->partial, (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_TRUE(l->Reduced().replicated());
+  auto g = GspmdLayout("{unreduced}", 2, 4);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(*g, *l);
+  EXPECT_EQ(Hex(OpShardingProto(*l)), "0806");
+  // Rows over "y", addends over "x" on a 2x2 mesh: GSPMD's tile dims [2,1] and an unreduced
+  // subgroup of 2 (last_tile_dims), the same devices.
+  auto m22 = ParseSdyMesh(R"(<["x"=2, "y"=2]>)");
+  auto rows = ParseSdySharding(R"(<@mesh, [{"y"}, {}], unreduced={"x"}>)");
+  auto lr = SdyLayout(*rows, *m22, 2, 4);
+  ASSERT_TRUE(lr.ok()) << lr.status();
+  EXPECT_EQ(lr->tiles, (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(lr->partial, (std::vector<int64_t>{0, 0, 1, 1}));
+  auto gr = GspmdLayout("{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dims={unreduced}}", 2, 4);
+  ASSERT_TRUE(gr.ok()) << gr.status();
+  EXPECT_EQ(*gr, *lr);
+  // OTHER, tile dims [2,1,2], devices 0 2 1 3, last_tile_dims [UNREDUCED].
+  EXPECT_EQ(Hex(OpShardingProto(*lr)), "08031a03020102220400020103420106");
+  EXPECT_EQ(GspmdLayout("{devices=[2,1,2]<=[4] last_tile_dims={bogus}}", 2, 4).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(ShardingTest, MalformedAndUnsupportedShardingsSayWhy) {
   EXPECT_EQ(ParseSdySharding(R"(#sdy.sharding<@mesh, [{"x"}, {})>)").status().code(),
             absl::StatusCode::kInvalidArgument);
@@ -97,7 +129,10 @@ TEST(ShardingTest, MalformedAndUnsupportedShardingsSayWhy) {
   EXPECT_NE(l8.status().message().find("8 devices"), std::string::npos) << l8.status();
   auto unreduced = ParseSdySharding(R"(<@mesh, [{}], unreduced={"x"}>)");
   ASSERT_TRUE(unreduced.ok());
-  EXPECT_EQ(SdyLayout(*unreduced, *mesh, 1, 4).status().code(), absl::StatusCode::kUnimplemented);
+  const std::vector<std::string> manual = {"x"};
+  EXPECT_EQ(SdyLayout(*unreduced, *mesh, 1, 4, &manual).status().code(), absl::StatusCode::kUnimplemented);
+  auto twice = ParseSdySharding(R"(<@mesh, [{"x"}], unreduced={"x"}>)");
+  EXPECT_EQ(SdyLayout(*twice, *mesh, 1, 4).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(GspmdLayout("{devices=[3]<=[3]}", 1, 4).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(GspmdLayout("{devices=[2]0,0}", 1, 2).status().code(), absl::StatusCode::kInvalidArgument);
 }
@@ -230,6 +265,58 @@ module @gspmd attributes {mhlo.num_partitions = 4 : i32} {
   EXPECT_EQ(Hex(run.exe->param_shardings()[0]), Hex(OpShardingProto(*GspmdLayout("{devices=[4,1]<=[4]}", 2, 4))));
   EXPECT_EQ(run.exe->param_shardings()[1], "");
   EXPECT_EQ(run.exe->output_shardings()[1], "");
+}
+
+TEST(SpmdTest, GspmdUnreducedArgumentsAreSummedAndSplitProductsLeaveAsAddends) {
+  Client client(ClientOptions{});
+  // x's columns and w's rows split 4 ways: each partition's product is an addend of x @ w, which
+  // leaves unreduced as it is (no exchange). u arrives as addends and is summed before use.
+  const char* text = R"(
+module @unreduced attributes {mhlo.num_partitions = 4 : i32} {
+  func.func @main(%x: tensor<2x8xf32> {mhlo.sharding = "{devices=[1,4]<=[4]}"},
+                  %w: tensor<8x3xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"},
+                  %u: tensor<3xf32> {mhlo.sharding = "{unreduced}"})
+      -> (tensor<2x3xf32> {mhlo.sharding = "{unreduced}"}, tensor<3xf32> {mhlo.sharding = "{replicated}"},
+          tensor<3xf32> {mhlo.sharding = "{unreduced}"}) {
+    %y = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<2x8xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
+    %v = stablehlo.add %u, %u : tensor<3xf32>
+    return %y, %v, %v : tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>
+  }
+})";
+  std::vector<float> x(16), w(24);
+  std::iota(x.begin(), x.end(), 0.0f);
+  std::iota(w.begin(), w.end(), 1.0f);
+  std::vector<std::vector<BufferRef>> args;
+  for (int p = 0; p < 4; ++p)
+    args.push_back({Upload(client.devices()[p], {2, 2}, Block(x, 8, 0, 2, 2 * p, 2)),
+                    Upload(client.devices()[p], {2, 3}, Block(w, 3, 2 * p, 2, 0, 3)),
+                    Upload(client.devices()[p], {3}, {1.0f * p, 10.0f, p == 3 ? 1.0f : 0.0f})});
+  const std::string dir = StartDumping();
+  SpmdRun run = Execute(client, text, args);
+  const std::string program = TakePartitionedPrograms(dir);
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  {
+    std::vector<float> sum(6, 0);
+    for (int p = 0; p < 4; ++p) {
+      std::vector<float> part(6, 0);
+      for (int r = 0; r < 2; ++r)
+        for (int c = 0; c < 3; ++c)
+          for (int k = 2 * p; k < 2 * p + 2; ++k) part[r * 3 + c] += x[r * 8 + k] * w[k * 3 + c];
+      EXPECT_EQ(Fetch(run.result.outputs[p][0]), part) << "partition " << p;
+      // u sums to (6, 40, 1); the replicated result is twice that everywhere, and the unreduced
+      // one twice that on partition 0 with zeros elsewhere.
+      EXPECT_EQ(Fetch(run.result.outputs[p][1]), (std::vector<float>{12, 80, 2})) << "partition " << p;
+      EXPECT_EQ(Fetch(run.result.outputs[p][2]), p == 0 ? (std::vector<float>{12, 80, 2}) : std::vector<float>(3, 0))
+          << "partition " << p;
+    }
+    EXPECT_EQ(Hex(run.exe->output_shardings()[0]), "0806");
+    EXPECT_EQ(Hex(run.exe->param_shardings()[2]), "0806");
+    EXPECT_EQ(run.exe->output_shardings()[1], "");
+  }
+  // One exchange: u's sum. The product's partial sums are never exchanged.
+  size_t sums = 0;
+  for (size_t at = program.find("all_reduce"); at != std::string::npos; at = program.find("all_reduce", at + 1)) ++sums;
+  EXPECT_EQ(sums, 1u) << program;
 }
 
 TEST(SpmdTest, ShardyTwoByTwoMeshAndAManualComputationOverOneAxis) {

@@ -418,3 +418,35 @@ def test_scan_over_layers_tensor_and_data_parallel(rng, tmp_path):
     # Gradients reach ~2e2 and are sums of partial products in another order: 5e-6 of that.
     assert_same(ref, ours, rtol=1e-4, atol=1e-3)
     assert programs and not any("all_gather" in p for p in programs), programs[0]
+
+
+def test_unreduced_axes_of_explicit_sharding(rng, tmp_path):
+    # Explicit sharding's unreduced axes (issue 44): a product over a contraction split along "x"
+    # leaves as P("y", None, unreduced={"x"}), each partition's addend of its tile, with no
+    # exchange at all (the partial products are the addends, as on XLA:CPU); a program taking
+    # unreduced values sums them on arrival (an add of two unreduced values, a reshard to
+    # replicated). Compared with XLA:CPU: the specs, each partition's addend of the product, and
+    # the summed values.
+    from jax.sharding import AxisType
+    a = rand(rng, (8, 16), np.float32)
+    b = rand(rng, (16, 6), np.float32)
+
+    def run(devices):
+        mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2, devices=devices[:4])
+        with jax.set_mesh(mesh):
+            av = jax.device_put(a, NamedSharding(mesh, P("y", "x")))
+            bv = jax.device_put(b, NamedSharding(mesh, P("x", None)))
+            y = jax.jit(lambda p, q: jnp.dot(p, q, out_sharding=P("y", None, unreduced={"x"})))(av, bv)
+            twice = jax.jit(lambda u, v: u + v)(y, y)
+            whole = jax.jit(lambda u: jax.sharding.reshard(u, P()) * 2)(twice)
+            addends = [np.asarray(s.data) for s in sorted(y.addressable_shards, key=lambda s: s.device.id)]
+            return (addends, jax.device_get(whole)), [str(y.sharding.spec), str(twice.sharding.spec),
+                                                      str(whole.sharding.spec)]
+
+    ref, ref_specs = run(REF_DEVICES)
+    (ours, our_specs), programs = partitioned_programs(tmp_path, lambda: run(OUR_DEVICES))
+    assert our_specs == ref_specs, (our_specs, ref_specs)
+    assert_same(ref, ours, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ours[1], 4 * (a @ b), rtol=1e-5, atol=1e-5)
+    product = next(p for p in programs if "dot_general" in p)
+    assert "all_reduce" not in product and "all_gather" not in product, product

@@ -431,6 +431,10 @@ int RunMain(int argc, char** argv) {
       ir::Operation* f = const_cast<ir::Operation*>(compiler::FindEntry(**m, entry));
       absl::Status st = f ? compiler::spmd::PartitionModule(**m, *f, partitions, replicas, &shards)
                           : absl::InvalidArgumentError("no entry function");
+      for (size_t i = 0; st.ok() && i < shards.results.size(); ++i)
+        if (shards.results[i].partials > 1)
+          st = absl::UnimplementedError(StrCat("result #", i, " is unreduced (addends per device); 'run' prints "
+                                               "whole results only"));
       if (!st.ok()) {
         fail(std::string(st.message()));
         continue;
@@ -462,7 +466,12 @@ int RunMain(int argc, char** argv) {
           cpu::ArrayType t = whole.type();
           for (int64_t k = 0; k < t.rank(); ++k) t.dims[k] /= shards.params[i].tiles[k];
           cpu::Array part = cpu::Array::Allocate(t);
-          CopyShard(whole, part, shards.params[i], d % partitions, true);
+          const compiler::spmd::Layout& l = shards.params[i];
+          if (l.partials > 1 && l.partial[d % partitions] != 0) {
+            std::memset(part.mutable_data(), 0, part.ByteSize());  // unreduced: one addend holds the value
+          } else {
+            CopyShard(whole, part, l, d % partitions, true);
+          }
           args[d][i] = cpu::RtValue::Of(part);
         }
     }

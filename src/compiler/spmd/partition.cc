@@ -230,6 +230,7 @@ void Partitioner::RewriteFunction(Operation& func, bool entry) {
     for (size_t i = 0; i < body.args.size(); ++i) {
       Value* a = body.args[i].get();
       Layout l = LayoutOfAttrs(dict(arg_attrs, i), a->type, func, StrCat("argument #", i));
+      info.params.push_back(l);
       if (l.replicated()) continue;
       auto s = std::make_shared<Sharded>();
       s->global_type = a->type;
@@ -248,18 +249,17 @@ void Partitioner::RewriteFunction(Operation& func, bool entry) {
       a->type = ShardType(ctx_, a->type, l);
       inputs[i] = a->type;
       s->local = a;
+      if (l.partials > 1) {
+        // Addends of unreduced axes are summed on arrival: the program reads the value they make.
+        s->local = SumPartials(a, l, func);
+        s->layout = l.Reduced();
+        if (s->layout.replicated()) s->whole = s->local;
+      }
       sharded_[whole] = s;
       changed = true;
     }
     if (!arg_wholes.empty())
       for (const auto& o : body.ops) Substitute(*o, arg_wholes);
-    for (size_t i = 0; i < body.args.size(); ++i) {
-      auto w = arg_wholes.find(body.args[i].get());
-      auto it = w != arg_wholes.end() ? sharded_.find(w->second) : sharded_.end();
-      info.params.push_back(it != sharded_.end() ? it->second->layout
-                                                 : Layout::Replicated(inputs[i].IsTensor() ? inputs[i].rank() : 0,
-                                                                      partitions_));
-    }
     for (size_t i = 0; i < results.size(); ++i) {
       bool specified = false;
       result_layouts.push_back(
@@ -286,12 +286,14 @@ void Partitioner::RewriteFunction(Operation& func, bool entry) {
         // A result with no sharding of its own leaves as its value lies.
         if (!result_specified[i] && it != sharded_.end()) result_layouts[i] = it->second->layout;
         const Layout& want = result_layouts[i];
-        if (!want.replicated() && it != sharded_.end() && it->second->layout == want) {
+        const Layout tiles = want.Reduced();  // an unreduced result: the addends of these tiles
+        if (!tiles.replicated() && it != sharded_.end() && it->second->layout == tiles) {
           op.operands[i] = it->second->local;
         } else {
           Value* whole = it != sharded_.end() ? Whole(*it->second, op) : v;
-          op.operands[i] = want.replicated() ? whole : Slice(whole, want, ShardType(ctx_, results[i], want), op);
+          op.operands[i] = tiles.replicated() ? whole : Slice(whole, tiles, ShardType(ctx_, results[i], tiles), op);
         }
+        if (want.partials > 1) op.operands[i] = AddendOf(op.operands[i], want, op);
         results[i] = op.operands[i]->type;
       }
       info.results = result_layouts;
@@ -303,6 +305,7 @@ void Partitioner::RewriteFunction(Operation& func, bool entry) {
   }
   body.ops = std::move(out_);
   out_.clear();
+  DropUnreadSums(body);
   SumsAfterReshuffles(body);
   CombineSums(body);
   if (changed)

@@ -251,6 +251,12 @@ bool Partitioner::TryReshard(std::unique_ptr<Operation>& holder) {
     if (!parsed.ok()) Fail(op, parsed.status().code(), std::string(parsed.status().message()));
     l = *parsed;
   }
+  if (l.partials > 1) {
+    if (target == "SPMDShardToFullShape")
+      Fail(op, absl::StatusCode::kUnimplemented, "@SPMDShardToFullShape to an unreduced sharding is not supported");
+    // The partitioner keeps values summed: an unreduced constraint keeps only its tiles.
+    l = l.Reduced();
+  }
   auto s = std::make_shared<Sharded>();
   s->layout = l;
   s->global_type = rt;

@@ -162,6 +162,89 @@ Value* Partitioner::LocalOf(Value* whole, const Layout& layout, const Operation&
   return local;
 }
 
+namespace {
+
+// `layout` with its partial index as a leading dimension of tiles: the groups that combine over
+// that dimension are the partitions whose addends make one tile.
+Layout PartialsAsTiles(const Layout& layout) {
+  Layout ext;
+  ext.tiles.push_back(layout.partials);
+  ext.tiles.insert(ext.tiles.end(), layout.tiles.begin(), layout.tiles.end());
+  for (size_t p = 0; p < layout.coords.size(); ++p) {
+    ext.coords.push_back({layout.partial[p]});
+    ext.coords.back().insert(ext.coords.back().end(), layout.coords[p].begin(), layout.coords[p].end());
+  }
+  return ext;
+}
+
+// Device groups as a set: each group's members sorted, the groups sorted.
+std::vector<std::vector<int64_t>> GroupSet(const Attribute& groups) {
+  std::vector<int64_t> flat;
+  if (!groups || groups.kind() != AttrKind::kDenseElements || groups->type.rank() != 2 ||
+      !ir::GetI64List(groups, &flat))
+    return {};
+  const int64_t cols = groups->type.shape()[1];
+  std::vector<std::vector<int64_t>> set;
+  for (size_t i = 0; cols > 0 && i < flat.size(); i += static_cast<size_t>(cols)) {
+    set.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(i), flat.begin() + static_cast<std::ptrdiff_t>(i + cols));
+    std::sort(set.back().begin(), set.back().end());
+  }
+  std::sort(set.begin(), set.end());
+  return set;
+}
+
+}  // namespace
+
+Value* Partitioner::SumPartials(Value* local, const Layout& layout, const Operation& at) {
+  const bool boolean = local->type.element_type().IsElement() && local->type.element_type().elem() == ElemKind::kI1;
+  return AllReduce(local, PartialsAsTiles(layout), {0}, boolean ? OpCode::kOr : OpCode::kAdd, at);
+}
+
+Value* Partitioner::AddendOf(Value* local, const Layout& layout, const Operation& at) {
+  const auto groups = CombineGroups(PartialsAsTiles(layout), {0}, at);
+  Operation* def = local->def;
+  if (def && def->code == OpCode::kAllReduce && def->operands.size() == 1 && def->attr("use_global_device_ids") &&
+      def->regions.size() == 1 && def->regions[0]->front() && def->regions[0]->front()->ops.size() == 2 &&
+      def->regions[0]->front()->ops[0]->code ==
+          (local->type.element_type().IsElement() && local->type.element_type().elem() == ElemKind::kI1 ? OpCode::kOr
+                                                                                                        : OpCode::kAdd) &&
+      GroupSet(def->attr("replica_groups")) == GroupSet(Groups(groups)))
+    return def->operands[0];
+  // The shard where the partition is its group's first, zeros elsewhere.
+  std::vector<int64_t> first(partitions_, 0);
+  for (const auto& g : groups)
+    if (!g.empty()) first[g.front()] = 1;
+  Value* table = ConstI64(first, {partitions_});
+  Operation* pick = Emit(OpCode::kDynamicSlice, {table, PartitionIndex()}, {Tensor({1}, I64())});
+  pick->SetAttr("slice_sizes", Attribute::DenseI64(I64(), {1}));
+  Type pred_type = Tensor({}, ctx_.Element(ElemKind::kI1));
+  Value* flag = Emit(OpCode::kReshape, {pick->result(0)}, {Tensor({}, I64())})->result(0);
+  Value* pred = Emit(OpCode::kConvert, {flag}, {pred_type})->result(0);
+  Type elem = local->type.element_type();
+  if (!elem.IsElement())
+    Fail(at, absl::StatusCode::kUnimplemented, StrCat("an unreduced ", local->type.ToString(), " (quantized) is not supported"));
+  auto zero_bytes = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(ir::ByteSize(elem.elem())), 0);
+  Operation* zero = Emit(OpCode::kConstant, {}, {local->type});
+  zero->SetAttr("value", Attribute::Dense(local->type, zero_bytes, true));
+  Operation* mask = Emit(OpCode::kBroadcastInDim, {pred}, {Tensor(Dims(local->type), pred_type)});
+  mask->SetAttr("broadcast_dimensions", Attribute::DenseI64(I64(), {}));
+  return Emit(OpCode::kSelect, {mask->result(0), local, zero->result(0)}, {local->type})->result(0);
+}
+
+void Partitioner::DropUnreadSums(ir::Block& b) {
+  for (size_t i = b.ops.size(); i-- > 0;) {
+    Operation* op = b.ops[i].get();
+    if (op->code != OpCode::kAllReduce || !op->attr("use_global_device_ids")) continue;
+    Attribute ch = op->attr("channel_handle");
+    int64_t handle = 0;
+    if (!ch || ch.kind() != AttrKind::kStruct || !ir::GetInt(ch.Field("handle"), &handle) || handle < (1 << 20))
+      continue;  // the program's own: kept as written
+    bool read = false;
+    for (size_t r = 0; r < op->num_results() && !read; ++r) read = UsesIn(op->result(r), b) > 0;
+    if (!read) b.ops.erase(b.ops.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
 const Mesh& Partitioner::MeshOf(const SdySharding& s, const Operation& at) {
   if (s.inline_mesh) return *s.inline_mesh;
   auto it = meshes_.find(s.mesh_name);

@@ -206,6 +206,21 @@ class Partitioner {
     return ar->result(0);
   }
 
+  // ---- unreduced axes (partial sums held per partition) -------------------------------------
+
+  // The tiles of `layout` (layout.partials > 1) from the partition's addend `local`: an
+  // all-reduce sum (`or` for booleans) over the partitions that hold the same tiles.
+  Value* SumPartials(Value* local, const Layout& layout, const Operation& at);
+
+  // The partition's addend of `layout` from its shard `local` of layout.Reduced(): where that
+  // shard is an all-reduce sum over exactly the partitions that share its tiles (a product over a
+  // split contraction), the all-reduce's operand; else the shard on the first partition of each
+  // group and zeros on the others.
+  Value* AddendOf(Value* local, const Layout& layout, const Operation& at);
+
+  // Removes the partitioner's all-reduces that nothing reads (those AddendOf bypassed).
+  static void DropUnreadSums(ir::Block& b);
+
   // dot_general on shards. The operand with tiles leads (the left one when both have): the result
   // keeps its batch and free tiles, the other operand is brought to the matching tiles of the
   // batch and contracting dimensions (whole along its free ones), and tiled contracting dimensions

@@ -255,16 +255,26 @@ Layout Layout::Replicated(int64_t rank, int64_t partitions) {
 }
 
 bool Layout::replicated() const {
+  if (partials > 1) return false;
   for (int64_t t : tiles)
     if (t != 1) return false;
   return true;
+}
+
+Layout Layout::Reduced() const {
+  Layout l = *this;
+  l.partials = 1;
+  l.partial.clear();
+  return l;
 }
 
 std::string Layout::ToString() const {
   if (replicated()) return "replicated";
   std::string s = "[";
   for (size_t i = 0; i < tiles.size(); ++i) StrAppend(&s, i ? "," : "", tiles[i]);
-  return s + "]";
+  s += "]";
+  if (partials > 1) StrAppend(&s, " unreduced over ", partials);
+  return s;
 }
 
 absl::StatusOr<Mesh> ParseSdyMesh(std::string_view text) {
@@ -321,8 +331,8 @@ absl::StatusOr<Layout> SdyLayout(const SdySharding& s, const Mesh& mesh, int64_t
   if (static_cast<int64_t>(s.dims.size()) != rank)
     return absl::InvalidArgumentError(
         StrCat("the sharding has ", s.dims.size(), " dimensions for a value of rank ", rank));
-  if (!s.unreduced.empty())
-    return absl::UnimplementedError("a sharding with unreduced axes (partial sums held per device) is not supported");
+  if (!s.unreduced.empty() && only_axes)
+    return absl::UnimplementedError("unreduced axes in a manual computation's sharding are not supported");
   const int64_t n = mesh.size();
   if (n > partitions)
     return absl::InvalidArgumentError(
@@ -356,6 +366,26 @@ absl::StatusOr<Layout> SdyLayout(const SdySharding& s, const Mesh& mesh, int64_t
       l.tiles[d] *= size;
     }
   }
+  if (!s.unreduced.empty()) {
+    l.partial.assign(partitions, 0);
+    for (const AxisRef& a : s.unreduced) {
+      const int axis = mesh.AxisIndex(a.name);
+      if (axis < 0)
+        return absl::InvalidArgumentError(StrCat("the sharding names axis \"", a.name, "\", which the mesh lacks"));
+      if (a.size == 0 && used[axis])
+        return absl::InvalidArgumentError(StrCat("the sharding uses axis \"", a.name, "\" twice"));
+      used[axis] = true;
+      int64_t size = 0, coord = 0;
+      for (int64_t pos = 0; pos < n; ++pos) {
+        absl::Status st = RefCoord(mesh, a, pos, &coord, &size);
+        if (!st.ok()) return st;
+        int64_t& c = l.partial[mesh.device_ids[pos]];
+        c = c * size + coord;
+      }
+      l.partials *= size;
+    }
+    if (l.partials == 1) l.partial.clear();
+  }
   return l;
 }
 
@@ -384,6 +414,14 @@ absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t 
   }
   Layout l = Layout::Replicated(rank, partitions);
   if (t.Consume("replicated") || t.Consume("maximal") || t.Consume("manual") || t.Consume("unknown")) return l;
+  if (t.Consume("unreduced")) {  // every partition holds an addend of the whole value
+    if (partitions > 1) {
+      l.partials = partitions;
+      l.partial.resize(partitions);
+      std::iota(l.partial.begin(), l.partial.end(), 0);
+    }
+    return l;
+  }
   if (!t.Consume("devices=")) return t.Bad("expected replicated, maximal, manual or devices=");
   SPMD_TRY(t.Expect('['));
   std::vector<int64_t> tile_dims;
@@ -444,7 +482,8 @@ absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t 
       devices.push_back(v);
     }
   }
-  int64_t extra = static_cast<int64_t>(tile_dims.size()) - rank;  // trailing replicated/manual dims
+  int64_t extra = static_cast<int64_t>(tile_dims.size()) - rank;  // trailing subgroup dims
+  std::vector<bool> unreduced(tile_dims.size(), false);            // per tile dim: an unreduced subgroup
   if (t.Consume("last_tile_dim_replicate")) {
     if (extra != 1) return t.Bad("last_tile_dim_replicate needs one tile dimension beyond the rank");
   } else if (t.Consume("last_tile_dims=")) {
@@ -454,8 +493,10 @@ absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t 
       if (count) SPMD_TRY(t.Expect(','));
       if (t.Consume("manual")) {
         return absl::UnimplementedError(StrCat("sharding '", text, "': partially manual GSPMD shardings are not supported"));
+      } else if (t.Consume("unreduced")) {
+        if (rank + count < static_cast<int64_t>(unreduced.size())) unreduced[rank + count] = true;
       } else if (!t.Consume("replicated")) {
-        return t.Bad("expected manual or replicated");
+        return t.Bad("expected manual, unreduced or replicated");
       }
       ++count;
     }
@@ -468,16 +509,24 @@ absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t 
     return absl::InvalidArgumentError(
         StrCat("sharding '", text, "' assigns ", total, " devices but the program runs on ", partitions, " partitions"));
   std::vector<bool> seen(partitions, false);
+  for (size_t dim = 0; dim < tile_dims.size(); ++dim)
+    if (unreduced[dim]) l.partials *= tile_dims[dim];
+  if (l.partials > 1) l.partial.assign(partitions, 0);
   for (int64_t k = 0; k < total; ++k) {
     const int64_t d = devices[k];
     if (d < 0 || d >= partitions || seen[d])
       return absl::InvalidArgumentError(StrCat("sharding '", text, "' names device ", d, " out of range or twice"));
     seen[d] = true;
-    int64_t rest = k;
+    int64_t rest = k, scale = 1;
     for (int64_t dim = static_cast<int64_t>(tile_dims.size()) - 1; dim >= 0; --dim) {
       const int64_t c = rest % tile_dims[dim];
       rest /= tile_dims[dim];
-      if (dim < rank) l.coords[d][dim] = c;
+      if (dim < rank) {
+        l.coords[d][dim] = c;
+      } else if (unreduced[dim]) {
+        l.partial[d] += c * scale;  // several unreduced subgroups: mixed radix, the first major
+        scale *= tile_dims[dim];
+      }
     }
   }
   for (int64_t d = 0; d < rank; ++d) l.tiles[d] = tile_dims[d];
@@ -503,27 +552,43 @@ void PutPacked(std::string* out, int field, const std::vector<int64_t>& values) 
 }  // namespace
 
 std::string OpShardingProto(const Layout& layout) {
+  constexpr int kOther = 3, kUnreduced = 6, kReplicated = 0;  // xla.OpSharding.Type
   if (layout.replicated()) return std::string();
   const int64_t partitions = static_cast<int64_t>(layout.coords.size());
-  const int64_t tiles = Product(layout.tiles);
+  const int64_t tiles = Product(layout.tiles) * layout.partials;
   const int64_t copies = tiles ? partitions / tiles : 1;
-  // Devices of each tile (row-major tile index), in device order.
+  std::string out;
+  if (tiles == partitions && tiles == layout.partials) {  // nothing tiled, an addend everywhere
+    PutVarint(&out, (1 << 3) | 0);
+    PutVarint(&out, kUnreduced);
+    return out;
+  }
+  // Devices of each tile (row-major index over the tiles, then the partial sum), in device order.
   std::vector<std::vector<int64_t>> holders(tiles);
   for (int64_t p = 0; p < partitions; ++p) {
     int64_t index = 0;
     for (size_t d = 0; d < layout.tiles.size(); ++d) index = index * layout.tiles[d] + layout.coords[p][d];
+    if (layout.partials > 1) index = index * layout.partials + layout.partial[p];
     holders[index].push_back(p);
   }
-  std::vector<int64_t> dims = layout.tiles, devices;
-  if (copies > 1) dims.push_back(copies);
+  std::vector<int64_t> dims = layout.tiles, devices, subgroups;
+  if (layout.partials > 1) {
+    dims.push_back(layout.partials);
+    subgroups.push_back(kUnreduced);
+  }
+  if (copies > 1) {
+    dims.push_back(copies);
+    subgroups.push_back(kReplicated);
+  }
   for (const auto& h : holders)
     for (int64_t p : h) devices.push_back(p);
-  std::string out;
-  PutVarint(&out, (1 << 3) | 0);  // type = OTHER
-  PutVarint(&out, 3);
+  PutVarint(&out, (1 << 3) | 0);  // type
+  PutVarint(&out, kOther);
   PutPacked(&out, 3, dims);
   PutPacked(&out, 4, devices);
-  if (copies > 1) {
+  if (layout.partials > 1) {
+    PutPacked(&out, 8, subgroups);  // last_tile_dims
+  } else if (copies > 1) {
     PutVarint(&out, (6 << 3) | 0);  // replicate_on_last_tile_dim
     PutVarint(&out, 1);
   }

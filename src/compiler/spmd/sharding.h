@@ -6,7 +6,7 @@
 // Contract: every parser takes the attribute's text exactly as the IR keeps it (the generic
 // spelling, `#sdy.sharding<@mesh, [{"x"}, {}]>` or `{devices=[4,1]<=[4]}`), returns
 // INVALID_ARGUMENT naming what is wrong for text it cannot read, and UNIMPLEMENTED for forms it
-// reads but the partitioner cannot honour (unreduced axes, uneven tiles are checked by the caller).
+// reads but the partitioner cannot honour (uneven tiles are checked by the caller).
 // Nothing here touches the IR; spmd.h's pass does.
 #pragma once
 
@@ -55,15 +55,22 @@ struct SdySharding {
 };
 
 // How a value of rank R lies over P partitions: dimension d is cut into tiles[d] equal tiles and
-// partition p holds tile coords[p][d] of it. Partitions holding the same tiles are replicas.
+// partition p holds tile coords[p][d] of it. Partitions holding the same tiles are replicas,
+// unless the layout has unreduced axes (partials > 1): then partitions that hold the same tiles
+// but different partial[p] (in [0, partials)) hold addends of them, and the value is their sum.
 struct Layout {
   std::vector<int64_t> tiles;
   std::vector<std::vector<int64_t>> coords;
+  int64_t partials = 1;
+  std::vector<int64_t> partial;  // per partition; empty when partials == 1
 
   static Layout Replicated(int64_t rank, int64_t partitions);
+  // Whole on every partition: no tiles and no partial sums.
   bool replicated() const;
+  // The same tiles with the partial sums added up (what an all-reduce over them leaves).
+  Layout Reduced() const;
   bool operator==(const Layout& o) const = default;
-  std::string ToString() const;  // "[4,1]" or "replicated", for messages
+  std::string ToString() const;  // "[4,1]", "[1,1] unreduced over 4" or "replicated", for messages
 };
 
 // `#sdy.mesh<["x"=2, "y"=2], device_ids=[...]>`, `mesh<...>` or `<...>`.
@@ -76,20 +83,25 @@ absl::StatusOr<std::vector<SdySharding>> ParseSdyShardingPerValue(std::string_vi
 // `#sdy<manual_axes{"x", "y"}>`.
 absl::StatusOr<std::vector<std::string>> ParseManualAxes(std::string_view text);
 
-// The layout of a rank-`rank` value sharded by `s` over `mesh` on `partitions` partitions. With
-// `only_axes`, axes outside that set are ignored (they are free axes of a manual computation).
+// The layout of a rank-`rank` value sharded by `s` over `mesh` on `partitions` partitions; its
+// unreduced axes number the partial sums (mixed radix, in the order listed). With `only_axes`,
+// axes outside that set are ignored (they are free axes of a manual computation), and unreduced
+// axes are refused (UNIMPLEMENTED).
 absl::StatusOr<Layout> SdyLayout(const SdySharding& s, const Mesh& mesh, int64_t rank, int64_t partitions,
                                  const std::vector<std::string>* only_axes = nullptr);
 
 // GSPMD's sharding string: {replicated}, {maximal device=N}, {manual},
 // {devices=[a,b,...]<=[N]} (iota, optionally reshaped and transposed: <=[2,2]T(1,0)),
-// {devices=[a,b]0,1,2,3}, with last_tile_dim_replicate or last_tile_dims={...}. A tuple sharding
+// {devices=[a,b]0,1,2,3}, with last_tile_dim_replicate or last_tile_dims={...} (replicated and
+// unreduced subgroups), {unreduced} (every partition an addend). A tuple sharding
 // {{...}, {...}} yields `element` of it.
 absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t partitions, int element = -1);
 
-// The layout as a serialized xla.OpSharding (xla_data.proto): REPLICATED (an empty message) or
-// OTHER with the tile assignment (tile dimensions, then a last replication dimension when tiles
-// have several copies) and its devices in row-major order.
+// The layout as a serialized xla.OpSharding (xla_data.proto): REPLICATED (an empty message),
+// UNREDUCED (partial sums on every partition, no tiles) or OTHER with the tile assignment (tile
+// dimensions, then an unreduced subgroup dimension and a replicated one where the layout has
+// them, named by last_tile_dims; a lone replicated one by replicate_on_last_tile_dim) and its
+// devices in row-major order.
 std::string OpShardingProto(const Layout& layout);
 
 // Device groups for collectives over mesh axes (#stablehlo.replica_group_mesh_axes): each group

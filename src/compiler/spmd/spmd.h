@@ -31,9 +31,18 @@
 // runs correctly, and each rule only makes it cheaper. A conflict between operands' layouts is
 // resolved in favour of the first sharded operand; the others are cut (or gathered and cut) to it.
 //
+// Unreduced axes (Shardy's unreduced={...}, GSPMD's {unreduced} and last_tile_dims={unreduced}):
+// the partitions that differ only along them hold addends of the value. Such an argument is
+// summed (one all-reduce) on arrival; inside the program values are always summed, so an
+// unreduced constraint keeps only its tiles; an unreduced result leaves as each partition's
+// addend: a product over a split contraction as its partial products (the all-reduce that would
+// complete them is dropped), anything else whole on the first partition of each group and zeros
+// on the others.
+//
 // Refusals. A sharding naming an axis the mesh lacks, a mesh larger than P, a shard type that does
-// not match its sharding: INVALID_ARGUMENT with the op's location. Unreduced axes, uneven tiles,
-// nested manual computations and partially manual GSPMD shardings: UNIMPLEMENTED with the name.
+// not match its sharding: INVALID_ARGUMENT with the op's location. Uneven tiles, unreduced axes in
+// a manual computation, nested manual computations and partially manual GSPMD shardings:
+// UNIMPLEMENTED with the name.
 #pragma once
 
 #include <cstdint>
