@@ -427,8 +427,13 @@ int RunMain(int argc, char** argv) {
     // gets its shards of the arguments, and the results' shards are put back together.
     compiler::spmd::PartitionInfo shards;
     const bool partitioned = partitions > 1 && SplitsValues(*(*m)->op);
+    std::vector<ir::Type> whole_results;  // the entry's result types before partitioning
     if (partitioned) {
       ir::Operation* f = const_cast<ir::Operation*>(compiler::FindEntry(**m, entry));
+      if (f) {
+        ir::Type ft = ir::FuncType(*f);
+        whole_results.assign(ft.results().begin(), ft.results().end());
+      }
       absl::Status st = f ? compiler::spmd::PartitionModule(**m, *f, partitions, replicas, &shards)
                           : absl::InvalidArgumentError("no entry function");
       for (size_t i = 0; st.ok() && i < shards.results.size(); ++i)
@@ -458,6 +463,19 @@ int RunMain(int argc, char** argv) {
     }
     if (!args_given) arg_values.assign(tokens, cpu::RtValue::Token());
     std::vector<std::vector<cpu::RtValue>> args(replicas * partitions, arg_values);
+    std::string uneven;
+    for (size_t i = 0; partitioned && i < arg_values.size() && i < shards.params.size(); ++i)
+      for (int64_t k = 0; arg_values[i].kind == cpu::RtValue::Kind::kArray && k < arg_values[i].array.type().rank(); ++k)
+        if (arg_values[i].array.dims()[k] % shards.params[i].tiles[k] != 0)
+          uneven = StrCat("argument #", i, " is cut into uneven tiles; 'run' passes even shards only");
+    for (size_t i = 0; i < whole_results.size() && i < shards.results.size(); ++i)
+      for (int64_t k = 0; whole_results[i].IsTensor() && k < whole_results[i].rank(); ++k)
+        if (whole_results[i].shape()[k] % shards.results[i].tiles[k] != 0)
+          uneven = StrCat("result #", i, " is cut into uneven tiles; 'run' puts even shards together only");
+    if (!uneven.empty()) {
+      fail(uneven);
+      continue;
+    }
     if (partitioned) {
       for (int64_t d = 0; d < replicas * partitions; ++d)
         for (size_t i = 0; i < args[d].size() && i < shards.params.size(); ++i) {

@@ -62,11 +62,11 @@ Value* Partitioner::Whole(Sharded& s, const Operation& at) {
   if (level < frames_.size()) {
     std::swap(out_, *frames_[level].out);
     std::swap(block_, frames_[level].block);
-    s.whole = Gather(s.local, s.layout, at);
+    s.whole = Gather(s.local, s.layout, at, s.global_type);
     std::swap(block_, frames_[level].block);
     std::swap(out_, *frames_[level].out);
   } else {
-    s.whole = Gather(s.local, s.layout, at);
+    s.whole = Gather(s.local, s.layout, at, s.global_type);
   }
   whole_log_.push_back(&s);
   return s.whole;
@@ -235,11 +235,6 @@ void Partitioner::RewriteFunction(Operation& func, bool entry) {
       auto s = std::make_shared<Sharded>();
       s->global_type = a->type;
       s->layout = l;
-      for (int64_t d = 0; d < a->type.rank(); ++d)
-        if (a->type.shape()[d] % l.tiles[d] != 0)
-          Fail(func, absl::StatusCode::kUnimplemented,
-               StrCat("argument #", i, " ", a->type.ToString(), " is cut into ", l.tiles[d],
-                      " uneven tiles along dimension ", d, " (uneven shards are not supported)"));
       // The argument now holds the shard; the whole value it stood for gets a stand-in that
       // the body's uses name instead.
       placeholders_.push_back(std::make_unique<Value>());
@@ -356,6 +351,11 @@ void Partitioner::RewriteOp(std::unique_ptr<Operation> holder, std::deque<std::u
     }
   }
   if (TryReshard(holder)) return;
+  if (ReadsUneven(op)) {
+    ResolveOperands(op, op);
+    out_.push_back(std::move(holder));
+    return;
+  }
   if (TryElementwise(holder) || TryDot(holder) || TryTranspose(holder) || TryReduce(holder) ||
       TryReduceKeepingTiles(holder) || TryBroadcast(holder) || TryReshape(holder) || TrySort(holder) ||
       TryReduceWindow(holder) || TryConvolution(holder) || TryBatchedGather(holder) || TryBatchedScatter(holder) ||
@@ -365,6 +365,21 @@ void Partitioner::RewriteOp(std::unique_ptr<Operation> holder, std::deque<std::u
     return;
   ResolveOperands(op, op);
   out_.push_back(std::move(holder));
+}
+
+bool Partitioner::ReadsUneven(const Operation& op) const {
+  for (Value* v : op.operands) {
+    auto it = sharded_.find(v);
+    if (it == sharded_.end()) continue;
+    const Sharded& s = *it->second;
+    for (int64_t d = 0; d < s.global_type.rank(); ++d)
+      if (s.global_type.shape()[d] % s.layout.tiles[d] != 0) return true;
+  }
+  for (const auto& r : op.regions)
+    for (const auto& b : r->blocks)
+      for (const auto& o : b->ops)
+        if (ReadsUneven(*o)) return true;
+  return false;
 }
 
 bool NeedsPartitioning(const ir::Operation& op) {

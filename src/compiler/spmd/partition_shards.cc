@@ -58,7 +58,7 @@ void Partitioner::MarkCrossPartition(Operation* op) {
   op->SetAttr("use_global_device_ids", Attribute::Unit());
 }
 
-Value* Partitioner::Gather(Value* local, const Layout& layout, const Operation& at) {
+Value* Partitioner::Gather(Value* local, const Layout& layout, const Operation& at, Type whole) {
   std::vector<bool> pending(layout.tiles.size());
   for (size_t d = 0; d < pending.size(); ++d) pending[d] = layout.tiles[d] > 1;
   Value* v = local;
@@ -75,13 +75,42 @@ Value* Partitioner::Gather(Value* local, const Layout& layout, const Operation& 
     v = g->result(0);
     pending[d] = false;
   }
+  if (whole && whole.IsTensor() && v->type.IsTensor() && Dims(whole) != Dims(v->type)) {
+    // Uneven tiles: the gathered value ends in the last tiles' padding.
+    const std::vector<int64_t> limit = Dims(whole);
+    Operation* cut = Emit(OpCode::kSlice, {v}, {whole});
+    cut->SetAttr("start_indices", Attribute::DenseI64(I64(), std::vector<int64_t>(limit.size(), 0)));
+    cut->SetAttr("limit_indices", Attribute::DenseI64(I64(), limit));
+    cut->SetAttr("strides", Attribute::DenseI64(I64(), std::vector<int64_t>(limit.size(), 1)));
+    v = cut->result(0);
+  }
   return v;
 }
 
 Value* Partitioner::Slice(Value* whole, const Layout& layout, Type local_type, const Operation& at) {
   if (layout.replicated()) return whole;
-  CheckShardType(whole->type, layout, local_type, at, "value");
+  CheckShardType(whole->type, layout, local_type, at, "value", /*uneven=*/true);
   const std::vector<int64_t> local = Dims(local_type);
+  std::vector<int64_t> padded = Dims(whole->type), high(padded.size(), 0);
+  for (size_t d = 0; d < padded.size(); ++d) {
+    high[d] = local[d] * layout.tiles[d] - padded[d];
+    padded[d] += high[d];
+  }
+  if (padded != Dims(whole->type)) {
+    // Uneven tiles: the last ones are completed with zeros (dynamic_slice would clamp them).
+    Type elem = whole->type.element_type();
+    if (!elem.IsElement())
+      Fail(at, absl::StatusCode::kUnimplemented, StrCat("uneven tiles of ", whole->type.ToString(), " (quantized)"));
+    Type scalar = Tensor({}, elem);
+    Operation* zero = Emit(OpCode::kConstant, {}, {scalar});
+    zero->SetAttr("value", Attribute::Dense(scalar, std::make_shared<std::vector<uint8_t>>(
+                                                        static_cast<size_t>(ir::ByteSize(elem.elem())), 0), true));
+    Operation* pad = Emit(OpCode::kPad, {whole, zero->result(0)}, {Tensor(padded, elem)});
+    pad->SetAttr("edge_padding_low", Attribute::DenseI64(I64(), std::vector<int64_t>(padded.size(), 0)));
+    pad->SetAttr("edge_padding_high", Attribute::DenseI64(I64(), high));
+    pad->SetAttr("interior_padding", Attribute::DenseI64(I64(), std::vector<int64_t>(padded.size(), 0)));
+    whole = pad->result(0);
+  }
   Value* pid = PartitionIndex();
   Value* zero = nullptr;
   std::vector<Value*> starts;
@@ -105,27 +134,29 @@ Value* Partitioner::Slice(Value* whole, const Layout& layout, Type local_type, c
   return s->result(0);
 }
 
-void Partitioner::CheckShardType(Type whole, const Layout& layout, Type local, const Operation& at, const std::string& what) {
+void Partitioner::CheckShardType(Type whole, const Layout& layout, Type local, const Operation& at, const std::string& what,
+                                 bool uneven) {
   if (!whole.IsTensor() || !local.IsTensor() || whole.rank() != local.rank() ||
       whole.element_type() != local.element_type() || !whole.HasStaticShape())
     Fail(at, absl::StatusCode::kInvalidArgument,
          StrCat(what, " ", whole.ToString(), " cannot be sharded as ", local.ToString()));
   for (int64_t d = 0; d < whole.rank(); ++d) {
     const int64_t tiles = layout.tiles[d];
-    if (whole.shape()[d] % tiles != 0)
+    if (!uneven && whole.shape()[d] % tiles != 0)
       Fail(at, absl::StatusCode::kUnimplemented,
            StrCat(what, " ", whole.ToString(), " is cut into ", tiles, " uneven tiles along dimension ", d,
-                  " (uneven shards are not supported)"));
-    if (whole.shape()[d] / tiles != local.shape()[d])
+                  " (uneven shards are supported for the entry's arguments and results only)"));
+    const int64_t size = (whole.shape()[d] + tiles - 1) / tiles;
+    if (size != local.shape()[d])
       Fail(at, absl::StatusCode::kInvalidArgument,
            StrCat(what, " ", whole.ToString(), " sharded ", layout.ToString(), " has shards of dimension ", d,
-                  " of size ", whole.shape()[d] / tiles, ", not ", local.ToString()));
+                  " of size ", size, ", not ", local.ToString()));
   }
 }
 
 Type Partitioner::ShardType(ir::Context& ctx, Type whole, const Layout& layout) {
   std::vector<int64_t> dims(whole.shape().begin(), whole.shape().end());
-  for (size_t d = 0; d < dims.size(); ++d) dims[d] /= layout.tiles[d];
+  for (size_t d = 0; d < dims.size(); ++d) dims[d] = (dims[d] + layout.tiles[d] - 1) / layout.tiles[d];
   return ctx.Tensor(dims, whole.element_type());
 }
 

@@ -105,15 +105,25 @@ class Partitioner {
 
   void MarkCrossPartition(Operation* op);
 
-  // The whole value from a shard: one all-gather per tiled dimension.
-  Value* Gather(Value* local, const Layout& layout, const Operation& at);
+  // The whole value from a shard: one all-gather per tiled dimension (then, where the tiles are
+  // uneven, a slice of `whole`'s shape that drops the last tiles' padding).
+  Value* Gather(Value* local, const Layout& layout, const Operation& at, Type whole = Type());
 
-  // The partition's shard of a whole value: dynamic_slice at offsets looked up by partition id.
+  // The partition's shard of a whole value: dynamic_slice at offsets looked up by partition id
+  // (of the value padded with zeros to whole tiles, where they are uneven).
   Value* Slice(Value* whole, const Layout& layout, Type local_type, const Operation& at);
 
-  void CheckShardType(Type whole, const Layout& layout, Type local, const Operation& at, const std::string& what);
+  // Fails unless `local` is the shard type of `whole` under `layout`; uneven tiles (shards of
+  // ceil(size / tiles), the last ones padded, as XLA lays them out) only where `uneven` says so.
+  void CheckShardType(Type whole, const Layout& layout, Type local, const Operation& at, const std::string& what,
+                      bool uneven = false);
 
+  // The shard type: each dimension divided by its tiles, rounded up (uneven tiles are padded).
   static Type ShardType(ir::Context& ctx, Type whole, const Layout& layout);
+
+  // True when a sharded value that `op` (or an op in its nested blocks) reads has uneven tiles:
+  // the per-op rules assume even ones, so such an op runs on whole values.
+  bool ReadsUneven(const Operation& op) const;
 
   // The partition's shard of a whole value, made once per (value, layout): a splat constant or a
   // broadcast scalar is rebuilt at the shard's shape, anything else is sliced.

@@ -39,10 +39,17 @@
 // complete them is dropped), anything else whole on the first partition of each group and zeros
 // on the others.
 //
+// Uneven tiles (a dimension of 10 over 4 partitions) of @main's arguments and results lie as XLA
+// lays them out: every partition holds ceil(10 / 4) = 3, the last tiles padded. An op that reads
+// such a value runs on the whole value (all-gathered, the padding sliced off); a result is cut
+// from its whole value padded with zeros; a value passed straight through keeps its shards. A
+// sharding constraint that would cut unevenly is a hint this pass does not take (the value stays
+// whole).
+//
 // Refusals. A sharding naming an axis the mesh lacks, a mesh larger than P, a shard type that does
-// not match its sharding: INVALID_ARGUMENT with the op's location. Uneven tiles, unreduced axes in
-// a manual computation, nested manual computations and partially manual GSPMD shardings:
-// UNIMPLEMENTED with the name.
+// not match its sharding: INVALID_ARGUMENT with the op's location. Uneven tiles at a manual
+// computation's boundary, unreduced axes in a manual computation, nested manual computations and
+// partially manual GSPMD shardings: UNIMPLEMENTED with the name.
 #pragma once
 
 #include <cstdint>
