@@ -351,12 +351,15 @@ void Partitioner::RewriteOp(std::unique_ptr<Operation> holder, std::deque<std::u
     }
   }
   if (TryReshard(holder)) return;
+  // Elementwise ops run on uneven shards too (the padding computes values nobody reads); the
+  // other rules assume even tiles.
+  if (TryElementwise(holder)) return;
   if (ReadsUneven(op)) {
     ResolveOperands(op, op);
     out_.push_back(std::move(holder));
     return;
   }
-  if (TryElementwise(holder) || TryDot(holder) || TryTranspose(holder) || TryReduce(holder) ||
+  if (TryDot(holder) || TryTranspose(holder) || TryReduce(holder) ||
       TryReduceKeepingTiles(holder) || TryBroadcast(holder) || TryReshape(holder) || TrySort(holder) ||
       TryReduceWindow(holder) || TryConvolution(holder) || TryBatchedGather(holder) || TryBatchedScatter(holder) ||
       TryConcatenate(holder) ||

@@ -40,8 +40,9 @@
 // on the others.
 //
 // Uneven tiles (a dimension of 10 over 4 partitions) of @main's arguments and results lie as XLA
-// lays them out: every partition holds ceil(10 / 4) = 3, the last tiles padded. An op that reads
-// such a value runs on the whole value (all-gathered, the padding sliced off); a result is cut
+// lays them out: every partition holds ceil(10 / 4) = 3, the last tiles padded. Elementwise ops
+// run on such shards (the padding computes values nobody reads); any other op that reads such a
+// value runs on the whole value (all-gathered, the padding sliced off); a result is cut
 // from its whole value padded with zeros; a value passed straight through keeps its shards. A
 // sharding constraint that would cut unevenly is a hint this pass does not take (the value stays
 // whole).
