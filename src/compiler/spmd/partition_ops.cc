@@ -600,15 +600,117 @@ bool Partitioner::TryConvolution(std::unique_ptr<Operation>& holder) {
       !ir::GetInt(dn.Field("output_batch_dimension"), &ob))
     return false;
   const Layout& l = it->second->layout;
-  for (size_t d = 0; d < l.tiles.size(); ++d)
-    if (l.tiles[d] > 1 && static_cast<int64_t>(d) != ib) return false;
+  std::vector<int64_t> is, ks, os;
+  ir::GetI64List(dn.Field("input_spatial_dimensions"), &is);
+  ir::GetI64List(dn.Field("kernel_spatial_dimensions"), &ks);
+  ir::GetI64List(dn.Field("output_spatial_dimensions"), &os);
+  const size_t ns = is.size();
+  if (ks.size() != ns || os.size() != ns) return false;
+  auto list_or = [&](const char* name, int64_t dflt) {
+    std::vector<int64_t> v;
+    if (!ir::GetI64List(op.attr(name), &v) || v.empty()) v.assign(ns, dflt);
+    return v;
+  };
+  const std::vector<int64_t> strides = list_or("window_strides", 1), lhs_dil = list_or("lhs_dilation", 1),
+                             rhs_dil = list_or("rhs_dilation", 1);
+  std::vector<int64_t> pad = list_or("padding", 0);
+  if (pad.size() != 2 * ns || strides.size() != ns || lhs_dil.size() != ns || rhs_dil.size() != ns) return false;
   Type rt = op.result(0)->type;
+  const Type it_type = it->second->global_type, kt_type = op.operands[1]->type;
+  if (!rt.IsTensor() || !rt.HasStaticShape() || !kt_type.IsTensor() || !kt_type.HasStaticShape()) return false;
   std::vector<int> src(rt.rank(), -1);
   src[ob] = static_cast<int>(ib);
+  // Spatial dimensions may be tiled where the window keeps the output aligned with the input
+  // (stride 1, no input dilation, padding that adds up to the window's extent less one, as
+  // "SAME" convolutions have): each tile then needs `low` rows of the tile before it and `high`
+  // of the one after (a halo), and the edge tiles take the padding's zeros instead.
+  struct Halo {
+    size_t spatial;
+    int64_t dim, low, high;
+  };
+  std::vector<Halo> halos;
+  for (size_t d = 0; d < l.tiles.size(); ++d) {
+    if (l.tiles[d] == 1 || static_cast<int64_t>(d) == ib) continue;
+    const auto at = std::find(is.begin(), is.end(), static_cast<int64_t>(d));
+    if (at == is.end()) return false;  // a tiled feature dimension
+    const size_t i = static_cast<size_t>(at - is.begin());
+    const int64_t extent = (kt_type.shape()[ks[i]] - 1) * rhs_dil[i] + 1;
+    const int64_t low = pad[2 * i], high = pad[2 * i + 1], size = it_type.shape()[d];
+    if (strides[i] != 1 || lhs_dil[i] != 1 || low < 0 || high < 0 || low + high != extent - 1 ||
+        size % l.tiles[d] != 0 || std::max(low, high) > size / l.tiles[d] || rt.shape()[os[i]] != size)
+      return false;
+    halos.push_back({i, static_cast<int64_t>(d), low, high});
+    src[os[i]] = static_cast<int>(d);
+  }
   const Layout out = Mapped(l, src);
-  ReemitAll(holder, {it->second->local, AsLayout(op.operands[1], Layout::Replicated(rt.rank(), partitions_), op)},
-            {ShardType(ctx_, rt, out)}, {out});
+  Value* input = it->second->local;
+  for (const Halo& h : halos) {
+    input = WithHalo(input, l, h.dim, h.low, h.high);
+    pad[2 * h.spatial] = pad[2 * h.spatial + 1] = 0;
+  }
+  Operation* c = ReemitAll(holder, {input, AsLayout(op.operands[1], Layout::Replicated(kt_type.rank(), partitions_), op)},
+                           {ShardType(ctx_, rt, out)}, {out});
+  if (!halos.empty()) {
+    auto data = std::make_shared<std::vector<uint8_t>>(pad.size() * 8);
+    std::memcpy(data->data(), pad.data(), data->size());
+    c->SetAttr("padding", Attribute::Dense(Tensor({static_cast<int64_t>(ns), 2}, I64()), data, false));
+  }
   return true;
+}
+
+Value* Partitioner::WithHalo(Value* local, const Layout& l, int64_t dim, int64_t low, int64_t high) {
+  // The partitions holding the next tile along `dim` (the same tiles elsewhere; among copies of
+  // a tile, the k-th holder pairs with the k-th).
+  std::map<std::vector<int64_t>, std::vector<int64_t>> holders;
+  for (int64_t p = 0; p < partitions_; ++p) holders[l.coords[p]].push_back(p);
+  std::vector<std::pair<int64_t, int64_t>> forward;  // (tile c, tile c + 1)
+  for (const auto& [coords, ps] : holders) {
+    if (coords[dim] + 1 >= l.tiles[dim]) continue;
+    std::vector<int64_t> next = coords;
+    ++next[dim];
+    const std::vector<int64_t>& qs = holders[next];
+    for (size_t k = 0; k < ps.size() && k < qs.size(); ++k) forward.emplace_back(ps[k], qs[k]);
+  }
+  const std::vector<int64_t> shape = Dims(local->type);
+  const int64_t size = shape[dim];
+  auto rows = [&](int64_t start, int64_t count) {
+    std::vector<int64_t> begin(shape.size(), 0), limit = shape, step(shape.size(), 1), dims = shape;
+    begin[dim] = start;
+    limit[dim] = start + count;
+    dims[dim] = count;
+    Operation* cut = Emit(OpCode::kSlice, {local}, {Tensor(dims, local->type.element_type())});
+    cut->SetAttr("start_indices", Attribute::DenseI64(I64(), begin));
+    cut->SetAttr("limit_indices", Attribute::DenseI64(I64(), limit));
+    cut->SetAttr("strides", Attribute::DenseI64(I64(), step));
+    return cut->result(0);
+  };
+  // A partition no one sends to receives zeros: the first tile's low halo, the last's high one.
+  auto permute = [&](Value* v, bool ahead) {
+    std::vector<int64_t> pairs;
+    for (const auto& [a, b] : forward) {
+      pairs.push_back(ahead ? a : b);
+      pairs.push_back(ahead ? b : a);
+    }
+    auto data = std::make_shared<std::vector<uint8_t>>(pairs.size() * 8);
+    std::memcpy(data->data(), pairs.data(), data->size());
+    Operation* cp = Emit(OpCode::kCollectivePermute, {v}, {v->type});
+    cp->SetAttr("source_target_pairs",
+                Attribute::Dense(Tensor({static_cast<int64_t>(forward.size()), 2}, I64()), data, false));
+    cp->SetAttr("channel_handle", Attribute::Struct("stablehlo.channel_handle",
+                                                    {{"handle", Attribute::Integer(I64(), next_channel_++)},
+                                                     {"type", Attribute::Integer(I64(), 1)}}));
+    return cp->result(0);
+  };
+  std::vector<Value*> parts;
+  if (low > 0) parts.push_back(permute(rows(size - low, low), /*ahead=*/true));
+  parts.push_back(local);
+  if (high > 0) parts.push_back(permute(rows(0, high), /*ahead=*/false));
+  if (parts.size() == 1) return local;
+  std::vector<int64_t> dims = shape;
+  dims[dim] = size + low + high;
+  Operation* cat = Emit(OpCode::kConcatenate, parts, {Tensor(dims, local->type.element_type())});
+  cat->SetAttr("dimension", Attribute::Integer(I64(), dim));
+  return cat->result(0);
 }
 
 bool Partitioner::TryTranspose(std::unique_ptr<Operation>& holder) {

@@ -329,9 +329,17 @@ class Partitioner {
   bool TryConcatenate(std::unique_ptr<Operation>& holder);
   bool TryBatchedScatter(std::unique_ptr<Operation>& holder);
 
-  // A convolution whose input is tiled on its batch dimension only (the kernel whole, no feature
-  // or batch groups) runs on the shards; the output is tiled on its batch dimension.
+  // A convolution whose input is tiled on its batch dimension and on spatial dimensions whose
+  // window keeps output and input aligned (stride 1, no input dilation, padding adding up to the
+  // window's extent less one: "SAME"), the kernel whole, no feature or batch groups, runs on the
+  // shards: each spatial tile takes halos of its neighbours' edge rows (collective_permute; the
+  // edge tiles receive zeros, which are the padding) and convolves without padding there. The
+  // output keeps the input's tiles.
   bool TryConvolution(std::unique_ptr<Operation>& holder);
+
+  // `local` (a shard of `l`) extended along `dim` by the last `low` rows of the tile before it and
+  // the first `high` rows of the tile after it (zeros at the ends).
+  Value* WithHalo(Value* local, const Layout& l, int64_t dim, int64_t low, int64_t high);
 
   // transpose keeps a value's tiles, permuted.
   bool TryTranspose(std::unique_ptr<Operation>& holder);
