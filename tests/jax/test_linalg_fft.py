@@ -93,3 +93,17 @@ def test_fft_family(dtype):
                 check(lambda a: jnp.fft.rfftn(a, axes=axes), r, rtol=tol, atol=tol * np.prod(shape))
                 out = [shape[a] for a in axes]
                 check(lambda a: jnp.fft.irfftn(a, s=out, axes=axes), x, rtol=tol, atol=tol * 10)
+
+
+@pytest.mark.parametrize("real", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_rfft_of_many_real_rows(real):
+    # Enough rows to fill the vector lanes two to a lane (the rows go from the real input straight
+    # into the result's half spectra), with a last group that is not full, odd and composite
+    # lengths, a length of 1 and a single row (the widened way), against XLA:CPU.
+    g = np.random.default_rng(5)
+    tol = 1e-4 if real == np.float32 else 1e-10
+    with jax.enable_x64(True):
+        for shape in [(33, 17), (40, 128), (5, 13, 31), (70, 1), (1, 64), (3, 35, 48)]:
+            r = rand(g, shape, real)
+            check(lambda a: jnp.fft.rfft(a), r, rtol=tol, atol=tol * shape[-1])
+            check(lambda a: jnp.fft.rfftn(a, axes=list(range(len(shape)))), r, rtol=tol, atol=tol * np.prod(shape))

@@ -173,6 +173,17 @@ template <typename T, int L>
   }
   TransposedInto<T, L>(r, i, re, im, at);
 }
+// The same from 2 L rows of plain reals (line k's points at lines[k], one value each).
+template <typename T, int L>
+[[gnu::always_inline]] inline void TileInRealRows(const T* const* lines, int64_t t0, T* re, T* im, const int64_t* at) {
+  using V = Lanes<T, L>;
+  V r[L], i[L];
+  for (int l = 0; l < L; ++l) {
+    r[l] = Load<T, L>(lines[2 * l] + t0);
+    i[l] = Load<T, L>(lines[2 * l + 1] + t0);
+  }
+  TransposedInto<T, L>(r, i, re, im, at);
+}
 // Points [t0, t0 + L) (t0 + L <= n / 2 + 1, t0 >= 1) of the 2 L real lines' spectra from the
 // group's transform Z = X + i Y (n points): X_k = (Z_k + conj(Z_n-k)) / 2 into line 2 l, Y_k =
 // (Z_k - conj(Z_n-k)) / 2i into line 2 l + 1, times norm.
@@ -624,15 +635,21 @@ void FourStep(ExecState& st, C* line, int64_t stride, int64_t n, int64_t n1, boo
 
 }  // namespace
 
+namespace {
+
+// FftAlong, or with `rows` set (then `a` is null, d the last dimension, lines kRealForward): the
+// lines are rows of plain reals at rows, and their points 0..n/2 go to `spectra` (rows of n/2 + 1).
+// False, having done nothing, when such rows would take the four-step way or one lane.
 template <typename C>
-void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines) {
+bool Transform(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines,
+               const typename C::value_type* rows = nullptr, C* spectra = nullptr) {
   using T = typename C::value_type;
   constexpr int kW = kWide<T>;
   const int64_t n = dims[d];
   int64_t total = 1, stride = 1;
   for (int64_t x : dims) total *= x;
   for (size_t i = d + 1; i < dims.size(); ++i) stride *= dims[i];
-  if (n == 0 || total == 0) return;
+  if (n == 0 || total == 0) return !rows;
   const int64_t count = total / n;  // lines
   auto base = [&](int64_t q) { return q / stride * stride * n + q % stride; };
   const bool real = lines != FftLines::kComplex;
@@ -640,16 +657,18 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
   const int64_t lanes = count >= (real ? 2 * kW : kW) ? kW : 1;
   const int64_t per_group = real ? 2 * lanes : lanes;
   const int64_t groups = (count + per_group - 1) / per_group;
+  const int64_t keep = n / 2 + 1;  // points of a real row's spectrum kept in `spectra`
+  if (rows && (lanes == 1 || n == 1 || stride != 1 || lines != FftLines::kRealForward)) return false;
   if (n == 1) {
     if (real)
       for (int64_t q = 0; q < count; ++q) a[base(q)] = C(a[base(q)].real(), 0);
-    return;
+    return true;
   }
   // Long lines too few to fill the lanes: four steps of many short ones.
   if (count < kW && n >= kFourStep) {
     if (const int64_t n1 = FourStepSplit(n, kW); n1 > 0) {
       for (int64_t q = 0; q < count; ++q) FourStep(st, a + base(q), stride, n, n1, inverse, lines);
-      return;
+      return true;
     }
   }
   const std::shared_ptr<const Plan> plan = PlanFor(n);
@@ -663,6 +682,7 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
     T* spare = im + p.m * L;
     std::vector<const C*> src(static_cast<size_t>(per_group));
     std::vector<C*> dst(static_cast<size_t>(per_group));
+    std::array<const T*, 2 * L> row_ptr{};  // with `rows`: the group's real rows
     // Radix-2 lengths are loaded straight into bit-reversed order.
     const bool pow2 = p.kind == Plan::kPow2;
     T tre[kTile * L], tim[kTile * L];
@@ -678,13 +698,15 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
         static const auto real_in = ForCpu<&TileInReal<T, L>>();
         static const auto points_in = ForCpu<&PointsInComplex<T, L>>();
         static const auto real_inverse_in = ForCpu<&TileInRealInverse<T, L>>();
+        static const auto real_rows_in = ForCpu<&TileInRealRows<T, L>>();
         // (A real inverse's points 0 and n / 2 drop their imaginary parts: those tiles go the
         // scalar way.)
         if (lines == FftLines::kRealInverse && (t0 == 0 || (n % 2 == 0 && t0 <= n / 2 && n / 2 < t0 + kTile)))
           return false;
         for (int64_t b = 0; b < kTile; ++b) at[b] = pow2 ? p.rev[t0 + b] : t0 + b;
         for (int64_t c = 0; c < kTile; c += L) {
-          if (side_by_side) points_in(line_ptr[0], stride, t0 + c, re, im, at.data() + c);
+          if (rows) real_rows_in(row_ptr.data(), t0 + c, re, im, at.data() + c);
+          else if (side_by_side) points_in(line_ptr[0], stride, t0 + c, re, im, at.data() + c);
           else if (lines == FftLines::kComplex) complex_in(line_ptr.data(), t0 + c, re, im, at.data() + c);
           else if (lines == FftLines::kRealForward) real_in(line_ptr.data(), t0 + c, re, im, at.data() + c);
           else real_inverse_in(line_ptr.data(), t0 + c, re, im, at.data() + c);
@@ -719,7 +741,14 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
     };
     for (int64_t g = g0; g < g1; ++g) {
       const int64_t q0 = g * per_group, qn = std::min(per_group, count - q0);
-      for (int64_t j = 0; j < qn; ++j) src[j] = dst[j] = a + base(q0 + j);
+      if (rows) {
+        for (int64_t j = 0; j < qn; ++j) {
+          row_ptr[j] = rows + (q0 + j) * n;
+          dst[j] = spectra + (q0 + j) * keep;
+        }
+      } else {
+        for (int64_t j = 0; j < qn; ++j) src[j] = dst[j] = a + base(q0 + j);
+      }
       // Whole groups move through registers: contiguous lines (complex, or real two to a lane) by
       // L x L transposes, complex lines side by side in memory point by point.
       side_by_side = stride > 1 && lines == FftLines::kComplex && qn == per_group && dst[qn - 1] == dst[0] + (qn - 1);
@@ -738,7 +767,7 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
         }
         auto take = [&](int64_t j, int64_t b) {
           const int64_t t = t0 + b;
-          const C v = src[j][t * stride];
+          const C v = rows ? C(row_ptr[j][t], T(0)) : src[j][t * stride];
           if (lines == FftLines::kComplex) {
             tre[b * L + j] = v.real();
             tim[b * L + j] = v.imag();
@@ -804,12 +833,28 @@ void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool
   };
   if (pieces <= 1 || work < (int64_t{1} << 20)) {
     run_lanes(0, groups);
-    return;
+    return true;
   }
   st.ParallelFor(pieces, [&](int64_t i) { run_lanes(groups * i / pieces, groups * (i + 1) / pieces); });
+  return true;
+}
+
+}  // namespace
+
+template <typename C>
+void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines) {
+  Transform(st, a, dims, d, inverse, lines);
+}
+
+template <typename C>
+bool RealRowsForward(ExecState& st, const typename C::value_type* x, int64_t rows, int64_t n, C* half) {
+  const int64_t dims[2] = {rows, n};
+  return Transform<C>(st, nullptr, dims, 1, false, FftLines::kRealForward, x, half);
 }
 
 template void FftAlong(ExecState&, std::complex<double>*, std::span<const int64_t>, size_t, bool, FftLines);
 template void FftAlong(ExecState&, std::complex<float>*, std::span<const int64_t>, size_t, bool, FftLines);
+template bool RealRowsForward(ExecState&, const double*, int64_t, int64_t, std::complex<double>*);
+template bool RealRowsForward(ExecState&, const float*, int64_t, int64_t, std::complex<float>*);
 
 }  // namespace openpjrt::cpu

@@ -30,4 +30,11 @@ enum class FftLines : uint8_t {
 template <typename C>
 void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines);
 
+// The forward transforms of `rows` rows of n plain reals at x (row-major), points 0..n/2 of each
+// into `half` (rows of n/2 + 1): the same values as FftAlong's kRealForward on the rows widened to
+// complex, without the widened copy. False, having done nothing, when the rows are too few to
+// fill the vector lanes (FftAlong then).
+template <typename C>
+bool RealRowsForward(ExecState& st, const typename C::value_type* x, int64_t rows, int64_t n, C* half);
+
 }  // namespace openpjrt::cpu
