@@ -51,24 +51,56 @@ template <typename T, int L>
 [[gnu::always_inline]] inline void Store(T* p, Lanes<T, L> v) { __builtin_memcpy(p, &v, sizeof(v)); }
 
 // Butterflies of spans [span0, span1) over points [0, m) (span1 <= m), twiddles of span s at
-// tw[s - 1 + k] (k < s) for the forward direction; `sign` -1 conjugates them (inverse).
+// tw[s - 1 + k] (k < s) for the forward direction, in the working type; `sign` -1 conjugates them
+// (inverse). Two spans at a time where both are in range: the four points that span s and 2 s
+// pair up go through both stages in registers (the same operations as stage by stage, half the
+// loads and stores of the group).
 template <typename T, int L>
 [[gnu::always_inline]] inline void Butterflies(T* re, T* im, int64_t m, int64_t span0, int64_t span1,
-                                               const double* twr, const double* twi, double sign) {
-  for (int64_t span = span0; span < span1; span *= 2)
+                                               const T* twr, const T* twi, T sign) {
+  using V = Lanes<T, L>;
+  auto butterfly = [](V& ur, V& ui, V& xr, V& xi, T wr, T wi) {
+    const V vr = xr * wr - xi * wi, vi = xr * wi + xi * wr;
+    xr = ur - vr;
+    xi = ui - vi;
+    ur = ur + vr;
+    ui = ui + vi;
+  };
+  int64_t span = span0;
+  for (; 2 * span < span1; span *= 4)
+    for (int64_t i = 0; i < m; i += 4 * span)
+      for (int64_t k = 0; k < span; ++k) {
+        T* r0 = re + (i + k) * L;
+        T* i0 = im + (i + k) * L;
+        const int64_t s = span * L;
+        V ar = Load<T, L>(r0), ai = Load<T, L>(i0), br = Load<T, L>(r0 + s), bi = Load<T, L>(i0 + s);
+        V cr = Load<T, L>(r0 + 2 * s), ci = Load<T, L>(i0 + 2 * s), dr = Load<T, L>(r0 + 3 * s),
+          di = Load<T, L>(i0 + 3 * s);
+        const T w1r = twr[span - 1 + k], w1i = sign * twi[span - 1 + k];
+        butterfly(ar, ai, br, bi, w1r, w1i);
+        butterfly(cr, ci, dr, di, w1r, w1i);
+        butterfly(ar, ai, cr, ci, twr[2 * span - 1 + k], sign * twi[2 * span - 1 + k]);
+        butterfly(br, bi, dr, di, twr[3 * span - 1 + k], sign * twi[3 * span - 1 + k]);
+        Store<T, L>(r0, ar);
+        Store<T, L>(i0, ai);
+        Store<T, L>(r0 + s, br);
+        Store<T, L>(i0 + s, bi);
+        Store<T, L>(r0 + 2 * s, cr);
+        Store<T, L>(i0 + 2 * s, ci);
+        Store<T, L>(r0 + 3 * s, dr);
+        Store<T, L>(i0 + 3 * s, di);
+      }
+  for (; span < span1; span *= 2)
     for (int64_t i = 0; i < m; i += 2 * span)
       for (int64_t k = 0; k < span; ++k) {
-        const T wr = static_cast<T>(twr[span - 1 + k]), wi = static_cast<T>(sign * twi[span - 1 + k]);
         T* lr = re + (i + k) * L;
         T* li = im + (i + k) * L;
-        T* hr = lr + span * L;
-        T* hi = li + span * L;
-        const Lanes<T, L> xr = Load<T, L>(hr), xi = Load<T, L>(hi), ur = Load<T, L>(lr), ui = Load<T, L>(li);
-        const Lanes<T, L> vr = xr * wr - xi * wi, vi = xr * wi + xi * wr;
-        Store<T, L>(hr, ur - vr);
-        Store<T, L>(hi, ui - vi);
-        Store<T, L>(lr, ur + vr);
-        Store<T, L>(li, ui + vi);
+        V ur = Load<T, L>(lr), ui = Load<T, L>(li), xr = Load<T, L>(lr + span * L), xi = Load<T, L>(li + span * L);
+        butterfly(ur, ui, xr, xi, twr[span - 1 + k], sign * twi[span - 1 + k]);
+        Store<T, L>(lr, ur);
+        Store<T, L>(li, ui);
+        Store<T, L>(lr + span * L, xr);
+        Store<T, L>(li + span * L, xi);
       }
 }
 
@@ -374,6 +406,7 @@ struct Plan {
   enum Kind : uint8_t { kPow2, kMixed, kBluestein } kind = kPow2;
   int64_t n = 0, m = 0;               // m: the size transformed (n, or a power of two >= 2n - 1)
   std::vector<double> twr, twi;       // per span s, e^(-pi i k / s) at s - 1 + k
+  std::vector<float> ftwr, ftwi;      // the same rounded to float (complex64 transforms)
   std::vector<int64_t> rev;           // bit reversal over m
   std::vector<double> chr, chi;       // Bluestein: w_t = e^(-pi i t^2 / n), t < n
   std::vector<double> kr[2], ki[2];   // Bluestein: the transform of the conj(w) factor, forward / inverse
@@ -385,11 +418,19 @@ struct Plan {
 template <typename T, int L>
 void Pow2(const Plan& p, T* re, T* im, bool inverse) {
   static const auto butterflies = ForCpu<&Butterflies<T, L>>();
-  const double sign = inverse ? -1.0 : 1.0;
+  const T sign = inverse ? T(-1) : T(1);
+  const T* twr;
+  const T* twi;
+  if constexpr (std::is_same_v<T, float>) {
+    twr = p.ftwr.data();
+    twi = p.ftwi.data();
+  } else {
+    twr = p.twr.data();
+    twi = p.twi.data();
+  }
   const int64_t block = std::min(kBlock, p.m);
-  for (int64_t b = 0; b < p.m; b += block)
-    butterflies(re + b * L, im + b * L, block, 1, block, p.twr.data(), p.twi.data(), sign);
-  butterflies(re, im, p.m, block, p.m, p.twr.data(), p.twi.data(), sign);
+  for (int64_t b = 0; b < p.m; b += block) butterflies(re + b * L, im + b * L, block, 1, block, twr, twi, sign);
+  butterflies(re, im, p.m, block, p.m, twr, twi, sign);
 }
 
 // Puts the group's points into bit-reversed order (each point's lanes move together).
@@ -456,6 +497,8 @@ std::shared_ptr<const Plan> MakePlan(int64_t n) {
       p.twr[span - 1 + k] = std::cos(angle);
       p.twi[span - 1 + k] = -std::sin(angle);
     }
+  p.ftwr.assign(p.twr.begin(), p.twr.end());
+  p.ftwi.assign(p.twi.begin(), p.twi.end());
   p.rev.resize(static_cast<size_t>(m));
   int bits = 0;
   while ((int64_t{1} << bits) < m) ++bits;
