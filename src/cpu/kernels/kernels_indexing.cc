@@ -19,6 +19,15 @@ bool Contains(const std::vector<int64_t>& v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// Random rows of an array larger than the caches (embedding lookups and their gradients) are
+// asked for this many rows before they are used, when a row is at most kPrefetchedRowBytes.
+constexpr int64_t kRowsAhead = 8;
+constexpr int64_t kPrefetchedRowBytes = 4096;
+inline void PrefetchRow(const uint8_t* p, int64_t bytes, bool write) {
+  for (int64_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, write ? 1 : 0, 3);
+  __builtin_prefetch(p + bytes - 1, write ? 1 : 0, 3);
+}
+
 // Where batch position `bi` of a gather or scatter starts in the operand, unclamped: the start
 // index read from `indices` (strides `is`; the index vector along `ivd`, unless ivd is past its
 // rank) for the operand dimensions of `index_map`, plus the batch index for the batching
@@ -67,21 +76,28 @@ bool GatherRows(const Step& s, ExecState& st, const GatherParams& p, const Array
   const uint8_t* idx = indices.data();
   const uint8_t* src = x.data();
   uint8_t* dst = r.mutable_data();
+  auto row_of = [&](int64_t i) {
+    int64_t k;
+    switch (ik) {
+      case ElemKind::kI32: { int32_t v; std::memcpy(&v, idx + 4 * i, 4); k = v; break; }
+      case ElemKind::kU32: { uint32_t v; std::memcpy(&v, idx + 4 * i, 4); k = v; break; }
+      case ElemKind::kI64: { std::memcpy(&k, idx + 8 * i, 8); break; }
+      default: {
+        uint64_t v;
+        std::memcpy(&v, idx + 8 * i, 8);
+        k = v > static_cast<uint64_t>(n - 1) ? n - 1 : static_cast<int64_t>(v);
+      }
+    }
+    return std::clamp<int64_t>(k, 0, n - 1);
+  };
+  // Rows of a table larger than the caches come from anywhere in memory: each row's lines are
+  // asked for kRowsAhead rows before they are copied, so that the misses overlap (an embedding
+  // lookup of 8192 rows of 512 bytes from 25.6 MB waited ~50 ns on each).
+  const bool ahead = x.ByteSize() >= (int64_t{4} << 20) && bytes <= kPrefetchedRowBytes;
   auto copy = [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) {
-      int64_t k;
-      switch (ik) {
-        case ElemKind::kI32: { int32_t v; std::memcpy(&v, idx + 4 * i, 4); k = v; break; }
-        case ElemKind::kU32: { uint32_t v; std::memcpy(&v, idx + 4 * i, 4); k = v; break; }
-        case ElemKind::kI64: { std::memcpy(&k, idx + 8 * i, 8); break; }
-        default: {
-          uint64_t v;
-          std::memcpy(&v, idx + 8 * i, 8);
-          k = v > static_cast<uint64_t>(n - 1) ? n - 1 : static_cast<int64_t>(v);
-        }
-      }
-      k = std::clamp<int64_t>(k, 0, n - 1);
-      std::memcpy(dst + i * bytes, src + k * bytes, static_cast<size_t>(bytes));
+      if (ahead && i + kRowsAhead < last) PrefetchRow(src + row_of(i + kRowsAhead) * bytes, bytes, false);
+      std::memcpy(dst + i * bytes, src + row_of(i) * bytes, static_cast<size_t>(bytes));
     }
   };
   const int64_t pieces = rows * bytes >= (int64_t{1} << 20) ? std::min<int64_t>(rows, st.threads()) : 1;
@@ -279,7 +295,31 @@ void Scatter(const Step& s, ExecState& st) {
       runs.push_back({w_u[k], w_x[k], 1});
   }
   std::vector<int64_t> lane_x(lanes ? LaneRegion::kLanes : 0), lane_u(lanes ? LaneRegion::kLanes : 0);
+  // A typed fold into an operand larger than the caches asks for the window of the batch
+  // kRowsAhead positions ahead (the windows it adds into lie anywhere: an embedding gradient's
+  // 8192 rows of 512 bytes into 25.6 MB waited on each row's misses).
+  int64_t window_bytes = 0;
+  for (const Run& r : runs) window_bytes += r.len * es[0];
+  const bool ahead = p.fold && nb > 0 && results[0].ByteSize() >= (int64_t{4} << 20) && window_bytes <= kPrefetchedRowBytes;
+  std::vector<int64_t> bi_ahead(nb, 0), xi_ahead(xrank);
+  bool more_ahead = true;
+  for (int64_t k = 0; ahead && more_ahead && k < kRowsAhead; ++k) more_ahead = NextIndex(bi_ahead, bsizes);
   if (!w_u.empty() && !batches_empty) do {
+      if (ahead && more_ahead) {
+        BatchStart(indices, p.index_vector_dim, is, bi_ahead, p.scatter_dims_to_operand_dims, p.input_batching_dims,
+                   p.scatter_indices_batching_dims, &xi_ahead);
+        int64_t xa = 0;
+        bool fits = true;
+        for (int64_t d = 0; d < xrank; ++d) {
+          fits &= xi_ahead[d] >= 0 && xi_ahead[d] < xdims[d];
+          xa += xi_ahead[d] * xs[d];
+        }
+        if (fits)
+          for (const Run& r : runs)
+            if ((xa + r.x + r.len) * es[0] <= results[0].ByteSize())
+              PrefetchRow(results[0].data() + (xa + r.x) * es[0], r.len * es[0], true);
+        more_ahead = NextIndex(bi_ahead, bsizes);
+      }
       int64_t ub = 0;
       for (int64_t k = 0; k < nb; ++k) ub += bi[k] * us[scatter_dims[k]];
       BatchStart(indices, p.index_vector_dim, is, bi, p.scatter_dims_to_operand_dims, p.input_batching_dims,
