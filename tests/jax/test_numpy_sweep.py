@@ -195,6 +195,13 @@ def test_gather_scatter_segment(rng):
     check(jax.grad(lambda e, i: jnp.sum(jnp.tanh(e[i]) ** 2)), emb, ids, rtol=1e-5, atol=1e-6)
     check(lambda a: jnp.nonzero(a > 0, size=20, fill_value=-1), x)
     check(lambda a: jnp.where(a > 0, a, 0).at[::2, ::3].get(), x)
+    # A table beyond the caches (rows asked for ahead of use): lookups clamped at both ends,
+    # repeated rows, scatter-adds with out-of-range rows dropped.
+    big = rand(rng, (20000, 64), np.float32)
+    rows = rng.integers(-5, 20005, size=(700,)).astype(np.int32)
+    rows[::7] = rows[3]
+    check(lambda a, i: jnp.take(a, i, axis=0, mode="clip") * 2, big, rows)
+    check(lambda a, i, u: a.at[i].add(u, mode="drop"), big, rows, rand(rng, (700, 64), np.float32), rtol=1e-5)
 
 
 def test_dot_einsum_preferred_types(rng):
