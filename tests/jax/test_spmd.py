@@ -485,3 +485,34 @@ def test_spatially_split_convolutions_exchange_halos(rng, tmp_path):
     assert our_specs == ref_specs, (our_specs, ref_specs)
     assert len(programs) == 6 and all("collective_permute" in p and "all_gather" not in p for p in programs), programs[0]
     both(gradient, rtol=1e-4, atol=1e-4)
+
+
+def test_convolutions_split_over_features(rng, tmp_path):
+    # Tensor-parallel convolutions: a kernel split over its output features gives an output split
+    # over its channels with no exchange; the next kernel split over its input features takes that
+    # output as it lies and all-reduces its partial sums (Megatron's column- then row-parallel
+    # pair, as convolutions); with the batch split over another mesh axis too, and the gradients.
+    x = rand(rng, (4, 8, 8, 6), np.float32)
+    w1 = rand(rng, (3, 3, 6, 8), np.float32) * 0.3
+    w2 = rand(rng, (3, 3, 8, 4), np.float32) * 0.3
+
+    def net(v, a, b):
+        h = jax.nn.relu(jax.lax.conv_general_dilated(v, a, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")))
+        return jax.lax.conv_general_dilated(h, b, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    def run(devices):
+        out = []
+        for shape, names, xspec in (((4,), ("m",), P()), ((2, 2), ("d", "m"), P("d"))):
+            mesh = mesh_of(devices, shape, names)
+            xs = jax.device_put(x, NamedSharding(mesh, xspec))
+            a = jax.device_put(w1, NamedSharding(mesh, P(None, None, None, "m")))
+            b = jax.device_put(w2, NamedSharding(mesh, P(None, None, "m", None)))
+            out.append(jax.jit(net)(xs, a, b))
+            out.append(jax.jit(jax.grad(lambda v, a, b: jnp.sum(net(v, a, b) ** 2), argnums=(1, 2)))(xs, a, b))
+        return fetch(out)
+
+    ref, ref_specs = run(REF_DEVICES)
+    (ours, our_specs), programs = partitioned_programs(tmp_path, lambda: run(OUR_DEVICES))
+    assert_same(ref, ours, rtol=1e-4, atol=1e-4)
+    forward = [p for p in programs if "all_reduce" in p and p.count("stablehlo.convolution") == 2]
+    assert forward and all("all_gather" not in p for p in forward), programs[0]

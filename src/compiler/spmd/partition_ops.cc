@@ -587,19 +587,20 @@ bool Partitioner::TryScatter(std::unique_ptr<Operation>& holder) {
 bool Partitioner::TryConvolution(std::unique_ptr<Operation>& holder) {
   Operation& op = *holder;
   if (op.code != OpCode::kConvolution || op.operands.size() != 2 || op.num_results() != 1) return false;
-  auto it = sharded_.find(op.operands[0]);
-  if (it == sharded_.end() || it->second->layout.replicated()) return false;
-  auto kt = sharded_.find(op.operands[1]);
-  if (kt != sharded_.end() && !kt->second->layout.replicated()) return false;
+  auto [L, it_type] = LayoutOf(op.operands[0]);
+  auto [K, kt_type] = LayoutOf(op.operands[1]);
+  if (L.replicated() && K.replicated()) return false;
   int64_t fg = 1, bg = 1;
   if (Attribute a = op.attr("feature_group_count")) ir::GetInt(a, &fg);
   if (Attribute a = op.attr("batch_group_count")) ir::GetInt(a, &bg);
   Attribute dn = op.attr("dimension_numbers");
-  int64_t ib = -1, ob = -1;
+  int64_t ib = -1, ob = -1, ifeat = -1, ofeat = -1, ki = -1, ko = -1;
   if (fg != 1 || bg != 1 || !dn || dn.kind() != AttrKind::kStruct || !ir::GetInt(dn.Field("input_batch_dimension"), &ib) ||
-      !ir::GetInt(dn.Field("output_batch_dimension"), &ob))
+      !ir::GetInt(dn.Field("output_batch_dimension"), &ob) || !ir::GetInt(dn.Field("input_feature_dimension"), &ifeat) ||
+      !ir::GetInt(dn.Field("output_feature_dimension"), &ofeat) ||
+      !ir::GetInt(dn.Field("kernel_input_feature_dimension"), &ki) ||
+      !ir::GetInt(dn.Field("kernel_output_feature_dimension"), &ko))
     return false;
-  const Layout& l = it->second->layout;
   std::vector<int64_t> is, ks, os;
   ir::GetI64List(dn.Field("input_spatial_dimensions"), &is);
   ir::GetI64List(dn.Field("kernel_spatial_dimensions"), &ks);
@@ -616,10 +617,31 @@ bool Partitioner::TryConvolution(std::unique_ptr<Operation>& holder) {
   std::vector<int64_t> pad = list_or("padding", 0);
   if (pad.size() != 2 * ns || strides.size() != ns || lhs_dil.size() != ns || rhs_dil.size() != ns) return false;
   Type rt = op.result(0)->type;
-  const Type it_type = it->second->global_type, kt_type = op.operands[1]->type;
-  if (!rt.IsTensor() || !rt.HasStaticShape() || !kt_type.IsTensor() || !kt_type.HasStaticShape()) return false;
+  if (!rt.IsTensor() || !rt.HasStaticShape() || !kt_type.IsTensor() || !kt_type.HasStaticShape() ||
+      !it_type.HasStaticShape())
+    return false;
+  for (int64_t d : ks)
+    if (K.tiles[d] > 1) return false;  // a split window
+  // The input features and the kernel's input features are contracted: tiles on either split
+  // the sum (the other operand is cut to match), and partial results are added up.
+  const bool split_sum = L.tiles[ifeat] > 1 || K.tiles[ki] > 1;
+  const Layout& sum_from = L.tiles[ifeat] > 1 ? L : K;
+  const int64_t sum_dim = L.tiles[ifeat] > 1 ? ifeat : ki;
+  Layout in = Layout::Replicated(it_type.rank(), partitions_), kern = Layout::Replicated(kt_type.rank(), partitions_);
+  auto copy_dim = [&](Layout& to, int64_t td, const Layout& from, int64_t fd) {
+    to.tiles[td] = from.tiles[fd];
+    for (int64_t p = 0; p < partitions_; ++p) to.coords[p][td] = from.coords[p][fd];
+  };
+  copy_dim(in, ib, L, ib);
+  copy_dim(kern, ko, K, ko);
+  if (split_sum) {
+    copy_dim(in, ifeat, sum_from, sum_dim);
+    copy_dim(kern, ki, sum_from, sum_dim);
+  }
   std::vector<int> src(rt.rank(), -1);
-  src[ob] = static_cast<int>(ib);
+  Layout out = Layout::Replicated(rt.rank(), partitions_);
+  copy_dim(out, ob, in, ib);
+  copy_dim(out, ofeat, kern, ko);
   // Spatial dimensions may be tiled where the window keeps the output aligned with the input
   // (stride 1, no input dilation, padding that adds up to the window's extent less one, as
   // "SAME" convolutions have): each tile then needs `low` rows of the tile before it and `high`
@@ -629,31 +651,43 @@ bool Partitioner::TryConvolution(std::unique_ptr<Operation>& holder) {
     int64_t dim, low, high;
   };
   std::vector<Halo> halos;
-  for (size_t d = 0; d < l.tiles.size(); ++d) {
-    if (l.tiles[d] == 1 || static_cast<int64_t>(d) == ib) continue;
-    const auto at = std::find(is.begin(), is.end(), static_cast<int64_t>(d));
-    if (at == is.end()) return false;  // a tiled feature dimension
-    const size_t i = static_cast<size_t>(at - is.begin());
+  for (size_t i = 0; i < ns; ++i) {
+    const int64_t d = is[i];
+    if (L.tiles[d] == 1) continue;
     const int64_t extent = (kt_type.shape()[ks[i]] - 1) * rhs_dil[i] + 1;
     const int64_t low = pad[2 * i], high = pad[2 * i + 1], size = it_type.shape()[d];
     if (strides[i] != 1 || lhs_dil[i] != 1 || low < 0 || high < 0 || low + high != extent - 1 ||
-        size % l.tiles[d] != 0 || std::max(low, high) > size / l.tiles[d] || rt.shape()[os[i]] != size)
+        size % L.tiles[d] != 0 || std::max(low, high) > size / L.tiles[d] || rt.shape()[os[i]] != size)
       return false;
-    halos.push_back({i, static_cast<int64_t>(d), low, high});
-    src[os[i]] = static_cast<int>(d);
+    halos.push_back({i, d, low, high});
+    copy_dim(in, d, L, d);
+    copy_dim(out, os[i], L, d);
   }
-  const Layout out = Mapped(l, src);
-  Value* input = it->second->local;
+  // Every tile combination must be held alike (tiles of the input and of the kernel from
+  // different mesh axes), with the split sum's tiles beside the result's.
+  Layout both = out;
+  if (split_sum) {
+    both.tiles.push_back(sum_from.tiles[sum_dim]);
+    for (int64_t p = 0; p < partitions_; ++p) both.coords[p].push_back(sum_from.coords[p][sum_dim]);
+  }
+  if (!Valid(in) || !Valid(kern) || !Valid(out) || !Valid(both)) return false;
+  Value* input = AsLayout(op.operands[0], in, op);
+  Value* kernel = AsLayout(op.operands[1], kern, op);
   for (const Halo& h : halos) {
-    input = WithHalo(input, l, h.dim, h.low, h.high);
+    input = WithHalo(input, in, h.dim, h.low, h.high);
     pad[2 * h.spatial] = pad[2 * h.spatial + 1] = 0;
   }
-  Operation* c = ReemitAll(holder, {input, AsLayout(op.operands[1], Layout::Replicated(kt_type.rank(), partitions_), op)},
-                           {ShardType(ctx_, rt, out)}, {out});
+  const std::vector<Layout> results = {out};
+  Operation* c = ReemitAll(holder, {input, kernel}, {ShardType(ctx_, rt, out)}, results);
   if (!halos.empty()) {
     auto data = std::make_shared<std::vector<uint8_t>>(pad.size() * 8);
     std::memcpy(data->data(), pad.data(), data->size());
     c->SetAttr("padding", Attribute::Dense(Tensor({static_cast<int64_t>(ns), 2}, I64()), data, false));
+  }
+  if (split_sum) {
+    // Partial sums over the split input features meet among the partitions of one result tile.
+    Value* summed = AllReduce(c->result(0), both, {static_cast<int>(rt.rank())}, OpCode::kAdd, op);
+    Retarget(c->result(0), summed);
   }
   return true;
 }

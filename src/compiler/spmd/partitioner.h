@@ -329,12 +329,15 @@ class Partitioner {
   bool TryConcatenate(std::unique_ptr<Operation>& holder);
   bool TryBatchedScatter(std::unique_ptr<Operation>& holder);
 
-  // A convolution whose input is tiled on its batch dimension and on spatial dimensions whose
-  // window keeps output and input aligned (stride 1, no input dilation, padding adding up to the
-  // window's extent less one: "SAME"), the kernel whole, no feature or batch groups, runs on the
-  // shards: each spatial tile takes halos of its neighbours' edge rows (collective_permute; the
-  // edge tiles receive zeros, which are the padding) and convolves without padding there. The
-  // output keeps the input's tiles.
+  // A convolution (no feature or batch groups) whose input is tiled on its batch dimension, on
+  // spatial dimensions whose window keeps output and input aligned (stride 1, no input dilation,
+  // padding adding up to the window's extent less one: "SAME") or on its features, and whose
+  // kernel is tiled on its output or input features (not its window), runs on the shards: each
+  // spatial tile takes halos of its neighbours' edge rows (collective_permute; the edge tiles
+  // receive zeros, which are the padding) and convolves without padding there; split input
+  // features (the operand without tiles there is cut to match) give partial sums that an
+  // all-reduce completes. The output takes the input's batch and spatial tiles and the kernel's
+  // output-feature tiles.
   bool TryConvolution(std::unique_ptr<Operation>& holder);
 
   // `local` (a shard of `l`) extended along `dim` by the last `low` rows of the tile before it and

@@ -25,8 +25,9 @@
 // names each rule): elementwise ops, transposes, broadcasts, reshapes that keep tiles whole,
 // reductions (an all-reduce completes tiled reduced dimensions; argmax-like variadic ones gather
 // each partition's winner and reduce again), sorts and reduce_windows along untiled dimensions,
-// convolutions over a tiled batch and over "SAME" tiled spatial dimensions (halos of the
-// neighbours' edge rows by collective_permute), gathers and scatters on dimensions they take whole, and dots
+// convolutions over a tiled batch, over "SAME" tiled spatial dimensions (halos of the
+// neighbours' edge rows by collective_permute) and over tiled features (split input features
+// all-reduced), gathers and scatters on dimensions they take whole, and dots
 // led by their tiled operand (partial products over a tiled contraction, all-reduced). Sharding
 // constraints reshard. Every other op runs on whole values rebuilt by all-gathers: every program
 // runs correctly, and each rule only makes it cheaper. A conflict between operands' layouts is
