@@ -677,6 +677,73 @@ module attributes {mhlo.num_partitions = 4 : i32} {
   s = Executable::Compile(shard_to_full, "mlir", {}).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("needs the full value's mhlo.sharding"), std::string::npos) << s;
+
+  // A nested manual computation over an axis its enclosing one made manual already.
+  const std::string nested_again = R"(
+module attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=2]>
+  func.func @main(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+    %r = sdy.manual_computation(%x) in_shardings=[<@mesh, [{"a"}, {}]>] out_shardings=[<@mesh, [{"a"}, {}]>] manual_axes={"a"} (%s: tensor<4x4xf32>) {
+      %t = sdy.manual_computation(%s) in_shardings=[<@mesh, [{"a"}, {}]>] out_shardings=[<@mesh, [{"a"}, {}]>] manual_axes={"a"} (%u: tensor<2x4xf32>) {
+        sdy.return %u : tensor<2x4xf32>
+      } : (tensor<4x4xf32>) -> tensor<4x4xf32>
+      sdy.return %t : tensor<4x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    return %r : tensor<8x4xf32>
+  }
+})";
+  s = Executable::Compile(nested_again, "mlir", {}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("axis \"a\" is manual in an enclosing manual computation"), std::string::npos) << s;
+
+  // A partially manual sharding on the entry's argument (only GSPMD's shard_map bodies have them).
+  const std::string partial_arg = R"(
+module attributes {mhlo.num_partitions = 4 : i32} {
+  func.func @main(%x: tensor<8x4xf32> {mhlo.sharding = "{devices=[2,1,2]<=[4] last_tile_dims={manual}}"}) -> tensor<8x4xf32> {
+    return %x : tensor<8x4xf32>
+  }
+})";
+  s = Executable::Compile(partial_arg, "mlir", {}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+  EXPECT_NE(s.message().find("partially manual"), std::string::npos) << s;
+}
+
+// shard_map inside shard_map (Shardy's nested manual computations): the inner one cuts each
+// partition's "a"-shard along "b", sums over "b" within it, and its result is gathered back along
+// "b" among the partitions of one "a"-shard.
+TEST(SpmdTest, NestedManualComputationsStayWithinTheirEnclosingShards) {
+  Client client(ClientOptions{});
+  const char* text = R"(
+module @nested attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=2]>
+  func.func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+    %r = sdy.manual_computation(%x) in_shardings=[<@mesh, [{"a"}, {}]>] out_shardings=[<@mesh, [{"a"}, {}]>] manual_axes={"a"} (%s: tensor<2x4xf32>) {
+      %t = sdy.manual_computation(%s) in_shardings=[<@mesh, [{}, {"b"}]>] out_shardings=[<@mesh, [{}, {"b"}]>] manual_axes={"b"} (%u: tensor<2x2xf32>) {
+        %v = "stablehlo.all_reduce"(%u) ({
+        ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+          %w = stablehlo.add %p, %q : tensor<f32>
+          stablehlo.return %w : tensor<f32>
+        }) {replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = "b">]>, use_global_device_ids} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+        sdy.return %v : tensor<2x2xf32>
+      } : (tensor<2x4xf32>) -> tensor<2x4xf32>
+      sdy.return %t : tensor<2x4xf32>
+    } : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    return %r : tensor<4x4xf32>
+  }
+})";
+  std::vector<float> x(16);
+  std::iota(x.begin(), x.end(), 0.0f);
+  std::vector<std::vector<BufferRef>> args;
+  for (int p = 0; p < 4; ++p) args.push_back({Upload(client.devices()[p], {4, 4}, x)});
+  SpmdRun run = Execute(client, text, args);
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  // Row r, column c: x[r][c % 2] + x[r][c % 2 + 2] (the two "b" halves of the row added); the
+  // result leaves as the outer computation lays it out, rows split over "a" (partitions 0 and 1
+  // hold rows 0-1, partitions 2 and 3 rows 2-3).
+  std::vector<float> want(16);
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) want[r * 4 + c] = x[r * 4 + c % 2] + x[r * 4 + c % 2 + 2];
+  for (int p = 0; p < 4; ++p) EXPECT_EQ(Fetch(run.result.outputs[p][0]), Block(want, 4, 2 * (p / 2), 2, 0, 4)) << p;
 }
 
 }  // namespace

@@ -516,3 +516,39 @@ def test_convolutions_split_over_features(rng, tmp_path):
     assert_same(ref, ours, rtol=1e-4, atol=1e-4)
     forward = [p for p in programs if "all_reduce" in p and p.count("stablehlo.convolution") == 2]
     assert forward and all("all_gather" not in p for p in forward), programs[0]
+
+
+@pytest.mark.parametrize("shardy", [True, False], ids=["shardy", "gspmd"])
+def test_nested_shard_map(rng, shardy):
+    # shard_map over "a" whose body runs a shard_map over "b" (Shardy's nested manual
+    # computations; GSPMD's partially manual shardings inside the outer shard_map's body): the
+    # inner one cuts each "a"-shard along "b", its collectives stay within each "a"-shard, and its
+    # results are gathered back along "b" only. Inner results replicated and split over "b",
+    # psum, all_gather and a ring ppermute inside; also a partially manual shard_map alone.
+    from jax._src import config
+    x = rand(rng, (8, 12), np.float32)
+
+    def run(devices):
+        mesh = mesh_of(devices, (2, 2), ("a", "b"))
+        xs = jax.device_put(x, NamedSharding(mesh, P("a", "b")))
+
+        def inner(fn, out_spec):
+            def apply(u):
+                return jax.shard_map(fn, mesh=jax.sharding.get_abstract_mesh(), in_specs=P(None, "b"),
+                                     out_specs=out_spec, axis_names={"b"}, check_vma=False)(u)
+            return apply
+
+        summed = inner(lambda u: jax.lax.psum(u, "b") + 1, P(None, None))
+        gathered = inner(lambda u: jax.lax.all_gather(u * 2, "b", axis=1, tiled=True), P(None, None))
+        rolled = inner(lambda u: jax.lax.ppermute(jnp.sin(u), "b", [(0, 1), (1, 0)]), P(None, "b"))
+        outs = []
+        for body in (lambda v: summed(v * 3), lambda v: gathered(v) - v, lambda v: rolled(v) + jax.lax.psum(v, "a")):
+            f = jax.shard_map(body, mesh=mesh, in_specs=P("a"), out_specs=P("a"), axis_names={"a"}, check_vma=False)
+            outs.append(jax.jit(f)(xs))
+        partial = jax.shard_map(lambda v: jax.lax.psum(v * 2, "a"), mesh=mesh, in_specs=P("a"), out_specs=P(),
+                                axis_names={"a"}, check_vma=False)
+        outs.append(jax.jit(partial)(xs))
+        return fetch(outs)
+
+    with config.use_shardy_partitioner(shardy):
+        both(run, specs=False)

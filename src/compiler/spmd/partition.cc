@@ -187,8 +187,10 @@ void Partitioner::InlineManual(std::unique_ptr<Operation> holder) {
   Operation* ret = body.terminator();
   for (auto& inner : body.ops) {
     if (inner.get() == ret) break;
-    if (inner->code == OpCode::kSdyManualComputation)
-      Fail(*inner, absl::StatusCode::kUnimplemented, "nested inside another manual computation is not supported");
+    if (inner->code == OpCode::kSdyManualComputation) {
+      InlineNestedManual(std::move(inner), args, *axes);
+      continue;
+    }
     Substitute(*inner, args);
     ResolveMeshAxesGroups(*inner);
     inner->parent = block_;
@@ -204,6 +206,90 @@ void Partitioner::InlineManual(std::unique_ptr<Operation> holder) {
     CheckShardType(s->global_type, s->layout, local->type, op, StrCat("result #", j));
     if (s->layout.replicated()) s->whole = local;
     sharded_[op.result(j)] = s;
+  }
+  graveyard_.push_back(std::move(holder));
+}
+
+void Partitioner::InlineNestedManual(std::unique_ptr<Operation> holder, std::unordered_map<Value*, Value*>& outer,
+                                     const std::vector<std::string>& enclosing) {
+  Operation& op = *holder;
+  Substitute(op, outer);  // its operands (and values its body captures) as the enclosing body has them
+  auto shardings_of = [&](const char* key) {
+    Attribute a = op.attr(key);
+    auto parsed = ParseSdyShardingPerValue(a.kind() == AttrKind::kOpaque ? a->str : ir::PrintAttribute(a));
+    if (!parsed.ok()) Fail(op, absl::StatusCode::kInvalidArgument, std::string(parsed.status().message()));
+    return *parsed;
+  };
+  const std::vector<SdySharding> ins = shardings_of("in_shardings"), outs = shardings_of("out_shardings");
+  Attribute axes_attr = op.attr("manual_axes");
+  auto axes = ParseManualAxes(axes_attr.kind() == AttrKind::kOpaque ? axes_attr->str : ir::PrintAttribute(axes_attr));
+  if (!axes.ok()) Fail(op, absl::StatusCode::kInvalidArgument, std::string(axes.status().message()));
+  for (const std::string& a : *axes)
+    if (std::find(enclosing.begin(), enclosing.end(), a) != enclosing.end())
+      Fail(op, absl::StatusCode::kInvalidArgument, StrCat("axis \"", a, "\" is manual in an enclosing manual computation already"));
+  ir::Block& body = *op.regions[0]->front();
+  if (ins.size() != op.operands.size() || outs.size() != op.num_results() || body.args.size() != op.operands.size())
+    Fail(op, absl::StatusCode::kInvalidArgument,
+         StrCat("has ", ins.size(), " in_shardings for ", op.operands.size(), " operands and ", outs.size(),
+                " out_shardings for ", op.num_results(), " results"));
+  // Each partition cuts its shard (along this computation's axes) of the value it holds (its
+  // shard along the enclosing computations' axes).
+  std::unordered_map<Value*, Value*> args;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    Value* v = op.operands[i];
+    Layout l = LayoutOfSdy(ins[i], v->type.rank(), op, &*axes);
+    Type local_type = body.args[i]->type;
+    CheckShardType(v->type, l, local_type, op, StrCat("operand #", i));
+    args[body.args[i].get()] = Slice(v, l, local_type, op);
+  }
+  std::vector<std::string> all = enclosing;
+  all.insert(all.end(), axes->begin(), axes->end());
+  Operation* ret = body.terminator();
+  for (auto& inner : body.ops) {
+    if (inner.get() == ret) break;
+    if (inner->code == OpCode::kSdyManualComputation) {
+      InlineNestedManual(std::move(inner), args, all);
+      continue;
+    }
+    Substitute(*inner, args);
+    ResolveMeshAxesGroups(*inner);
+    inner->parent = block_;
+    out_.push_back(std::move(inner));
+  }
+  Substitute(*ret, args);
+  // The results put back together along this computation's axes, among the partitions that
+  // share their coordinates along the enclosing ones (whose values differ).
+  for (size_t j = 0; j < op.num_results(); ++j) {
+    Value* local = ret->operands[j];
+    Type whole_type = op.result(j)->type;
+    Layout l = LayoutOfSdy(outs[j], whole_type.rank(), op, &*axes);
+    CheckShardType(whole_type, l, local->type, op, StrCat("result #", j));
+    if (!l.replicated()) {
+      const Mesh& mesh = MeshOf(outs[j], op);
+      auto outer_coords = [&](int64_t device) {
+        std::vector<int64_t> c;
+        const auto at = std::find(mesh.device_ids.begin(), mesh.device_ids.end(), device);
+        const int64_t pos = at - mesh.device_ids.begin();
+        for (const std::string& a : enclosing)
+          if (const int axis = mesh.AxisIndex(a); axis >= 0 && at != mesh.device_ids.end()) c.push_back(mesh.Coord(pos, axis));
+        return c;
+      };
+      std::vector<bool> pending(l.tiles.size());
+      for (size_t d = 0; d < pending.size(); ++d) pending[d] = l.tiles[d] > 1;
+      for (size_t d = 0; d < pending.size(); ++d) {
+        if (!pending[d]) continue;
+        auto groups = GatherGroups(l, static_cast<int>(d), pending);
+        if (!groups.ok()) Fail(op, groups.status().code(), std::string(groups.status().message()));
+        for (const auto& g : *groups)
+          for (int64_t member : g)
+            if (outer_coords(member) != outer_coords(g.front()))
+              Fail(op, absl::StatusCode::kUnimplemented,
+                   "gathering this nested manual computation's result would mix partitions of different "
+                   "enclosing shards (a mesh whose device order this partitioner does not follow)");
+        pending[d] = false;
+      }
+    }
+    outer[op.result(j)] = l.replicated() ? local : Gather(local, l, op, whole_type);
   }
   graveyard_.push_back(std::move(holder));
 }

@@ -234,11 +234,12 @@ bool Partitioner::TryReshard(std::unique_ptr<Operation>& holder) {
     return true;
   }
   const std::string text = sdy ? std::string() : GspmdText(op);
-  if (!sdy && (text.find("manual") != std::string::npos || text.empty())) {
+  if (!sdy && (text == "{manual}" || text.empty())) {
     if (target == "SPMDShardToFullShape")
       Fail(op, absl::StatusCode::kInvalidArgument, "@SPMDShardToFullShape needs the full value's mhlo.sharding");
     return false;  // a manual value passes through
   }
+  std::vector<int64_t> manual;  // partially manual: each partition's coordinate along the manual axes
   Layout l;
   if (sdy) {
     Attribute a = op.attr("sharding");
@@ -247,9 +248,27 @@ bool Partitioner::TryReshard(std::unique_ptr<Operation>& holder) {
     if (!parsed.ok()) Fail(op, absl::StatusCode::kInvalidArgument, std::string(parsed.status().message()));
     l = LayoutOfSdy(*parsed, rt.rank(), op, nullptr);
   } else {
-    auto parsed = GspmdLayout(text, rt.rank(), partitions_);
+    auto parsed = GspmdLayout(text, rt.rank(), partitions_, -1, &manual);
     if (!parsed.ok()) Fail(op, parsed.status().code(), std::string(parsed.status().message()));
     l = *parsed;
+  }
+  if (!manual.empty()) {
+    // Inside a shard_map over some axes, values differ between the manual coordinates: the
+    // partitions that gather (or sum) a tiled dimension together must share one. (Groups pair
+    // the k-th holder of each tile in device order, which meshes in device order satisfy.)
+    std::vector<bool> pending(l.tiles.size());
+    for (size_t d = 0; d < pending.size(); ++d) pending[d] = l.tiles[d] > 1;
+    for (size_t d = 0; d < pending.size(); ++d) {
+      if (!pending[d]) continue;
+      auto groups = GatherGroups(l, static_cast<int>(d), pending);
+      if (!groups.ok()) Fail(op, groups.status().code(), std::string(groups.status().message()));
+      for (const auto& g : *groups)
+        for (int64_t member : g)
+          if (manual[member] != manual[g.front()])
+            Fail(op, absl::StatusCode::kUnimplemented,
+                 StrCat("sharding '", text, "': its tiles' holders do not pair up within the manual subgroups"));
+      pending[d] = false;
+    }
   }
   if (l.partials > 1) {
     if (target == "SPMDShardToFullShape")
@@ -261,8 +280,12 @@ bool Partitioner::TryReshard(std::unique_ptr<Operation>& holder) {
   s->layout = l;
   s->global_type = rt;
   if (target == "SPMDShardToFullShape") {
-    CheckShardType(rt, l, v->type, op, "@SPMDShardToFullShape's result");
-    s->local = v;
+    // The manual shard: the operand as the shard_map body left it (whole along the axes that
+    // stay automatic, where a partially manual constraint had tiled it).
+    auto it = sharded_.find(v);
+    Value* shard = it != sharded_.end() ? Whole(*it->second, op) : v;
+    CheckShardType(rt, l, shard->type, op, "@SPMDShardToFullShape's result");
+    s->local = shard;
   } else {
     // A constraint that would cut a dimension unevenly is a hint this partitioner does not take:
     // the value stays whole (its values are the same either way).

@@ -452,6 +452,13 @@ class Partitioner {
 
   void InlineManual(std::unique_ptr<Operation> holder);
 
+  // A manual computation inside another one's body (shard_map in shard_map), whose values are
+  // the partition's shards along the `enclosing` manual axes and whole along the others: inlined
+  // the same way over its own axes, its results gathered back among the partitions that share
+  // the enclosing coordinates and recorded in `outer` (the enclosing body's substitutions).
+  void InlineNestedManual(std::unique_ptr<Operation> holder, std::unordered_map<Value*, Value*>& outer,
+                          const std::vector<std::string>& enclosing);
+
   void RewriteFunction(Operation& func, bool entry);
 
   ir::Module& m_;

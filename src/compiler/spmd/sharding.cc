@@ -389,7 +389,9 @@ absl::StatusOr<Layout> SdyLayout(const SdySharding& s, const Mesh& mesh, int64_t
   return l;
 }
 
-absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t partitions, int element) {
+absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t partitions, int element,
+                                   std::vector<int64_t>* manual) {
+  if (manual) manual->clear();
   Text t(text);
   SPMD_TRY(t.Expect('{'));
   if (t.Peek('{')) {
@@ -403,7 +405,7 @@ absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t 
         if (depth++ == 0) start = i;
       } else if (rest[i] == '}') {
         if (--depth == 0) {
-          if (index == element) return GspmdLayout(rest.substr(start, i - start + 1), rank, partitions);
+          if (index == element) return GspmdLayout(rest.substr(start, i - start + 1), rank, partitions, -1, manual);
           ++index;
         } else if (depth < 0) {
           break;
@@ -484,6 +486,7 @@ absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t 
   }
   int64_t extra = static_cast<int64_t>(tile_dims.size()) - rank;  // trailing subgroup dims
   std::vector<bool> unreduced(tile_dims.size(), false);            // per tile dim: an unreduced subgroup
+  std::vector<bool> manual_dim(tile_dims.size(), false);           // per tile dim: a manual subgroup
   if (t.Consume("last_tile_dim_replicate")) {
     if (extra != 1) return t.Bad("last_tile_dim_replicate needs one tile dimension beyond the rank");
   } else if (t.Consume("last_tile_dims=")) {
@@ -492,7 +495,10 @@ absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t 
     while (!t.Consume('}')) {
       if (count) SPMD_TRY(t.Expect(','));
       if (t.Consume("manual")) {
-        return absl::UnimplementedError(StrCat("sharding '", text, "': partially manual GSPMD shardings are not supported"));
+        if (!manual)
+          return absl::UnimplementedError(StrCat("sharding '", text, "': partially manual GSPMD shardings are supported "
+                                                 "inside GSPMD's shard_map only"));
+        if (rank + count < static_cast<int64_t>(manual_dim.size())) manual_dim[rank + count] = true;
       } else if (t.Consume("unreduced")) {
         if (rank + count < static_cast<int64_t>(unreduced.size())) unreduced[rank + count] = true;
       } else if (!t.Consume("replicated")) {
@@ -512,6 +518,7 @@ absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t 
   for (size_t dim = 0; dim < tile_dims.size(); ++dim)
     if (unreduced[dim]) l.partials *= tile_dims[dim];
   if (l.partials > 1) l.partial.assign(partitions, 0);
+  if (manual && std::find(manual_dim.begin(), manual_dim.end(), true) != manual_dim.end()) manual->assign(partitions, 0);
   for (int64_t k = 0; k < total; ++k) {
     const int64_t d = devices[k];
     if (d < 0 || d >= partitions || seen[d])
@@ -526,6 +533,8 @@ absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t 
       } else if (unreduced[dim]) {
         l.partial[d] += c * scale;  // several unreduced subgroups: mixed radix, the first major
         scale *= tile_dims[dim];
+      } else if (manual_dim[dim]) {
+        (*manual)[d] = c;  // (one manual subgroup: GSPMD merges them)
       }
     }
   }

@@ -95,7 +95,12 @@ absl::StatusOr<Layout> SdyLayout(const SdySharding& s, const Mesh& mesh, int64_t
 // {devices=[a,b]0,1,2,3}, with last_tile_dim_replicate or last_tile_dims={...} (replicated and
 // unreduced subgroups), {unreduced} (every partition an addend). A tuple sharding
 // {{...}, {...}} yields `element` of it.
-absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t partitions, int element = -1);
+// A partially manual sharding (last_tile_dims naming manual subgroups: inside GSPMD's shard_map
+// over some of the mesh's axes) is refused (UNIMPLEMENTED) unless `manual` is given: then its
+// manual subgroups hold copies in the layout, and manual[p] is partition p's coordinate along
+// them (empty for a sharding without any).
+absl::StatusOr<Layout> GspmdLayout(std::string_view text, int64_t rank, int64_t partitions, int element = -1,
+                                   std::vector<int64_t>* manual = nullptr);
 
 // The layout as a serialized xla.OpSharding (xla_data.proto): REPLICATED (an empty message),
 // UNREDUCED (partial sums on every partition, no tiles) or OTHER with the tile assignment (tile

@@ -49,10 +49,18 @@
 // sharding constraint that would cut unevenly is a hint this pass does not take (the value stays
 // whole).
 //
+// Nested manual computations (shard_map in shard_map): an inner computation over other axes cuts
+// the values its enclosing body holds (the partition's shards along the enclosing axes) along its
+// own axes and gathers its results back among the partitions that share the enclosing
+// coordinates. GSPMD spells the same with partially manual shardings (last_tile_dims={manual})
+// on the Sharding custom calls inside its shard_map bodies: their tiles over the automatic axes
+// are read like any constraint's.
+//
 // Refusals. A sharding naming an axis the mesh lacks, a mesh larger than P, a shard type that does
-// not match its sharding: INVALID_ARGUMENT with the op's location. Uneven tiles at a manual
-// computation's boundary, unreduced axes in a manual computation, nested manual computations and
-// partially manual GSPMD shardings: UNIMPLEMENTED with the name.
+// not match its sharding, a nested manual computation over an axis already manual: INVALID_ARGUMENT
+// with the op's location. Uneven tiles at a manual computation's boundary, unreduced axes in a
+// manual computation, partially manual GSPMD shardings on @main's arguments and results, meshes
+// whose device order would pair partitions of different manual shards: UNIMPLEMENTED with the name.
 #pragma once
 
 #include <cstdint>
