@@ -452,9 +452,19 @@ void FuseProductEpilogues(Program& prog) {
   for (size_t i = 0; i < prog.steps.size(); ++i) {
     Step& d = prog.steps[i];
     if (!cpu::IsEpilogueProduct(d) || d.out.size() != 1 || d.out_types[0].elem != ir::ElemKind::kF32) continue;
-    const int x = d.out[0];
+    int x = d.out[0];
     if (readers[x] != 1) continue;
-    const size_t f = reader[x];
+    size_t f = reader[x];
+    // A no-copy reshape between them (what a transposed product folded into dot_general leaves,
+    // FoldTransposedProducts: JAX's weight gradient before its SGD update): the product is made
+    // in the reshape's type, which the run reads.
+    size_t reshape = prog.steps.size();
+    if (prog.steps[f].fn == cpu::ReshapeKernel() && d.name == "stablehlo.dot_general" && prog.steps[f].out.size() == 1 &&
+        prog.steps[f].out_types[0].ByteSize() == d.out_types[0].ByteSize() && readers[prog.steps[f].out[0]] == 1) {
+      reshape = f;
+      x = prog.steps[f].out[0];
+      f = reader[x];
+    }
     Step& run = prog.steps[f];
     if (f <= i || run.fn != cpu::FusedElementwiseKernel()) continue;
     const cpu::FusedParams& fp = run.Params<cpu::FusedParams>();
@@ -480,6 +490,11 @@ void FuseProductEpilogues(Program& prog) {
       if (slot != x) merged.in.push_back(slot);
     merged.out = run.out;
     merged.out_types = run.out_types;
+    if (reshape < prog.steps.size()) {
+      d.out = prog.steps[reshape].out;
+      d.out_types = prog.steps[reshape].out_types;
+      absorbed[reshape] = true;
+    }
     p->product_input = input;
     p->product = std::move(d);
     p->epilogue = std::move(run);

@@ -139,6 +139,23 @@ TEST(FusedProductTest, WeightGradientWithSgdUpdate) {
       "stablehlo.dot_general + fusion(stablehlo.multiply, stablehlo.subtract)");
 }
 
+// The weight gradient as JAX writes it, transpose(dot(dy, x)): the transpose folds into the
+// product (operands swapped), which leaves a no-copy reshape between it and the update; the
+// product is made in the reshape's type and still takes the update.
+TEST(FusedProductTest, TransposedWeightGradientWithSgdUpdate) {
+  ExpectSameAsUnfused(
+      {"%a: tensor<128x784xf32>, %g: tensor<128x512xf32>, %w: tensor<784x512xf32>",
+       {{ir::ElemKind::kF32, {128, 784}}, {ir::ElemKind::kF32, {128, 512}}, {ir::ElemKind::kF32, {784, 512}}},
+       R"(  %d = stablehlo.dot_general %g, %a, contracting_dims = [0] x [0] : (tensor<128x512xf32>, tensor<128x784xf32>) -> tensor<512x784xf32>
+  %p = stablehlo.transpose %d, dims = [1, 0] : (tensor<512x784xf32>) -> tensor<784x512xf32>
+  %lr = stablehlo.constant dense<0.05> : tensor<784x512xf32>
+  %s = stablehlo.multiply %lr, %p : tensor<784x512xf32>
+  %out = stablehlo.subtract %w, %s : tensor<784x512xf32>)",
+       {"%out : tensor<784x512xf32>"},
+       "tensor<784x512xf32>"},
+      "stablehlo.dot_general + fusion(stablehlo.multiply, stablehlo.subtract)");
+}
+
 // The other forms of an update the product applies in its registers (SgemmUpdate): a residual
 // connection (D + p and p + D, no multiply), D + s * p with the splat on either side, in a
 // batched product (each batch's D at its own offset) and in a narrow one; and a bias row added
