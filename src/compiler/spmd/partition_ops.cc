@@ -665,10 +665,10 @@ bool Partitioner::TryConvolution(std::unique_ptr<Operation>& holder) {
   Layout out = Layout::Replicated(rt.rank(), partitions_);
   copy_dim(out, ob, in, ib);
   copy_dim(out, ofeat, kern, ko);
-  // Spatial dimensions may be tiled where the window keeps the output aligned with the input
-  // (stride 1, no input dilation, padding that adds up to the window's extent less one, as
-  // "SAME" convolutions have): each tile then needs `low` rows of the tile before it and `high`
-  // of the one after (a halo), and the edge tiles take the padding's zeros instead.
+  // Spatial dimensions may be tiled where the window keeps the output's tiles aligned with the
+  // input's (no input dilation, each output tile `stride` times smaller than its input tile:
+  // "SAME" convolutions, strided ones too): each tile then needs `low` rows of the tile before it
+  // and `high` of the one after (a halo), and the edge tiles take the padding's zeros instead.
   struct Halo {
     size_t spatial;
     int64_t dim, low, high;
@@ -677,10 +677,15 @@ bool Partitioner::TryConvolution(std::unique_ptr<Operation>& holder) {
   for (size_t i = 0; i < ns; ++i) {
     const int64_t d = is[i];
     if (L.tiles[d] == 1) continue;
-    const int64_t extent = (kt_type.shape()[ks[i]] - 1) * rhs_dil[i] + 1;
-    const int64_t low = pad[2 * i], high = pad[2 * i + 1], size = it_type.shape()[d];
-    if (strides[i] != 1 || lhs_dil[i] != 1 || low < 0 || high < 0 || low + high != extent - 1 ||
-        size % L.tiles[d] != 0 || std::max(low, high) > size / L.tiles[d] || rt.shape()[os[i]] != size)
+    // Output tile j (To points) reads inputs [j Ti - low, (j + 1) Ti - 1 + extent - stride - low]
+    // when Ti = To * stride: the tile's own rows, `low` before them and extent - stride - low
+    // after (none when negative: the window never reaches past the tile).
+    const int64_t extent = (kt_type.shape()[ks[i]] - 1) * rhs_dil[i] + 1, stride = strides[i];
+    const int64_t low = pad[2 * i], size = it_type.shape()[d], tile = size / L.tiles[d];
+    const int64_t high = std::max<int64_t>(0, extent - stride - low);
+    if (stride < 1 || lhs_dil[i] != 1 || low < 0 || size % L.tiles[d] != 0 || tile % stride != 0 ||
+        rt.shape()[os[i]] * stride != size ||
+        std::max(low, high) > tile || (tile + low + high - extent) / stride + 1 != tile / stride)
       return false;
     halos.push_back({i, d, low, high});
     copy_dim(in, d, L, d);
