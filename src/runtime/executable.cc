@@ -263,6 +263,11 @@ absl::StatusOr<std::shared_ptr<Executable>> Executable::Build(std::string_view c
       static std::atomic<int> counter{0};
       std::ofstream(StrCat(dir, "/partitioned-", counter++, ".mlir")) << ir::PrintModule(*exe->module_);
     }
+    // The partitioner's own ops are checked like the program's: a malformed one is its bug,
+    // reported as such rather than run.
+    if (!shards.params.empty())
+      if (absl::Status s = ir::VerifyModule(*exe->module_); !s.ok())
+        return absl::InternalError(StrCat("the partitioned program is malformed: ", s.message()));
   }
   if (!dynamic) {
     auto program = compiler::Compile(*exe->module_);

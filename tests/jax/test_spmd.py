@@ -553,3 +553,30 @@ def test_nested_shard_map(rng, shardy):
 
     with config.use_shardy_partitioner(shardy):
         both(run, specs=False)
+
+
+def test_pooling_over_split_rows_takes_halos(rng, tmp_path):
+    # Max and average pooling of NHWC images split over their rows: windows of 3 "SAME" at
+    # strides 1 and 2, 2 x 2 "VALID" at stride 2; each row tile takes its neighbours' edge rows
+    # and the end tiles the init value (-inf for max: a max pool near the border must not see
+    # zeros). No all-gather; values as on XLA:CPU.
+    x = rand(rng, (2, 16, 8, 3), np.float32) - 2.0  # mostly negative: zeros at the border would win a max
+
+    def pool(v, op, init, window, stride, padding):
+        return jax.lax.reduce_window(v, init, op, (1, window, window, 1), (1, stride, stride, 1), padding)
+
+    def run(devices):
+        mesh = mesh_of(devices, (4,), ("x",))
+        xs = jax.device_put(x, NamedSharding(mesh, P(None, "x")))
+        out = []
+        for window, stride, padding in ((3, 1, "SAME"), (3, 2, "SAME"), (2, 2, "VALID")):
+            out.append(jax.jit(lambda v: pool(v, jax.lax.max, -jnp.inf, window, stride, padding))(xs))
+            out.append(jax.jit(lambda v: pool(v, jax.lax.add, 0.0, window, stride, padding) / window ** 2)(xs))
+        return fetch(out)
+
+    ref, ref_specs = run(REF_DEVICES)
+    (ours, our_specs), programs = partitioned_programs(tmp_path, lambda: run(OUR_DEVICES))
+    assert_same(ref, ours, rtol=1e-5, atol=1e-5)
+    assert our_specs == ref_specs, (our_specs, ref_specs)
+    assert len(programs) == 6 and all("all_gather" not in p for p in programs), programs[0]
+    assert sum("collective_permute" in p for p in programs) == 4  # the 2 x 2 windows need no halo

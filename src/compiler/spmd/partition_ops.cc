@@ -425,20 +425,49 @@ bool Partitioner::TryReduceWindow(std::unique_ptr<Operation>& holder) {
                              bd = list_or("base_dilations", 1, rank), wd = list_or("window_dilations", 1, rank),
                              pad = list_or("padding", 0, 2 * rank);
   if (dims.size() != rank || strides.size() != rank || pad.size() != 2 * rank) return false;
-  for (size_t d = 0; d < rank; ++d)
-    if (l.tiles[d] > 1 && (dims[d] != 1 || strides[d] != 1 || bd[d] != 1 || wd[d] != 1 || pad[2 * d] != 0 ||
-                           pad[2 * d + 1] != 0))
+  // Tiled dimensions with windows of one need nothing from other tiles; larger windows whose
+  // output tiles stay aligned with the input's (pooling with "SAME" or no padding, strided too)
+  // take halos of the neighbours' edge rows, the edge tiles the init value (the padding's).
+  struct Halo {
+    size_t dim;
+    int64_t low, high;
+  };
+  std::vector<Halo> halos;
+  const Type gt = lead->global_type, rt0 = op.result(0)->type;
+  if (!rt0.IsTensor() || !rt0.HasStaticShape()) return false;
+  for (size_t d = 0; d < rank; ++d) {
+    if (l.tiles[d] == 1) continue;
+    if (dims[d] == 1 && strides[d] == 1 && bd[d] == 1 && wd[d] == 1 && pad[2 * d] == 0 && pad[2 * d + 1] == 0)
+      continue;
+    const int64_t extent = (dims[d] - 1) * wd[d] + 1, stride = strides[d], size = gt.shape()[d];
+    const int64_t tile = size / l.tiles[d], low = pad[2 * d], high = std::max<int64_t>(0, extent - stride - low);
+    if (bd[d] != 1 || stride < 1 || low < 0 || size % l.tiles[d] != 0 || tile % stride != 0 ||
+        rt0.shape()[d] * stride != size || std::max(low, high) > tile ||
+        (tile + low + high - extent) / stride + 1 != tile / stride)
       return false;
+    halos.push_back({d, low, high});
+  }
+  Layout out = l;  // the output's tiles: the input's, on a dimension `stride` times shorter
   std::vector<Value*> operands;
   std::vector<Type> types;
   for (size_t i = 0; i < n; ++i) {
     if (!SameShape(LayoutOf(op.operands[i]).second, lead->global_type)) return false;
-    operands.push_back(AsLayout(op.operands[i], l, op));
-    types.push_back(ShardType(ctx_, op.result(i)->type, l));
+    Value* local = AsLayout(op.operands[i], l, op);
+    Value* init = AsLayout(op.operands[n + i], Layout::Replicated(0, partitions_), op);
+    for (const Halo& h : halos) local = WithHalo(local, l, static_cast<int64_t>(h.dim), h.low, h.high, init);
+    operands.push_back(local);
+    types.push_back(ShardType(ctx_, op.result(i)->type, out));
   }
   for (size_t i = n; i < op.operands.size(); ++i)
     operands.push_back(AsLayout(op.operands[i], Layout::Replicated(0, partitions_), op));
-  ReemitAll(holder, operands, types, std::vector<Layout>(n, l));
+  Operation* c = ReemitAll(holder, operands, types, std::vector<Layout>(n, out));
+  if (!halos.empty()) {
+    std::vector<int64_t> local_pad = pad;
+    for (const Halo& h : halos) local_pad[2 * h.dim] = local_pad[2 * h.dim + 1] = 0;
+    auto data = std::make_shared<std::vector<uint8_t>>(local_pad.size() * 8);
+    std::memcpy(data->data(), local_pad.data(), data->size());
+    c->SetAttr("padding", Attribute::Dense(Tensor({static_cast<int64_t>(rank), 2}, I64()), data, false));
+  }
   return true;
 }
 
@@ -720,7 +749,7 @@ bool Partitioner::TryConvolution(std::unique_ptr<Operation>& holder) {
   return true;
 }
 
-Value* Partitioner::WithHalo(Value* local, const Layout& l, int64_t dim, int64_t low, int64_t high) {
+Value* Partitioner::WithHalo(Value* local, const Layout& l, int64_t dim, int64_t low, int64_t high, Value* edge) {
   // The partitions holding the next tile along `dim` (the same tiles elsewhere; among copies of
   // a tile, the k-th holder pairs with the k-th).
   std::map<std::vector<int64_t>, std::vector<int64_t>> holders;
@@ -763,10 +792,27 @@ Value* Partitioner::WithHalo(Value* local, const Layout& l, int64_t dim, int64_t
                                                      {"type", Attribute::Integer(I64(), 1)}}));
     return cp->result(0);
   };
+  // With `edge`, the end tiles' halos (the partitions nothing was sent to) hold it instead.
+  auto at_end = [&](Value* halo, int64_t end_tile) {
+    if (!edge) return halo;
+    std::vector<int64_t> flags(partitions_);
+    for (int64_t p = 0; p < partitions_; ++p) flags[p] = l.coords[p][dim] == end_tile ? 1 : 0;
+    Operation* pick = Emit(OpCode::kDynamicSlice, {ConstI64(flags, {partitions_}), PartitionIndex()}, {Tensor({1}, I64())});
+    pick->SetAttr("slice_sizes", Attribute::DenseI64(I64(), {1}));
+    Type pred_type = Tensor({}, ctx_.Element(ElemKind::kI1));
+    Value* flag = Emit(OpCode::kReshape, {pick->result(0)}, {Tensor({}, I64())})->result(0);
+    Value* pred = Emit(OpCode::kConvert, {flag}, {pred_type})->result(0);
+    const std::vector<int64_t> hd = Dims(halo->type);
+    Operation* mask = Emit(OpCode::kBroadcastInDim, {pred}, {Tensor(hd, ctx_.Element(ElemKind::kI1))});
+    mask->SetAttr("broadcast_dimensions", Attribute::DenseI64(I64(), {}));
+    Operation* fill = Emit(OpCode::kBroadcastInDim, {edge}, {halo->type});
+    fill->SetAttr("broadcast_dimensions", Attribute::DenseI64(I64(), {}));
+    return Emit(OpCode::kSelect, {mask->result(0), fill->result(0), halo}, {halo->type})->result(0);
+  };
   std::vector<Value*> parts;
-  if (low > 0) parts.push_back(permute(rows(size - low, low), /*ahead=*/true));
+  if (low > 0) parts.push_back(at_end(permute(rows(size - low, low), /*ahead=*/true), 0));
   parts.push_back(local);
-  if (high > 0) parts.push_back(permute(rows(0, high), /*ahead=*/false));
+  if (high > 0) parts.push_back(at_end(permute(rows(0, high), /*ahead=*/false), l.tiles[dim] - 1));
   if (parts.size() == 1) return local;
   std::vector<int64_t> dims = shape;
   dims[dim] = size + low + high;

@@ -257,7 +257,7 @@ Value* Partitioner::AddendOf(Value* local, const Layout& layout, const Operation
   auto zero_bytes = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(ir::ByteSize(elem.elem())), 0);
   Operation* zero = Emit(OpCode::kConstant, {}, {local->type});
   zero->SetAttr("value", Attribute::Dense(local->type, zero_bytes, true));
-  Operation* mask = Emit(OpCode::kBroadcastInDim, {pred}, {Tensor(Dims(local->type), pred_type)});
+  Operation* mask = Emit(OpCode::kBroadcastInDim, {pred}, {Tensor(Dims(local->type), ctx_.Element(ElemKind::kI1))});
   mask->SetAttr("broadcast_dimensions", Attribute::DenseI64(I64(), {}));
   return Emit(OpCode::kSelect, {mask->result(0), local, zero->result(0)}, {local->type})->result(0);
 }

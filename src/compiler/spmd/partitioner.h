@@ -299,7 +299,9 @@ class Partitioner {
   bool TrySort(std::unique_ptr<Operation>& holder);
 
   // reduce_window whose tiled dimensions have windows of one (size, stride and dilations 1, no
-  // padding): cumulative sums along another dimension, pooling over a tiled batch.
+  // padding: cumulative sums along another dimension, pooling over a tiled batch) or windows that
+  // keep the output's tiles aligned with the input's (pooling over tiled rows, "SAME" or valid,
+  // strided too: halos as for convolutions, the end tiles' halos the init value).
   bool TryReduceWindow(std::unique_ptr<Operation>& holder);
 
   // Any reduce (variadic: argmax's pairs) whose reduced dimensions are all untiled runs on the
@@ -341,8 +343,8 @@ class Partitioner {
   bool TryConvolution(std::unique_ptr<Operation>& holder);
 
   // `local` (a shard of `l`) extended along `dim` by the last `low` rows of the tile before it and
-  // the first `high` rows of the tile after it (zeros at the ends).
-  Value* WithHalo(Value* local, const Layout& l, int64_t dim, int64_t low, int64_t high);
+  // the first `high` rows of the tile after it (at the ends zeros, or the scalar `edge`).
+  Value* WithHalo(Value* local, const Layout& l, int64_t dim, int64_t low, int64_t high, Value* edge = nullptr);
 
   // transpose keeps a value's tiles, permuted.
   bool TryTranspose(std::unique_ptr<Operation>& holder);
