@@ -150,23 +150,66 @@ bool Partitioner::IsIdentityReshape(const Operation& op) {
          op.operands[0]->type == op.result(0)->type;
 }
 
-void Partitioner::InlineManual(std::unique_ptr<Operation> holder) {
-  Operation& op = *holder;
+Partitioner::ManualSpec Partitioner::ReadManual(const Operation& op) {
   auto shardings_of = [&](const char* key) {
     Attribute a = op.attr(key);
     auto parsed = ParseSdyShardingPerValue(a.kind() == AttrKind::kOpaque ? a->str : ir::PrintAttribute(a));
     if (!parsed.ok()) Fail(op, absl::StatusCode::kInvalidArgument, std::string(parsed.status().message()));
     return *parsed;
   };
-  const std::vector<SdySharding> ins = shardings_of("in_shardings"), outs = shardings_of("out_shardings");
+  ManualSpec m{shardings_of("in_shardings"), shardings_of("out_shardings"), {}};
   Attribute axes_attr = op.attr("manual_axes");
   auto axes = ParseManualAxes(axes_attr.kind() == AttrKind::kOpaque ? axes_attr->str : ir::PrintAttribute(axes_attr));
   if (!axes.ok()) Fail(op, absl::StatusCode::kInvalidArgument, std::string(axes.status().message()));
-  ir::Block& body = *op.regions[0]->front();
-  if (ins.size() != op.operands.size() || outs.size() != op.num_results())
+  m.axes = *axes;
+  const ir::Block& body = *op.regions[0]->front();
+  if (m.ins.size() != op.operands.size() || m.outs.size() != op.num_results() || body.args.size() != op.operands.size())
     Fail(op, absl::StatusCode::kInvalidArgument,
-         StrCat("has ", ins.size(), " in_shardings for ", op.operands.size(), " operands and ", outs.size(),
+         StrCat("has ", m.ins.size(), " in_shardings for ", op.operands.size(), " operands and ", m.outs.size(),
                 " out_shardings for ", op.num_results(), " results"));
+  return m;
+}
+
+Operation* Partitioner::InlineBody(ir::Block& body, std::unordered_map<Value*, Value*>& args,
+                                   const std::vector<std::string>& axes) {
+  Operation* ret = body.terminator();
+  for (auto& inner : body.ops) {
+    if (inner.get() == ret) break;
+    if (inner->code == OpCode::kSdyManualComputation) {
+      InlineNestedManual(std::move(inner), args, axes);
+      continue;
+    }
+    Substitute(*inner, args);
+    ResolveMeshAxesGroups(*inner);
+    inner->parent = block_;
+    out_.push_back(std::move(inner));
+  }
+  Substitute(*ret, args);
+  return ret;
+}
+
+void Partitioner::CheckGatherWithin(const Layout& l, const std::function<std::vector<int64_t>(int64_t)>& key,
+                                    const Operation& at, const std::string& why) {
+  std::vector<bool> pending(l.tiles.size());
+  for (size_t d = 0; d < pending.size(); ++d) pending[d] = l.tiles[d] > 1;
+  for (size_t d = 0; d < pending.size(); ++d) {
+    if (!pending[d]) continue;
+    auto groups = GatherGroups(l, static_cast<int>(d), pending);
+    if (!groups.ok()) Fail(at, groups.status().code(), std::string(groups.status().message()));
+    for (const auto& g : *groups)
+      for (int64_t member : g)
+        if (key(member) != key(g.front())) Fail(at, absl::StatusCode::kUnimplemented, why);
+    pending[d] = false;
+  }
+}
+
+void Partitioner::InlineManual(std::unique_ptr<Operation> holder) {
+  Operation& op = *holder;
+  const ManualSpec spec = ReadManual(op);
+  const std::vector<SdySharding>& ins = spec.ins;
+  const std::vector<SdySharding>& outs = spec.outs;
+  const std::vector<std::string>* axes = &spec.axes;
+  ir::Block& body = *op.regions[0]->front();
   std::unordered_map<Value*, Value*> args;
   for (size_t i = 0; i < op.operands.size(); ++i) {
     Value* v = op.operands[i];
@@ -184,19 +227,7 @@ void Partitioner::InlineManual(std::unique_ptr<Operation> holder) {
     }
     args[body.args[i].get()] = local;
   }
-  Operation* ret = body.terminator();
-  for (auto& inner : body.ops) {
-    if (inner.get() == ret) break;
-    if (inner->code == OpCode::kSdyManualComputation) {
-      InlineNestedManual(std::move(inner), args, *axes);
-      continue;
-    }
-    Substitute(*inner, args);
-    ResolveMeshAxesGroups(*inner);
-    inner->parent = block_;
-    out_.push_back(std::move(inner));
-  }
-  Substitute(*ret, args);
+  Operation* ret = InlineBody(body, args, *axes);
   for (size_t j = 0; j < op.num_results(); ++j) {
     Value* local = ret->operands[j];
     auto s = std::make_shared<Sharded>();
@@ -214,24 +245,14 @@ void Partitioner::InlineNestedManual(std::unique_ptr<Operation> holder, std::uno
                                      const std::vector<std::string>& enclosing) {
   Operation& op = *holder;
   Substitute(op, outer);  // its operands (and values its body captures) as the enclosing body has them
-  auto shardings_of = [&](const char* key) {
-    Attribute a = op.attr(key);
-    auto parsed = ParseSdyShardingPerValue(a.kind() == AttrKind::kOpaque ? a->str : ir::PrintAttribute(a));
-    if (!parsed.ok()) Fail(op, absl::StatusCode::kInvalidArgument, std::string(parsed.status().message()));
-    return *parsed;
-  };
-  const std::vector<SdySharding> ins = shardings_of("in_shardings"), outs = shardings_of("out_shardings");
-  Attribute axes_attr = op.attr("manual_axes");
-  auto axes = ParseManualAxes(axes_attr.kind() == AttrKind::kOpaque ? axes_attr->str : ir::PrintAttribute(axes_attr));
-  if (!axes.ok()) Fail(op, absl::StatusCode::kInvalidArgument, std::string(axes.status().message()));
+  const ManualSpec spec = ReadManual(op);
+  const std::vector<SdySharding>& ins = spec.ins;
+  const std::vector<SdySharding>& outs = spec.outs;
+  const std::vector<std::string>* axes = &spec.axes;
   for (const std::string& a : *axes)
     if (std::find(enclosing.begin(), enclosing.end(), a) != enclosing.end())
       Fail(op, absl::StatusCode::kInvalidArgument, StrCat("axis \"", a, "\" is manual in an enclosing manual computation already"));
   ir::Block& body = *op.regions[0]->front();
-  if (ins.size() != op.operands.size() || outs.size() != op.num_results() || body.args.size() != op.operands.size())
-    Fail(op, absl::StatusCode::kInvalidArgument,
-         StrCat("has ", ins.size(), " in_shardings for ", op.operands.size(), " operands and ", outs.size(),
-                " out_shardings for ", op.num_results(), " results"));
   // Each partition cuts its shard (along this computation's axes) of the value it holds (its
   // shard along the enclosing computations' axes).
   std::unordered_map<Value*, Value*> args;
@@ -244,19 +265,7 @@ void Partitioner::InlineNestedManual(std::unique_ptr<Operation> holder, std::uno
   }
   std::vector<std::string> all = enclosing;
   all.insert(all.end(), axes->begin(), axes->end());
-  Operation* ret = body.terminator();
-  for (auto& inner : body.ops) {
-    if (inner.get() == ret) break;
-    if (inner->code == OpCode::kSdyManualComputation) {
-      InlineNestedManual(std::move(inner), args, all);
-      continue;
-    }
-    Substitute(*inner, args);
-    ResolveMeshAxesGroups(*inner);
-    inner->parent = block_;
-    out_.push_back(std::move(inner));
-  }
-  Substitute(*ret, args);
+  Operation* ret = InlineBody(body, args, all);
   // The results put back together along this computation's axes, among the partitions that
   // share their coordinates along the enclosing ones (whose values differ).
   for (size_t j = 0; j < op.num_results(); ++j) {
@@ -274,20 +283,9 @@ void Partitioner::InlineNestedManual(std::unique_ptr<Operation> holder, std::uno
           if (const int axis = mesh.AxisIndex(a); axis >= 0 && at != mesh.device_ids.end()) c.push_back(mesh.Coord(pos, axis));
         return c;
       };
-      std::vector<bool> pending(l.tiles.size());
-      for (size_t d = 0; d < pending.size(); ++d) pending[d] = l.tiles[d] > 1;
-      for (size_t d = 0; d < pending.size(); ++d) {
-        if (!pending[d]) continue;
-        auto groups = GatherGroups(l, static_cast<int>(d), pending);
-        if (!groups.ok()) Fail(op, groups.status().code(), std::string(groups.status().message()));
-        for (const auto& g : *groups)
-          for (int64_t member : g)
-            if (outer_coords(member) != outer_coords(g.front()))
-              Fail(op, absl::StatusCode::kUnimplemented,
-                   "gathering this nested manual computation's result would mix partitions of different "
-                   "enclosing shards (a mesh whose device order this partitioner does not follow)");
-        pending[d] = false;
-      }
+      CheckGatherWithin(l, outer_coords, op,
+                        "gathering this nested manual computation's result would mix partitions of different "
+                        "enclosing shards (a mesh whose device order this partitioner does not follow)");
     }
     outer[op.result(j)] = l.replicated() ? local : Gather(local, l, op, whole_type);
   }

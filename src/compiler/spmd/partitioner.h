@@ -1,13 +1,17 @@
 // The SPMD partitioner's internals, shared by the files that implement it (see spmd.h for what
 // it does and sharding.h for the layouts it works with). One Partitioner rewrites one module:
-//   partition.cc         the driver: functions, calls and manual computations rewritten op by op,
-//                        operands resolved to the layout each op needs, results recorded;
+//   partition.cc         the driver: functions, calls and manual computations (nested ones too)
+//                        rewritten op by op, operands resolved to the layout each op needs,
+//                        results recorded (unreduced and uneven ones included);
 //   partition_shards.cc  building blocks: emitting ops, collectives (all-gather, slicing a
-//                        partition's shard), shard types, and reading Shardy shardings into layouts;
+//                        partition's shard, summing unreduced addends), shard types, and reading
+//                        Shardy shardings into layouts;
 //   partition_ops.cc     the per-op rules (Try*): which layouts each op can run on shard by shard
 //                        and the communication it needs (elementwise, dot_general, broadcast,
-//                        reshape, transpose, reduce, reduce_window, sort, gather, scatter,
-//                        convolution, dynamic_slice, dynamic_update_slice, resharding custom calls);
+//                        reshape, transpose, reduce, sort, gather, scatter, dynamic_slice,
+//                        dynamic_update_slice, concatenate, resharding custom calls);
+//   partition_windows.cc convolution and reduce_window, with halos for tiles of the dimensions
+//                        their windows slide along;
 //   partition_regions.cc ops with nested blocks: while loops and if / case branches on shards,
 //                        each block rewritten in a scope of its own, and a loop's summed
 //                        accumulators carried as partial sums;
@@ -453,6 +457,24 @@ class Partitioner {
   static bool IsIdentityReshape(const Operation& op);
 
   void InlineManual(std::unique_ptr<Operation> holder);
+
+  // A manual computation's in and out shardings and manual axes (INVALID_ARGUMENT when they do
+  // not read or do not match its operands and results).
+  struct ManualSpec {
+    std::vector<SdySharding> ins, outs;
+    std::vector<std::string> axes;
+  };
+  ManualSpec ReadManual(const Operation& op);
+
+  // Moves a manual computation's body ops (all but its terminator) into the block being built,
+  // their operands substituted through `args`, nested manual computations inlined within `axes`
+  // (the manual axes around them); returns the terminator, its operands substituted.
+  Operation* InlineBody(ir::Block& body, std::unordered_map<Value*, Value*>& args, const std::vector<std::string>& axes);
+
+  // Fails (UNIMPLEMENTED, `why`) unless the partitions that would gather each tiled dimension of
+  // `l` together agree on `key` (their coordinates along manual axes whose values differ).
+  void CheckGatherWithin(const Layout& l, const std::function<std::vector<int64_t>(int64_t)>& key,
+                         const Operation& at, const std::string& why);
 
   // A manual computation inside another one's body (shard_map in shard_map), whose values are
   // the partition's shards along the `enclosing` manual axes and whole along the others: inlined

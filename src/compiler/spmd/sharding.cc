@@ -347,41 +347,35 @@ absl::StatusOr<Layout> SdyLayout(const SdySharding& s, const Mesh& mesh, int64_t
     return absl::InvalidArgumentError(
         StrCat("the mesh has ", n, " devices but the program runs on ", partitions, " partitions"));
   std::vector<bool> used(mesh.axes.size(), false);
+  // Folds axis `a` into every partition's coordinate (mixed radix, this axis minor) and returns
+  // its size through *size.
+  auto fold_axis = [&](const AxisRef& a, auto&& coord_of, int64_t* size) -> absl::Status {
+    const int axis = mesh.AxisIndex(a.name);
+    if (axis < 0) return absl::InvalidArgumentError(StrCat("the sharding names axis \"", a.name, "\", which the mesh lacks"));
+    if (a.size == 0 && used[axis])
+      return absl::InvalidArgumentError(StrCat("the sharding uses axis \"", a.name, "\" twice"));
+    used[axis] = true;
+    int64_t coord = 0;
+    for (int64_t pos = 0; pos < n; ++pos) {
+      SPMD_TRY(RefCoord(mesh, a, pos, &coord, size));
+      int64_t& c = coord_of(mesh.device_ids[pos]);
+      c = c * *size + coord;
+    }
+    return absl::OkStatus();
+  };
   for (int64_t d = 0; d < rank; ++d) {
     for (const AxisRef& a : s.dims[d]) {
       if (only_axes && std::find(only_axes->begin(), only_axes->end(), a.name) == only_axes->end()) continue;
-      const int axis = mesh.AxisIndex(a.name);
-      if (axis < 0)
-        return absl::InvalidArgumentError(StrCat("the sharding names axis \"", a.name, "\", which the mesh lacks"));
-      if (a.size == 0 && used[axis])
-        return absl::InvalidArgumentError(StrCat("the sharding uses axis \"", a.name, "\" twice"));
-      used[axis] = true;
-      int64_t size = 0, coord = 0;
-      for (int64_t pos = 0; pos < n; ++pos) {
-        absl::Status st = RefCoord(mesh, a, pos, &coord, &size);
-        if (!st.ok()) return st;
-        int64_t& c = l.coords[mesh.device_ids[pos]][d];
-        c = c * size + coord;
-      }
+      int64_t size = 1;
+      SPMD_TRY(fold_axis(a, [&](int64_t p) -> int64_t& { return l.coords[p][d]; }, &size));
       l.tiles[d] *= size;
     }
   }
   if (!s.unreduced.empty()) {
     l.partial.assign(partitions, 0);
     for (const AxisRef& a : s.unreduced) {
-      const int axis = mesh.AxisIndex(a.name);
-      if (axis < 0)
-        return absl::InvalidArgumentError(StrCat("the sharding names axis \"", a.name, "\", which the mesh lacks"));
-      if (a.size == 0 && used[axis])
-        return absl::InvalidArgumentError(StrCat("the sharding uses axis \"", a.name, "\" twice"));
-      used[axis] = true;
-      int64_t size = 0, coord = 0;
-      for (int64_t pos = 0; pos < n; ++pos) {
-        absl::Status st = RefCoord(mesh, a, pos, &coord, &size);
-        if (!st.ok()) return st;
-        int64_t& c = l.partial[mesh.device_ids[pos]];
-        c = c * size + coord;
-      }
+      int64_t size = 1;
+      SPMD_TRY(fold_axis(a, [&](int64_t p) -> int64_t& { return l.partial[p]; }, &size));
       l.partials *= size;
     }
     if (l.partials == 1) l.partial.clear();
