@@ -23,9 +23,10 @@ bool Contains(const std::vector<int64_t>& v, int64_t x) {
 // asked for this many rows before they are used, when a row is at most kPrefetchedRowBytes.
 constexpr int64_t kRowsAhead = 8;
 constexpr int64_t kPrefetchedRowBytes = 4096;
-inline void PrefetchRow(const uint8_t* p, int64_t bytes, bool write) {
-  for (int64_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, write ? 1 : 0, 3);
-  __builtin_prefetch(p + bytes - 1, write ? 1 : 0, 3);
+template <int kWrite>  // (a constant even in unoptimised builds)
+inline void PrefetchRow(const uint8_t* p, int64_t bytes) {
+  for (int64_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, kWrite, 3);
+  __builtin_prefetch(p + bytes - 1, kWrite, 3);
 }
 
 // Where batch position `bi` of a gather or scatter starts in the operand, unclamped: the start
@@ -96,7 +97,7 @@ bool GatherRows(const Step& s, ExecState& st, const GatherParams& p, const Array
   const bool ahead = x.ByteSize() >= (int64_t{4} << 20) && bytes <= kPrefetchedRowBytes;
   auto copy = [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) {
-      if (ahead && i + kRowsAhead < last) PrefetchRow(src + row_of(i + kRowsAhead) * bytes, bytes, false);
+      if (ahead && i + kRowsAhead < last) PrefetchRow<0>(src + row_of(i + kRowsAhead) * bytes, bytes);
       std::memcpy(dst + i * bytes, src + row_of(i) * bytes, static_cast<size_t>(bytes));
     }
   };
@@ -317,7 +318,7 @@ void Scatter(const Step& s, ExecState& st) {
         if (fits)
           for (const Run& r : runs)
             if ((xa + r.x + r.len) * es[0] <= results[0].ByteSize())
-              PrefetchRow(results[0].data() + (xa + r.x) * es[0], r.len * es[0], true);
+              PrefetchRow<1>(results[0].data() + (xa + r.x) * es[0], r.len * es[0]);
         more_ahead = NextIndex(bi_ahead, bsizes);
       }
       int64_t ub = 0;
