@@ -580,3 +580,30 @@ def test_pooling_over_split_rows_takes_halos(rng, tmp_path):
     assert our_specs == ref_specs, (our_specs, ref_specs)
     assert len(programs) == 6 and all("all_gather" not in p for p in programs), programs[0]
     assert sum("collective_permute" in p for p in programs) == 4  # the 2 x 2 windows need no halo
+
+
+def test_resharding_across_dimensions_is_one_all_to_all(rng, tmp_path):
+    # A value split over its rows constrained to be split over its columns by the same devices
+    # (and, on a 2x2 mesh, one axis moving while the other stays) moves by one all_to_all: no
+    # all-gather of the whole value. Values and layouts as on XLA:CPU.
+    x = rand(rng, (8, 12, 4), np.float32)
+
+    def run(devices):
+        out = []
+        for shape, names, src, dst in (((4,), ("x",), P("x"), P(None, "x")),
+                                       ((4,), ("x",), P(None, None, "x"), P("x")),
+                                       ((2, 2), ("a", "b"), P("a", "b"), P("b", None, "a")),
+                                       ((2, 2), ("a", "b"), P("a", None, "b"), P(None, "a", "b"))):
+            mesh = mesh_of(devices, shape, names)
+            xs = jax.device_put(x, NamedSharding(mesh, src))
+            f = jax.jit(lambda v: jax.lax.with_sharding_constraint(jnp.cos(v), NamedSharding(mesh, dst)) * 2,
+                        out_shardings=NamedSharding(mesh, dst))
+            out.append(f(xs))
+        return fetch(out)
+
+    ref, ref_specs = run(REF_DEVICES)
+    (ours, our_specs), programs = partitioned_programs(tmp_path, lambda: run(OUR_DEVICES))
+    assert_same(ref, ours, rtol=1e-6, atol=1e-6)
+    assert our_specs == ref_specs, (our_specs, ref_specs)
+    moved = [p for p in programs if "all_to_all" in p and "all_gather" not in p]
+    assert len(moved) >= 3, programs

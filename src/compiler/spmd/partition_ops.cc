@@ -86,8 +86,61 @@ std::pair<Layout, Type> Partitioner::LayoutOf(Value* v) {
 Value* Partitioner::AsLayout(Value* v, const Layout& layout, const Operation& at) {
   auto it = sharded_.find(v);
   if (it != sharded_.end() && it->second->layout == layout) return it->second->local;
+  if (it != sharded_.end() && !it->second->whole)
+    if (Value* moved = AllToAll(*it->second, layout, at)) return moved;
   Value* whole = it != sharded_.end() ? Whole(*it->second, at) : v;
   return layout.replicated() ? whole : LocalOf(whole, layout, at);
+}
+
+Value* Partitioner::AllToAll(const Sharded& s, const Layout& to, const Operation& at) {
+  const Layout& from = s.layout;
+  const size_t rank = from.tiles.size();
+  if (to.tiles.size() != rank || from.partials > 1 || to.partials > 1 || !s.global_type.IsTensor()) return nullptr;
+  // Exactly one dimension i tiled in `from` but whole in `to`, one j the other way round, by the
+  // same number of tiles and the same partitions (tile c of i in `from` is tile c of j in `to`);
+  // every other dimension alike.
+  int i = -1, j = -1;
+  for (size_t d = 0; d < rank; ++d) {
+    if (from.tiles[d] == to.tiles[d]) {
+      for (int64_t p = 0; p < partitions_; ++p)
+        if (from.coords[p][d] != to.coords[p][d]) return nullptr;
+      continue;
+    }
+    if (from.tiles[d] > 1 && to.tiles[d] == 1 && i < 0) i = static_cast<int>(d);
+    else if (to.tiles[d] > 1 && from.tiles[d] == 1 && j < 0) j = static_cast<int>(d);
+    else return nullptr;
+  }
+  if (i < 0 || j < 0 || from.tiles[i] != to.tiles[j]) return nullptr;
+  const int64_t t = from.tiles[i];
+  for (int64_t p = 0; p < partitions_; ++p)
+    if (from.coords[p][i] != to.coords[p][j]) return nullptr;
+  for (int64_t d : {i, j})
+    if (s.global_type.shape()[d] % t != 0) return nullptr;  // uneven tiles
+  std::vector<bool> pending(rank);
+  for (size_t d = 0; d < rank; ++d) pending[d] = from.tiles[d] > 1;
+  auto groups = GatherGroups(from, i, pending);
+  if (!groups.ok()) return nullptr;
+  // Each partition splits its shard along j into t parts, part k to the group's k-th member (the
+  // holder of tile k of j), and concatenates what it receives along i in group order.
+  std::vector<int64_t> dims = Dims(s.local->type);
+  dims[i] *= t;
+  dims[j] /= t;
+  Operation* a2a = Emit(OpCode::kAllToAll, {s.local}, {Tensor(dims, s.local->type.element_type())});
+  a2a->SetAttr("split_dimension", Attribute::Integer(I64(), j));
+  a2a->SetAttr("concat_dimension", Attribute::Integer(I64(), i));
+  a2a->SetAttr("split_count", Attribute::Integer(I64(), t));
+  // (With a channel handle the groups are partition ids, the same in every replica.)
+  std::vector<int64_t> flat;
+  for (const auto& g : *groups) flat.insert(flat.end(), g.begin(), g.end());
+  auto data = std::make_shared<std::vector<uint8_t>>(flat.size() * 8);
+  std::memcpy(data->data(), flat.data(), data->size());
+  a2a->SetAttr("replica_groups",
+               Attribute::Dense(Tensor({static_cast<int64_t>(groups->size()), t}, I64()), data, false));
+  a2a->SetAttr("channel_handle", Attribute::Struct("stablehlo.channel_handle",
+                                                   {{"handle", Attribute::Integer(I64(), next_channel_++)},
+                                                    {"type", Attribute::Integer(I64(), 1)}}));
+  (void)at;
+  return a2a->result(0);
 }
 
 bool Partitioner::TryDot(std::unique_ptr<Operation>& holder) {

@@ -145,8 +145,13 @@ class Partitioner {
   // The operand's layout (replicated when whole) and its global type.
   std::pair<Layout, Type> LayoutOf(Value* v);
 
-  // The operand as a shard of `layout`: its own shard when it lies so, else cut from the whole.
+  // The operand as a shard of `layout`: its own shard when it lies so, moved by one all_to_all
+  // when only the tiled dimension changes, else cut from the whole.
   Value* AsLayout(Value* v, const Layout& layout, const Operation& at);
+
+  // `s`'s shard moved to `to` by one all_to_all, when `to` tiles dimension j where `s` tiles i
+  // (the same partitions holding tile c of each, everything else alike); null otherwise.
+  Value* AllToAll(const Sharded& s, const Layout& to, const Operation& at);
 
   // Emits `op` again over `operands` with one result of `local_type`; the old result becomes a
   // sharded value of `layout` (or a whole one when `layout` is replicated).

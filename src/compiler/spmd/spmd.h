@@ -32,6 +32,8 @@
 // constraints reshard. Every other op runs on whole values rebuilt by all-gathers: every program
 // runs correctly, and each rule only makes it cheaper. A conflict between operands' layouts is
 // resolved in favour of the first sharded operand; the others are cut (or gathered and cut) to it.
+// A value whose tiles move from one dimension to another over the same partitions moves by one
+// all_to_all instead of a gather and a cut.
 //
 // Unreduced axes (Shardy's unreduced={...}, GSPMD's {unreduced} and last_tile_dims={unreduced}):
 // the partitions that differ only along them hold addends of the value. Such an argument is
