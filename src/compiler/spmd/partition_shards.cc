@@ -15,6 +15,39 @@
 
 namespace openpjrt::compiler::spmd::internal {
 
+namespace {
+
+// `layout` with its partial index as a leading dimension of tiles: the groups that combine over
+// that dimension are the partitions whose addends make one tile.
+Layout PartialsAsTiles(const Layout& layout) {
+  Layout ext;
+  ext.tiles.push_back(layout.partials);
+  ext.tiles.insert(ext.tiles.end(), layout.tiles.begin(), layout.tiles.end());
+  for (size_t p = 0; p < layout.coords.size(); ++p) {
+    ext.coords.push_back({layout.partial[p]});
+    ext.coords.back().insert(ext.coords.back().end(), layout.coords[p].begin(), layout.coords[p].end());
+  }
+  return ext;
+}
+
+// Device groups as a set: each group's members sorted, the groups sorted.
+std::vector<std::vector<int64_t>> GroupSet(const Attribute& groups) {
+  std::vector<int64_t> flat;
+  if (!groups || groups.kind() != AttrKind::kDenseElements || groups->type.rank() != 2 ||
+      !ir::GetI64List(groups, &flat))
+    return {};
+  const int64_t cols = groups->type.shape()[1];
+  std::vector<std::vector<int64_t>> set;
+  for (size_t i = 0; cols > 0 && i < flat.size(); i += static_cast<size_t>(cols)) {
+    set.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(i), flat.begin() + static_cast<std::ptrdiff_t>(i + cols));
+    std::sort(set.back().begin(), set.back().end());
+  }
+  std::sort(set.begin(), set.end());
+  return set;
+}
+
+}  // namespace
+
 Operation* Partitioner::Emit(OpCode code, std::vector<Value*> operands, std::vector<Type> results) {
   auto op = std::make_unique<Operation>(code, "", loc_);
   op->operands = std::move(operands);
@@ -186,6 +219,27 @@ Value* Partitioner::LocalOf(Value* whole, const Layout& layout, const Operation&
     Operation* c = Emit(OpCode::kConstant, {}, {local_type});
     c->SetAttr("value", Attribute::Dense(local_type, def->attr("value")->data, true));
     local = c->result(0);
+  } else if (def && IsElementwise(def->code) && def->regions.empty() && def->num_results() == 1 &&
+             local_depth_ < kLocalDepth && std::all_of(def->operands.begin(), def->operands.end(), [&](Value* o) {
+               return o->type.IsTensor() && o->type.HasStaticShape() && o->type.shape().size() == whole->type.shape().size() &&
+                      std::equal(o->type.shape().begin(), o->type.shape().end(), whole->type.shape().begin());
+             })) {
+    // An elementwise op of whole values runs again on their shards (the shard of a scaled
+    // gradient from the shard of the gradient: a sum then becomes a reduce_scatter); the whole
+    // op goes if nothing else reads it (DropUnreadSums).
+    ++local_depth_;
+    std::vector<Value*> parts;
+    for (Value* o : def->operands) parts.push_back(LocalOf(o, layout, at));
+    --local_depth_;
+    auto c = std::make_unique<Operation>(def->code, def->name(), loc_);
+    c->attrs = def->attrs;
+    c->operands = std::move(parts);
+    c->SetResultTypes({local_type});
+    c->parent = block_;
+    out_.push_back(std::move(c));
+    local = out_.back()->result(0);
+  } else if (Value* scattered = ReduceScatter(whole, layout, local_type)) {
+    local = scattered;
   } else {
     local = Slice(whole, layout, local_type, at);
   }
@@ -193,38 +247,58 @@ Value* Partitioner::LocalOf(Value* whole, const Layout& layout, const Operation&
   return local;
 }
 
-namespace {
-
-// `layout` with its partial index as a leading dimension of tiles: the groups that combine over
-// that dimension are the partitions whose addends make one tile.
-Layout PartialsAsTiles(const Layout& layout) {
-  Layout ext;
-  ext.tiles.push_back(layout.partials);
-  ext.tiles.insert(ext.tiles.end(), layout.tiles.begin(), layout.tiles.end());
-  for (size_t p = 0; p < layout.coords.size(); ++p) {
-    ext.coords.push_back({layout.partial[p]});
-    ext.coords.back().insert(ext.coords.back().end(), layout.coords[p].begin(), layout.coords[p].end());
+Value* Partitioner::ReduceScatter(Value* whole, const Layout& layout, Type local_type) {
+  Operation* ar = whole->def;
+  // A transpose of the sum (a weight gradient's) is taken before it: the partial products are
+  // transposed and scattered.
+  Operation* transpose = nullptr;
+  if (ar && ar->code == OpCode::kTranspose && ar->operands.size() == 1 && ar->operands[0]->def &&
+      IsSumAllReduce(ar->operands[0]->def)) {
+    transpose = ar;
+    ar = ar->operands[0]->def;
   }
-  return ext;
+  if (!IsSumAllReduce(ar) || !ar->attr("use_global_device_ids") || !whole->type.IsTensor() || layout.partials > 1)
+    return nullptr;
+  int dim = -1;
+  for (size_t d = 0; d < layout.tiles.size(); ++d) {
+    if (layout.tiles[d] == 1) continue;
+    if (dim >= 0) return nullptr;  // one tiled dimension only
+    dim = static_cast<int>(d);
+  }
+  if (dim < 0 || whole->type.shape()[dim] % layout.tiles[dim] != 0) return nullptr;
+  std::vector<bool> pending(layout.tiles.size(), false);
+  pending[dim] = true;
+  auto groups = GatherGroups(layout, dim, pending);
+  if (!groups.ok()) return nullptr;
+  // The sum must run over exactly the partitions that split the dimension (group member k, the
+  // holder of tile k, keeps block k of the sum).
+  Attribute groups_attr = Groups(*groups);
+  if (GroupSet(ar->attr("replica_groups")) != GroupSet(groups_attr)) return nullptr;
+  Value* partial = ar->operands[0];
+  if (transpose) {
+    Operation* t = Emit(OpCode::kTranspose, {partial}, {whole->type});
+    t->attrs = transpose->attrs;
+    partial = t->result(0);
+  }
+  Operation* rs = Emit(OpCode::kReduceScatter, {partial}, {local_type});
+  rs->SetAttr("scatter_dimension", Attribute::Integer(I64(), dim));
+  rs->SetAttr("replica_groups", groups_attr);
+  MarkCrossPartition(rs);
+  ir::Region* r = rs->AddRegion();
+  ir::Block* b = r->AddBlock();
+  Type scalar = Tensor({}, whole->type.element_type());
+  Value* x = b->AddArgument(scalar);
+  Value* y = b->AddArgument(scalar);
+  auto add = std::make_unique<Operation>(OpCode::kAdd, "", loc_);
+  add->operands = {x, y};
+  add->SetResultTypes({scalar});
+  Value* z = b->Append(std::move(add))->result(0);
+  auto ret = std::make_unique<Operation>(OpCode::kReturn, "", loc_);
+  ret->operands = {z};
+  b->Append(std::move(ret));
+  return rs->result(0);
 }
 
-// Device groups as a set: each group's members sorted, the groups sorted.
-std::vector<std::vector<int64_t>> GroupSet(const Attribute& groups) {
-  std::vector<int64_t> flat;
-  if (!groups || groups.kind() != AttrKind::kDenseElements || groups->type.rank() != 2 ||
-      !ir::GetI64List(groups, &flat))
-    return {};
-  const int64_t cols = groups->type.shape()[1];
-  std::vector<std::vector<int64_t>> set;
-  for (size_t i = 0; cols > 0 && i < flat.size(); i += static_cast<size_t>(cols)) {
-    set.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(i), flat.begin() + static_cast<std::ptrdiff_t>(i + cols));
-    std::sort(set.back().begin(), set.back().end());
-  }
-  std::sort(set.begin(), set.end());
-  return set;
-}
-
-}  // namespace
 
 Value* Partitioner::SumPartials(Value* local, const Layout& layout, const Operation& at) {
   const bool boolean = local->type.element_type().IsElement() && local->type.element_type().elem() == ElemKind::kI1;
@@ -265,6 +339,14 @@ Value* Partitioner::AddendOf(Value* local, const Layout& layout, const Operation
 void Partitioner::DropUnreadSums(ir::Block& b) {
   for (size_t i = b.ops.size(); i-- > 0;) {
     Operation* op = b.ops[i].get();
+    // (Transposes, reshapes, broadcasts and elementwise ops nothing reads go too: one of a sum
+    // would keep the sum alive.)
+    if ((op->code == OpCode::kTranspose || op->code == OpCode::kReshape || op->code == OpCode::kBroadcastInDim ||
+         (IsElementwise(op->code) && op->regions.empty())) &&
+        op->num_results() == 1 && UsesIn(op->result(0), b) == 0) {
+      b.ops.erase(b.ops.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
     if (op->code != OpCode::kAllReduce || !op->attr("use_global_device_ids")) continue;
     Attribute ch = op->attr("channel_handle");
     int64_t handle = 0;

@@ -130,8 +130,14 @@ class Partitioner {
   bool ReadsUneven(const Operation& op) const;
 
   // The partition's shard of a whole value, made once per (value, layout): a splat constant or a
-  // broadcast scalar is rebuilt at the shard's shape, anything else is sliced.
+  // broadcast scalar is rebuilt at the shard's shape, an elementwise op of whole values redone on
+  // their shards, a summed all-reduce (or its transpose) reduce-scattered, anything else sliced.
   Value* LocalOf(Value* whole, const Layout& layout, const Operation& at);
+
+  // The shard of `layout` (one tiled dimension) of a value that a summed all-reduce made over
+  // exactly the partitions that split that dimension: one reduce_scatter of the all-reduce's
+  // operand (the all-reduce goes if nothing else reads it); null otherwise.
+  Value* ReduceScatter(Value* whole, const Layout& layout, Type local_type);
 
   // An elementwise op with a sharded operand runs on shards: every operand is brought to the
   // first sharded operand's layout (sliced when whole) and the result keeps that layout.
@@ -512,6 +518,8 @@ class Partitioner {
   std::vector<Frame> frames_;
   int trials_ = 0;  // > 0 while rewriting copies to read layouts: nothing is put outside them
   int64_t inlined_ops_ = 0;
+  static constexpr int kLocalDepth = 8;  // elementwise ops LocalOf redoes on shards, nested
+  int local_depth_ = 0;
   ir::Block* block_ = nullptr;
   ir::Loc loc_;
   int64_t next_channel_ = 1 << 20;  // above the channels a program numbers itself

@@ -33,7 +33,9 @@
 // runs correctly, and each rule only makes it cheaper. A conflict between operands' layouts is
 // resolved in favour of the first sharded operand; the others are cut (or gathered and cut) to it.
 // A value whose tiles move from one dimension to another over the same partitions moves by one
-// all_to_all instead of a gather and a cut.
+// all_to_all instead of a gather and a cut; a whole elementwise result needed as a shard is
+// recomputed from its operands' shards, and a sum needed as shards becomes a reduce_scatter (FSDP's
+// gradients). Ops the rewrite leaves unread (those sums, their transposes) are dropped.
 //
 // Unreduced axes (Shardy's unreduced={...}, GSPMD's {unreduced} and last_tile_dims={unreduced}):
 // the partitions that differ only along them hold addends of the value. Such an argument is
