@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <bit>
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <new>
 #include <cstring>
@@ -730,6 +731,41 @@ TEST(ExecutableTest, SerializeRoundTripsAndRejectsCorruptBytes) {
   bytes[bytes.size() / 2] ^= 1;
   EXPECT_NE(Executable::Deserialize(bytes).status().message().find("checksum"), std::string::npos);
   EXPECT_NE(Executable::Deserialize("garbage").status().message().find("magic"), std::string::npos);
+}
+
+// Devices run at once in one process share the intra-op threads: with two devices on a pool of
+// two, each runs its kernels on its own thread (no piece is handed to the pool), and a single
+// device still cuts a large elementwise op for the pool.
+TEST(RuntimeTest, ConcurrentDevicesShareTheIntraOpThreads) {
+  struct Counting : cpu::Parallel {
+    std::atomic<int> calls{0};
+    int threads() const override { return 2; }
+    bool deterministic() const override { return false; }
+    void For(int64_t n, cpu::PieceFn fn) override {
+      calls.fetch_add(1);
+      for (int64_t i = 0; i < n; ++i) fn(i);
+    }
+  };
+  auto exe = test_util::CompileText(R"(
+func.func @main(%a: tensor<1048576xf32>) -> tensor<1048576xf32> {
+  %0 = stablehlo.exponential %a : tensor<1048576xf32>
+  %1 = stablehlo.sine %0 : tensor<1048576xf32>
+  return %1 : tensor<1048576xf32>
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  auto args = [] {
+    cpu::Array a = cpu::Array::Allocate({ir::ElemKind::kF32, {1048576}});
+    std::memset(a.mutable_data(), 0, a.ByteSize());
+    return std::vector<cpu::RtValue>{cpu::RtValue::Of(a)};
+  };
+  Counting one;
+  ASSERT_TRUE((*exe)->RunReplicated(1, 1, {args()}, nullptr, nullptr, nullptr, &one, nullptr).ok());
+  EXPECT_GT(one.calls.load(), 0);
+  Counting two;
+  auto r = (*exe)->RunReplicated(2, 1, {args(), args()}, nullptr, nullptr, nullptr, &two, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(two.calls.load(), 0);
+  EXPECT_NEAR((*r)[1][0].array.as<float>()[7], std::sin(1.0f), 1e-6f);
 }
 
 }  // namespace
