@@ -284,18 +284,7 @@ Value* Partitioner::ReduceScatter(Value* whole, const Layout& layout, Type local
   rs->SetAttr("scatter_dimension", Attribute::Integer(I64(), dim));
   rs->SetAttr("replica_groups", groups_attr);
   MarkCrossPartition(rs);
-  ir::Region* r = rs->AddRegion();
-  ir::Block* b = r->AddBlock();
-  Type scalar = Tensor({}, whole->type.element_type());
-  Value* x = b->AddArgument(scalar);
-  Value* y = b->AddArgument(scalar);
-  auto add = std::make_unique<Operation>(OpCode::kAdd, "", loc_);
-  add->operands = {x, y};
-  add->SetResultTypes({scalar});
-  Value* z = b->Append(std::move(add))->result(0);
-  auto ret = std::make_unique<Operation>(OpCode::kReturn, "", loc_);
-  ret->operands = {z};
-  b->Append(std::move(ret));
+  AddCombiner(*rs, OpCode::kAdd, whole->type.element_type());
   return rs->result(0);
 }
 

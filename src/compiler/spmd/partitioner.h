@@ -216,9 +216,14 @@ class Partitioner {
     Operation* ar = Emit(OpCode::kAllReduce, {v}, {v->type});
     ar->SetAttr("replica_groups", Groups(groups));
     MarkCrossPartition(ar);
-    ir::Region* r = ar->AddRegion();
-    ir::Block* b = r->AddBlock();
-    Type scalar = Tensor({}, v->type.element_type());
+    AddCombiner(*ar, combine_op, v->type.element_type());
+    return ar->result(0);
+  }
+
+  // Gives a collective its reducer region: `combine_op` of two scalars of `elem`.
+  void AddCombiner(Operation& op, OpCode combine_op, Type elem) {
+    ir::Block* b = op.AddRegion()->AddBlock();
+    Type scalar = Tensor({}, elem);
     Value* x = b->AddArgument(scalar);
     Value* y = b->AddArgument(scalar);
     auto combine = std::make_unique<Operation>(combine_op, "", loc_);
@@ -228,7 +233,6 @@ class Partitioner {
     auto ret = std::make_unique<Operation>(OpCode::kReturn, "", loc_);
     ret->operands = {z};
     b->Append(std::move(ret));
-    return ar->result(0);
   }
 
   // ---- unreduced axes (partial sums held per partition) -------------------------------------
