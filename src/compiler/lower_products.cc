@@ -27,6 +27,7 @@ void Lowerer::LowerProduct(const Operation& op, Env& env, Program& prog) {
       }
       ElemKind out = kind_of(op.result(0));
       const ElemKind work = ProductWork(out);
+      cpu::PlanDot(*p, ToArrayType(op, op.operands[0]->type), ToArrayType(op, op.operands[1]->type));
       std::vector<int> in = Operands(op, env);
       in.resize(2);  // dynamic_conv's padding was read above
       for (size_t i = 0; i < 2; ++i)

@@ -281,6 +281,79 @@ TEST(FusedProductTest, ConvolutionWithFeaturesFirst) {
 
 // Not absorbed: a run that reads another full-size array defined after the product (the merged
 // step would read it before it exists), and a product read by two steps.
+// A loop body's product (an RNN step, 1x64 @ 64x64 + x, tanh): one block, so the product is
+// made whole and its epilogue runs op after op (FusedSmall), with an output of another kind.
+TEST(FusedProductTest, ProductOfOneBlockRunsItsEpilogueWhole) {
+  ExpectSameAsUnfused({"%h: tensor<1x64xf32>, %w: tensor<64x64xf32>, %x: tensor<1x64xf32>",
+                       {{ir::ElemKind::kF32, {1, 64}}, {ir::ElemKind::kF32, {64, 64}}, {ir::ElemKind::kF32, {1, 64}}},
+                       R"(  %p = stablehlo.dot_general %h, %w, contracting_dims = [1] x [0] : (tensor<1x64xf32>, tensor<64x64xf32>) -> tensor<1x64xf32>
+  %s = stablehlo.add %p, %x : tensor<1x64xf32>
+  %t = stablehlo.tanh %s : tensor<1x64xf32>
+  %b = stablehlo.convert %t : (tensor<1x64xf32>) -> tensor<1x64xbf16>)",
+                       {"%t : tensor<1x64xf32>", "%b : tensor<1x64xbf16>"}, "tensor<1x64xf32>"},
+                      "stablehlo.dot_general + fusion(stablehlo.add, stablehlo.tanh, stablehlo.convert)");
+}
+
+// Elementwise runs of at most one block (FusedSmall) against the block evaluator: the same run
+// over 4 and 6 rows of 256 (1,024 and 1,536 elements), the first four rows' inputs the same,
+// with every kind of input a run reads (arrays, a splat constant, a broadcast scalar argument, a
+// bias row and per-row values repeated along rows) and ops with parameters (compare, select,
+// convert). The first 1,024 elements of each result must have the same bits.
+TEST(FusedProductTest, RunsOfOneBlockMatchTheBlockEvaluator) {
+  auto program = [](int rows) {
+    const std::string r = std::to_string(rows), t = "tensor<" + r + "x256xf32>";
+    return "func.func @main(%x: " + t + ", %b: tensor<256xf32>, %r: tensor<" + r + "xf32>, %s: tensor<f32>) -> (" + t +
+           ", tensor<" + r + "x256xi1>, tensor<" + r + "x256xbf16>) {\n" +
+           "  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<256xf32>) -> " + t + "\n" +
+           "  %rb = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<" + r + "xf32>) -> " + t + "\n" +
+           "  %sb = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> " + t + "\n" +
+           "  %half = stablehlo.constant dense<0.5> : " + t + "\n" +
+           "  %a = stablehlo.multiply %x, %half : " + t + "\n" +
+           "  %c = stablehlo.add %a, %bb : " + t + "\n" +
+           "  %d = stablehlo.subtract %c, %rb : " + t + "\n" +
+           "  %m = stablehlo.compare GT, %d, %sb : (" + t + ", " + t + ") -> tensor<" + r + "x256xi1>\n" +
+           "  %e = stablehlo.select %m, %d, %x : tensor<" + r + "x256xi1>, " + t + "\n" +
+           "  %u = stablehlo.tanh %e : " + t + "\n" +
+           "  %h = stablehlo.convert %u : (" + t + ") -> tensor<" + r + "x256xbf16>\n" +
+           "  return %u, %m, %h : " + t + ", tensor<" + r + "x256xi1>, tensor<" + r + "x256xbf16>\n}\n";
+  };
+  std::vector<std::vector<cpu::RtValue>> results;
+  for (int rows : {4, 6}) {
+    auto exe = CompileText(program(rows));
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    int runs = 0;
+    for (const cpu::Step& s : (*exe)->program->steps) runs += s.fn == cpu::FusedElementwiseKernel();
+    ASSERT_EQ(runs, 1) << "the ops were not fused into one run";
+    // Rows of x: 6 rows whose first four are the 4-row program's whole argument.
+    const cpu::Array x6 = Filled({ir::ElemKind::kF32, {6, 256}}, 3);
+    cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {rows, 256}});
+    std::memcpy(x.mutable_data(), x6.data(), static_cast<size_t>(x.ByteSize()));
+    cpu::Array r = cpu::Array::Allocate({ir::ElemKind::kF32, {rows}});
+    for (int i = 0; i < rows; ++i) r.mutable_as<float>()[i] = 0.125f * static_cast<float>(i) - 0.25f;
+    cpu::Array scalar = cpu::Array::Allocate({ir::ElemKind::kF32, {}});
+    scalar.mutable_as<float>()[0] = -0.0625f;
+    std::vector<cpu::RtValue> args;
+    args.push_back(cpu::RtValue::Of(std::move(x)));
+    args.push_back(cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {256}}, 5)));
+    args.push_back(cpu::RtValue::Of(std::move(r)));
+    args.push_back(cpu::RtValue::Of(std::move(scalar)));
+    auto out = (*exe)->Run(std::move(args));
+    ASSERT_TRUE(out.ok()) << out.status();
+    results.push_back(*std::move(out));
+  }
+  for (size_t j = 0; j < 3; ++j) {
+    const cpu::Array& small = results[0][j].array;
+    ASSERT_EQ(small.NumElements(), 1024);
+    EXPECT_EQ(std::memcmp(small.data(), results[1][j].array.data(), static_cast<size_t>(small.ByteSize())), 0)
+        << "result " << j;
+  }
+  // Both branches of the select were taken.
+  int64_t set = 0;
+  for (int64_t e = 0; e < 1024; ++e) set += results[0][1].array.data()[e];
+  EXPECT_GT(set, 0);
+  EXPECT_LT(set, 1024);
+}
+
 TEST(FusedProductTest, KeepsStepsApartWhenTheRunCannotMove) {
   auto exe = CompileText(R"(
 func.func @main(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64xf32>) {

@@ -87,5 +87,96 @@ TEST(LoopTest, ConstantsLeaveLoopBodiesAndResultsStay) {
   }
 }
 
+// Conditions of one compare over scalars are tested on the carried values in place (While's
+// ScalarTest): against a hoisted constant, against a bound passed in from outside the loop, on a
+// one-element tensor<1xui32> counter and on a float; a two-step condition runs as a region. Each
+// loop's trip count must be the program's.
+TEST(LoopTest, ScalarConditionsCountTheirTrips) {
+  auto exe = CompileText(R"(
+func.func @main(%n: tensor<i32>, %f: tensor<f32>) -> (tensor<i32>, tensor<1xui32>, tensor<f32>, tensor<i32>) {
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %a:2 = stablehlo.while(%i = %z, %k = %z) : tensor<i32>, tensor<i32>
+    cond {
+      %go = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i1 = stablehlo.add %i, %one : tensor<i32>
+      %three = stablehlo.constant dense<3> : tensor<i32>
+      %k1 = stablehlo.add %k, %three : tensor<i32>
+      stablehlo.return %i1, %k1 : tensor<i32>, tensor<i32>
+    }
+  %uz = stablehlo.constant dense<0> : tensor<1xui32>
+  %b = stablehlo.while(%u = %uz) : tensor<1xui32>
+    cond {
+      %lim = stablehlo.constant dense<7> : tensor<1xui32>
+      %go = stablehlo.compare LE, %u, %lim, UNSIGNED : (tensor<1xui32>, tensor<1xui32>) -> tensor<1xi1>
+      %g = stablehlo.reshape %go : (tensor<1xi1>) -> tensor<i1>
+      stablehlo.return %g : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<1xui32>
+      %u1 = stablehlo.add %u, %one : tensor<1xui32>
+      stablehlo.return %u1 : tensor<1xui32>
+    }
+  %c = stablehlo.while(%x = %f) : tensor<f32>
+    cond {
+      %lim = stablehlo.constant dense<100.0> : tensor<f32>
+      %go = stablehlo.compare LT, %x, %lim, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %two = stablehlo.constant dense<2.0> : tensor<f32>
+      %x1 = stablehlo.multiply %x, %two : tensor<f32>
+      stablehlo.return %x1 : tensor<f32>
+    }
+  return %a#1, %b, %c, %a#0 : tensor<i32>, tensor<1xui32>, tensor<f32>, tensor<i32>
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  for (int32_t n : {0, 1, 9}) {
+    cpu::Array na = cpu::Array::Allocate({ir::ElemKind::kI32, {}});
+    na.mutable_as<int32_t>()[0] = n;
+    cpu::Array fa = cpu::Array::Allocate({ir::ElemKind::kF32, {}});
+    fa.mutable_as<float>()[0] = 3.0f;
+    std::vector<cpu::RtValue> args;
+    args.push_back(cpu::RtValue::Of(std::move(na)));
+    args.push_back(cpu::RtValue::Of(std::move(fa)));
+    auto out = (*exe)->Run(std::move(args));
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].array.as<int32_t>()[0], 3 * n);
+    EXPECT_EQ((*out)[3].array.as<int32_t>()[0], n);
+    EXPECT_EQ((*out)[1].array.as<uint32_t>()[0], 8u);
+    EXPECT_EQ((*out)[2].array.as<float>()[0], 192.0f);  // 3 * 2^6
+  }
+}
+
+// A loop that never ends (its counter is not advanced) stops with RESOURCE_EXHAUSTED when the
+// execution's step budget is spent, also where its condition is tested in place.
+TEST(LoopTest, EndlessLoopsSpendTheStepBudget) {
+  auto exe = CompileText(R"(
+func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %z, %acc = %x) : tensor<i32>, tensor<f32>
+    cond {
+      %n = stablehlo.constant dense<5> : tensor<i32>
+      %go = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1.0> : tensor<f32>
+      %a = stablehlo.add %acc, %one : tensor<f32>
+      stablehlo.return %i, %a : tensor<i32>, tensor<f32>
+    }
+  return %r#1 : tensor<f32>
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  for (int64_t budget : {0, 1, 2, 3, 1000}) {
+    cpu::Array a = cpu::Array::Allocate({ir::ElemKind::kF32, {}});
+    a.mutable_as<float>()[0] = 1.0f;
+    std::vector<cpu::RtValue> args;
+    args.push_back(cpu::RtValue::Of(std::move(a)));
+    auto out = (*exe)->Run(std::move(args), nullptr, nullptr, budget);
+    ASSERT_FALSE(out.ok()) << "budget " << budget;
+    EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted) << out.status();
+  }
+}
+
 }  // namespace
 }  // namespace openpjrt::runtime

@@ -48,6 +48,14 @@ class ArenaLease {
 absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecState& st,
                                 size_t num_inputs, FusedInputs* in);
 
+// Evaluates the run of step `s` when it is at most one block long, op after op over all of it
+// (fused_small.cc), and puts its outputs in their slots: what tiny runs take instead of a
+// FusedBlockEval. Input `product_input` is read from *product instead of its slot (a fused
+// product's epilogue; -1: none). False, having done nothing, for a longer run; true once done or
+// failed (st.Fail, for inputs of the wrong size).
+bool FusedSmall(const FusedParams& p, const Step& s, ExecState& st, const Array* product = nullptr,
+                int product_input = -1);
+
 // One thread's evaluator: its own block buffers. Run(start, count) computes every op of the run
 // for elements [start, start + count) (count <= kFusedBlock); ops with an output index write
 // into outs (absolute positions), the others into block buffers that Value() returns.

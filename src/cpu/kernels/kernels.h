@@ -179,11 +179,24 @@ bool ReduceIsContiguous(const std::vector<int64_t>& input_dims, const std::vecto
 
 // ---- linear algebra (kernels_dot.cc)
 struct PackedSgemmB;
+// An f32 product's extents (batch B, free M and N, contracting K) and the element strides of
+// its operands' merged dimensions, for operands of dimensions lhs and rhs.
+struct DotGeometry {
+  Dims lhs, rhs;
+  int64_t B = 0, M = 0, K = 0, N = 0;
+  int64_t lb_s = 0, m_s = 0, lk_s = 0, rb_s = 0, rk_s = 0, n_s = 0;
+};
 struct DotParams {
   std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
   // A constant right operand packed at compile time for the f32 kernel (no packing per run).
   std::shared_ptr<const PackedSgemmB> packed_rhs;
+  // The geometry for the operand types the program gives (PlanDot), which the f32 kernel takes
+  // when the operands have those dimensions instead of working it out on every run (a tenth of
+  // a loop body's 1x64 @ 64x64 step). Null: none (the operands' dimensions do not merge).
+  std::shared_ptr<const DotGeometry> geometry;
 };
+// Sets p.geometry for operands of types lhs and rhs (after the dimension lists are final).
+void PlanDot(DotParams& p, const ArrayType& lhs, const ArrayType& rhs);
 // Packs `rhs`, the constant right operand of the f32 dot_general step `s`, into its parameters
 // when the fast kernel will take the product; false (nothing changed) otherwise.
 bool PrepackDotRhs(Step& s, const Array& rhs);

@@ -58,8 +58,7 @@ Array Arrange(const Array& a, std::span<const int64_t> batch, std::span<const in
 
 // The extent and element stride of `dims` of `a` taken together, when they merge into one
 // (each dimension's stride is the next one's stride times its size); none: extent 1.
-bool MergeDims(const Array& a, std::span<const int64_t> dims, int64_t* extent, int64_t* stride) {
-  const auto& shape = a.dims();
+bool MergeDims(const Dims& shape, std::span<const int64_t> dims, int64_t* extent, int64_t* stride) {
   auto row_major_stride = [&](int64_t d) {
     int64_t n = 1;
     for (size_t j = static_cast<size_t>(d) + 1; j < shape.size(); ++j) n *= shape[j];
@@ -112,20 +111,45 @@ void DotGeneral(const Step& s, ExecState& st);
 
 }  // namespace
 
-bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done, const SgemmUpdate* update) {
-  if (s.fn != &DotGeneral<ElemKind::kF32>) return false;
-  const DotShape d(s, st);
-  const DotParams& p = d.p;
-  const Array& lhs = d.lhs;
-  const Array& rhs = d.rhs;
-  const DimList& lf = d.lf;
-  const DimList& rf = d.rf;
-  const int64_t B = d.B, M = d.M, Kc = d.Kc, N = d.N;
-  int64_t lb_n, lb_s, m_n, m_s, lk_n, lk_s, rb_n, rb_s, rk_n, rk_s, n_n, n_s;
-  if (!HaveFastSgemm() || !MergeDims(lhs, p.lhs_batch, &lb_n, &lb_s) || !MergeDims(lhs, lf, &m_n, &m_s) ||
-      !MergeDims(lhs, p.lhs_contract, &lk_n, &lk_s) || !MergeDims(rhs, p.rhs_batch, &rb_n, &rb_s) ||
-      !MergeDims(rhs, p.rhs_contract, &rk_n, &rk_s) || !MergeDims(rhs, rf, &n_n, &n_s))
+namespace {
+
+// The geometry of p's product for operands of dimensions l and r; false when an operand's
+// batch, free or contracting dimensions do not merge into one stride each.
+bool GeometryOf(const DotParams& p, const Dims& l, const Dims& r, DotGeometry* g) {
+  const DimList lf = FreeDims(static_cast<int64_t>(l.size()), p.lhs_batch, p.lhs_contract);
+  const DimList rf = FreeDims(static_cast<int64_t>(r.size()), p.rhs_batch, p.rhs_contract);
+  int64_t rb_n, rk_n;
+  if (!MergeDims(l, p.lhs_batch, &g->B, &g->lb_s) || !MergeDims(l, lf, &g->M, &g->m_s) ||
+      !MergeDims(l, p.lhs_contract, &g->K, &g->lk_s) || !MergeDims(r, p.rhs_batch, &rb_n, &g->rb_s) ||
+      !MergeDims(r, p.rhs_contract, &rk_n, &g->rk_s) || !MergeDims(r, rf, &g->N, &g->n_s) || rb_n != g->B ||
+      rk_n != g->K)
     return false;
+  g->lhs = l;
+  g->rhs = r;
+  return true;
+}
+
+}  // namespace
+
+void PlanDot(DotParams& p, const ArrayType& lhs, const ArrayType& rhs) {
+  auto g = std::make_shared<DotGeometry>();
+  if (GeometryOf(p, lhs.dims, rhs.dims, g.get())) p.geometry = std::move(g);
+  else p.geometry.reset();
+}
+
+bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done, const SgemmUpdate* update) {
+  if (s.fn != &DotGeneral<ElemKind::kF32> || !HaveFastSgemm()) return false;
+  const DotParams& p = s.Params<DotParams>();
+  const Array& lhs = st.slots[s.in[0]].array;
+  const Array& rhs = st.slots[s.in[1]].array;
+  DotGeometry computed;
+  const DotGeometry* g = p.geometry.get();
+  if (!g || !(g->lhs == lhs.dims()) || !(g->rhs == rhs.dims())) {
+    if (!GeometryOf(p, lhs.dims(), rhs.dims(), &computed)) return false;
+    g = &computed;
+  }
+  const int64_t B = g->B, M = g->M, Kc = g->K, N = g->N;
+  const int64_t lb_s = g->lb_s, m_s = g->m_s, lk_s = g->lk_s, rb_s = g->rb_s, rk_s = g->rk_s, n_s = g->n_s;
   float* po = out.mutable_as<float>();
   const float* pl = lhs.as<float>();
   const float* pr = rhs.as<float>();
@@ -195,8 +219,8 @@ bool PrepackDotRhs(Step& s, const Array& rhs) {
   const DotParams& p = s.Params<DotParams>();
   DimList rf = FreeDims(rhs.type().rank(), p.rhs_batch, p.rhs_contract);
   int64_t rk_n, rk_s, n_n, n_s;
-  if (Product(rhs, p.rhs_batch) != 1 || !MergeDims(rhs, p.rhs_contract, &rk_n, &rk_s) ||
-      !MergeDims(rhs, rf, &n_n, &n_s) || rk_n == 0 || n_n == 0)
+  if (Product(rhs, p.rhs_batch) != 1 || !MergeDims(rhs.dims(), p.rhs_contract, &rk_n, &rk_s) ||
+      !MergeDims(rhs.dims(), rf, &n_n, &n_s) || rk_n == 0 || n_n == 0)
     return false;
   PackedSgemmB b = PackSgemmB(rk_n, n_n, {rhs.as<float>(), rk_s, n_s});
   if (!b.data) return false;  // no memory for the packed copy: B is read as it is

@@ -338,6 +338,7 @@ constexpr int64_t kInPlaceMinBytes = int64_t{64} << 10;
 void FusedElementwise(const Step& s, ExecState& st) {
   const FusedParams& p = s.Params<FusedParams>();
   const int64_t n = p.num_elements;
+  if (n <= kFusedBlock && FusedSmall(p, s, st)) return;
   FusedInputs in;
   if (absl::Status status = PrepareFusedInputs(p, s, st, s.in.size(), &in); !status.ok())
     return st.Fail(s, std::move(status));

@@ -64,6 +64,16 @@ void FusedProduct(const Step& s, ExecState& st) {
   const FusedParams& fp = epilogue.Params<FusedParams>();
   const int product_slot = epilogue.in[static_cast<size_t>(p.product_input)];
   Array c = Array::Allocate(product.out_types[0]);
+  // A product of at most one block (a loop body's h W): made whole, then its run op after op.
+  if (fp.num_elements <= kFusedBlock &&
+      (DotF32Fast(product, st, c, nullptr) || ConvF32Fast(product, st, c, nullptr))) {
+    if (!FusedSmall(fp, epilogue, st, &c, p.product_input)) {  // (it takes every such run)
+      st.slots[product_slot] = RtValue::Of(std::move(c));
+      epilogue.fn(epilogue, st);
+      st.slots[product_slot] = RtValue();
+    }
+    return;
+  }
   // The run reads the product through its slot, filled here and emptied before returning.
   st.slots[product_slot] = RtValue::Of(c);
   FusedInputs in;
