@@ -108,7 +108,36 @@ def main():
                 '    } : (tensor<4xf32>) -> tensor<4xf32>\n'
                 '    return %r : tensor<4xf32>\n  }\n}\n')
     sharded_want = "device 1 result #0 = dense<[10.0, 20.0, 31.0, 41.0]> : tensor<4xf32>"
+    # What 'run' cannot put together (in programs that it runs partitioned, having a manual
+    # computation): an argument cut into uneven tiles (6 over 4 partitions), a result likewise,
+    # and an unreduced result (each device holds an addend).
+    def sharded_program(name, arg, result, arg_sharding, result_sharding):
+        path = f"{tmp}/{name}.mlir"
+        with open(path, "w") as f:
+            f.write('module attributes {mhlo.num_partitions = 4 : i32} {\n'
+                    '  sdy.mesh @mesh = <["x"=4]>\n'
+                    f'  func.func @main(%a: {arg} {{sdy.sharding = #sdy.sharding<@mesh, {arg_sharding}>}}, '
+                    '%b: tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}) -> '
+                    f'({result} {{sdy.sharding = #sdy.sharding<@mesh, {result_sharding}>}}, tensor<4xf32>) {{\n'
+                    f'    %r = stablehlo.reshape %a : ({arg}) -> {result}\n'
+                    '    %m = sdy.manual_computation(%b) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] '
+                    'manual_axes={"x"} (%s: tensor<1xf32>) {\n'
+                    '      sdy.return %s : tensor<1xf32>\n'
+                    '    } : (tensor<4xf32>) -> tensor<4xf32>\n'
+                    f'    return %r, %m : {result}, tensor<4xf32>\n  }}\n}}\n')
+        return path
+    uneven_arg = sharded_program("uneven_arg", "tensor<6xf32>", "tensor<6xf32>", '[{"x"}]', '[{}]')
+    uneven_result = sharded_program("uneven_result", "tensor<6xf32>", "tensor<2x3xf32>", '[{}]', '[{}, {"x"}]')
+    unreduced_result = sharded_program("unreduced_result", "tensor<4xf32>", "tensor<4xf32>", '[{}]',
+                                       '[{}], unreduced={"x"}')
+    two_args = ", dense<1.0> : tensor<4xf32>]"
     args_cases = [
+        (["run", "--args", "[dense<1.0> : tensor<6xf32>" + two_args, uneven_arg], None, 1,
+         "argument #0 is cut into uneven tiles; 'run' passes even shards only"),
+        (["run", "--args", "[dense<1.0> : tensor<6xf32>" + two_args, uneven_result], None, 1,
+         "result #0 is cut into uneven tiles; 'run' puts even shards together only"),
+        (["run", "--args", "[dense<1.0> : tensor<4xf32>" + two_args, unreduced_result], None, 1,
+         "result #0 is unreduced (addends per device)"),
         (["run", "--print", "--args", "[dense<[10.0, 20.0, 30.0, 40.0]> : tensor<4xf32>]", sharded], None, 0,
          sharded_want),
         (["run", "--print", "--args", axpy_args, axpy], None, 0, axpy_want),

@@ -678,6 +678,23 @@ module attributes {mhlo.num_partitions = 4 : i32} {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("needs the full value's mhlo.sharding"), std::string::npos) << s;
 
+  // Uneven tiles where a manual computation takes its operand (6 rows over 4 partitions): its body
+  // would see shards of different sizes.
+  const std::string uneven_manual = R"(
+module attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func @main(%x: tensor<6x4xf32>) -> tensor<6x4xf32> {
+    %r = sdy.manual_computation(%x) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%s: tensor<2x4xf32>) {
+      sdy.return %s : tensor<2x4xf32>
+    } : (tensor<6x4xf32>) -> tensor<6x4xf32>
+    return %r : tensor<6x4xf32>
+  }
+})";
+  s = Executable::Compile(uneven_manual, "mlir", {}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+  EXPECT_NE(s.message().find("cut into 4 uneven tiles along dimension 0"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("<program>:5:"), std::string::npos) << s;
+
   // A nested manual computation over an axis its enclosing one made manual already.
   const std::string nested_again = R"(
 module attributes {mhlo.num_partitions = 4 : i32} {

@@ -107,3 +107,24 @@ def test_rfft_of_many_real_rows(real):
             r = rand(g, shape, real)
             check(lambda a: jnp.fft.rfft(a), r, rtol=tol, atol=tol * shape[-1])
             check(lambda a: jnp.fft.rfftn(a, axes=list(range(len(shape)))), r, rtol=tol, atol=tol * np.prod(shape))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32], ids=lambda d: np.dtype(d).name)
+def test_top_k_of_long_rows(dtype):
+    """top_k over rows of many blocks (a partial last one), with ties, signed zeros, infinities and
+    NaNs, for k from 1 to past the buffered pass's limit: values and indices exactly XLA's."""
+    g = np.random.default_rng(5)
+    with jax.enable_x64(True):
+        x = rand(g, (5, 5000), dtype, -50, 50)
+        if np.dtype(dtype).kind == "f":
+            x = np.round(x * 4) / 4  # many equal values
+            x[0, 17], x[0, 4000], x[1, 3], x[1, 2999] = np.inf, -np.inf, np.nan, -np.nan
+            x[2, :] = -0.0
+            x[2, 100:4000:37] = 0.0
+            x[3, 4999] = np.nan
+        else:
+            x[2, :] = 7
+        x = x.astype(dtype)
+        for k in (1, 7, 16, 64, 65, 700):
+            check(lambda a: jax.lax.top_k(a, k), x)
+            check(lambda a: jax.lax.top_k(-a, k), x)

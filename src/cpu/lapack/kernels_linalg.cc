@@ -8,8 +8,10 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <type_traits>
 
 #include "src/cpu/exec/elem_traits.h"
+#include "src/cpu/exec/isa.h"
 #include "src/cpu/fft/fft.h"
 #include "src/cpu/blas/gemm.h"
 #include "src/cpu/lapack/kernels_linalg.h"
@@ -536,7 +538,7 @@ bool TotalLess(long double a, long double b) {
 // f32 and f64 keys as unsigned integers in the same order: the bits of a positive value with the
 // sign bit set, of a negative one complemented, and every NaN of one sign one key at that end.
 template <typename U>
-U FloatOrderKey(U bits) {
+[[gnu::always_inline]] inline U FloatOrderKey(U bits) {
   constexpr U kSign = U{1} << (8 * sizeof(U) - 1);
   constexpr U kExp = static_cast<U>(sizeof(U) == 4 ? 0x7F800000ull : 0x7FF0000000000000ull);
   const bool nan = (bits & kExp) == kExp && (bits & ~kSign & ~kExp) != 0;
@@ -550,27 +552,36 @@ U FloatOrderKey(U bits) {
 // of 16 x 64Ki f32 at one thread: 15.5 -> 1.9 ms); otherwise a partial sort of the positions. (A
 // stable sort of the whole row with long double keys, the way before that, took 41 ms for the
 // top 8 of 64 x 4096 f32.)
+constexpr int64_t kBufferedMax = 64;
+bool Buffered(int64_t n, int64_t k) { return k <= kBufferedMax && k * 8 <= n; }
+
+// The buffered pass: keys[0, n) of positions first + [0, n) offered to the best `count` so far.
+template <typename Key, typename Better>
+void OfferKeys(const Key* keys, int64_t first, int64_t n, int64_t k, Better better, Key* best, int64_t& count,
+               std::vector<int64_t>& order) {
+  for (int64_t i = 0; i < n; ++i) {
+    const Key& key = keys[i];
+    if (count == k && !better(key, best[k - 1])) continue;
+    int64_t p = count < k ? count : k - 1;  // where it goes: after every entry not worse than it
+    while (p > 0 && better(key, best[p - 1])) {
+      best[p] = best[p - 1];
+      order[static_cast<size_t>(p)] = order[static_cast<size_t>(p - 1)];
+      --p;
+    }
+    best[p] = key;
+    order[static_cast<size_t>(p)] = first + i;
+    if (count < k) ++count;
+  }
+}
+
 template <typename Key, typename Less>
 void FirstK(const Key* keys, int64_t n, int64_t k, bool largest, Less less, std::vector<int64_t>& order) {
   if (k <= 0) return;  // nothing to pick (top_k with k = 0)
   auto better = [&](const Key& a, const Key& b) { return largest ? less(b, a) : less(a, b); };
-  constexpr int64_t kBufferedMax = 64;
-  if (k <= kBufferedMax && k * 8 <= n) {
+  if (Buffered(n, k)) {
     Key best[kBufferedMax];
     int64_t count = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const Key& key = keys[i];
-      if (count == k && !better(key, best[k - 1])) continue;
-      int64_t p = count < k ? count : k - 1;  // where it goes: after every entry not worse than it
-      while (p > 0 && better(key, best[p - 1])) {
-        best[p] = best[p - 1];
-        order[static_cast<size_t>(p)] = order[static_cast<size_t>(p - 1)];
-        --p;
-      }
-      best[p] = key;
-      order[static_cast<size_t>(p)] = i;
-      if (count < k) ++count;
-    }
+    OfferKeys(keys, 0, n, k, better, best, count, order);
     return;
   }
   std::iota(order.begin(), order.end(), 0);
@@ -581,6 +592,80 @@ void FirstK(const Key* keys, int64_t n, int64_t k, bool largest, Less less, std:
   });
 }
 
+// The buffered pass over a row of f32 or f64 bits (U: uint32_t or uint64_t), keyed in blocks: a
+// block whose best key is not better than the k-th best so far is passed over whole, with no
+// comparison per element (past the first few blocks nearly all of a random row). The keys and the
+// block's best are plain loops the compiler vectorises; the row is never keyed as a whole (the
+// top 16 of 16 x 64Ki f32 had written and read back 512 KiB of 64-bit keys per row).
+constexpr int64_t kKeyBlock = 256;
+
+// keys[i] = FloatOrderKey(bits[i]) for a whole block, and the block's largest and smallest key
+// (compiled for the CPU's widest vectors, isa.h).
+template <typename U>
+[[gnu::always_inline]] inline void KeyBlock(const U* bits, U* keys, U* top) {
+  using S = std::make_signed_t<U>;
+  constexpr int kShift = 8 * sizeof(U) - 1;
+  constexpr U kSign = U{1} << kShift;
+  constexpr U kExp = static_cast<U>(sizeof(U) == 4 ? 0x7F800000ull : 0x7FF0000000000000ull);
+  U hi = 0, lo = ~U{0};
+  for (int64_t i = 0; i < kKeyBlock; ++i) {
+    // FloatOrderKey without branches (the sign of random data mispredicted half the time).
+    const U b = bits[i];
+    const U negative = static_cast<U>(static_cast<S>(b) >> kShift);  // all ones or zero
+    const U nan = (b & ~kSign) > kExp ? ~U{0} : U{0};
+    const U key = ((b ^ (negative | kSign)) & ~nan) | (~negative & nan);
+    keys[i] = key;
+    hi = std::max(hi, key);
+    lo = std::min(lo, key);
+  }
+  top[0] = hi;
+  top[1] = lo;
+}
+
+template <typename U>
+void FirstKOfFloats(const U* bits, int64_t n, int64_t k, bool largest, std::vector<int64_t>& order) {
+  static const auto key_block = ForCpu<&KeyBlock<U>>();
+  constexpr int64_t kBlock = kKeyBlock;
+  U keys[kBlock], best[kBufferedMax];
+  int64_t count = 0;
+  auto better = [largest](U a, U b) { return largest ? a > b : a < b; };
+  for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
+    const int64_t len = std::min(kBlock, n - b0);
+    U top = largest ? U{0} : ~U{0};
+    if (len == kBlock) {
+      U tops[2];
+      key_block(bits + b0, keys, tops);
+      top = tops[largest ? 0 : 1];
+    } else {
+      for (int64_t i = 0; i < len; ++i) {
+        keys[i] = FloatOrderKey(bits[b0 + i]);
+        top = largest ? std::max(top, keys[i]) : std::min(top, keys[i]);
+      }
+    }
+    if (count == k && !better(top, best[k - 1])) continue;
+    OfferKeys(keys, b0, len, k, better, best, count, order);
+  }
+}
+
+// One row of top_k: the positions of its first k into order[0, k).
+void TopKRow(const Array& x, int64_t r, int64_t n, int64_t k, bool largest, std::vector<int64_t>& order,
+             std::vector<long double>& keys, std::vector<uint64_t>& ukeys) {
+  const bool f32 = x.elem() == ElemKind::kF32, f64 = x.elem() == ElemKind::kF64;
+  if ((f32 || f64) && k > 0 && Buffered(n, k)) {
+    if (f32) FirstKOfFloats(x.as<uint32_t>() + r * n, n, k, largest, order);
+    else FirstKOfFloats(x.as<uint64_t>() + r * n, n, k, largest, order);
+  } else if (f32 || f64) {
+    ukeys.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+      ukeys[static_cast<size_t>(i)] = f32 ? FloatOrderKey(x.as<uint32_t>()[r * n + i]) : FloatOrderKey(x.as<uint64_t>()[r * n + i]);
+    FirstK(ukeys.data(), n, k, largest, std::less<uint64_t>(), order);
+  } else {
+    keys.resize(static_cast<size_t>(n));
+    TopKKeys(x, r * n, n, keys.data());
+    FirstK(keys.data(), n, k, largest, TotalLess, order);
+  }
+}
+
 void TopK(const Step& s, ExecState& st) {
   const int64_t k = s.Params<TopKParams>().k;
   const bool largest = s.Params<TopKParams>().largest;
@@ -589,26 +674,19 @@ void TopK(const Step& s, ExecState& st) {
   Array indices = Array::Allocate(s.out_types[1]);
   const int64_t n = x.dims().back(), rows = n ? x.NumElements() / n : 0;
   const int64_t es = x.type().ElementSize();
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::vector<long double> keys;
-  std::vector<uint64_t> ukeys;
-  const bool f32 = x.elem() == ElemKind::kF32, f64 = x.elem() == ElemKind::kF64;
-  if (f32 || f64) ukeys.resize(static_cast<size_t>(n));
-  else keys.resize(static_cast<size_t>(n));
-  for (int64_t r = 0; r < rows; ++r) {
-    if (f32 || f64) {
-      for (int64_t i = 0; i < n; ++i)
-        ukeys[static_cast<size_t>(i)] = f32 ? FloatOrderKey(x.as<uint32_t>()[r * n + i]) : FloatOrderKey(x.as<uint64_t>()[r * n + i]);
-      FirstK(ukeys.data(), n, k, largest, std::less<uint64_t>(), order);
-    } else {
-      TopKKeys(x, r * n, n, keys.data());
-      FirstK(keys.data(), n, k, largest, TotalLess, order);
+  // Rows are independent: pieces of them go to the intra-op threads.
+  ForEachBatchPiece(st, rows, n, [&](int64_t r0, int64_t r1) {
+    std::vector<int64_t> order(static_cast<size_t>(std::max(n, k)));
+    std::vector<long double> keys;
+    std::vector<uint64_t> ukeys;
+    for (int64_t r = r0; r < r1; ++r) {
+      TopKRow(x, r, n, k, largest, order, keys, ukeys);
+      for (int64_t j = 0; j < k; ++j) {
+        std::memcpy(values.mutable_data() + (r * k + j) * es, x.data() + (r * n + order[j]) * es, es);
+        indices.mutable_as<int32_t>()[r * k + j] = static_cast<int32_t>(order[j]);
+      }
     }
-    for (int64_t j = 0; j < k; ++j) {
-      std::memcpy(values.mutable_data() + (r * k + j) * es, x.data() + (r * n + order[j]) * es, es);
-      indices.mutable_as<int32_t>()[r * k + j] = static_cast<int32_t>(order[j]);
-    }
-  }
+  });
   st.slots[s.out[0]] = RtValue::Of(std::move(values));
   st.slots[s.out[1]] = RtValue::Of(std::move(indices));
 }
