@@ -84,6 +84,8 @@ class Lowerer {
       exe->result_is_token.push_back(t.IsToken());
     }
     DropUnreadSteps(*exe->program);
+    FoldConstants(*exe->program);
+    DropUnreadSteps(*exe->program);
     PrepackConstantWeights(*exe->program);
     FuseElementwise(*exe->program);
     FuseReductions(*exe->program);

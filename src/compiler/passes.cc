@@ -2,6 +2,7 @@
 #include "src/compiler/passes.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -540,11 +541,86 @@ void DropUnreadSteps(Program& prog) {
     if (s.out.size() != 1 || s.out_types.size() != 1 || !s.regions.empty()) return false;
     const int o = s.out[0];
     if (o < static_cast<int>(read.size()) && read[static_cast<size_t>(o)]) return false;
-    if (s.fn == cpu::ConstantKernel()) return true;
+    if (s.fn == cpu::ConstantKernel() || s.fn == cpu::SplatConstantKernel()) return true;
     absl::StatusOr<cpu::KernelFn> iota = cpu::SelectIota(s.out_types[0].elem);
     return iota.ok() && s.fn == *iota;
   };
   prog.steps.erase(std::remove_if(prog.steps.begin(), prog.steps.end(), unread), prog.steps.end());
+}
+
+namespace {
+
+// Whether `s` may be computed at compile time from constant operands: data movement of any
+// element kind, iota, and elementwise steps whose operands and result are integers or booleans
+// (masks built from iotas; float arithmetic is left to run time, where executions may flush
+// subnormals to zero).
+bool Foldable(const Step& s) {
+  if (!s.regions.empty() || s.out.size() != 1 || s.out_types.size() != 1) return false;
+  if (s.fn == cpu::BroadcastInDimKernel() || s.fn == cpu::ReshapeKernel() || s.fn == cpu::TransposeKernel() ||
+      s.fn == cpu::ConcatenateKernel() || s.fn == cpu::SliceKernel() || s.fn == cpu::ReverseKernel())
+    return true;
+  absl::StatusOr<cpu::KernelFn> iota = cpu::SelectIota(s.out_types[0].elem);
+  if (iota.ok() && s.fn == *iota) return true;
+  if (!s.raw_unary && !s.raw_binary && !s.raw_op) return false;
+  return ir::IsInteger(s.out_types[0].elem);
+}
+
+}  // namespace
+
+void FoldConstants(Program& prog) {
+  for (Step& s : prog.steps)
+    for (auto& r : s.regions) FoldConstants(*r);
+  constexpr int64_t kMaxFolded = int64_t{1} << 20;  // bytes of one folded result
+  std::unordered_map<int, const Step*> constant;  // slot -> the constant step defining it
+  std::unordered_map<int, int> definitions;
+  for (const Step& s : prog.steps)
+    for (int o : s.out) ++definitions[o];
+  auto value_of = [](const Step& c) {
+    if (c.fn == cpu::ConstantKernel()) return c.Params<cpu::ConstantParams>().value;
+    // A splat's array built here, not in its parameters (which fused runs never make it fill).
+    const cpu::SplatConstantParams& p = c.Params<cpu::SplatConstantParams>();
+    cpu::Array a = cpu::Array::Allocate(p.type);
+    const int64_t n = p.type.NumElements(), es = static_cast<int64_t>(p.element.size());
+    for (int64_t i = 0; i < n; ++i) std::memcpy(a.mutable_data() + i * es, p.element.data(), static_cast<size_t>(es));
+    return cpu::RtValue::Of(std::move(a));
+  };
+  for (Step& s : prog.steps) {
+    if ((s.fn == cpu::ConstantKernel() || s.fn == cpu::SplatConstantKernel()) && s.in.empty() && s.out.size() == 1 &&
+        definitions[s.out[0]] == 1) {
+      constant[s.out[0]] = &s;
+      continue;
+    }
+    if (!Foldable(s) || definitions[s.out[0]] != 1 || s.out_types[0].ByteSize() > kMaxFolded) continue;
+    // Operands must all be constants, and not all splats (whose results fused runs read as
+    // splats already, without an array).
+    bool constants = true, splats = !s.in.empty();
+    int top = s.out[0];
+    for (int in : s.in) {
+      auto it = constant.find(in);
+      constants = constants && it != constant.end();
+      if (!constants) break;
+      splats = splats && it->second->fn == cpu::SplatConstantKernel();
+      top = std::max(top, in);
+    }
+    if (!constants || splats) continue;
+    cpu::ExecState st;
+    st.slots.resize(static_cast<size_t>(top) + 1);
+    for (int in : s.in) st.slots[static_cast<size_t>(in)] = value_of(*constant[in]);
+    s.fn(s, st);
+    const cpu::RtValue& v = st.slots[static_cast<size_t>(s.out[0])];
+    if (!st.ok() || v.kind != cpu::RtValue::Kind::kArray || !(v.array.type() == s.out_types[0])) continue;
+    auto p = std::make_shared<cpu::ConstantParams>();
+    p->value = v;
+    Step c;
+    c.fn = cpu::ConstantKernel();
+    c.name = s.name;
+    c.loc = s.loc;
+    c.out = s.out;
+    c.out_types = s.out_types;
+    c.params = std::move(p);
+    s = std::move(c);
+    constant[s.out[0]] = &s;
+  }
 }
 
 void CollectUses(const Program& p, std::vector<int>* uses) {

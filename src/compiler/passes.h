@@ -9,9 +9,13 @@
 
 namespace openpjrt::compiler {
 
-// Removes iota and constant steps whose results nothing reads (a kernel that computes what it
+// Removes iota, constant and splat constant steps whose results nothing reads (a kernel that computes what it
 // would have read, such as argmax's positions, leaves them behind).
 void DropUnreadSteps(cpu::Program& prog);
+// Steps whose operands are all constants (not all splats) and that give the same bits at compile
+// time as at run time become constants: iotas, data movement, integer and boolean elementwise
+// ops (the triangle masks JAX builds from two iotas and a compare). Results of at most 1 MiB.
+void FoldConstants(cpu::Program& prog);
 // Runs of consecutive elementwise steps of one element count become one fused step (splat
 // constants and repeating broadcasts are read from their source).
 void FuseElementwise(cpu::Program& prog);

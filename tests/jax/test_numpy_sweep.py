@@ -268,6 +268,19 @@ def test_windowed_and_shape_ops(rng):
     check(lambda a: jnp.interp(a, jnp.linspace(-3, 3, 11), jnp.sin(jnp.linspace(-3, 3, 11))), y, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint8, np.float16, np.float64], ids=dtype_id)
+def test_transposes_by_blocks(dtype):
+    """Transposes whose planes go by register blocks (4-byte elements) or element by element,
+    with whole blocks, ragged edges and planes smaller than a block, alone and batched: exactly
+    XLA's."""
+    g = np.random.default_rng(9)
+    with jax.enable_x64(True):
+        for shape, perm in (((256, 256), (1, 0)), ((70, 13), (1, 0)), ((129, 67), (1, 0)), ((8, 8), (1, 0)),
+                            ((3, 40, 17), (0, 2, 1)), ((17, 3, 40), (2, 1, 0)), ((5, 64, 9), (1, 2, 0))):
+            x = rand(g, shape, dtype)
+            check(lambda a: jnp.transpose(a, perm), x)
+
+
 # Per dtype: a shift that takes exp into the subnormal range, and a divisor (passed as an
 # argument, so that XLA does not turn the division into a product by its reciprocal) doing the same.
 SUBNORMAL_SHIFT = {np.dtype(np.float16): (-16.0, 6e4), np.dtype(np.float32): (-95.0, 1e38),
