@@ -86,6 +86,7 @@ class Lowerer {
     DropUnreadSteps(*exe->program);
     FoldConstants(*exe->program);
     DropUnreadSteps(*exe->program);
+    FoldReshapes(*exe->program);
     PrepackConstantWeights(*exe->program);
     FuseElementwise(*exe->program);
     FuseReductions(*exe->program);

@@ -623,6 +623,42 @@ void FoldConstants(Program& prog) {
   }
 }
 
+void FoldReshapes(Program& prog) {
+  for (Step& s : prog.steps)
+    for (auto& r : s.regions) FoldReshapes(*r);
+  std::unordered_map<int, size_t> producer;
+  std::unordered_map<int, int> readers;
+  for (size_t i = 0; i < prog.steps.size(); ++i) {
+    const Step& s = prog.steps[i];
+    for (int o : s.out)
+      if (!producer.emplace(o, i).second) return;  // a slot defined twice: leave the program alone
+    std::vector<int> uses = s.in;
+    for (const auto& r : s.regions) CollectUses(*r, &uses);
+    for (int u : uses) ++readers[u];
+  }
+  for (int r : prog.results) readers[r] += 2;
+  std::vector<bool> folded(prog.steps.size(), false);
+  for (size_t i = 0; i < prog.steps.size(); ++i) {
+    Step& reshape = prog.steps[i];
+    if (reshape.fn != cpu::ReshapeKernel() || reshape.in.size() != 1 || reshape.out.size() != 1) continue;
+    auto p = producer.find(reshape.in[0]);
+    if (p == producer.end() || readers[reshape.in[0]] != 1) continue;
+    Step& slice = prog.steps[p->second];
+    if ((slice.fn != cpu::SliceKernel() && slice.fn != cpu::DynamicSliceKernel()) || slice.out.size() != 1 ||
+        slice.out_types[0].ByteSize() != reshape.out_types[0].ByteSize())
+      continue;
+    slice.out = reshape.out;
+    slice.out_types = reshape.out_types;
+    producer[reshape.out[0]] = p->second;
+    folded[i] = true;
+  }
+  std::vector<Step> kept;
+  kept.reserve(prog.steps.size());
+  for (size_t i = 0; i < prog.steps.size(); ++i)
+    if (!folded[i]) kept.push_back(std::move(prog.steps[i]));
+  prog.steps = std::move(kept);
+}
+
 void CollectUses(const Program& p, std::vector<int>* uses) {
   for (const Step& s : p.steps) {
     uses->insert(uses->end(), s.in.begin(), s.in.end());

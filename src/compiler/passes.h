@@ -16,6 +16,9 @@ void DropUnreadSteps(cpu::Program& prog);
 // time as at run time become constants: iotas, data movement, integer and boolean elementwise
 // ops (the triangle masks JAX builds from two iotas and a compare). Results of at most 1 MiB.
 void FoldConstants(cpu::Program& prog);
+// A reshape that alone reads a slice or dynamic_slice goes: the slice writes its window in the
+// reshape's type (the same row-major bytes; x[i] of JAX is a dynamic_slice and a reshape).
+void FoldReshapes(cpu::Program& prog);
 // Runs of consecutive elementwise steps of one element count become one fused step (splat
 // constants and repeating broadcasts are read from their source).
 void FuseElementwise(cpu::Program& prog);

@@ -102,5 +102,82 @@ func.func @main(%a: tensor<i32>) -> (tensor<512x1024xi32>, tensor<4x4xi32>, tens
   EXPECT_EQ((*out)[2].array.as<int32_t>()[3], 13);
 }
 
+// x[:, i] of JAX (a dynamic_slice of one column, then a reshape) and a strided slice reshaped:
+// the reshapes fold into the slices, which write their windows (not contiguous in the source)
+// in the reshapes' types. A reshape of a slice that something else reads too stays.
+TEST(FoldTest, ReshapesOfSlicesFoldIntoThem) {
+  auto exe = CompileText(R"(
+func.func @main(%x: tensor<4x6xf32>, %i: tensor<i32>) -> (tensor<4xf32>, tensor<2x3xf32>, tensor<6xf32>, tensor<3x2xf32>, tensor<6xf32>) {
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %c = stablehlo.dynamic_slice %x, %z, %i, sizes = [4, 1] : (tensor<4x6xf32>, tensor<i32>, tensor<i32>) -> tensor<4x1xf32>
+  %cr = stablehlo.reshape %c : (tensor<4x1xf32>) -> tensor<4xf32>
+  %s = stablehlo.slice %x [1:4:2, 0:6:2] : (tensor<4x6xf32>) -> tensor<2x3xf32>
+  %sr = stablehlo.reshape %s : (tensor<2x3xf32>) -> tensor<6xf32>
+  %t = stablehlo.slice %x [0:3, 4:6] : (tensor<4x6xf32>) -> tensor<3x2xf32>
+  %tr = stablehlo.reshape %t : (tensor<3x2xf32>) -> tensor<6xf32>
+  %u = stablehlo.add %tr, %sr : tensor<6xf32>
+  %v = stablehlo.slice %x [0:4:2, 1:6:2] : (tensor<4x6xf32>) -> tensor<2x3xf32>
+  %vr = stablehlo.reshape %v : (tensor<2x3xf32>) -> tensor<6xf32>
+  return %cr, %s, %u, %t, %vr : tensor<4xf32>, tensor<2x3xf32>, tensor<6xf32>, tensor<3x2xf32>, tensor<6xf32>
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  int reshapes = 0;
+  for (const cpu::Step& st : (*exe)->program->steps) reshapes += st.fn == cpu::ReshapeKernel();
+  EXPECT_EQ(reshapes, 2);  // %sr (its slice is a result too) and %tr (its slice is read twice)
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {4, 6}});
+  for (int k = 0; k < 24; ++k) x.mutable_as<float>()[k] = static_cast<float>(k);
+  cpu::Array i = cpu::Array::Allocate({ir::ElemKind::kI32, {}});
+  i.mutable_as<int32_t>()[0] = 4;
+  std::vector<cpu::RtValue> args;
+  args.push_back(cpu::RtValue::Of(std::move(x)));
+  args.push_back(cpu::RtValue::Of(std::move(i)));
+  auto out = (*exe)->Run(std::move(args));
+  ASSERT_TRUE(out.ok()) << out.status();
+  const float* col = (*out)[0].array.as<float>();
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(col[r], static_cast<float>(r * 6 + 4));
+  const float* s = (*out)[1].array.as<float>();
+  const float want_s[6] = {6, 8, 10, 18, 20, 22};
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(s[k], want_s[k]);
+  const float* u = (*out)[2].array.as<float>();
+  const float want_t[6] = {4, 5, 10, 11, 16, 17};
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(u[k], want_t[k] + want_s[k]);
+  const float want_v[6] = {1, 3, 5, 13, 15, 17};
+  for (int k = 0; k < 6; ++k) EXPECT_EQ((*out)[4].array.as<float>()[k], want_v[k]);
+}
+
+// A reshape of a column slice as the only reader, in a loop body (the scan's x[t]): folded there.
+TEST(FoldTest, ReshapesFoldInsideLoopBodies) {
+  auto exe = CompileText(R"(
+func.func @main(%x: tensor<3x5xf32>) -> tensor<3xf32> {
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %acc0 = stablehlo.constant dense<0.0> : tensor<3xf32>
+  %r:2 = stablehlo.while(%i = %z, %acc = %acc0) : tensor<i32>, tensor<3xf32>
+    cond {
+      %n = stablehlo.constant dense<5> : tensor<i32>
+      %go = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %c = stablehlo.dynamic_slice %x, %z, %i, sizes = [3, 1] : (tensor<3x5xf32>, tensor<i32>, tensor<i32>) -> tensor<3x1xf32>
+      %cr = stablehlo.reshape %c : (tensor<3x1xf32>) -> tensor<3xf32>
+      %a = stablehlo.add %acc, %cr : tensor<3xf32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i1 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i1, %a : tensor<i32>, tensor<3xf32>
+    }
+  return %r#1 : tensor<3xf32>
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  for (const cpu::Step& st : (*exe)->program->steps)
+    for (const auto& region : st.regions)
+      for (const cpu::Step& inner : region->steps) EXPECT_NE(inner.fn, cpu::ReshapeKernel()) << inner.name;
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {3, 5}});
+  for (int k = 0; k < 15; ++k) x.mutable_as<float>()[k] = static_cast<float>(k);
+  std::vector<cpu::RtValue> args;
+  args.push_back(cpu::RtValue::Of(std::move(x)));
+  auto out = (*exe)->Run(std::move(args));
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int r = 0; r < 3; ++r) EXPECT_EQ((*out)[0].array.as<float>()[r], static_cast<float>(5 * 5 * r + 10));
+}
+
 }  // namespace
 }  // namespace openpjrt::runtime

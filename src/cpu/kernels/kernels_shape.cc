@@ -267,12 +267,14 @@ void Slice(const Step& s, ExecState& st) {
   Array r = Array::Allocate(s.out_types[0]);
   std::vector<int64_t> stride = ByteStrides(a.type());
   const uint8_t* base = a.data();
+  // The slice's own shape: its result type may be a reshape of it (compiler::FoldReshapes).
+  ArrayType window{a.elem(), {}};
   for (size_t d = 0; d < stride.size(); ++d) {
     base += p.start[d] * stride[d];
     stride[d] *= p.strides[d];
+    window.dims.push_back(p.limit[d] > p.start[d] ? (p.limit[d] - p.start[d] + p.strides[d] - 1) / p.strides[d] : 0);
   }
-  StridedCopy(r.dims(), base, stride, r.mutable_data(), ByteStrides(r.type()),
-              r.type().ElementSize());
+  StridedCopy(window.dims, base, stride, r.mutable_data(), ByteStrides(window), r.type().ElementSize());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
@@ -384,7 +386,9 @@ void DynamicSlice(const Step& s, ExecState& st) {
   if (contiguous) {
     std::memcpy(r.mutable_data(), base, static_cast<size_t>(r.ByteSize()));
   } else {
-    StridedCopy(r.dims(), base, ByteStrides(a.type()), r.mutable_data(), ByteStrides(r.type()),
+    // The window's own shape: the result type may be a reshape of it (compiler::FoldReshapes).
+    const ArrayType window{a.elem(), Dims(std::span<const int64_t>(sizes))};
+    StridedCopy(window.dims, base, ByteStrides(a.type()), r.mutable_data(), ByteStrides(window),
                 r.type().ElementSize());
   }
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
