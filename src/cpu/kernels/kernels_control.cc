@@ -28,7 +28,8 @@ void ClearSlots(const std::vector<int>& slots, ExecState& st) {
 
 // A loop condition that is one elementwise step over scalars (the counter test of every
 // fori_loop and scan: compare LT, i, n), evaluated on the carried values where they are: no
-// region run and no array for its one predicate (~40 of the ~500 ns of an RNN step's loop).
+// region run, no slot copies and no array for its one predicate (measured: ~1% of a 64-wide RNN
+// step, whose time is elsewhere; every loop iteration takes this path).
 class ScalarTest {
  public:
   ScalarTest(const Program& cond) {
