@@ -148,6 +148,65 @@ func.func @main(%n: tensor<i32>, %f: tensor<f32>) -> (tensor<i32>, tensor<1xui32
   }
 }
 
+// The carried values stay in the body's argument slots between iterations; the body's results
+// reach them in every pattern: two values swapped, one result returned for two values, a value
+// captured from outside the loop, a value passed through, and one result the argument slot of
+// another (g' = f while f' = f + 1).
+TEST(LoopTest, ResultsReachTheCarriedValuesInAnyPattern) {
+  auto exe = CompileText(R"(
+func.func @main(%n: tensor<i32>, %out: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>,
+                                                          tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %a0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b0 = stablehlo.constant dense<[3.0, 4.0]> : tensor<2xf32>
+  %c0 = stablehlo.constant dense<[5.0, 6.0]> : tensor<2xf32>
+  %d0 = stablehlo.constant dense<[7.0, 8.0]> : tensor<2xf32>
+  %p0 = stablehlo.constant dense<[9.0, 10.0]> : tensor<2xf32>
+  %r:9 = stablehlo.while(%i = %z, %a = %a0, %b = %b0, %c = %c0, %d = %d0, %e = %d0, %p = %p0, %f = %a0, %g = %b0)
+      : tensor<i32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>,
+        tensor<2xf32>, tensor<2xf32>
+    cond {
+      %go = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i1 = stablehlo.add %i, %one : tensor<i32>
+      %unit = stablehlo.constant dense<1.0> : tensor<2xf32>
+      %t = stablehlo.add %d, %unit : tensor<2xf32>
+      %f1 = stablehlo.add %f, %unit : tensor<2xf32>
+      stablehlo.return %i1, %b, %a, %out, %t, %t, %p, %f1, %f : tensor<i32>, tensor<2xf32>, tensor<2xf32>,
+        tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+    }
+  return %r#1, %r#2, %r#3, %r#4, %r#5, %r#6, %r#7, %r#8 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>,
+    tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  for (int32_t n : {0, 1, 2, 5}) {
+    cpu::Array na = cpu::Array::Allocate({ir::ElemKind::kI32, {}});
+    na.mutable_as<int32_t>()[0] = n;
+    cpu::Array oa = cpu::Array::Allocate({ir::ElemKind::kF32, {2}});
+    oa.mutable_as<float>()[0] = -1.0f;
+    oa.mutable_as<float>()[1] = -2.0f;
+    std::vector<cpu::RtValue> args;
+    args.push_back(cpu::RtValue::Of(std::move(na)));
+    args.push_back(cpu::RtValue::Of(std::move(oa)));
+    auto out = (*exe)->Run(std::move(args));
+    ASSERT_TRUE(out.ok()) << out.status();
+    const float x = static_cast<float>(n);
+    const std::vector<std::vector<float>> want = {
+        n % 2 ? std::vector<float>{3, 4} : std::vector<float>{1, 2},     // a (swapped n times)
+        n % 2 ? std::vector<float>{1, 2} : std::vector<float>{3, 4},     // b
+        n ? std::vector<float>{-1, -2} : std::vector<float>{5, 6},       // c (from outside)
+        {7 + x, 8 + x}, {7 + x, 8 + x},                                  // d and e (one result)
+        {9, 10},                                                         // p (passed through)
+        {1 + x, 2 + x},                                                  // f
+        n ? std::vector<float>{x, 1 + x} : std::vector<float>{3, 4}};    // g (f's last value)
+    for (size_t r = 0; r < want.size(); ++r)
+      for (int k = 0; k < 2; ++k)
+        EXPECT_EQ((*out)[r].array.as<float>()[k], want[r][k]) << "n " << n << " result " << r << " element " << k;
+  }
+}
+
 // A loop that never ends (its counter is not advanced) stops with RESOURCE_EXHAUSTED when the
 // execution's step budget is spent, also where its condition is tested in place.
 TEST(LoopTest, EndlessLoopsSpendTheStepBudget) {

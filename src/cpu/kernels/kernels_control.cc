@@ -11,13 +11,6 @@
 namespace openpjrt::cpu {
 namespace {
 
-// The slots a region defines: its arguments and its steps' results.
-std::vector<int> DefinedSlots(const Program& region) {
-  std::vector<int> slots(region.args.begin(), region.args.end());
-  for (const Step& step : region.steps) slots.insert(slots.end(), step.out.begin(), step.out.end());
-  return slots;
-}
-
 // Empties the slots a region defines once its results have been copied out, so that the values
 // carried around a loop are held by the loop alone: a buffer updated in place
 // (dynamic_update_slice at the last use of a Unique array) then stays in place from one
@@ -46,12 +39,12 @@ class ScalarTest {
     step_ = &t;
   }
   bool valid() const { return step_ != nullptr; }
-  // The predicate for carried values `vals`; nullopt where an operand is not a one-element
-  // array (the region then runs as written).
-  std::optional<bool> operator()(const std::vector<RtValue>& vals, ExecState& st) const {
+  // The predicate for the carried values (carried value i in slot carried[i]); nullopt where an
+  // operand is not a one-element array (the region then runs as written).
+  std::optional<bool> operator()(const std::vector<int>& carried, ExecState& st) const {
     const void* in[3] = {nullptr, nullptr, nullptr};
     for (size_t k = 0; k < arg_.size(); ++k) {
-      const RtValue& v = arg_[k] >= 0 ? vals[static_cast<size_t>(arg_[k])] : st.slots[step_->in[k]];
+      const RtValue& v = st.slots[arg_[k] >= 0 ? carried[static_cast<size_t>(arg_[k])] : step_->in[k]];
       if (v.kind != RtValue::Kind::kArray || v.array.NumElements() != 1) return std::nullopt;
       in[k] = v.array.data();
     }
@@ -67,23 +60,42 @@ class ScalarTest {
   FusedList<int> arg_;  // per operand: the condition argument it is, or -1 (a value from outside)
 };
 
-// Per result of `region`: whether the executor may move it out of its slot after a run. A slot
-// the region defines (an argument or a step's result) is cleared right afterwards anyway, unless
-// the same slot is returned again later in the list; a value captured from the enclosing program
-// must stay where it is (copied out).
-std::vector<char> MovableResults(const Program& region) {
-  std::vector<int> own(region.args.begin(), region.args.end());
-  for (const Step& step : region.steps) own.insert(own.end(), step.out.begin(), step.out.end());
-  std::sort(own.begin(), own.end());
-  std::vector<char> movable(region.results.size());
-  for (size_t i = 0; i < region.results.size(); ++i) {
-    const int r = region.results[i];
-    movable[i] = std::binary_search(own.begin(), own.end(), r) &&
-                 std::find(region.results.begin() + static_cast<std::ptrdiff_t>(i) + 1, region.results.end(), r) ==
-                     region.results.end();
+// How the body's results become the next iteration's carried values, which live in the body's
+// argument slots between iterations (no list of carried values moved in and out each time; the
+// RtValue moves and clears had been a sixth of a small RNN step): a value the body passes
+// through (result i is argument i) stays where it is; a result one of the body's steps defines
+// is moved straight into its argument slot unless another result still needs that slot's value;
+// any other result (a permutation of the arguments, a value captured from outside, one returned
+// twice) goes through a temporary, copied where its slot must keep it.
+struct LoopPlan {
+  enum class Move : uint8_t { kStay, kDirect, kMoveVia, kCopyVia };
+  std::vector<Move> moves;  // per carried value
+  bool any_via = false;
+  std::vector<int> cond_slots;  // the slots the condition defines
+  std::vector<int> step_slots;  // the slots the body's steps define
+
+  LoopPlan(const Program& cond, const Program& body) {
+    const std::vector<int>& args = body.args;
+    const std::vector<int>& results = body.results;
+    for (const Step& step : body.steps) step_slots.insert(step_slots.end(), step.out.begin(), step.out.end());
+    auto count = [](const std::vector<int>& v, int x) { return std::count(v.begin(), v.end(), x); };
+    moves.resize(results.size());
+    for (size_t i = 0; i < results.size(); ++i) {
+      const int r = results[i];
+      const bool once = count(results, r) == 1;
+      const bool is_arg = count(args, r) > 0;
+      const bool defined = is_arg || count(step_slots, r) > 0;  // (else captured from outside)
+      bool slot_needed = false;  // another result reads argument slot i
+      for (size_t j = 0; j < results.size(); ++j) slot_needed = slot_needed || (j != i && results[j] == args[i]);
+      if (r == args[i] && once) moves[i] = Move::kStay;
+      else if (defined && !is_arg && once && !slot_needed) moves[i] = Move::kDirect;
+      else moves[i] = defined && once ? Move::kMoveVia : Move::kCopyVia;
+      any_via = any_via || (moves[i] != Move::kStay && moves[i] != Move::kDirect);
+    }
+    cond_slots.assign(cond.args.begin(), cond.args.end());
+    for (const Step& step : cond.steps) cond_slots.insert(cond_slots.end(), step.out.begin(), step.out.end());
   }
-  return movable;
-}
+};
 
 // Marks the slots `p` reads (its steps' operands, its nested regions' and its results).
 void MarkReads(const Program& p, std::vector<char>& read) {
@@ -98,51 +110,63 @@ void MarkReads(const Program& p, std::vector<char>& read) {
   for (int r : p.results) mark(r);
 }
 
-// The loop-carried values go straight into the regions' argument slots and come back out of the
-// body's result slots by move: no argument or result vectors per iteration, and an array the
-// body updates in place stays unique from one iteration to the next.
+// The carried values stay in the body's argument slots (LoopPlan). The slots the body's steps
+// define are emptied after each iteration, so that the carried values are held by the loop
+// alone: a buffer updated in place (dynamic_update_slice at the last use of a Unique array) then
+// stays in place from one iteration to the next instead of being copied at each (lax.scan).
 void While(const Step& s, ExecState& st) {
   const Program& cond = *s.regions[0];
   const Program& body = *s.regions[1];
-  const std::vector<char> movable = MovableResults(body);
+  const std::vector<int>& carried = body.args;
+  const LoopPlan plan(cond, body);
   // The condition usually reads the counter alone: the other carried values are not copied in.
   std::vector<char> read(st.slots.size());
   MarkReads(cond, read);
   std::vector<char> cond_reads(cond.args.size());
   for (size_t i = 0; i < cond.args.size(); ++i) cond_reads[i] = read[cond.args[i]];
-  const std::vector<int> cond_slots = DefinedSlots(cond), body_slots = DefinedSlots(body);
   const ScalarTest test(cond);
-  std::vector<RtValue> vals;
-  vals.reserve(s.in.size());
-  for (int in : s.in) vals.push_back(st.slots[in]);
+  for (size_t i = 0; i < carried.size(); ++i) st.slots[carried[i]] = st.slots[s.in[i]];
+  auto leave = [&] { ClearSlots(carried, st); };
+  std::vector<RtValue> via(plan.any_via ? carried.size() : 0);
   while (true) {
     std::optional<bool> go;
     if (test.valid()) {
-      if (st.step_budget >= 0 && st.step_budget-- == 0)
+      if (st.step_budget >= 0 && st.step_budget-- == 0) {
+        leave();
         return st.Fail(test.step(), absl::ResourceExhaustedError("the step budget of this execution is spent"));
-      go = test(vals, st);
+      }
+      go = test(carried, st);
       if (!go && st.step_budget >= 0) ++st.step_budget;  // the region runs it after all
     }
     if (!go) {
-      for (size_t i = 0; i < vals.size(); ++i)
-        if (cond_reads[i]) st.slots[cond.args[i]] = vals[i];
+      for (size_t i = 0; i < carried.size(); ++i)
+        if (cond_reads[i]) st.slots[cond.args[i]] = st.slots[carried[i]];
       RunProgram(cond, st);
-      if (!st.ok()) return;
+      if (!st.ok()) return leave();
       go = st.slots[cond.results[0]].array.data()[0] != 0;
-      ClearSlots(cond_slots, st);
+      ClearSlots(plan.cond_slots, st);
     }
     if (!*go) break;
-    for (size_t i = 0; i < vals.size(); ++i) st.slots[body.args[i]] = std::move(vals[i]);
     RunProgram(body, st);
-    if (!st.ok()) return;
-    for (size_t i = 0; i < vals.size(); ++i) {
-      RtValue& r = st.slots[body.results[i]];
-      if (movable[i]) vals[i] = std::move(r);
-      else vals[i] = r;
+    if (!st.ok()) return leave();
+    if (plan.any_via) {
+      for (size_t i = 0; i < carried.size(); ++i) {
+        RtValue& r = st.slots[body.results[i]];
+        if (plan.moves[i] == LoopPlan::Move::kMoveVia) via[i] = std::move(r);
+        else if (plan.moves[i] == LoopPlan::Move::kCopyVia) via[i] = r;
+      }
     }
-    ClearSlots(body_slots, st);
+    for (size_t i = 0; i < carried.size(); ++i) {
+      switch (plan.moves[i]) {
+        case LoopPlan::Move::kStay: break;
+        case LoopPlan::Move::kDirect: st.slots[carried[i]] = std::move(st.slots[body.results[i]]); break;
+        default: st.slots[carried[i]] = std::move(via[i]); break;
+      }
+    }
+    ClearSlots(plan.step_slots, st);
   }
-  for (size_t i = 0; i < s.out.size(); ++i) st.slots[s.out[i]] = std::move(vals[i]);
+  for (size_t i = 0; i < s.out.size(); ++i) st.slots[s.out[i]] = std::move(st.slots[carried[i]]);
+  leave();
 }
 
 void RunBranch(const Step& s, ExecState& st, size_t branch) {
