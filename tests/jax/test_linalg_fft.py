@@ -109,6 +109,26 @@ def test_rfft_of_many_real_rows(real):
             check(lambda a: jnp.fft.rfftn(a, axes=list(range(len(shape)))), r, rtol=tol, atol=tol * np.prod(shape))
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=lambda d: np.dtype(d).name)
+def test_fft_along_leading_dims_in_runs(dtype):
+    # Transforms along a dimension that is not the last: the lines sit side by side in runs of
+    # `stride` (the product of the later dimensions), grouped within each run, the run's last
+    # group partly filled (strides of several groups that are not a multiple of the lanes), one
+    # run and several; rfft2's second pass over its half spectra (101 columns), forward and back.
+    g = np.random.default_rng(6)
+    real = np.float32 if dtype == np.complex64 else np.float64
+    tol = 1e-4 if dtype == np.complex64 else 1e-10
+    with jax.enable_x64(True):
+        for shape, axis in [((32, 100), 0), ((3, 24, 70), 1), ((16, 45), 0), ((2, 8, 9, 67), 1)]:
+            x = rand(g, shape, dtype)
+            check(lambda a: jnp.fft.fft(a, axis=axis), x, rtol=tol, atol=tol * shape[axis])
+            check(lambda a: jnp.fft.ifft(a, axis=axis), x, rtol=tol, atol=tol)
+        r = rand(g, (2, 32, 200), real)
+        check(jnp.fft.rfft2, r, rtol=tol, atol=tol * 32 * 200)
+        h = rand(g, (2, 32, 101), dtype)
+        check(lambda a: jnp.fft.irfft2(a, s=(32, 200)), h, rtol=tol, atol=tol * 10)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32], ids=lambda d: np.dtype(d).name)
 def test_top_k_of_long_rows(dtype):
     """top_k over rows of many blocks (a partial last one), with ties, signed zeros, infinities and

@@ -198,9 +198,9 @@ template <typename T, int L>
   }
   TransposedInto<T, L>(r, i, re, im, at);
 }
-// Points [t0, t0 + L) (t0 + L <= n / 2 + 1, t0 >= 1) of the 2 L real lines' spectra from the
-// group's transform Z = X + i Y (n points): X_k = (Z_k + conj(Z_n-k)) / 2 into line 2 l, Y_k =
-// (Z_k - conj(Z_n-k)) / 2i into line 2 l + 1, times norm.
+// Points [t0, t0 + L) (t0 + L <= n / 2 + 1) of the 2 L real lines' spectra from the group's
+// transform Z = X + i Y (n points): X_k = (Z_k + conj(Z_-k)) / 2 into line 2 l, Y_k =
+// (Z_k - conj(Z_-k)) / 2i into line 2 l + 1, times norm (Z_-0 is Z_0).
 template <typename T, int L>
 [[gnu::always_inline]] inline void TileOutReal(const T* re, const T* im, T* const* lines, int64_t t0, int64_t n,
                                                T scale) {
@@ -209,7 +209,8 @@ template <typename T, int L>
   for (int b = 0; b < L; ++b) {
     const int64_t t = t0 + b;
     const V r = Load<T, L>(re + t * L), i = Load<T, L>(im + t * L);
-    const V mr = Load<T, L>(re + (n - t) * L), mi = Load<T, L>(im + (n - t) * L);
+    const int64_t back = t == 0 ? 0 : n - t;
+    const V mr = Load<T, L>(re + back * L), mi = Load<T, L>(im + back * L);
     xr[b] = (r + mr) * scale;
     xi[b] = (i - mi) * scale;
     yr[b] = (i + mi) * scale;
