@@ -376,10 +376,15 @@ void RunBatch(const Step& s, ExecState& st, const LapackParams& p, std::vector<A
     }
     case LapackParams::kSyevd: {
       info_at(2);
+      // One matrix (no batch to share out) spreads its own work over the threads.
+      const LapackFor threads = [&st](int64_t count, const std::function<void(int64_t)>& fn) {
+        st.ParallelFor(count, fn);
+      };
+      const LapackFor* parallel = sh.batch == 1 && st.threads() > 1 ? &threads : nullptr;
       ForBatch(st, sh.batch, cost, [&](int64_t b) {
         auto a = LoadNative<S>(x, b * mn, mn);  // reduction and vectors in the element's precision
         std::vector<double> w(static_cast<size_t>(n));
-        const int32_t code = Syevd(a, n, p.lower, p.vectors, w.data());
+        const int32_t code = Syevd(a, n, p.lower, p.vectors, w.data(), parallel);
         if (code != 0) std::fill(w.begin(), w.end(), std::nan(""));
         Store<S>(out[0], b * mn, a.data(), mn);
         if (out.size() > 1) Store<R>(out[1], b * n, w.data(), n);

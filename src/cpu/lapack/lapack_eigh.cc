@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <type_traits>
@@ -19,6 +20,7 @@
 
 #include "src/cpu/exec/array.h"
 #include "src/cpu/blas/gemm.h"
+#include "src/cpu/blas/sgemm.h"
 #include "src/cpu/exec/isa.h"
 #include "src/cpu/lapack/lapack_factor.h"
 
@@ -277,12 +279,14 @@ bool TridiagonalQl(int64_t m, double* d, double* e, double* z, int64_t ldz, int6
 // the merged eigenvectors are built from these differences. Iteration: the two nearest poles'
 // rational model fitted to the function's value and slope (as in LAPACK's laed4), safeguarded by
 // a bracket that bisection falls back to.
-void SecularRoots(int64_t k, const double* d, const double* z, double rho, double* lambda, double* delta) {
+void SecularRoots(int64_t k, const double* d, const double* z, double rho, double* lambda, double* delta,
+                  int64_t j0, int64_t j1) {
   static const SecularSumsFn sums = SecularSumsForCpu();
   std::vector<double> rel(static_cast<size_t>(k));
   double zz = 0;
   for (int64_t i = 0; i < k; ++i) zz += z[i] * z[i];
-  for (int64_t j = 0; j < k; ++j) {
+  if (j1 < 0) j1 = k;
+  for (int64_t j = j0; j < j1; ++j) {
     int64_t origin = j;
     double lo = 0, hi = rho * zz * (1 + 4 * kEps);
     double tau;
@@ -370,9 +374,11 @@ void SecularRoots(int64_t k, const double* d, const double* z, double rho, doubl
 }
 
 // Gu and Eisenstat: the z for which the computed roots are exact (lapack_factor.h).
-void SecularWeights(int64_t k, const double* d, const double* delta, double rho, double* z) {
+void SecularWeights(int64_t k, const double* d, const double* delta, double rho, double* z, int64_t i0,
+                    int64_t i1) {
   static const auto ratio_product = ForCpu<&RatioProduct>();
-  for (int64_t i = 0; i < k; ++i) {
+  if (i1 < 0) i1 = k;
+  for (int64_t i = i0; i < i1; ++i) {
     const double* drow = delta + i * k;
     double below = 1, above = 1;
     ratio_product(drow, d, d[i], i, &below);
@@ -387,11 +393,20 @@ namespace {
 // Divide and conquer on rows/columns [lo, hi) of the tridiagonal (d, e) with eigenvectors in the
 // same diagonal block of z (row stride ldz; the rest of the block's rows and columns are zero).
 // The tridiagonal is scaled to largest entry 1 (deflation tolerances are absolute).
+// With `parallel`, the two halves of the whole are solved at once, and the last merge's roots,
+// weights, vectors and products are cut into pieces (each piece computed as it would be alone).
 class TridiagonalDc {
  public:
-  TridiagonalDc(double* d, double* e, double* z, int64_t ldz) : d_(d), e_(e), z_(z), ldz_(ldz) {}
+  TridiagonalDc(double* d, double* e, double* z, int64_t ldz, const LapackFor* parallel = nullptr)
+      : d_(d), e_(e), z_(z), ldz_(ldz), parallel_(parallel) {}
 
-  bool Solve(int64_t lo, int64_t hi) {
+  bool Solve(int64_t lo, int64_t hi) { return SolveAt(lo, hi, parallel_); }
+
+ private:
+  // Blocks at least this long are worth the threads (a 256 x 256 eigh's halves take ~0.5 ms).
+  static constexpr int64_t kParallelRows = 128;
+
+  bool SolveAt(int64_t lo, int64_t hi, const LapackFor* parallel) {
     const int64_t m = hi - lo;
     if (m <= kLeaf) {
       for (int64_t i = 0; i < m; ++i) z_[(lo + i) * ldz_ + lo + i] = 1;
@@ -404,15 +419,29 @@ class TridiagonalDc {
     const double rho = std::fabs(beta);
     d_[mid - 1] -= rho;
     d_[mid] -= rho;
-    if (!Solve(lo, mid) || !Solve(mid, hi)) return false;
-    Merge(lo, mid, hi, beta);
+    if (!parallel || m < kParallelRows) parallel = nullptr;
+    if (parallel) {
+      // (The halves touch disjoint parts of d, e and z.)
+      bool ok[2] = {false, false};
+      (*parallel)(2, [&](int64_t h) { ok[h] = h == 0 ? SolveAt(lo, mid, nullptr) : SolveAt(mid, hi, nullptr); });
+      if (!ok[0] || !ok[1]) return false;
+    } else if (!SolveAt(lo, mid, nullptr) || !SolveAt(mid, hi, nullptr)) {
+      return false;
+    }
+    Merge(lo, mid, hi, beta, parallel);
     return true;
   }
 
- private:
   double& Z(int64_t r, int64_t c) { return z_[r * ldz_ + c]; }
 
-  void Merge(int64_t lo, int64_t mid, int64_t hi, double beta) {
+  // fn(p0, p1) over [0, n): in `pieces` parts through `parallel`, or whole.
+  static void Pieces(const LapackFor* parallel, int64_t n, int64_t pieces,
+                     const std::function<void(int64_t, int64_t)>& fn) {
+    if (!parallel || n < 2 * pieces) return fn(0, n);
+    (*parallel)(pieces, [&](int64_t p) { fn(n * p / pieces, n * (p + 1) / pieces); });
+  }
+
+  void Merge(int64_t lo, int64_t mid, int64_t hi, double beta, const LapackFor* parallel) {
     const int64_t m = hi - lo;
     // z = Q^T v: the last row of the first half's vectors, the first row of the second's (signed
     // by beta); |v| = sqrt(2) is folded into rho.
@@ -478,16 +507,23 @@ class TridiagonalDc {
     double* u = AllocateScratch<double>(k * k, &holders[0]);
     if (k > 0) {
       double* delta = AllocateScratch<double>(k * k, &holders[1]);
-      SecularRoots(k, dk.data(), zk.data(), rho, lambda.data(), delta);
+      // (Roots differ in their iterations: more pieces than threads even out their shares.)
+      Pieces(parallel, k, 8, [&](int64_t j0, int64_t j1) {
+        SecularRoots(k, dk.data(), zk.data(), rho, lambda.data(), delta, j0, j1);
+      });
       // Gu and Eisenstat: the z for which the computed roots are exact, then the vectors from it
-      // (orthogonal to working precision however close the roots).
+      // (orthogonal to working precision however close the roots); by columns of u.
       static const auto reciprocals = ForCpu<&ScaledReciprocals>();
       static const auto scale_row = ForCpu<&ScaleRow>();
-      SecularWeights(k, dk.data(), delta, rho, zk.data());
+      Pieces(parallel, k, 2, [&](int64_t i0, int64_t i1) {
+        SecularWeights(k, dk.data(), delta, rho, zk.data(), i0, i1);
+      });
       std::vector<double> norm(static_cast<size_t>(k), 0.0);
-      for (int64_t i = 0; i < k; ++i) reciprocals(u + i * k, delta + i * k, zk[i], norm.data(), k);
-      for (int64_t j = 0; j < k; ++j) norm[j] = 1 / std::sqrt(norm[j]);
-      for (int64_t i = 0; i < k; ++i) scale_row(u + i * k, norm.data(), k);
+      Pieces(parallel, k, 2, [&](int64_t j0, int64_t j1) {
+        for (int64_t i = 0; i < k; ++i) reciprocals(u + i * k + j0, delta + i * k + j0, zk[i], &norm[j0], j1 - j0);
+        for (int64_t j = j0; j < j1; ++j) norm[j] = 1 / std::sqrt(norm[j]);
+        for (int64_t i = 0; i < k; ++i) scale_row(u + i * k + j0, &norm[j0], j1 - j0);
+      });
     }
     // New vectors: kept columns times u, deflated columns as they are; then all in ascending
     // order of their eigenvalue. A kept column that was never rotated with the other half is
@@ -496,9 +532,13 @@ class TridiagonalDc {
     const int64_t m1 = mid - lo;
     double* prod = AllocateScratch<double>(m * k, &holders[2]);
     if (k > 0) {
-      double* qpart = AllocateScratch<double>(std::max(m1, m - m1) * k, &holders[3]);
-      double* upart = AllocateScratch<double>(k * k, &holders[4]);
-      for (int half = 0; half < 2; ++half) {
+      // (Each half its own room: with `parallel` the two products run at once.)
+      const int64_t qrows = std::max(m1, m - m1);
+      double* qparts = AllocateScratch<double>(2 * qrows * k, &holders[3]);
+      double* uparts = AllocateScratch<double>(2 * k * k, &holders[4]);
+      auto product = [&](int64_t half) {
+        double* qpart = qparts + half * qrows * k;
+        double* upart = uparts + half * k * k;
         const int64_t r0 = half == 0 ? 0 : m1, rows = half == 0 ? m1 : m - m1;
         std::vector<int64_t> cols;
         for (int64_t j = 0; j < k; ++j) {
@@ -509,13 +549,15 @@ class TridiagonalDc {
         const int64_t kc = static_cast<int64_t>(cols.size());
         if (kc == 0) {
           std::fill(prod + r0 * k, prod + (r0 + rows) * k, 0.0);
-          continue;
+          return;
         }
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t c = 0; c < kc; ++c) qpart[r * kc + c] = Z(lo + r0 + r, lo + kept[cols[c]]);
         for (int64_t c = 0; c < kc; ++c) std::memcpy(upart + c * k, u + cols[c] * k, sizeof(double) * k);
         GemmOf<double>()(qpart, kc, upart, k, prod + r0 * k, k, rows, kc, k);
-      }
+      };
+      if (parallel) (*parallel)(2, product);
+      else product(0), product(1);
     }
     std::sort(deflated.begin(), deflated.end(), [&](int64_t a, int64_t b) { return d_[lo + a] < d_[lo + b]; });
     const int64_t nd = static_cast<int64_t>(deflated.size());
@@ -548,6 +590,7 @@ class TridiagonalDc {
   double* e_;
   double* z_;
   int64_t ldz_;
+  const LapackFor* parallel_;
 };
 
 // Householder tridiagonalisation of the full Hermitian matrix a (both triangles, row-major):
@@ -620,7 +663,7 @@ void TridiagonalizeFull(W* a, int64_t n, double* d, double* e, W* tau) {
 }
 
 template <typename W>
-int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w) {
+int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w, const LapackFor* parallel) {
   if (n == 0) return 0;
   // The whole Hermitian matrix from the stored triangle (the diagonal's imaginary parts ignored),
   // scaled by a power of two when its entries are near overflow or underflow. The size that
@@ -668,13 +711,24 @@ int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w
     ok = TridiagonalQl(n, w, e.data(), nullptr, 0, 0, 1.0);
   } else {
     std::vector<double> z(static_cast<size_t>(n * n), 0.0);
-    ok = TridiagonalDc(w, e.data(), z.data(), n).Solve(0, n);
+    ok = TridiagonalDc(w, e.data(), z.data(), n, parallel).Solve(0, n);
     if (ok) {
       // The vectors are Q z with Q = diag(1, Q1), Q1 the reflectors' product (geqrf's layout in
       // the matrix one row down): z's rows 1.. take Q1 from the left, by blocks.
       std::vector<W> vecs(z.size());
       for (size_t i = 0; i < z.size(); ++i) vecs[i] = static_cast<typename IsComplex<W>::Real>(z[i]);
-      ApplyQLeft(a.data() + n, n, n - 1, n - 1, tau.data(), vecs.data() + n, n, n);
+      // With threads, by columns of z when the products are ours (sgemm.h: each element summed
+      // the same way whatever the cut; Eigen's blocking may depend on the width) and every
+      // piece takes the blocked way as the whole would.
+      constexpr int64_t kPieces = 2;
+      if (parallel && std::is_same_v<W, float> && HaveFastSgemm() && (n - 1) * (n / kPieces) > 1024) {
+        (*parallel)(kPieces, [&](int64_t p) {
+          const int64_t c0 = n * p / kPieces, c1 = n * (p + 1) / kPieces;
+          ApplyQLeft(a.data() + n, n, n - 1, n - 1, tau.data(), vecs.data() + n + c0, n, c1 - c0);
+        });
+      } else {
+        ApplyQLeft(a.data() + n, n, n - 1, n - 1, tau.data(), vecs.data() + n, n, n);
+      }
       a = std::move(vecs);
     }
   }
@@ -684,17 +738,17 @@ int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w
 
 }  // namespace
 
-int32_t Syevd(std::vector<double>& a, int64_t n, bool lower, bool vectors, double* w) {
-  return SyevdT(a, n, lower, vectors, w);
+int32_t Syevd(std::vector<double>& a, int64_t n, bool lower, bool vectors, double* w, const LapackFor* parallel) {
+  return SyevdT(a, n, lower, vectors, w, parallel);
 }
-int32_t Syevd(std::vector<cdouble>& a, int64_t n, bool lower, bool vectors, double* w) {
-  return SyevdT(a, n, lower, vectors, w);
+int32_t Syevd(std::vector<cdouble>& a, int64_t n, bool lower, bool vectors, double* w, const LapackFor* parallel) {
+  return SyevdT(a, n, lower, vectors, w, parallel);
 }
-int32_t Syevd(std::vector<float>& a, int64_t n, bool lower, bool vectors, double* w) {
-  return SyevdT(a, n, lower, vectors, w);
+int32_t Syevd(std::vector<float>& a, int64_t n, bool lower, bool vectors, double* w, const LapackFor* parallel) {
+  return SyevdT(a, n, lower, vectors, w, parallel);
 }
-int32_t Syevd(std::vector<cfloat>& a, int64_t n, bool lower, bool vectors, double* w) {
-  return SyevdT(a, n, lower, vectors, w);
+int32_t Syevd(std::vector<cfloat>& a, int64_t n, bool lower, bool vectors, double* w, const LapackFor* parallel) {
+  return SyevdT(a, n, lower, vectors, w, parallel);
 }
 
 }  // namespace openpjrt::cpu::lapack

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -155,26 +156,40 @@ void Gehrd(std::vector<cdouble>& a, int64_t n, int64_t ilo, int64_t ihi, cdouble
 // sytrd/hetrd from one triangle: d (n), e (n - 1), tau (n - 1).
 void Sytrd(std::vector<double>& a, int64_t n, bool lower, double* d, double* e, double* tau);
 void Sytrd(std::vector<cdouble>& a, int64_t n, bool lower, double* d, double* e, cdouble* tau);
+// fn(i) for every i in [0, n), possibly on several threads at once (the pieces are independent);
+// returns when all are done. What a factorisation of one matrix may spread over the intra-op
+// threads: pieces whose results do not depend on how the work is cut.
+using LapackFor = std::function<void(int64_t n, const std::function<void(int64_t)>& fn)>;
 // syevd/heevd: eigenvalues of the Hermitian matrix a (n x n, held in one triangle) into w
 // (ascending) and, with `vectors`, the eigenvectors into a's columns (by divide and conquer,
-// lapack_eigh.cc). Returns 0, or 1 when the iteration did not converge.
-int32_t Syevd(std::vector<double>& a, int64_t n, bool lower, bool vectors, double* w);
-int32_t Syevd(std::vector<cdouble>& a, int64_t n, bool lower, bool vectors, double* w);
+// lapack_eigh.cc). Returns 0, or 1 when the iteration did not converge. With `parallel`, the
+// divide and conquer's halves, its last merge and the vectors' back-transformation go over its
+// threads; the results are the same bits either way.
+int32_t Syevd(std::vector<double>& a, int64_t n, bool lower, bool vectors, double* w,
+              const LapackFor* parallel = nullptr);
+int32_t Syevd(std::vector<cdouble>& a, int64_t n, bool lower, bool vectors, double* w,
+              const LapackFor* parallel = nullptr);
 // (float32 / complex64: the reduction to the tridiagonal and the vectors' back-transformation in
 // single precision, as ssyevd / cheevd; the tridiagonal's eigenproblem still in double.)
-int32_t Syevd(std::vector<float>& a, int64_t n, bool lower, bool vectors, double* w);
-int32_t Syevd(std::vector<cfloat>& a, int64_t n, bool lower, bool vectors, double* w);
+int32_t Syevd(std::vector<float>& a, int64_t n, bool lower, bool vectors, double* w,
+              const LapackFor* parallel = nullptr);
+int32_t Syevd(std::vector<cfloat>& a, int64_t n, bool lower, bool vectors, double* w,
+              const LapackFor* parallel = nullptr);
 // Eigenvalues (ascending, into d) and, with z, eigenvectors of the m x m symmetric tridiagonal
 // (d, e[0..m-1)) by implicit QL (lapack_eigh.cc; e is destroyed): z's zrows rows (stride ldz) are
 // rotated along. Couplings below eps times `norm` count as zero. False when it did not converge.
 bool TridiagonalQl(int64_t m, double* d, double* e, double* z, int64_t ldz, int64_t zrows, double norm);
 // The roots of the secular equation 1/rho + sum_i z_i^2 / (d_i - x) = 0 for poles d (k, strictly
 // increasing) and rho > 0 into lambda (ascending), and every difference d_i - lambda_j into
-// delta[i * k + j], accurate however close a root is to its pole (lapack_eigh.cc).
-void SecularRoots(int64_t k, const double* d, const double* z, double rho, double* lambda, double* delta);
+// delta[i * k + j], accurate however close a root is to its pole (lapack_eigh.cc). Roots
+// [j0, j1) only when j1 >= 0 (each root is found on its own: the same bits in any cut).
+void SecularRoots(int64_t k, const double* d, const double* z, double rho, double* lambda, double* delta,
+                  int64_t j0 = 0, int64_t j1 = -1);
 // Gu and Eisenstat's weights: z (signs kept) replaced by the weights for which those roots are
-// exact, so that vectors built from them are orthogonal to working precision.
-void SecularWeights(int64_t k, const double* d, const double* delta, double rho, double* z);
+// exact, so that vectors built from them are orthogonal to working precision. Weights [i0, i1)
+// only when i1 >= 0.
+void SecularWeights(int64_t k, const double* d, const double* delta, double rho, double* z, int64_t i0 = 0,
+                    int64_t i1 = -1);
 // gesdd/gesvd of a (m x n, row-major): singular values into s (min(m, n), descending) and, with
 // `vectors`, U into u (m x m when `full`, else m x min(m, n)) and V^H into vt (n x n when `full`,
 // else min(m, n) x n), both row-major (lapack_svd.cc). Returns 0, or -4 when a holds NaN or

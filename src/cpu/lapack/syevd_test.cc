@@ -1,0 +1,90 @@
+// Syevd spread over threads (its `parallel` runner: the divide and conquer's halves, the last
+// merge's roots, weights and products, the back-transformation by columns) gives the same bits
+// as Syevd on one thread, whatever order and threads the pieces run on; and the result is an
+// eigendecomposition (small residual, orthonormal vectors, ascending values).
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "src/cpu/lapack/lapack_factor.h"
+
+namespace openpjrt::cpu::lapack {
+namespace {
+
+// Pieces from the last to the first, the odd ones on a second thread.
+void ReversedOnTwoThreads(int64_t n, const std::function<void(int64_t)>& fn) {
+  std::thread other([&] {
+    for (int64_t i = n - 1; i >= 0; --i)
+      if (i % 2) fn(i);
+  });
+  for (int64_t i = n - 1; i >= 0; --i)
+    if (i % 2 == 0) fn(i);
+  other.join();
+}
+
+template <typename W>
+constexpr bool kComplex = std::is_same_v<W, std::complex<float>> || std::is_same_v<W, std::complex<double>>;
+
+// A random Hermitian matrix (both triangles; Syevd reads the lower).
+template <typename W>
+std::vector<W> Symmetric(int64_t n, std::mt19937& rng) {
+  std::normal_distribution<double> normal;
+  std::vector<W> a(static_cast<size_t>(n * n));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j <= i; ++j) {
+      if constexpr (kComplex<W>) {
+        a[i * n + j] = i == j ? W(normal(rng)) : W(normal(rng), normal(rng));
+        a[j * n + i] = std::conj(a[i * n + j]);
+      } else {
+        a[i * n + j] = a[j * n + i] = static_cast<W>(normal(rng));
+      }
+    }
+  return a;
+}
+
+template <typename W>
+void ExpectSameBitsAndAnEigendecomposition(int64_t n, double tol) {
+  std::mt19937 rng(static_cast<unsigned>(n));
+  const std::vector<W> a = Symmetric<W>(n, rng);
+  std::vector<W> serial = a, threaded = a;
+  std::vector<double> ws(static_cast<size_t>(n)), wt(static_cast<size_t>(n));
+  const LapackFor runner = ReversedOnTwoThreads;
+  ASSERT_EQ(Syevd(serial, n, /*lower=*/true, /*vectors=*/true, ws.data()), 0);
+  ASSERT_EQ(Syevd(threaded, n, /*lower=*/true, /*vectors=*/true, wt.data(), &runner), 0);
+  ASSERT_EQ(std::memcmp(ws.data(), wt.data(), ws.size() * sizeof(double)), 0) << "eigenvalues, n " << n;
+  ASSERT_EQ(std::memcmp(serial.data(), threaded.data(), serial.size() * sizeof(W)), 0) << "eigenvectors, n " << n;
+  ASSERT_TRUE(std::is_sorted(ws.begin(), ws.end()));
+  // |A V - V diag(w)| and |V^H V - I|, elementwise, in units of n * tol.
+  double res = 0, orth = 0, norm = 0;
+  for (const W& x : a) norm = std::max(norm, std::abs(std::complex<double>(x)));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      std::complex<double> av = 0, vv = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        av += std::complex<double>(a[i * n + k]) * std::complex<double>(serial[k * n + j]);
+        vv += std::conj(std::complex<double>(serial[k * n + i])) * std::complex<double>(serial[k * n + j]);
+      }
+      res = std::max(res, std::abs(av - std::complex<double>(serial[i * n + j]) * ws[j]) / norm);
+      orth = std::max(orth, std::abs(vv - (i == j ? 1.0 : 0.0)));
+    }
+  EXPECT_LT(res, n * tol) << "residual, n " << n;
+  EXPECT_LT(orth, n * tol) << "orthogonality, n " << n;
+}
+
+TEST(Syevd, ThreadsGiveTheSameBits) {
+  // Below, at and above the size from which the halves go to the threads (128); odd sizes.
+  for (int64_t n : {96, 128, 129, 200, 257}) {
+    ExpectSameBitsAndAnEigendecomposition<float>(n, 1e-6);
+    ExpectSameBitsAndAnEigendecomposition<double>(n, 1e-14);
+  }
+  for (int64_t n : {130, 161}) ExpectSameBitsAndAnEigendecomposition<std::complex<float>>(n, 1e-6);
+}
+
+}  // namespace
+}  // namespace openpjrt::cpu::lapack
