@@ -312,6 +312,60 @@ func.func @syevd_dc_100x100() {
 
 // -----
 
+// ssyevd of 160 x 160 (from iotas as above, the upper triangle 99s): through the plugin its
+// divide and conquer's halves, its last merge and the back-transformation run on the intra-op
+// threads (one matrix of at least 128 rows); the same identities at f32 tolerances.
+func.func @ssyevd_dc_160x160_threads() {
+  %s_i = stablehlo.iota dim = 0 : tensor<160x160xi32>
+  %s_j = stablehlo.iota dim = 1 : tensor<160x160xi32>
+  %s_a = stablehlo.constant dense<7> : tensor<160x160xi32>
+  %s_b = stablehlo.constant dense<13> : tensor<160x160xi32>
+  %s_m = stablehlo.constant dense<17> : tensor<160x160xi32>
+  %s_s = stablehlo.constant dense<16> : tensor<160x160xi32>
+  %s_ai = stablehlo.multiply %s_i, %s_a : tensor<160x160xi32>
+  %s_bj = stablehlo.multiply %s_j, %s_b : tensor<160x160xi32>
+  %s_aj = stablehlo.multiply %s_j, %s_a : tensor<160x160xi32>
+  %s_bi = stablehlo.multiply %s_i, %s_b : tensor<160x160xi32>
+  %s_x1 = stablehlo.add %s_ai, %s_bj : tensor<160x160xi32>
+  %s_x2 = stablehlo.add %s_aj, %s_bi : tensor<160x160xi32>
+  %s_r1 = stablehlo.remainder %s_x1, %s_m : tensor<160x160xi32>
+  %s_r2 = stablehlo.remainder %s_x2, %s_m : tensor<160x160xi32>
+  %s_sum = stablehlo.add %s_r1, %s_r2 : tensor<160x160xi32>
+  %s = stablehlo.subtract %s_sum, %s_s : tensor<160x160xi32>
+  %a = stablehlo.convert %s : (tensor<160x160xi32>) -> tensor<160x160xf32>
+  %in_gi = stablehlo.iota dim = 0 : tensor<160x160xi32>
+  %in_gj = stablehlo.iota dim = 1 : tensor<160x160xi32>
+  %in_gm = stablehlo.compare LT, %in_gi, %in_gj, SIGNED : (tensor<160x160xi32>, tensor<160x160xi32>) -> tensor<160x160xi1>
+  %in_g99 = stablehlo.constant dense<99.0> : tensor<160x160xf32>
+  %in = stablehlo.select %in_gm, %in_g99, %a : tensor<160x160xi1>, tensor<160x160xf32>
+  %v, %w, %info = stablehlo.custom_call @lapack_ssyevd_ffi(%in) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<160x160xf32>) -> (tensor<160x160xf32>, tensor<160xf32>, tensor<i32>)
+  check.expect_eq_const %info, dense<0> : tensor<i32>
+  %av = stablehlo.dot_general %a, %v, contracting_dims = [1] x [0] : (tensor<160x160xf32>, tensor<160x160xf32>) -> tensor<160x160xf32>
+  %wb = stablehlo.broadcast_in_dim %w, dims = [1] : (tensor<160xf32>) -> tensor<160x160xf32>
+  %vw = stablehlo.multiply %v, %wb : tensor<160x160xf32>
+  check.expect_almost_eq %av, %vw, tolerance = 2.0e-2 : tensor<160x160xf32>
+  %vhv = stablehlo.dot_general %v, %v, contracting_dims = [0] x [0] : (tensor<160x160xf32>, tensor<160x160xf32>) -> tensor<160x160xf32>
+  %ei = stablehlo.iota dim = 0 : tensor<160x160xi32>
+  %ej = stablehlo.iota dim = 1 : tensor<160x160xi32>
+  %eq = stablehlo.compare EQ, %ei, %ej, SIGNED : (tensor<160x160xi32>, tensor<160x160xi32>) -> tensor<160x160xi1>
+  %one = stablehlo.constant dense<1.0> : tensor<160x160xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<160x160xf32>
+  %eye = stablehlo.select %eq, %one, %zero : tensor<160x160xi1>, tensor<160x160xf32>
+  check.expect_almost_eq %vhv, %eye, tolerance = 2.0e-5 : tensor<160x160xf32>
+  %wlo = stablehlo.slice %w [0:159] : (tensor<160xf32>) -> tensor<159xf32>
+  %whi = stablehlo.slice %w [1:160] : (tensor<160xf32>) -> tensor<159xf32>
+  %asc = stablehlo.compare LE, %wlo, %whi, FLOAT : (tensor<159xf32>, tensor<159xf32>) -> tensor<159xi1>
+  %true = stablehlo.constant dense<true> : tensor<i1>
+  %all = stablehlo.reduce(%asc init: %true) applies stablehlo.and across dimensions = [0] : (tensor<159xi1>, tensor<i1>) -> tensor<i1>
+  check.expect_eq_const %all, dense<true> : tensor<i1>
+  %v2, %w2, %info2 = stablehlo.custom_call @lapack_ssyevd_ffi(%in) {mhlo.backend_config = {mode = 78 : ui8, uplo = 76 : ui8}} : (tensor<160x160xf32>) -> (tensor<160x160xf32>, tensor<160xf32>, tensor<i32>)
+  check.expect_eq_const %info2, dense<0> : tensor<i32>
+  check.expect_almost_eq %w2, %w, tolerance = 2.0e-3 : tensor<160xf32>
+  func.return
+}
+
+// -----
+
 // zheevd past the leaves, from the upper triangle: A = S + i K for a symmetric S and an
 // antisymmetric K built from iotas (the lower triangle 99s). The tridiagonal is real; the
 // vectors are the reflectors' complex Q times its real ones. A V = V diag(w), V^H V = I.
