@@ -44,14 +44,23 @@ inline double Abs1(float x) { return std::fabs(x); }
 inline double Abs1(cfloat x) { return std::fabs(x.real()) + std::fabs(x.imag()); }
 
 // The 2-norm of x[0..count) (stride apart): a plain sum of squares where it can neither overflow
-// nor lose digits to underflow, else accumulated by hypot.
+// nor lose digits to underflow, else accumulated by hypot. The squares go into eight partial sums
+// (element i into sum i % 8, added pairwise at the end): one running sum was a chain of dependent
+// additions, four cycles an element (every reflector of a 256 x 256 eigh or qr takes a norm).
 template <typename W>
 double Norm2(const W* x, int64_t stride, int64_t count) {
-  double ss = 0;
-  for (int64_t i = 0; i < count; ++i) {
+  double part[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8)
+    for (int l = 0; l < 8; ++l) {
+      const W v = x[(i + l) * stride];
+      part[l] += RealOf(v) * RealOf(v) + ImagOf(v) * ImagOf(v);
+    }
+  for (int l = 0; i < count; ++i, ++l) {
     const W v = x[i * stride];
-    ss += RealOf(v) * RealOf(v) + ImagOf(v) * ImagOf(v);
+    part[l] += RealOf(v) * RealOf(v) + ImagOf(v) * ImagOf(v);
   }
+  const double ss = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
   if (ss <= 0x1p900 && ss >= 0x1p-900) return std::sqrt(ss);
   double norm = 0;
   for (int64_t i = 0; i < count; ++i) norm = std::hypot(norm, std::abs(x[i * stride]));
