@@ -150,9 +150,11 @@ void Bidiagonalize(W* a, int64_t m, int64_t n, double* d, double* e, W* tauq, W*
 }
 
 // X[rows, cols[j]] := sum over i of X[rows, cols[i]] q[i][j] (q: k x k), for each group of rows
-// [first, second) taking only the columns with a nonzero entry in that group (the halves'
-// vectors are zero in each other's rows unless a deflating rotation mixed them).
-void MultiplyColumns(double* x, int64_t ldx, RowGroups groups, const int64_t* cols, const double* q, int64_t k) {
+// [first, second) taking only the columns that reach it (the halves' vectors are zero in each
+// other's rows unless a deflating rotation mixed them): column j reaches group g when bit g of
+// reach[j] is set, or, without `reach`, when it has a nonzero entry there.
+void MultiplyColumns(double* x, int64_t ldx, RowGroups groups, const int64_t* cols, const double* q, int64_t k,
+                     const uint8_t* reach_bits = nullptr) {
   Scratch scratch;
   int64_t most = 0;
   for (const auto& [r0, r1] : groups) most = std::max(most, r1 - r0);
@@ -160,15 +162,21 @@ void MultiplyColumns(double* x, int64_t ldx, RowGroups groups, const int64_t* co
   double* qpart = scratch.Get<double>(k * k);
   double* prod = scratch.Get<double>(most * k);
   int64_t* reach = scratch.Get<int64_t>(k);
-  for (const auto& [r0, r1] : groups) {
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto [r0, r1] = groups[g];
     const int64_t rows = r1 - r0;
     int64_t kc = 0;
-    for (int64_t j = 0; j < k; ++j)
-      for (int64_t r = r0; r < r1; ++r)
-        if (x[r * ldx + cols[j]] != 0) {
-          reach[kc++] = j;
-          break;
-        }
+    if (reach_bits) {
+      for (int64_t j = 0; j < k; ++j)
+        if (reach_bits[j] & (1u << g)) reach[kc++] = j;
+    } else {
+      for (int64_t j = 0; j < k; ++j)
+        for (int64_t r = r0; r < r1; ++r)
+          if (x[r * ldx + cols[j]] != 0) {
+            reach[kc++] = j;
+            break;
+          }
+    }
     if (rows == 0 || kc == 0) continue;  // all zero there, and so is the product
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < kc; ++c) part[r * kc + c] = x[(r0 + r) * ldx + cols[reach[c]]];
@@ -240,8 +248,20 @@ class BidiagonalDc {
     }
     const RowGroups vrows(rows_kept, nrows_kept);
     Scratch scratch;
+    // The row groups each column reaches (the merges' products take only those): u's columns
+    // [lo, km) rows [lo, km) (bit 0), km the row km (bit 1), (km, hi) the rows below (bit 2); v's
+    // columns [lo, km] rows [lo, km] (bit 0), the rest rows (km, vhi) (bit 1); a rotation of two
+    // columns gives both the union of theirs.
+    uint8_t* ureach = scratch.Get<uint8_t>(m);
+    uint8_t* vreach = scratch.Get<uint8_t>(m);
+    for (int64_t c = 0; c < m; ++c) {
+      ureach[c] = lo + c < km ? 1 : lo + c == km ? 2 : 4;
+      vreach[c] = lo + c <= km ? 1 : 2;
+    }
+    auto join = [](uint8_t* reach, int64_t a, int64_t b) { reach[a] = reach[b] = reach[a] | reach[b]; };
     auto rotate_v = [&](int64_t a, int64_t b, double c, double s) {
       for (const auto& [r0, r1] : vrows) RotateColumns(v_, ldv_, r0, r1, a, b, c, s);
+      if (a < hi && b < hi) join(vreach, a - lo, b - lo);
     };
     const double alpha = d_[km], beta = km + 1 < vhi ? e_[km] : 0.0;
     // z: row km of B in the halves' right singular bases.
@@ -256,6 +276,7 @@ class BidiagonalDc {
       const double r = Hypot(z[k0], zn);
       if (r > 0) {
         rotate_v(km, hi, z[k0] / r, zn / r);
+        vreach[k0] |= 2;  // (column hi, the lower block's null vector, lies in its rows)
         z[k0] = r;
       }
     }
@@ -291,6 +312,7 @@ class BidiagonalDc {
         } else {
           const double c = z[idx] / r, s = z[p] / r;
           if (u_ != nullptr) RotateColumns(u_, ldu_, lo, hi, lo + idx, lo + p, c, s);
+          join(ureach, idx, p);
           rotate_v(lo + idx, lo + p, c, s);
           z[p] = 0;
           z[idx] = r;
@@ -341,8 +363,11 @@ class BidiagonalDc {
     }
     const std::pair<int64_t, int64_t> urows[3] = {{lo, km}, {km, km + 1}, {km + 1, hi}};
     const std::pair<int64_t, int64_t> vhalves[2] = {{lo, km + 1}, {km + 1, vhi}};
-    MultiplyColumns(u_, ldu_, urows, cols, um, k);
-    MultiplyColumns(v_, ldv_, vhalves, cols, vm, k);
+    uint8_t* ubits = scratch.Get<uint8_t>(k);
+    uint8_t* vbits = scratch.Get<uint8_t>(k);
+    for (int64_t j = 0; j < k; ++j) ubits[j] = ureach[kept[j]], vbits[j] = vreach[kept[j]];
+    MultiplyColumns(u_, ldu_, urows, cols, um, k, ubits);
+    MultiplyColumns(v_, ldv_, vhalves, cols, vm, k, vbits);
   }
 
   const double* d_;
