@@ -9,6 +9,7 @@
 #include "src/cpu/exec/array.h"
 
 #include <cstdint>
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -119,6 +120,67 @@ Array Array::Allocate(ArrayType type) {
   a.data_ = std::shared_ptr<const uint8_t>(static_cast<const uint8_t*>(p),
                                            [](const uint8_t* q) { std::free(const_cast<uint8_t*>(q)); });
   return a;
+}
+
+static_assert(SmallBlocks::kMaxBytes <= kSmallAligned, "kept blocks come from the hand-aligned path");
+
+namespace {
+// The size class of a small array of `bytes` (rounded up to 64, the empty array taking 64).
+int SmallClass(int64_t bytes) { return bytes <= 64 ? 0 : static_cast<int>((bytes - 1) / 64); }
+}  // namespace
+
+Array SmallBlocks::Allocate(ArrayType type) {
+  const int64_t bytes = type.ByteSize();
+  if (bytes <= kMaxBytes) {
+    Class& c = classes_[SmallClass(bytes)];
+    if (c.n > 0) {
+      Array a;
+      a.type_ = std::move(type);
+      a.owned_ = true;
+      a.data_ = std::move(c.block[--c.n]);
+      return a;
+    }
+  }
+  return Array::Allocate(std::move(type));
+}
+
+void SmallBlocks::AllocateInto(const ArrayType& type, Array* out) {
+  const int64_t bytes = type.ByteSize();
+  if (bytes <= kMaxBytes) {
+    Class& c = classes_[SmallClass(bytes)];
+    if (c.n > 0) {
+      out->type_ = type;
+      out->owned_ = true;
+      out->data_ = std::move(c.block[--c.n]);
+      return;
+    }
+  }
+  *out = Array::Allocate(type);
+}
+
+bool SmallBlocks::Keep(Array& a) {
+  // Owned storage always starts a block of Array::Allocate that holds the rounded size (views
+  // share their block, so they are never the only holder while it lives).
+  if (!a.owned_ || a.data_.use_count() != 1) return false;
+  const int64_t bytes = a.type_.ByteSize();
+  if (bytes > kMaxBytes) return false;
+  Class& c = classes_[SmallClass(bytes)];
+  if (c.n >= kPerClass) return false;
+  // Whoever dropped the other references (another device's thread) has finished reading.
+  std::atomic_thread_fence(std::memory_order_acquire);
+  c.block[c.n++] = std::move(a.data_);
+  a.owned_ = false;
+  return true;
+}
+
+void SmallBlocks::Release(RtValue& v) {
+  // (kNone with storage: what a slot kept, see ExecState::Release.)
+  if ((v.kind == RtValue::Kind::kArray || v.kind == RtValue::Kind::kNone) && Keep(v.array)) {
+    v.kind = RtValue::Kind::kNone;
+    if (!v.tuple.empty()) v.tuple.clear();
+    return;
+  }
+  v.Clear();
 }
 
 Array Array::Wrap(ArrayType type, std::shared_ptr<const uint8_t> data) {

@@ -1,9 +1,11 @@
-// The executor's storage helpers: small arrays in one allocation, repeated-element fills.
+// The executor's storage helpers: small arrays in one allocation, storage kept by dead slots and
+// by the execution state for the next values, repeated-element fills.
 #include <cstring>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "src/cpu/exec/array.h"
+#include "src/cpu/exec/program.h"
 #include "src/cpu/exec/strided.h"
 
 namespace openpjrt::cpu {
@@ -22,6 +24,84 @@ TEST(ArrayTest, SmallAndLargeArraysAreAlignedAndUniqueUntilShared) {
     a.ReleaseStorage();
     EXPECT_FALSE(a.valid());
   }
+}
+
+// A step defining slot 1 with `type`.
+Step Defining(const ArrayType& type) {
+  Step s;
+  s.out = {1};
+  s.out_types = {type};
+  return s;
+}
+
+TEST(ExecStateTest, DeadSlotsKeepSmallStorageThatTheyAloneHeld) {
+  const ArrayType small{ir::ElemKind::kF32, {64}};
+  const Step step = Defining(small);
+  ExecState st;
+  st.slots.resize(3);
+  Array& first = st.Output(step);
+  ASSERT_EQ(st.slots[1].kind, RtValue::Kind::kArray);
+  EXPECT_EQ(first.type(), small);
+  const uint8_t* storage = first.data();
+  st.Release(1);
+  EXPECT_EQ(st.slots[1].kind, RtValue::Kind::kNone);
+  st.Release(1);  // (releasing again changes nothing)
+  Array& again = st.Output(step);
+  EXPECT_EQ(again.data(), storage) << "the slot's next value takes the storage it kept";
+  EXPECT_EQ(again.type(), small);
+  EXPECT_TRUE(again.Unique());
+
+  // Storage someone else still holds is not kept: the next value gets its own.
+  const Array held = st.slots[1].array;
+  st.Release(1);
+  const uint8_t* fresh = st.Output(step).data();
+  EXPECT_NE(fresh, held.data());
+  EXPECT_TRUE(held.Unique()) << "the slot dropped its reference instead of keeping it";
+  st.Release(1);
+
+  // A value of another type does not take it (one step defines a slot, but a mistake there
+  // must not write past the storage).
+  const Step wider = Defining(ArrayType{ir::ElemKind::kF32, {65}});
+  EXPECT_NE(st.Output(wider).data(), fresh);
+  st.Release(1);
+
+  // Nor arrays over SmallBlocks::kMaxBytes, nor wrapped host memory.
+  const Step large = Defining(ArrayType{ir::ElemKind::kF32, {SmallBlocks::kMaxBytes / 4 + 1}});
+  const uint8_t* large_storage = st.Output(large).data();
+  st.Release(1);
+  EXPECT_FALSE(st.slots[1].array.valid());
+  EXPECT_NE(large_storage, nullptr);
+  auto host = std::shared_ptr<const uint8_t>(new uint8_t[256], std::default_delete<const uint8_t[]>());
+  st.slots[1] = RtValue::Of(Array::Wrap(small, host));
+  st.Release(1);
+  EXPECT_FALSE(st.slots[1].array.valid());
+  EXPECT_EQ(host.use_count(), 1);
+}
+
+TEST(ExecStateTest, ForgottenSlotsHandTheirStorageToTheNextArraysOfTheSize) {
+  const ArrayType small{ir::ElemKind::kI32, {10}};  // 40 bytes: the 64-byte class
+  ExecState st;
+  st.slots.resize(3);
+  const uint8_t* storage = st.Output(Defining(small)).data();
+  st.Release(1);
+  st.Forget(1);
+  EXPECT_FALSE(st.slots[1].array.valid()) << "an execution's end empties every slot";
+  // Another program's step of another type of the same rounded size takes it.
+  const ArrayType other{ir::ElemKind::kU8, {3}};
+  Array a = st.NewArray(other);
+  EXPECT_EQ(a.data(), storage);
+  EXPECT_EQ(a.type(), other);
+  EXPECT_TRUE(a.Unique());
+  // A temporary given back is kept too; one still shared is dropped without being kept.
+  st.Recycle(a);
+  EXPECT_FALSE(a.valid());
+  Array b = st.NewArray(small);
+  EXPECT_EQ(b.data(), storage);
+  Array c = b;
+  st.Recycle(b);
+  EXPECT_FALSE(b.valid());
+  EXPECT_TRUE(c.Unique());
+  EXPECT_NE(st.NewArray(small).data(), storage);
 }
 
 TEST(FillRepeatedTest, EveryElementSizeAndLength) {

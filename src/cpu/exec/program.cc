@@ -36,7 +36,7 @@ void RunProgram(const Program& program, ExecState& state, StepProfile* profile) 
       step.fn(step, state);
     }
     if (!state.ok()) return;
-    for (int s : step.release) state.slots[s].Clear();
+    for (int s : step.release) state.Release(s);
   }
 }
 
@@ -118,7 +118,7 @@ absl::Status Executable::RunWith(ExecState& state, std::span<RtValue> args,
       else out->push_back(std::move(state.slots[results[i]]));
     }
   }
-  for (RtValue& v : state.slots) v.Clear();
+  for (size_t i = 0; i < state.slots.size(); ++i) state.Forget(static_cast<int>(i));
   return state.status;
 }
 

@@ -149,6 +149,56 @@ struct ExecState {
   // interpreter.probe's recordings by probe id, in order; made by the first probe.
   std::shared_ptr<std::map<std::string, std::vector<Array>>> probes;
 
+  // Small arrays' storage kept from released slots for the next outputs (loop bodies); made at
+  // the first release. (On the heap: the runtime keeps an ExecState per thread in thread-local
+  // storage, and the plugin's static TLS block is small: 2 KiB more made dlopen fail.)
+  std::unique_ptr<SmallBlocks> blocks;
+
+  // A kernel's output array: Array::Allocate, or a kept block of the size. Only on the thread
+  // running the program (not in ParallelFor pieces).
+  Array NewArray(ArrayType type) {
+    return blocks ? blocks->Allocate(std::move(type)) : Array::Allocate(std::move(type));
+  }
+  // A new array for output j of `step`, made in place in its slot (which then holds it): for
+  // kernels that fill their result and are done. A slot that kept its last value's storage
+  // (Release) takes it again when the type is the same, as it is when the slot's one defining
+  // step runs again (a loop body's values: no allocation, no type copy).
+  Array& Output(const Step& step, size_t j = 0) {
+    RtValue& v = slots[static_cast<size_t>(step.out[j])];
+    const bool kept = v.kind == RtValue::Kind::kNone && v.array.Unique() && v.array.type() == step.out_types[j];
+    v.kind = RtValue::Kind::kArray;
+    if (kept) return v.array;
+    if (!v.tuple.empty()) v.tuple.clear();
+    if (blocks) blocks->AllocateInto(step.out_types[j], &v.array);
+    else v.array = Array::Allocate(step.out_types[j]);
+    return v.array;
+  }
+  // Drops a kernel's temporary array, keeping a small block it alone held.
+  void Recycle(Array& a) {
+    if (!blocks) blocks = std::make_unique<SmallBlocks>();
+    if (!blocks->Keep(a)) a = Array();
+  }
+  // Empties a dead slot. A small array it alone held stays there as storage for the slot's next
+  // value (Output); Forget hands such storage to `blocks` when the execution ends.
+  void Release(int slot) {
+    RtValue& v = slots[static_cast<size_t>(slot)];
+    if (v.kind == RtValue::Kind::kNone) return;  // empty, or already keeping storage
+    if (v.kind == RtValue::Kind::kArray && v.array.Unique() && v.array.ByteSize() <= SmallBlocks::kMaxBytes &&
+        v.tuple.empty()) {
+      // Whoever dropped the other references (another device's thread) has finished reading.
+      std::atomic_thread_fence(std::memory_order_acquire);
+      v.kind = RtValue::Kind::kNone;
+      return;
+    }
+    v.Clear();
+  }
+  // Empties a slot for good (the end of an execution: the next may number its slots otherwise),
+  // keeping small storage in `blocks`.
+  void Forget(int slot) {
+    if (!blocks) blocks = std::make_unique<SmallBlocks>();
+    blocks->Release(slots[static_cast<size_t>(slot)]);
+  }
+
   int threads() const { return parallel ? parallel->threads() : 1; }
   bool deterministic() const { return parallel && parallel->deterministic(); }
   // fn(i) for i in [0, n), over the intra-op threads when there are several.

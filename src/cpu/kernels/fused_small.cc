@@ -57,8 +57,8 @@ bool FusedSmall(const FusedParams& p, const Step& s, ExecState& st, const Array*
   for (const FusedParams::Op& op : p.ops)
     if (op.output < 0) bytes += Room(n * op.elem_bytes);
   uint8_t* next = Scratch(bytes);
-  FusedList<Array> outs;
-  for (const ArrayType& t : s.out_types) outs.push_back(Array::Allocate(t));
+  FusedList<uint8_t*> outs;  // made in their slots (no input is an output)
+  for (size_t j = 0; j < s.out.size(); ++j) outs.push_back(st.Output(s, j).mutable_data());
   FusedList<const uint8_t*> value(num_inputs + p.ops.size(), nullptr);
   for (size_t i = 0; i < num_inputs; ++i) {
     const int64_t es = p.input_bytes[i], per = period_of(i);
@@ -98,7 +98,7 @@ bool FusedSmall(const FusedParams& p, const Step& s, ExecState& st, const Array*
     const FusedParams::Op& op = p.ops[k];
     uint8_t* out;
     if (op.output >= 0) {
-      out = outs[static_cast<size_t>(op.output)].mutable_data();
+      out = outs[static_cast<size_t>(op.output)];
     } else {
       out = next;
       next += Room(n * op.elem_bytes);
@@ -115,7 +115,6 @@ bool FusedSmall(const FusedParams& p, const Step& s, ExecState& st, const Array*
     }
     value[num_inputs + k] = out;
   }
-  for (size_t j = 0; j < outs.size(); ++j) st.slots[s.out[j]] = RtValue::Of(std::move(outs[j]));
   return true;
 }
 

@@ -413,7 +413,7 @@ void ArgReduceBySize(const Step& s, ExecState& st, const ArgFns& fns) {
   const RowsFoldFn rows_fold = fns.rows_fold(*f), rows_fold4 = fns.rows_fold4(*f);
   const VS init_v = *st.slots[s.in[2]].array.as<VS>();
   const IS init_i = *st.slots[s.in[3]].array.as<IS>();
-  Array out_v = Array::Allocate(s.out_types[0]), out_i = Array::Allocate(s.out_types[1]);
+  Array out_v = st.NewArray(s.out_types[0]), out_i = Array::Allocate(s.out_types[1]);
   VS* ov = out_v.mutable_as<VS>();
   IS* oi = out_i.mutable_as<IS>();
   const VS* xv = values.as<VS>();

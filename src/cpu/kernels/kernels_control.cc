@@ -16,7 +16,7 @@ namespace {
 // (dynamic_update_slice at the last use of a Unique array) then stays in place from one
 // iteration to the next instead of being copied at each (lax.scan).
 void ClearSlots(const std::vector<int>& slots, ExecState& st) {
-  for (int s : slots) st.slots[s].Clear();
+  for (int s : slots) st.Release(s);
 }
 
 // A loop condition that is one elementwise step over scalars (the counter test of every
@@ -159,7 +159,9 @@ void While(const Step& s, ExecState& st) {
     for (size_t i = 0; i < carried.size(); ++i) {
       switch (plan.moves[i]) {
         case LoopPlan::Move::kStay: break;
-        case LoopPlan::Move::kDirect: st.slots[carried[i]] = std::move(st.slots[body.results[i]]); break;
+        // (Swapped: the old value then dies in the result's slot, which keeps its storage for
+        // the next iteration's result, ExecState::Release.)
+        case LoopPlan::Move::kDirect: std::swap(st.slots[carried[i]], st.slots[body.results[i]]); break;
         default: st.slots[carried[i]] = std::move(via[i]); break;
       }
     }
@@ -222,7 +224,7 @@ void Scan(const Step& s, ExecState& st) {
   for (size_t i = 0; i < n; ++i) in_view.emplace_back(st.slots[s.in[i]].array.type(), p.dimension);
   std::vector<Array> outs;
   for (size_t i = 0; i < k; ++i) {
-    outs.push_back(Array::Allocate(s.out_types[i]));
+    outs.push_back(st.NewArray(s.out_types[i]));
     out_view.emplace_back(s.out_types[i], p.dimension);
   }
   const int64_t length = n > 0 ? in_view[0].length : out_view[0].length;

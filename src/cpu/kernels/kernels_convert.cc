@@ -96,7 +96,7 @@ OPJ_LOOP_BODY void CompareRaw(const void* params, const void* const* in, void* o
 [[gnu::noinline]] void RunRawOp(RawOpFn fn, const Step& s, ExecState& st) {
   const void* in[3] = {};
   for (size_t i = 0; i < s.in.size() && i < 3; ++i) in[i] = st.slots[s.in[i]].array.data();
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   fn(s.params.get(), in, r.mutable_data(), r.NumElements());
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
@@ -151,7 +151,7 @@ void SelectKernelImpl(const Step& s, ExecState& st) {
   const Array& p = st.slots[s.in[0]].array;
   const Array& t = st.slots[s.in[1]].array;
   const Array& f = st.slots[s.in[2]].array;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   const int64_t n = r.NumElements(), es = r.type().ElementSize();
   const uint8_t* pp = p.data();
   const bool scalar = p.NumElements() == 1 && n != 1;
@@ -208,7 +208,7 @@ void ClampKernel(const Step& s, ExecState& st) {
   const Array& lo = st.slots[s.in[0]].array;
   const Array& x = st.slots[s.in[1]].array;
   const Array& hi = st.slots[s.in[2]].array;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   const int64_t n = r.NumElements();
   const bool slo = lo.NumElements() == 1, shi = hi.NumElements() == 1;
   const auto* pl = lo.as<typename T::S>();
@@ -366,7 +366,7 @@ void BitcastKernel(const Step& s, ExecState& st) {
 // Row-major order makes the trailing-dimension grouping of the spec fall out of this.
 void BitcastBitsKernel(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   const int in_bits = ir::BitWidth(a.elem()), out_bits = ir::BitWidth(r.elem());
   // Signed sub-byte integers are stored sign-extended; everything else keeps the raw bits.
   const bool sign_extend = out_bits < 8 && r.elem() != ElemKind::kI1 &&
@@ -429,7 +429,7 @@ void ReducePrecisionKernel(const Step& s, ExecState& st) {
   using T = Traits<K>;
   const ReducePrecisionParams& p = s.Params<ReducePrecisionParams>();
   const Array& a = st.slots[s.in[0]].array;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   const auto* x = a.as<typename T::S>();
   auto* y = r.mutable_as<typename T::S>();
   const int64_t n = a.NumElements();

@@ -238,11 +238,7 @@ void DotGeneral(const Step& s, ExecState& st) {
   using C = typename T::C;
   using S = typename T::S;
   if constexpr (K == ElemKind::kF32) {
-    Array r = Array::Allocate(s.out_types[0]);
-    if (DotF32Fast(s, st, r, nullptr)) {
-      st.slots[s.out[0]] = RtValue::Of(std::move(r));
-      return;
-    }
+    if (DotF32Fast(s, st, st.Output(s), nullptr)) return;
   }
   const DotShape d(s, st);
   const DotParams& p = d.p;
@@ -255,7 +251,7 @@ void DotGeneral(const Step& s, ExecState& st) {
   const Array b = Arrange(rhs, p.rhs_batch, p.rhs_contract, rf);      // [B, K, N]
   const S* pa = reinterpret_cast<const S*>(a.data());
   const S* pb = reinterpret_cast<const S*>(b.data());
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   S* out = r.mutable_as<S>();
   if constexpr (K == ElemKind::kF32 || K == ElemKind::kF64 || K == ElemKind::kC64 || K == ElemKind::kC128) {
     const GemmTable& g = Gemm();
@@ -321,7 +317,7 @@ void RaggedDot(const Step& s, ExecState& st) {
   const Array& lhs = st.slots[s.in[0]].array;
   const Array& rhs = st.slots[s.in[1]].array;
   const Array& gs = st.slots[s.in[2]].array;
-  Array out = Array::Allocate(s.out_types[0]);
+  Array out = st.NewArray(s.out_types[0]);
   const auto& ld = lhs.dims();
   const auto& rd = rhs.dims();
   const auto& od = out.dims();

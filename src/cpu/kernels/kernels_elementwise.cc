@@ -176,16 +176,14 @@ RawUnaryFn UnaryRaw() {
 // inlining its own allocation and slot handling was a third of this file's machine code.
 [[gnu::noinline]] void RunUnary(RawUnaryFn fn, const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array& r = st.Output(s);
   fn(a.data(), r.mutable_data(), a.NumElements());
-  st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 [[gnu::noinline]] void RunBinary(RawBinaryFn fn, const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
   const Array& b = st.slots[s.in[1]].array;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array& r = st.Output(s);
   fn(a.data(), b.data(), r.mutable_data(), r.NumElements());
-  st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
 template <UnaryOp Op, ElemKind I, ElemKind O>
@@ -361,7 +359,7 @@ void FusedElementwise(const Step& s, ExecState& st) {
       reuse = static_cast<int>(i);
     }
     if (reuse < 0) {
-      outs.push_back(Array::Allocate(t));
+      outs.push_back(st.NewArray(t));
       continue;
     }
     taken[reuse] = true;

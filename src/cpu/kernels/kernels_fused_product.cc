@@ -63,7 +63,7 @@ void FusedProduct(const Step& s, ExecState& st) {
   const Step& epilogue = p.epilogue;
   const FusedParams& fp = epilogue.Params<FusedParams>();
   const int product_slot = epilogue.in[static_cast<size_t>(p.product_input)];
-  Array c = Array::Allocate(product.out_types[0]);
+  Array c = st.NewArray(product.out_types[0]);
   // A product of at most one block (a loop body's h W): made whole, then its run op after op.
   if (fp.num_elements <= kFusedBlock &&
       (DotF32Fast(product, st, c, nullptr) || ConvF32Fast(product, st, c, nullptr))) {
@@ -72,6 +72,7 @@ void FusedProduct(const Step& s, ExecState& st) {
       epilogue.fn(epilogue, st);
       st.slots[product_slot] = RtValue();
     }
+    st.Recycle(c);
     return;
   }
   // The run reads the product through its slot, filled here and emptied before returning.

@@ -117,7 +117,7 @@ bool GatherRows(const Step& s, ExecState& st, const GatherParams& p, const Array
 void GatherWith(const Step& s, ExecState& st, const GatherParams& p) {
   const Array& x = st.slots[s.in[0]].array;
   const Array& indices = st.slots[s.in[1]].array;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   const int64_t es = r.type().ElementSize();
   const int64_t rrank = r.type().rank(), xrank = x.type().rank();
   const std::vector<int64_t> xs = RowMajorStrides(x.dims()), rs = RowMajorStrides(r.dims());
@@ -223,7 +223,7 @@ void Scatter(const Step& s, ExecState& st) {
       results[i] = st.slots[s.in[i]].array.Reshaped(s.out_types[i]);
       st.slots[s.in[i]] = RtValue();
     } else {
-      results[i] = Array::Allocate(s.out_types[i]);
+      results[i] = st.NewArray(s.out_types[i]);
       std::memcpy(results[i].mutable_data(), x.data(), x.ByteSize());
     }
     updates[i] = &st.slots[s.in[n + 1 + i]].array;
@@ -588,7 +588,7 @@ void Sort(const Step& s, ExecState& st) {
   std::vector<Array> out(n);
   for (size_t i = 0; i < n; ++i) {
     in[i] = &st.slots[s.in[i]].array;
-    out[i] = Array::Allocate(s.out_types[i]);
+    out[i] = st.NewArray(s.out_types[i]);
   }
   const std::vector<int64_t>& dims = in[0]->dims();
   const int64_t rank = static_cast<int64_t>(dims.size());

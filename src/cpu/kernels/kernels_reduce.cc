@@ -356,7 +356,7 @@ void FastReduce(const Step& s, ExecState& st) {
   using S = typename T::S;
   const Array& a = st.slots[s.in[0]].array;
   const Array& init = st.slots[s.in[1]].array;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   const int64_t n_out = r.NumElements();
   // Not std::vector: C may be bool.
   std::unique_ptr<C[]> acc(new C[static_cast<size_t>(n_out)]);
@@ -398,7 +398,7 @@ template <BinaryOp Op, ElemKind W>
   using WS = typename T::S;
   static_assert(std::is_same_v<WS, typename T::C>);
   const Array& a = st.slots[s.in[0]].array;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   const int64_t n_out = r.NumElements(), total = a.NumElements();
   WS init;
   widen(st.slots[s.in[1]].array.data(), &init, 1);
@@ -439,7 +439,7 @@ void FusedReduce(const Step& s, ExecState& st) {
   if (absl::Status status = PrepareFusedInputs(p.producer, s, st, s.in.size() - 1, &in); !status.ok())
     return st.Fail(s, std::move(status));
   const Array& init = st.slots[s.in.back()].array;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   const int64_t n_out = r.NumElements();
   std::unique_ptr<C[]> acc(new C[static_cast<size_t>(n_out)]);
   std::fill_n(acc.get(), n_out, T::Load(*init.as<S>()));
@@ -448,7 +448,7 @@ void FusedReduce(const Step& s, ExecState& st) {
   // A second result: the run's value itself, which others read too (softmax's exponentials,
   // divided by their sums next), written as its blocks are computed and folded.
   std::vector<Array> values;
-  if (s.out.size() == 2) values.push_back(Array::Allocate(s.out_types[1]));
+  if (s.out.size() == 2) values.push_back(st.NewArray(s.out_types[1]));
   std::vector<Array>* outs = values.empty() ? nullptr : &values;
   if (p.producer.num_elements > 0) {
     ReduceBlocks<Op, T>(bl, p.producer.num_elements, acc.get(), st,
@@ -612,7 +612,7 @@ void GenericReduce(const Step& s, ExecState& st) {
   std::vector<const Array*> inputs(n);
   for (size_t i = 0; i < n; ++i) inputs[i] = &st.slots[s.in[i]].array;
   std::vector<Array> outs(n);
-  for (size_t i = 0; i < n; ++i) outs[i] = Array::Allocate(s.out_types[i]);
+  for (size_t i = 0; i < n; ++i) outs[i] = st.NewArray(s.out_types[i]);
   if (LaneReduce(s, st, inputs, outs)) {
     for (size_t i = 0; i < n; ++i) st.slots[s.out[i]] = RtValue::Of(std::move(outs[i]));
     return;

@@ -80,7 +80,7 @@ void RngBitGenerator(const Step& s, ExecState& st) {
   const int64_t words = state.ByteSize() / 8;
   std::vector<uint64_t> w(static_cast<size_t>(words));
   std::memcpy(w.data(), state.data(), words * 8);
-  Array out = Array::Allocate(s.out_types[1]);
+  Array out = st.NewArray(s.out_types[1]);
   const ArrayType& type = s.out_types[1];
   const int bits = ir::BitWidth(type.elem);
   const int64_t elem_bytes = type.ElementSize();
@@ -163,7 +163,7 @@ void RngBitGenerator(const Step& s, ExecState& st) {
     if (words > 1) w[1] = new_lo;
     if (words >= 3) w[2] = hi + (new_lo < lo ? 1 : 0);
   }
-  Array new_state = Array::Allocate(s.out_types[0]);
+  Array new_state = st.NewArray(s.out_types[0]);
   std::memcpy(new_state.mutable_data(), w.data(), words * 8);
   st.slots[s.out[0]] = RtValue::Of(std::move(new_state));
   st.slots[s.out[1]] = RtValue::Of(std::move(out));
@@ -207,7 +207,7 @@ void RngDistribution(const Step& s, ExecState& st) {
   const bool normal = s.Params<RngDistributionParams>().normal;
   const C a = T::Load(*st.slots[s.in[0]].array.template as<S>());
   const C b = T::Load(*st.slots[s.in[1]].array.template as<S>());
-  Array out = Array::Allocate(s.out_types[0]);
+  Array out = st.NewArray(s.out_types[0]);
   S* y = out.template mutable_as<S>();
   const int64_t n = out.NumElements();
   RngStream rng(normal ? 2 * n : n);

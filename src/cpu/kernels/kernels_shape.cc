@@ -74,7 +74,7 @@ namespace {
 void BroadcastInDim(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
   const auto& dims = s.Params<BroadcastParams>().dims;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   if (a.NumElements() == 1) {
     // Large fills (a scatter-add gradient's zeros: 25.6 MB took 0.93 ms at one thread or two)
     // in pieces of at least 1 MiB over the threads.
@@ -219,7 +219,7 @@ bool TiledTranspose(ExecState& st, const std::vector<int64_t>& count, const uint
 void Transpose(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
   const auto& perm = s.Params<TransposeParams>().perm;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   std::vector<int64_t> in_stride = ByteStrides(a.type()), src_stride(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) src_stride[i] = in_stride[perm[i]];
   if (r.NumElements() > 0 &&
@@ -234,7 +234,7 @@ void Transpose(const Step& s, ExecState& st) {
 
 void Reverse(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   std::vector<int64_t> stride = ByteStrides(a.type());
   const uint8_t* base = a.data();
   for (int64_t d : s.Params<ReverseParams>().dims) {
@@ -249,7 +249,7 @@ void Reverse(const Step& s, ExecState& st) {
 
 void Concatenate(const Step& s, ExecState& st) {
   const int64_t dim = s.Params<ConcatParams>().dim;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   std::vector<int64_t> out_stride = ByteStrides(r.type());
   int64_t offset = 0;
   for (int slot : s.in) {
@@ -264,7 +264,7 @@ void Concatenate(const Step& s, ExecState& st) {
 void Slice(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
   const SliceParams& p = s.Params<SliceParams>();
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   std::vector<int64_t> stride = ByteStrides(a.type());
   const uint8_t* base = a.data();
   // The slice's own shape: its result type may be a reshape of it (compiler::FoldReshapes).
@@ -281,7 +281,7 @@ void Slice(const Step& s, ExecState& st) {
 void PadWith(const Step& s, ExecState& st, const PadParams& p) {
   const Array& a = st.slots[s.in[0]].array;
   const Array& v = st.slots[s.in[1]].array;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   const int64_t es = r.type().ElementSize(), n = r.NumElements();
   uint8_t* out = r.mutable_data();
   for (int64_t i = 0; i < n; ++i) CopyElem(out + i * es, v.data(), es);
@@ -345,7 +345,7 @@ void RealDynamicSlice(const Step& s, ExecState& st) {
       return;
     }
   }
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   std::vector<int64_t> stride = ByteStrides(a.type());
   const uint8_t* base = a.data();
   for (size_t d = 0; d < stride.size(); ++d) {
@@ -380,7 +380,7 @@ int64_t WindowOffset(const Array& whole, std::span<const int64_t> sizes, const S
 void DynamicSlice(const Step& s, ExecState& st) {
   const Array& a = st.slots[s.in[0]].array;
   const auto& sizes = s.Params<DynamicSliceParams>().sizes;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array& r = st.Output(s);
   bool contiguous;
   const uint8_t* base = a.data() + WindowOffset(a, sizes, s, 1, st, &contiguous);
   if (contiguous) {
@@ -391,7 +391,6 @@ void DynamicSlice(const Step& s, ExecState& st) {
     StridedCopy(window.dims, base, ByteStrides(a.type()), r.mutable_data(), ByteStrides(window),
                 r.type().ElementSize());
   }
-  st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
 
 void DynamicUpdateSlice(const Step& s, ExecState& st) {
@@ -407,7 +406,7 @@ void DynamicUpdateSlice(const Step& s, ExecState& st) {
     r = st.slots[s.in[0]].array.Reshaped(s.out_types[0]);
     st.slots[s.in[0]] = RtValue();
   } else {
-    r = Array::Allocate(s.out_types[0]);
+    r = st.NewArray(s.out_types[0]);
     std::memcpy(r.mutable_data(), a.data(), a.ByteSize());
   }
   bool contiguous;
@@ -423,7 +422,7 @@ void DynamicUpdateSlice(const Step& s, ExecState& st) {
 template <ElemKind K>
 void Iota(const Step& s, ExecState& st) {
   using T = Traits<K>;
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   const int64_t dim = s.Params<IotaParams>().dim;
   std::vector<int64_t> stride = RowMajorStrides(r.dims());
   const int64_t n = r.NumElements(), size = r.dims()[dim], st_d = stride[dim];
@@ -513,7 +512,7 @@ void HostRecv(const Step& s, ExecState& st) {
 }
 
 void ScalarU32(const Step& s, ExecState& st, uint32_t v) {
-  Array r = Array::Allocate(s.out_types[0]);
+  Array r = st.NewArray(s.out_types[0]);
   *r.mutable_as<uint32_t>() = v;
   st.slots[s.out[0]] = RtValue::Of(std::move(r));
 }
