@@ -82,6 +82,12 @@ struct SgemmUpdate {
                const SgemmRegionDone* done = nullptr, const SgemmPrologue* prologue = nullptr,
                const SgemmUpdate* update = nullptr);
 
+// c[n] = a[1 x k] B[k x n] on the calling thread, summed as FastSgemm sums a single row (the
+// same bits): for products too small to share out (a loop body's h W), without FastSgemm's
+// planning. False (nothing written) where that path does not apply: B packed, indexed A, B's
+// columns not adjacent (b.cs != 1), or a product FastSgemm would cut into column parts.
+[[nodiscard]] bool SgemmSingleRow(int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c);
+
 // Makes sure this thread's packing buffer for A is allocated for a product of up to m rows and
 // depth k with a packed B (SgemmOperand::packed): such a product run on this thread with one
 // piece then cannot fail. False when it cannot be allocated.

@@ -528,6 +528,9 @@ OPJ_AVX512 void RowColumns(int64_t j0, int64_t j1, int64_t k, int64_t kcb, Sgemm
   }
 }
 
+// Whether RowSgemm keeps a product of n columns and depth k in one part whatever the pieces.
+bool OneRowPart(int64_t n, int64_t k) { return n <= 512 || 2 * n * k < (int64_t{2} << 20); }
+
 bool RowSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int pieces,
               const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, bool forked,
               const SgemmUpdate* update) {
@@ -837,6 +840,13 @@ bool FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
   return FastSgemmParts(m, n, k, a, b, c, ldc, pieces, with_prologue, done, true, update);
 }
 
+bool SgemmSingleRow(int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c) {
+  // (At most 12 columns NarrowSgemm may take: left to FastSgemm, which decides.)
+  if (n <= 12 || k <= 0 || a.row_off || b.packed || b.cs != 1 || !OneRowPart(n, k)) return false;
+  RowColumns(0, n, k, KcFor(k), a, b, c);
+  return true;
+}
+
 void LimitSharedSgemmBufferForTest(int64_t max_floats) { shared_b_limit.store(max_floats, std::memory_order_relaxed); }
 void LimitSgemmScratchOnThisThreadForTest(int64_t max_floats) { scratch_limit = max_floats; }
 
@@ -856,6 +866,7 @@ bool FastSgemm(int64_t, int64_t, int64_t, SgemmOperand, SgemmOperand, float*, in
                const SgemmParallelFor&, const SgemmRegionDone*, const SgemmPrologue*, const SgemmUpdate*) {
   return false;
 }
+bool SgemmSingleRow(int64_t, int64_t, SgemmOperand, SgemmOperand, float*) { return false; }
 PackedSgemmB PackSgemmB(int64_t, int64_t, SgemmOperand) { return {}; }
 int64_t PackedSgemmBFloats(int64_t, int64_t) { return 0; }
 void PackSgemmBInto(int64_t, int64_t, SgemmOperand, float*) {}

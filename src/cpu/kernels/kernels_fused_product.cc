@@ -63,18 +63,18 @@ void FusedProduct(const Step& s, ExecState& st) {
   const Step& epilogue = p.epilogue;
   const FusedParams& fp = epilogue.Params<FusedParams>();
   const int product_slot = epilogue.in[static_cast<size_t>(p.product_input)];
-  Array c = st.NewArray(product.out_types[0]);
-  // A product of at most one block (a loop body's h W): made whole, then its run op after op.
-  if (fp.num_elements <= kFusedBlock &&
-      (DotF32Fast(product, st, c, nullptr) || ConvF32Fast(product, st, c, nullptr))) {
-    if (!FusedSmall(fp, epilogue, st, &c, p.product_input)) {  // (it takes every such run)
-      st.slots[product_slot] = RtValue::Of(std::move(c));
-      epilogue.fn(epilogue, st);
-      st.slots[product_slot] = RtValue();
+  // A product of at most one block (a loop body's h W): made whole in the product's slot (which
+  // keeps its storage for the next iteration), then its run op after op.
+  if (fp.num_elements <= kFusedBlock && product.out.size() == 1 && product.out[0] == product_slot) {
+    Array& small = st.Output(product);
+    if (DotF32Fast(product, st, small, nullptr) || ConvF32Fast(product, st, small, nullptr)) {
+      if (!FusedSmall(fp, epilogue, st, &small, p.product_input)) epilogue.fn(epilogue, st);  // (it takes every such run)
+      st.Release(product_slot);
+      return;
     }
-    st.Recycle(c);
-    return;
+    st.slots[product_slot] = RtValue();
   }
+  Array c = st.NewArray(product.out_types[0]);
   // The run reads the product through its slot, filled here and emptied before returning.
   st.slots[product_slot] = RtValue::Of(c);
   FusedInputs in;
