@@ -82,11 +82,14 @@ struct SgemmUpdate {
                const SgemmRegionDone* done = nullptr, const SgemmPrologue* prologue = nullptr,
                const SgemmUpdate* update = nullptr);
 
-// c[n] = a[1 x k] B[k x n] on the calling thread, summed as FastSgemm sums a single row (the
-// same bits): for products too small to share out (a loop body's h W), without FastSgemm's
-// planning. False (nothing written) where that path does not apply: B packed, indexed A, B's
-// columns not adjacent (b.cs != 1), or a product FastSgemm would cut into column parts.
-[[nodiscard]] bool SgemmSingleRow(int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c);
+// c[n] = a[1 x k] B[k x n] on the calling thread, a's element p at a[p * a_step], B's row p at
+// b + p * b_row (its columns adjacent), summed as FastSgemm sums a single row (the same bits):
+// for products too small to share out (a loop body's h W), without FastSgemm's planning. False
+// (nothing written) where FastSgemm would take another path: at most 12 columns, or column
+// parts for the threads. (Plain arguments: SgemmOperands passed by value had been rebuilt on the
+// stack through stalled store forwarding, ~10 ns a call.)
+[[nodiscard]] bool SgemmSingleRow(int64_t n, int64_t k, const float* a, int64_t a_step, const float* b,
+                                  int64_t b_row, float* c);
 
 // Makes sure this thread's packing buffer for A is allocated for a product of up to m rows and
 // depth k with a packed B (SgemmOperand::packed): such a product run on this thread with one

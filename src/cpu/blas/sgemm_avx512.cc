@@ -509,7 +509,8 @@ OPJ_AVX512 inline void RowColumnBlock(int64_t jc, int64_t w, int64_t k, int64_t 
 // the same bits alone as inside a batch. Packing the row and B's slivers cost more than the
 // product: an RNN step's 1x64 @ 64x64 went through a 12-row tile. Column parts (multiples of 128)
 // over the threads when B is large.
-OPJ_AVX512 void RowColumns(int64_t j0, int64_t j1, int64_t k, int64_t kcb, SgemmOperand a, SgemmOperand b, float* c) {
+OPJ_AVX512 void RowColumns(int64_t j0, int64_t j1, int64_t k, int64_t kcb, const SgemmOperand& a, const SgemmOperand& b,
+                           float* c) {
   for (int64_t jc = j0; jc < j1; jc += 128) {
     const int64_t w = std::min<int64_t>(128, j1 - jc);
     switch ((w + 15) / 16) {
@@ -840,10 +841,10 @@ bool FastSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, 
   return FastSgemmParts(m, n, k, a, b, c, ldc, pieces, with_prologue, done, true, update);
 }
 
-bool SgemmSingleRow(int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c) {
+bool SgemmSingleRow(int64_t n, int64_t k, const float* a, int64_t a_step, const float* b, int64_t b_row, float* c) {
   // (At most 12 columns NarrowSgemm may take: left to FastSgemm, which decides.)
-  if (n <= 12 || k <= 0 || a.row_off || b.packed || b.cs != 1 || !OneRowPart(n, k)) return false;
-  RowColumns(0, n, k, KcFor(k), a, b, c);
+  if (n <= 12 || k <= 0 || !OneRowPart(n, k)) return false;
+  RowColumns(0, n, k, KcFor(k), SgemmOperand{a, 0, a_step}, SgemmOperand{b, b_row, 1}, c);
   return true;
 }
 
@@ -866,7 +867,7 @@ bool FastSgemm(int64_t, int64_t, int64_t, SgemmOperand, SgemmOperand, float*, in
                const SgemmParallelFor&, const SgemmRegionDone*, const SgemmPrologue*, const SgemmUpdate*) {
   return false;
 }
-bool SgemmSingleRow(int64_t, int64_t, SgemmOperand, SgemmOperand, float*) { return false; }
+bool SgemmSingleRow(int64_t, int64_t, const float*, int64_t, const float*, int64_t, float*) { return false; }
 PackedSgemmB PackSgemmB(int64_t, int64_t, SgemmOperand) { return {}; }
 int64_t PackedSgemmBFloats(int64_t, int64_t) { return 0; }
 void PackSgemmBInto(int64_t, int64_t, SgemmOperand, float*) {}

@@ -155,8 +155,8 @@ bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn*
   const float* pr = rhs.as<float>();
   // One row too small to share out (a loop body's h W): straight to the row kernel, the bits
   // FastSgemm would give (its planning and calls had been ~30 ns of a ~65 ns 1x64 @ 64x64).
-  if (B == 1 && M == 1 && !update && !(p.packed_rhs && p.packed_rhs->k == Kc && p.packed_rhs->n == N) &&
-      SgemmSingleRow(N, Kc, {pl, m_s, lk_s}, {pr, rk_s, n_s}, po)) {
+  if (B == 1 && M == 1 && n_s == 1 && !update && !(p.packed_rhs && p.packed_rhs->k == Kc && p.packed_rhs->n == N) &&
+      SgemmSingleRow(N, Kc, pl, lk_s, pr, rk_s, po)) {
     if (done) (*done)(0, 1, N, N);
     return true;
   }
