@@ -503,6 +503,57 @@ OPJ_AVX512 inline void RowColumnBlock(int64_t jc, int64_t w, int64_t k, int64_t 
   }
 }
 
+// An aligned 64-byte load that may take in bytes outside the operand (the line around its first
+// or last columns): it cannot fault, and in inline assembly AddressSanitizer does not see it. Its
+// lanes outside the operand never reach a result.
+OPJ_AVX512 inline __m512 LoadLine(const float* aligned) {
+  __m512 v;
+  asm("vmovaps %1, %0" : "=v"(v) : "m"(*reinterpret_cast<const __m512*>(aligned)));
+  return v;
+}
+
+// RowColumnBlock<V, true>'s 16 * V columns from jc when B's rows start `shift` floats (1..15)
+// past a 64-byte boundary (numpy's arrays, used in place, are 16-byte aligned): each row is read
+// as V + 1 aligned lines and each vector of columns taken from two neighbours by one permute
+// (vpermt2ps, a shuffle unit the loop leaves idle). Unaligned loads split across two cache lines
+// had cost ~30 ns of an RNN step's 1x64 @ 64x64; masked loads of the lines instead took a fifth
+// FMA a step, which this machine's one 512-bit FMA unit could not hide. Every column sees the
+// same operations in the same order: the same bits.
+template <int V>
+OPJ_AVX512 inline void RowColumnBlockShifted(int64_t jc, int64_t shift, int64_t k, int64_t kcb, const SgemmOperand& a,
+                                             const SgemmOperand& b, float* c) {
+  // Lane i takes element i + shift of the pair (bit 4: from the second line).
+  const __m512i pick = _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                        _mm512_set1_epi32(static_cast<int>(shift)));
+  for (int64_t pc = 0; pc < k; pc += kcb) {
+    const int64_t kc = std::min(kcb, k - pc);
+    __m512 acc[V];
+#pragma GCC unroll 8
+    for (int v = 0; v < V; ++v) acc[v] = _mm512_setzero_ps();
+    const float* ap = a.p;
+    const float* bp = b.p + jc - shift;  // 64-byte aligned
+    const int64_t acs = a.cs, brs = b.rs;
+    for (int64_t p = pc; p < pc + kc; ++p) {
+      const __m512 av = _mm512_set1_ps(ap[p * acs]);
+      const float* row = bp + p * brs;
+      __m512 line = LoadLine(row);
+#pragma GCC unroll 8
+      for (int v = 0; v < V; ++v) {
+        __m512 next = v + 1 < V ? _mm512_load_ps(row + 16 * (v + 1)) : LoadLine(row + 16 * V);
+        asm("" : "+v"(next));  // (loaded once: GCC had folded it into the permute and loaded it again)
+        acc[v] = _mm512_fmadd_ps(av, _mm512_permutex2var_ps(line, pick, next), acc[v]);
+        line = next;
+      }
+    }
+#pragma GCC unroll 8
+    for (int v = 0; v < V; ++v) {
+      __m512 out = acc[v];
+      if (pc > 0) out = _mm512_add_ps(_mm512_loadu_ps(c + jc + 16 * v), out);
+      _mm512_storeu_ps(c + jc + 16 * v, out);
+    }
+  }
+}
+
 // Single-row products (m == 1: a decoder step at batch 1, an RNN cell's h W): B's rows are read
 // in place, 128 columns at a time in eight registers, with the tile kernel's order (each block of
 // KcFor(k) depths one FMA chain per element from zero, the blocks added in order), so a row gives
@@ -511,8 +562,19 @@ OPJ_AVX512 inline void RowColumnBlock(int64_t jc, int64_t w, int64_t k, int64_t 
 // over the threads when B is large.
 OPJ_AVX512 void RowColumns(int64_t j0, int64_t j1, int64_t k, int64_t kcb, const SgemmOperand& a, const SgemmOperand& b,
                            float* c) {
+  // Every row of B equally far past a 64-byte boundary: full blocks load B aligned.
+  const uintptr_t at = reinterpret_cast<uintptr_t>(b.p + j0);
+  const int64_t shift = at % 4 == 0 && b.rs % 16 == 0 ? static_cast<int64_t>(at % 64 / 4) : 0;
   for (int64_t jc = j0; jc < j1; jc += 128) {
     const int64_t w = std::min<int64_t>(128, j1 - jc);
+    if (shift && w == 64) {
+      RowColumnBlockShifted<4>(jc, shift, k, kcb, a, b, c);
+      continue;
+    }
+    if (shift && w == 128) {
+      RowColumnBlockShifted<8>(jc, shift, k, kcb, a, b, c);
+      continue;
+    }
     switch ((w + 15) / 16) {
       case 1: RowColumnBlock<1, false>(jc, w, k, kcb, a, b, c); break;
       case 2: RowColumnBlock<2, false>(jc, w, k, kcb, a, b, c); break;

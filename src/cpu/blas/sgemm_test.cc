@@ -330,6 +330,44 @@ TEST(FastSgemm, SingleRowEntryGivesFastSgemmsBits) {
   }
 }
 
+// B's rows at every offset from a 64-byte boundary (host arrays used in place are 16-byte
+// aligned): a single row's product has the bits it has from aligned rows, and writes nothing
+// past its row.
+TEST(FastSgemm, SingleRowBitsDoNotDependOnWhereBsRowsStart) {
+  if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
+  std::mt19937 rng(17);
+  for (const int64_t n : {64, 128, 192, 100, 320}) {
+    for (const int64_t k : {1, 64, 300}) {
+      for (const int64_t rs : {n, n + 16}) {
+        const Case c{1, n, k, false, false};
+        RandomOperands ops(c, rng);
+        // B (k x n, row stride rs) at 64-byte alignment, then shifted by 1..15 floats.
+        std::vector<float> storage(static_cast<size_t>(k * rs + 64));
+        float* base = storage.data() + (16 - reinterpret_cast<uintptr_t>(storage.data()) / 4 % 16) % 16;
+        auto place = [&](int64_t shift) {
+          std::fill(storage.begin(), storage.end(), std::numeric_limits<float>::quiet_NaN());
+          for (int64_t p = 0; p < k; ++p)
+            std::copy_n(ops.b.data() + p * n, n, base + shift + p * rs);
+          return base + shift;
+        };
+        std::vector<float> want(static_cast<size_t>(n));
+        ASSERT_TRUE(SgemmSingleRow(n, k, ops.a.data(), 1, place(0), rs, want.data()));
+        for (int64_t shift = 1; shift < 16; ++shift) {
+          const float* b = place(shift);
+          std::vector<float> got(static_cast<size_t>(n + 3), -7.0f);
+          ASSERT_TRUE(SgemmSingleRow(n, k, ops.a.data(), 1, b, rs, got.data()));
+          for (int64_t j = 0; j < n; ++j)
+            ASSERT_EQ(got[j], want[j]) << "1x" << n << "x" << k << " stride " << rs << " shift " << shift << " at " << j;
+          for (int64_t j = n; j < n + 3; ++j) ASSERT_EQ(got[j], -7.0f) << "wrote past the row";
+          std::vector<float> through(static_cast<size_t>(n));
+          ASSERT_TRUE(FastSgemm(1, n, k, ops.av, SgemmOperand{b, rs, 1}, through.data(), n, 1, Reversed));
+          ASSERT_EQ(std::memcmp(through.data(), want.data(), n * sizeof(float)), 0) << "FastSgemm, shift " << shift;
+        }
+      }
+    }
+  }
+}
+
 TEST(FastSgemm, PrepackedRightOperandEqualsThePlainOne) {
   if (!HaveFastSgemm()) GTEST_SKIP() << "no AVX-512 on this machine";
   const Case cases[] = {{1, 1500, 300, false, false}, {12, 1500, 128, false, true}, {700, 45, 513, true, false},
