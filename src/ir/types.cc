@@ -66,7 +66,11 @@ bool IsUnsigned(ElemKind k) { return k >= ElemKind::kU2 && k <= ElemKind::kU64; 
 bool IsFloat(ElemKind k) { return k >= ElemKind::kF4E2M1FN && k <= ElemKind::kTF32; }
 bool IsComplex(ElemKind k) { return k == ElemKind::kC64 || k == ElemKind::kC128; }
 int BitWidth(ElemKind k) { return kElemInfo[static_cast<int>(k)].bits; }
-int ByteSize(ElemKind k) { return kElemInfo[static_cast<int>(k)].bytes; }
+static_assert([] {
+  for (int i = 0; i < kNumElemKinds; ++i)
+    if (kElemInfo[i].bytes != kElemBytes[i]) return false;
+  return true;
+}(), "kElemBytes (types.h) disagrees with kElemInfo");
 ElemKind ComplexPart(ElemKind k) { return k == ElemKind::kC64 ? ElemKind::kF32 : ElemKind::kF64; }
 
 TypeKind Type::kind() const { return s_->kind; }

@@ -36,7 +36,14 @@ bool IsUnsigned(ElemKind k);  // ui*
 bool IsFloat(ElemKind k);     // every real float format
 bool IsComplex(ElemKind k);
 int BitWidth(ElemKind k);      // logical width: i4 -> 4, c64 -> 64, index -> 64
-int ByteSize(ElemKind k);      // storage per element: i4 -> 1, c64 -> 8
+// Storage per element by kind (i4 -> 1, c64 -> 8), inline: every array size the executor
+// computes reads it (types.cc checks it against the kinds' table).
+inline constexpr uint8_t kElemBytes[kNumElemKinds] = {1, 1, 1, 1, 2, 4, 8,               // i1 .. i64
+                                                      1, 1, 1, 2, 4, 8,                  // ui2 .. ui64
+                                                      1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,  // f4 .. f8E8M0FNU
+                                                      2, 2, 4, 8, 4,                     // f16 .. tf32
+                                                      8, 16, 8};                         // c64, c128, index
+inline int ByteSize(ElemKind k) { return kElemBytes[static_cast<int>(k)]; }
 ElemKind ComplexPart(ElemKind k);  // c64 -> f32, c128 -> f64
 
 enum class TypeKind : uint8_t {

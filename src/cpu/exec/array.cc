@@ -161,13 +161,12 @@ void SmallBlocks::AllocateInto(const ArrayType& type, Array* out) {
 bool SmallBlocks::Keep(Array& a) {
   // Owned storage always starts a block of Array::Allocate that holds the rounded size (views
   // share their block, so they are never the only holder while it lives).
-  if (!a.owned_ || a.data_.use_count() != 1) return false;
+  if (!kKeepSmallStorage || !a.owned_ || a.data_.use_count() != 1) return false;
   const int64_t bytes = a.type_.ByteSize();
   if (bytes > kMaxBytes) return false;
   Class& c = classes_[SmallClass(bytes)];
   if (c.n >= kPerClass) return false;
-  // Whoever dropped the other references (another device's thread) has finished reading.
-  std::atomic_thread_fence(std::memory_order_acquire);
+  AcquireDroppedStorage();
   c.block[c.n++] = std::move(a.data_);
   a.owned_ = false;
   return true;

@@ -2,6 +2,7 @@
 // tokens and tuples. Arrays are immutable once produced; copies share their storage.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <algorithm>
 #include <memory>
@@ -128,6 +129,29 @@ struct RtValue {
     if (!tuple.empty()) tuple.clear();
   }
 };
+
+// Whether storage is kept for reuse (SmallBlocks, dead slots): not under ThreadSanitizer, which
+// does not model the acquire fence that orders reuse after another thread's last read (its
+// reports would be false, and GCC warns at every fence).
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kKeepSmallStorage = false;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool kKeepSmallStorage = false;
+#else
+inline constexpr bool kKeepSmallStorage = true;
+#endif
+#else
+inline constexpr bool kKeepSmallStorage = true;
+#endif
+
+// Orders writes into storage that another thread may just have stopped reading (it dropped its
+// reference; ours, now the only one, was seen with a relaxed load) after that thread's reads.
+inline void AcquireDroppedStorage() {
+#if !defined(__SANITIZE_THREAD__)
+  std::atomic_thread_fence(std::memory_order_acquire);
+#endif
+}
 
 // Storage of small arrays (at most 1 KiB) that one execution state keeps for its next arrays of
 // the same rounded size: a loop body's values are born and die every iteration, and each had

@@ -35,6 +35,7 @@ Step Defining(const ArrayType& type) {
 }
 
 TEST(ExecStateTest, DeadSlotsKeepSmallStorageThatTheyAloneHeld) {
+  if (!kKeepSmallStorage) GTEST_SKIP() << "storage is not kept under ThreadSanitizer";
   const ArrayType small{ir::ElemKind::kF32, {64}};
   const Step step = Defining(small);
   ExecState st;
@@ -79,6 +80,7 @@ TEST(ExecStateTest, DeadSlotsKeepSmallStorageThatTheyAloneHeld) {
 }
 
 TEST(ExecStateTest, ForgottenSlotsHandTheirStorageToTheNextArraysOfTheSize) {
+  if (!kKeepSmallStorage) GTEST_SKIP() << "storage is not kept under ThreadSanitizer";
   const ArrayType small{ir::ElemKind::kI32, {10}};  // 40 bytes: the 64-byte class
   ExecState st;
   st.slots.resize(3);

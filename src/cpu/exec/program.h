@@ -3,6 +3,7 @@
 // of the function they belong to, so they can read values defined outside them.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -154,6 +155,17 @@ struct ExecState {
   // storage, and the plugin's static TLS block is small: 2 KiB more made dlopen fail.)
   std::unique_ptr<SmallBlocks> blocks;
 
+  // `bytes` of 64-byte aligned scratch for the thread running the program (small fused runs'
+  // intermediate values), kept and grown by this state: no thread-local lookup per run.
+  uint8_t* Scratch(int64_t bytes) {
+    if (bytes + 64 > scratch_size_) {
+      scratch_size_ = std::max<int64_t>(bytes + 64, 16 << 10);
+      scratch_.reset(new uint8_t[static_cast<size_t>(scratch_size_)]);
+    }
+    const uintptr_t at = reinterpret_cast<uintptr_t>(scratch_.get());
+    return scratch_.get() + (64 - at % 64) % 64;
+  }
+
   // A kernel's output array: Array::Allocate, or a kept block of the size. Only on the thread
   // running the program (not in ParallelFor pieces).
   Array NewArray(ArrayType type) {
@@ -183,10 +195,9 @@ struct ExecState {
   void Release(int slot) {
     RtValue& v = slots[static_cast<size_t>(slot)];
     if (v.kind == RtValue::Kind::kNone) return;  // empty, or already keeping storage
-    if (v.kind == RtValue::Kind::kArray && v.array.Unique() && v.array.ByteSize() <= SmallBlocks::kMaxBytes &&
-        v.tuple.empty()) {
-      // Whoever dropped the other references (another device's thread) has finished reading.
-      std::atomic_thread_fence(std::memory_order_acquire);
+    if (kKeepSmallStorage && v.kind == RtValue::Kind::kArray && v.array.Unique() &&
+        v.array.ByteSize() <= SmallBlocks::kMaxBytes && v.tuple.empty()) {
+      AcquireDroppedStorage();
       v.kind = RtValue::Kind::kNone;
       return;
     }
@@ -212,6 +223,10 @@ struct ExecState {
 
   bool ok() const { return status.ok(); }
   void Fail(const Step& step, absl::Status s);
+
+ private:
+  std::unique_ptr<uint8_t[]> scratch_;
+  int64_t scratch_size_ = 0;
 };
 
 // Runs `program` over `state` (whose slots are sized for the whole function).

@@ -1,5 +1,5 @@
 // Fused runs of at most one block (FusedSmall, fused.h): op after op over the whole run, each
-// op's value in a thread-local scratch area or straight in its output. A loop body's runs are
+// op's value in the execution state's scratch or straight in its output. A loop body's runs are
 // this small (an RNN step's 64 activations); the block evaluator's planning per call (buffer
 // recycling, register steps, an arena lease, splat blocks from the heap) had cost several times
 // their arithmetic: for a 64-wide tanh(h W + x) step, ~100 of its ~700 ns.
@@ -15,19 +15,6 @@ namespace {
 
 constexpr int64_t kAlign = 64;
 int64_t Room(int64_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
-
-// The calling thread's scratch, at least `bytes` long and 64-byte aligned. It only grows (at
-// most a few hundred KiB: runs are one block of at most 16-byte elements per value).
-uint8_t* Scratch(int64_t bytes) {
-  thread_local std::unique_ptr<uint8_t[]> block;
-  thread_local int64_t size = 0;
-  if (bytes + kAlign > size) {
-    size = std::max<int64_t>(bytes + kAlign, 16 << 10);
-    block.reset(new uint8_t[static_cast<size_t>(size)]);
-  }
-  const uintptr_t at = reinterpret_cast<uintptr_t>(block.get());
-  return block.get() + (kAlign - at % kAlign) % kAlign;
-}
 
 // Element e of the run reads element (e / inner) % period of `src`: written out for all n.
 void Expand(uint8_t* dst, const uint8_t* src, int64_t es, int64_t n, int64_t period, int64_t inner) {
@@ -56,7 +43,7 @@ bool FusedSmall(const FusedParams& p, const Step& s, ExecState& st, const Array*
     if (!p.input_splat[i].empty() || period_of(i) > 0) bytes += Room(n * p.input_bytes[i]);
   for (const FusedParams::Op& op : p.ops)
     if (op.output < 0) bytes += Room(n * op.elem_bytes);
-  uint8_t* next = Scratch(bytes);
+  uint8_t* next = st.Scratch(bytes);
   FusedList<uint8_t*> outs;  // made in their slots (no input is an output)
   for (size_t j = 0; j < s.out.size(); ++j) outs.push_back(st.Output(s, j).mutable_data());
   FusedList<const uint8_t*> value(num_inputs + p.ops.size(), nullptr);
