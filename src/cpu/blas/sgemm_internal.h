@@ -18,6 +18,16 @@ inline constexpr int64_t kMr = 12;  // rows of the kernel's tile, and of a packe
 
 inline int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
+// The depth of the blocks of B: k cut into equal blocks of at most kKcMax (576 = 2 x 288, not
+// 256 + 256 + 64, whose last block paid a pass over C for a quarter of the work). Every path
+// (tiles, single rows) sums an element block by block alike.
+inline constexpr int64_t kKcMax = 320;
+inline int64_t KcFor(int64_t k) {
+  const int64_t blocks = (k + kKcMax - 1) / kKcMax;
+  const int64_t kc = (k + blocks - 1) / blocks;
+  return kc > 1 ? kc : 1;
+}
+
 // Per-thread packing buffers larger than this are refused on this thread as if their allocation
 // had failed (tests; see LimitSgemmScratchOnThisThreadForTest).
 extern thread_local int64_t scratch_limit;
@@ -58,6 +68,17 @@ void PackB(const float* b, int64_t rs, int64_t cs, int64_t kc, int64_t nc, float
 bool NarrowSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int64_t ldc, int pieces,
                  const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, bool forked,
                  const SgemmUpdate* update);
+
+// Single-row products (sgemm_row.cc): m == 1, A not indexed, B not packed and its columns
+// adjacent; false (nothing written) otherwise or when `forked`. Columns [j0, j1) of c = a B by
+// RowColumns; RowSgemm cuts n into column parts over parallel_for when B is large;
+// OneRowPart(n, k): whether it keeps such a product in one part whatever the pieces.
+bool RowSgemm(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOperand b, float* c, int pieces,
+              const SgemmParallelFor& parallel_for, const SgemmRegionDone* done, bool forked,
+              const SgemmUpdate* update);
+OPJ_AVX512 void RowColumns(int64_t j0, int64_t j1, int64_t k, int64_t kcb, const SgemmOperand& a, const SgemmOperand& b,
+                           float* c);
+bool OneRowPart(int64_t n, int64_t k);
 
 // Rows [0, rows) x columns [0, cols) of a finished product C (row stride ldc) become
 // D + s * C or D - s * C (SgemmUpdate, whose d is positioned at C's first element).
