@@ -159,12 +159,8 @@ void SmallBlocks::AllocateInto(const ArrayType& type, Array* out) {
 }
 
 bool SmallBlocks::Keep(Array& a) {
-  // Owned storage always starts a block of Array::Allocate that holds the rounded size (views
-  // share their block, so they are never the only holder while it lives).
-  if (!kKeepSmallStorage || !a.owned_ || a.data_.use_count() != 1) return false;
-  const int64_t bytes = a.type_.ByteSize();
-  if (bytes > kMaxBytes) return false;
-  Class& c = classes_[SmallClass(bytes)];
+  if (!Keepable(a)) return false;
+  Class& c = classes_[SmallClass(a.ByteSize())];
   if (c.n >= kPerClass) return false;
   AcquireDroppedStorage();
   c.block[c.n++] = std::move(a.data_);

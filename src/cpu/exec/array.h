@@ -163,6 +163,10 @@ inline void AcquireDroppedStorage() {
 class SmallBlocks {
  public:
   static constexpr int64_t kMaxBytes = 1024;
+  // Whether `a`'s storage may be kept for reuse: small, from Array::Allocate, and referenced by
+  // `a` alone. (Owned storage always starts a block of Array::Allocate that holds the rounded
+  // size; views share their block, so they are never the only holder while it lives.)
+  static bool Keepable(const Array& a) { return kKeepSmallStorage && a.Unique() && a.ByteSize() <= kMaxBytes; }
   // Array::Allocate(type), from a kept block when one of the size is there.
   Array Allocate(ArrayType type);
   // The same made in *out (whatever it held is dropped): no array moved through temporaries.

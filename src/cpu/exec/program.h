@@ -195,8 +195,7 @@ struct ExecState {
   void Release(int slot) {
     RtValue& v = slots[static_cast<size_t>(slot)];
     if (v.kind == RtValue::Kind::kNone) return;  // empty, or already keeping storage
-    if (kKeepSmallStorage && v.kind == RtValue::Kind::kArray && v.array.Unique() &&
-        v.array.ByteSize() <= SmallBlocks::kMaxBytes && v.tuple.empty()) {
+    if (v.kind == RtValue::Kind::kArray && v.tuple.empty() && SmallBlocks::Keepable(v.array)) {
       AcquireDroppedStorage();
       v.kind = RtValue::Kind::kNone;
       return;
