@@ -46,6 +46,76 @@ template <typename W>
     p[c] += ConjOf(r) * s;
   }
 }
+// The pass of one step of TridiagonalizeUpper (real W) over rows 1..m-1 of the trailing block
+// b (its upper triangle, row stride ld): B := B - v w^T - w v^T there, and pn += B' q for B' the
+// updated B without its row and column 0. Element c > r of row r goes into pn[c - 1] (times
+// q[r - 1], by column) and into the row's sum (times q[c - 1]), which with the diagonal's term
+// goes into pn[r - 1]. With v = w = 0 it is the product alone (rows written back unchanged).
+// Sixteen lanes of W at a time (one vector of floats; GCC splits the type for other widths),
+// from the row's end leftwards; the partial group at its start is the vector ending there with
+// the lanes left of the row masked off (they are read and written back unchanged: the caller
+// gives room before b's row and before v, w, q and pn). Nothing is loaded across a store just
+// made (an overlapping load waits for the store to retire: a third of the pass when the partial
+// group came last). The lanes are summed in a fixed tree in registers: the same bits at every
+// vector width. Rows under sixteen go element by element. (One call per row, with its partial
+// group element by element, had spent more in overhead than in the arithmetic.)
+template <typename W>
+[[gnu::always_inline]] inline void SymPass(W* b, int64_t ld, int64_t m, const W* __restrict v, const W* __restrict w,
+                                           const W* __restrict q, W* __restrict pn) {
+  constexpr int kLanes = 16;
+  typedef W V __attribute__((vector_size(kLanes * sizeof(W))));
+  typedef std::conditional_t<sizeof(W) == 4, int32_t, int64_t> I;
+  typedef I VI __attribute__((vector_size(kLanes * sizeof(W))));
+  typedef W V8 __attribute__((vector_size(8 * sizeof(W))));
+  typedef W V4 __attribute__((vector_size(4 * sizeof(W))));
+  typedef W V2 __attribute__((vector_size(2 * sizeof(W))));
+  const VI lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  auto load = [](const W* at) {
+    V x;
+    __builtin_memcpy(&x, at, sizeof(V));
+    return x;
+  };
+  auto store = [](W* at, V x) { __builtin_memcpy(at, &x, sizeof(V)); };
+  for (int64_t r = 1; r < m; ++r) {
+    W* __restrict row = b + r * ld;
+    const W vr = v[r], wr = w[r], s = q[r - 1];
+    row[r] -= vr * wr + wr * vr;
+    const int64_t c1 = m;  // row r's elements r + 1 .. m - 1
+    int64_t c = r + 1;
+    W sum = W(0);
+    if (c1 - c >= kLanes) {
+      V part = {};
+      int64_t at = c1 - kLanes;
+      for (; at >= c; at -= kLanes) {
+        const V x = (load(row + at) - vr * load(w + at)) - wr * load(v + at);
+        store(row + at, x);
+        store(pn + at - 1, load(pn + at - 1) + x * s);
+        part += x * load(q + at - 1);
+      }
+      if (at + kLanes > c) {
+        const VI fresh = lane >= static_cast<I>(c - at);  // lanes left of c are not the row's
+        const V old = load(row + at), old_p = load(pn + at - 1);
+        const V x = (old - vr * load(w + at)) - wr * load(v + at);
+        store(row + at, fresh ? x : old);
+        store(pn + at - 1, fresh ? old_p + x * s : old_p);
+        part += fresh ? x * load(q + at - 1) : V{};
+      }
+      const V8 s8 = __builtin_shufflevector(part, part, 0, 1, 2, 3, 4, 5, 6, 7) +
+                    __builtin_shufflevector(part, part, 8, 9, 10, 11, 12, 13, 14, 15);
+      const V4 s4 = __builtin_shufflevector(s8, s8, 0, 1, 2, 3) + __builtin_shufflevector(s8, s8, 4, 5, 6, 7);
+      const V2 s2 = __builtin_shufflevector(s4, s4, 0, 1) + __builtin_shufflevector(s4, s4, 2, 3);
+      sum = s2[0] + s2[1];
+    } else {
+      for (; c < c1; ++c) {
+        const W x = (row[c] - vr * w[c]) - wr * v[c];
+        row[c] = x;
+        pn[c - 1] += x * s;
+        sum += x * q[c - 1];
+      }
+    }
+    pn[r - 1] += row[r] * s + sum;
+  }
+}
 // The same for complex<double> / complex<float>, on the interleaved real and imaginary parts 64
 // bytes at a time (GCC does not vectorise complex products by itself): with x' the pairs swapped,
 // a conj(x) = x (ar, -ar) + x' (ai, ai) and conj(r) s = r (sr, -sr) + r' (si, si), lane by lane.
@@ -685,6 +755,74 @@ void TridiagonalizeFull(W* a, int64_t n, double* d, double* e, W* tau) {
   d[n - 1] = RealOf(a[(n - 1) * n + n - 1]);
 }
 
+// TridiagonalizeFull's reflectors for a real symmetric matrix from its upper triangle alone
+// (the row-major mirror of LAPACK's lower dsytd2, whose columns are our rows): the pass over the
+// trailing block reads and writes half the memory of the full matrix's. Each element (r, c) right
+// of the diagonal stands for (c, r) too: it is added into the next product both at c (by
+// column) and at r (a row sum). Nothing below the diagonal is read; the reflectors' tails are
+// stored there, as TridiagonalizeFull stores them. (The 256 x 256 ssyevd's tridiagonalisation,
+// bound by L2 traffic, had been a third of its time.)
+template <typename W>
+void TridiagonalizeUpper(W* a, int64_t n, double* d, double* e, W* tau) {
+  static const auto sub_rank2 = ForCpu<&SubRank2<W>>();
+  static const auto sym_pass = ForCpu<&SymPass<W>>();
+  if (n == 0) return;
+  // The vectors with 16 zeros of room before them (SymPass's partial groups). The passes' rows
+  // are the matrix's row 1 or further down and take room only when 16 or more long (n >= 18):
+  // what they read before the row is the end of the row above.
+  constexpr int64_t kRoom = 16;
+  std::vector<W> store[6];
+  for (auto& x : store) x.assign(static_cast<size_t>(n + kRoom), W(0));
+  W *v = store[0].data() + kRoom, *vn = store[1].data() + kRoom, *p = store[2].data() + kRoom,
+    *pn = store[3].data() + kRoom, *w = store[4].data() + kRoom;
+  const W* zero = store[5].data() + kRoom;
+  // Reflector i from row i right of the diagonal, into `into`; stores its tail in column i.
+  auto reflect = [&](int64_t i, W* into) {
+    const int64_t m = n - i - 1;
+    const W t = RowReflector(a + i * n + i + 1, m, into, &e[i]);
+    tau[i] = t;
+    for (int64_t r = 1; r < m; ++r) a[(i + 1 + r) * n + i] = into[r];
+    return t;
+  };
+  // out = B' q for B' the block b without its row and column 0 (m x m with them).
+  auto product = [&](W* b, int64_t m, const W* q, W* out) {
+    std::fill(out, out + m - 1, W(0));
+    sym_pass(b, n, m, zero, zero, q, out);
+  };
+  if (n > 1 && reflect(0, v) != W(0)) {
+    const int64_t m = n - 1;
+    product(a, n, v, p);
+    for (int64_t r = 0; r < m; ++r) p[r] *= tau[0];
+  }
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    d[i] = a[i * n + i];
+    const int64_t m = n - i - 1;
+    W* b = a + (i + 1) * n + (i + 1);  // the trailing block, row stride n
+    const W t = tau[i];
+    if (t != W(0)) {
+      W dot = W(0);
+      for (int64_t r = 0; r < m; ++r) dot += p[r] * v[r];
+      const W alpha = W(-0.5) * t * dot;
+      for (int64_t r = 0; r < m; ++r) w[r] = p[r] + alpha * v[r];
+      sub_rank2(b, v[0], w, w[0], v, m);  // row 0 first: the next reflector's
+    }
+    if (m < 2) break;
+    const W tn = reflect(i + 1, vn);
+    if (t == W(0)) {
+      if (tn != W(0)) product(b, m, vn, pn);
+    } else if (tn != W(0)) {
+      std::fill(pn, pn + (m - 1), W(0));
+      sym_pass(b, n, m, v, w, vn, pn);
+    } else {
+      for (int64_t r = 1; r < m; ++r) sub_rank2(b + r * n + r, v[r], w + r, w[r], v + r, m - r);
+    }
+    for (int64_t r = 0; r + 1 < m; ++r) pn[r] *= tn;
+    std::swap(v, vn);
+    std::swap(p, pn);
+  }
+  d[n - 1] = a[(n - 1) * n + n - 1];
+}
+
 template <typename W>
 int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w, const LapackFor* parallel) {
   if (n == 0) return 0;
@@ -708,19 +846,24 @@ int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w
     }
   }
   if (!finite) return 1;
+  // Real matrices are reduced from the upper triangle alone (TridiagonalizeUpper): a stored lower
+  // triangle is copied up. Complex ones need both.
+  constexpr bool kReal = !IsComplex<W>::value;
   constexpr int64_t kTile = 32;
-  for (int64_t ib = 0; ib < n; ib += kTile)
+  const bool fill_upper = lower, fill_lower = !lower && !kReal;
+  for (int64_t ib = 0; ib < n && (fill_upper || fill_lower); ib += kTile)
     for (int64_t jb = 0; jb <= ib; jb += kTile)
       for (int64_t i = ib; i < std::min(n, ib + kTile); ++i)
         for (int64_t j = jb; j < std::min(i, jb + kTile); ++j) {
           // (i > j: (i, j) is in the lower triangle.)
-          if (lower) a[j * n + i] = ConjOf(a[i * n + j]);
+          if (fill_upper) a[j * n + i] = ConjOf(a[i * n + j]);
           else a[i * n + j] = ConjOf(a[j * n + i]);
         }
   const int scale_exp = ScaleToUnit(a, amax);
   std::vector<double> e(static_cast<size_t>(n), 0.0);
   std::vector<W> tau(static_cast<size_t>(n), W(0));
-  TridiagonalizeFull(a.data(), n, w, e.data(), tau.data());
+  if constexpr (kReal) TridiagonalizeUpper(a.data(), n, w, e.data(), tau.data());
+  else TridiagonalizeFull(a.data(), n, w, e.data(), tau.data());
   // T scaled to largest entry 1 (stedc's scaling; its tolerances are absolute).
   double tmax = 0;
   for (int64_t i = 0; i < n; ++i) tmax = std::max({tmax, std::fabs(w[i]), std::fabs(e[i])});
