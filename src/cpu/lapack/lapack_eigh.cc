@@ -56,7 +56,7 @@ template <typename W>
 // the lanes left of the row masked off (they are read and written back unchanged: the caller
 // gives room before b's row and before v, w, q and pn). Nothing is loaded across a store just
 // made (an overlapping load waits for the store to retire: a third of the pass when the partial
-// group came last). The lanes are summed in a fixed tree in registers: the same bits at every
+// group came last). The lanes are summed by SumLanes (a fixed tree): the same bits at every
 // vector width. Rows under sixteen go element by element. (One call per row, with its partial
 // group element by element, had spent more in overhead than in the arithmetic.)
 template <typename W>
@@ -66,9 +66,6 @@ template <typename W>
   typedef W V __attribute__((vector_size(kLanes * sizeof(W))));
   typedef std::conditional_t<sizeof(W) == 4, int32_t, int64_t> I;
   typedef I VI __attribute__((vector_size(kLanes * sizeof(W))));
-  typedef W V8 __attribute__((vector_size(8 * sizeof(W))));
-  typedef W V4 __attribute__((vector_size(4 * sizeof(W))));
-  typedef W V2 __attribute__((vector_size(2 * sizeof(W))));
   const VI lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
   auto load = [](const W* at) {
     V x;
@@ -100,11 +97,7 @@ template <typename W>
         store(pn + at - 1, fresh ? old_p + x * s : old_p);
         part += fresh ? x * load(q + at - 1) : V{};
       }
-      const V8 s8 = __builtin_shufflevector(part, part, 0, 1, 2, 3, 4, 5, 6, 7) +
-                    __builtin_shufflevector(part, part, 8, 9, 10, 11, 12, 13, 14, 15);
-      const V4 s4 = __builtin_shufflevector(s8, s8, 0, 1, 2, 3) + __builtin_shufflevector(s8, s8, 4, 5, 6, 7);
-      const V2 s2 = __builtin_shufflevector(s4, s4, 0, 1) + __builtin_shufflevector(s4, s4, 2, 3);
-      sum = s2[0] + s2[1];
+      sum = SumLanes<W>(part);
     } else {
       for (; c < c1; ++c) {
         const W x = (row[c] - vr * w[c]) - wr * v[c];

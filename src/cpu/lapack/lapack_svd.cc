@@ -72,23 +72,46 @@ template <typename W>
 template <typename W>
 [[gnu::always_inline]] inline void BidiagonalRow(W* row, int64_t count, W a, const W* w, const W* u, const W* uc,
                                                  W tp, W* acc) {
-  // (Partial sums a vector wide: 16 for float, 8 otherwise.)
+  // (Partial sums a vector wide: 16 for float, 8 otherwise; real ones in a vector summed by
+  // SumLanes, the partial group's separately.)
   constexpr int kParts = std::is_same_v<W, float> ? 16 : 8;
-  W part[kParts] = {};
   int64_t c = 0;
-  for (; c + kParts <= count; c += kParts)
-    for (int l = 0; l < kParts; ++l) {
-      const W r = row[c + l] + a * w[c + l];
-      row[c + l] = r;
-      part[l] += r * u[c + l];
-    }
-  for (; c < count; ++c) {
-    const W r = row[c] + a * w[c];
-    row[c] = r;
-    part[0] += r * u[c];
-  }
   W y = W(0);
-  for (int l = 0; l < kParts; ++l) y += part[l];
+  if constexpr (!IsComplex<W>::value) {
+    typedef W V __attribute__((vector_size(kParts * sizeof(W))));
+    auto load = [](const W* at) {
+      V v;
+      __builtin_memcpy(&v, at, sizeof(V));
+      return v;
+    };
+    V part = {};
+    for (; c + kParts <= count; c += kParts) {
+      const V r = load(row + c) + a * load(w + c);
+      __builtin_memcpy(row + c, &r, sizeof(V));
+      part += r * load(u + c);
+    }
+    W tail = W(0);
+    for (; c < count; ++c) {
+      const W r = row[c] + a * w[c];
+      row[c] = r;
+      tail += r * u[c];
+    }
+    y = SumLanes<W>(part) + tail;
+  } else {
+    W part[kParts] = {};
+    for (; c + kParts <= count; c += kParts)
+      for (int l = 0; l < kParts; ++l) {
+        const W r = row[c + l] + a * w[c + l];
+        row[c + l] = r;
+        part[l] += r * u[c + l];
+      }
+    for (; c < count; ++c) {
+      const W r = row[c] + a * w[c];
+      row[c] = r;
+      part[0] += r * u[c];
+    }
+    for (int l = 0; l < kParts; ++l) y += part[l];
+  }
   const W b = -tp * y;
   row[0] += b * uc[0];
   if (acc == nullptr) {
