@@ -5,6 +5,8 @@
 //                       complex<double> matrices: LU with partial pivoting, Householder QR and
 //                       its Q, Hessenberg and tridiagonal reductions, Cholesky, the Hermitian
 //                       eigenproblem (lapack_eigh.cc) and the SVD (lapack_svd.cc);
+//                       Inner loops that sum lanes use SumLanes (a fixed tree), so results
+//                       are the same bits at every vector width;
 //   * kernels_lapack.cc the custom-call kernels (lapack_*_ffi and the legacy targets) over
 //                       batches, with LAPACK's info codes and the results' layouts JAX expects;
 //   * kernels_linalg.h  triangular_solve and cholesky ops.
