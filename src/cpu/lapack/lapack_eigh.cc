@@ -51,14 +51,12 @@ template <typename W>
 // updated B without its row and column 0. Element c > r of row r goes into pn[c - 1] (times
 // q[r - 1], by column) and into the row's sum (times q[c - 1]), which with the diagonal's term
 // goes into pn[r - 1]. With v = w = 0 it is the product alone (rows written back unchanged).
-// Sixteen lanes of W at a time (one vector of floats; GCC splits the type for other widths),
-// from the row's end leftwards; the partial group at its start is the vector ending there with
-// the lanes left of the row masked off (they are read and written back unchanged: the caller
-// gives room before b's row and before v, w, q and pn). Nothing is loaded across a store just
-// made (an overlapping load waits for the store to retire: a third of the pass when the partial
-// group came last). The lanes are summed by SumLanes (a fixed tree): the same bits at every
-// vector width. Rows under sixteen go element by element. (One call per row, with its partial
-// group element by element, had spent more in overhead than in the arithmetic.)
+// Sixteen lanes of W at a time (GCC splits the vector type for other widths), from the row's
+// end leftwards; the partial group at its start is the vector ending there with the lanes left
+// of the row masked off (read and written back unchanged: the caller gives room before b's row
+// and before v, w, q and pn), so no load overlaps a store just made (with the partial group last
+// such loads had waited out a third of the pass). Lanes summed by SumLanes: the same bits at
+// every vector width. Rows under sixteen go element by element.
 template <typename W>
 [[gnu::always_inline]] inline void SymPass(W* b, int64_t ld, int64_t m, const W* __restrict v, const W* __restrict w,
                                            const W* __restrict q, W* __restrict pn) {
@@ -679,6 +677,16 @@ class TridiagonalDc {
   const LapackFor* parallel_;
 };
 
+// Reflector i of the tridiagonalisations from row i of a right of the diagonal, into `into`
+// (e[i] and tau[i] set); its tail is stored in column i below the subdiagonal.
+template <typename W>
+W ReflectRow(W* a, int64_t n, int64_t i, W* into, double* e, W* tau) {
+  const int64_t m = n - i - 1;
+  tau[i] = RowReflector(a + i * n + i + 1, m, into, &e[i]);
+  for (int64_t r = 1; r < m; ++r) a[(i + 1 + r) * n + i] = into[r];
+  return tau[i];
+}
+
 // Householder tridiagonalisation of the full Hermitian matrix a (both triangles, row-major):
 // H(i) annihilates column i below its subdiagonal (LAPACK's lower sytd2/hetd2 with the same
 // reflectors: x = tau B v, w = x - (tau/2)(x^H v) v, B := B - v w^H - w v^H on the trailing
@@ -697,14 +705,7 @@ void TridiagonalizeFull(W* a, int64_t n, double* d, double* e, W* tau) {
   }();
   if (n == 0) return;
   std::vector<W> v(static_cast<size_t>(n)), vn(v.size()), p(v.size()), pn(v.size()), w(v.size());
-  // Reflector i from row i right of the diagonal, into `into`; stores its tail in column i.
-  auto reflect = [&](int64_t i, std::vector<W>& into) {
-    const int64_t m = n - i - 1;
-    const W t = RowReflector(a + i * n + i + 1, m, into.data(), &e[i]);
-    tau[i] = t;
-    for (int64_t r = 1; r < m; ++r) a[(i + 1 + r) * n + i] = into[r];
-    return t;
-  };
+  auto reflect = [&](int64_t i, std::vector<W>& into) { return ReflectRow(a, n, i, into.data(), e, tau); };
   // p = tau B v for the first step.
   if (n > 1 && reflect(0, v) != W(0)) {
     const int64_t m = n - 1;
@@ -748,35 +749,23 @@ void TridiagonalizeFull(W* a, int64_t n, double* d, double* e, W* tau) {
   d[n - 1] = RealOf(a[(n - 1) * n + n - 1]);
 }
 
-// TridiagonalizeFull's reflectors for a real symmetric matrix from its upper triangle alone
-// (the row-major mirror of LAPACK's lower dsytd2, whose columns are our rows): the pass over the
-// trailing block reads and writes half the memory of the full matrix's. Each element (r, c) right
-// of the diagonal stands for (c, r) too: it is added into the next product both at c (by
-// column) and at r (a row sum). Nothing below the diagonal is read; the reflectors' tails are
-// stored there, as TridiagonalizeFull stores them. (The 256 x 256 ssyevd's tridiagonalisation,
-// bound by L2 traffic, had been a third of its time.)
+// TridiagonalizeFull's reflectors for a real symmetric matrix from its upper triangle alone (the
+// row-major mirror of LAPACK's lower dsytd2): the pass over the trailing block (SymPass) moves
+// half the memory of the full matrix's. Nothing below the diagonal is read; the reflectors'
+// tails are stored there. (256 x 256 ssyevd's tridiagonalisation, L2-bound, had been a third.)
 template <typename W>
 void TridiagonalizeUpper(W* a, int64_t n, double* d, double* e, W* tau) {
   static const auto sub_rank2 = ForCpu<&SubRank2<W>>();
   static const auto sym_pass = ForCpu<&SymPass<W>>();
   if (n == 0) return;
   // The vectors with 16 zeros of room before them (SymPass's partial groups). The passes' rows
-  // are the matrix's row 1 or further down and take room only when 16 or more long (n >= 18):
-  // what they read before the row is the end of the row above.
+  // are the matrix's row 1 or lower, 16 or more long (n >= 18): before them is the row above.
   constexpr int64_t kRoom = 16;
   std::vector<W> store[6];
   for (auto& x : store) x.assign(static_cast<size_t>(n + kRoom), W(0));
   W *v = store[0].data() + kRoom, *vn = store[1].data() + kRoom, *p = store[2].data() + kRoom,
-    *pn = store[3].data() + kRoom, *w = store[4].data() + kRoom;
-  const W* zero = store[5].data() + kRoom;
-  // Reflector i from row i right of the diagonal, into `into`; stores its tail in column i.
-  auto reflect = [&](int64_t i, W* into) {
-    const int64_t m = n - i - 1;
-    const W t = RowReflector(a + i * n + i + 1, m, into, &e[i]);
-    tau[i] = t;
-    for (int64_t r = 1; r < m; ++r) a[(i + 1 + r) * n + i] = into[r];
-    return t;
-  };
+    *pn = store[3].data() + kRoom, *w = store[4].data() + kRoom, *zero = store[5].data() + kRoom;
+  auto reflect = [&](int64_t i, W* into) { return ReflectRow(a, n, i, into, e, tau); };
   // out = B' q for B' the block b without its row and column 0 (m x m with them).
   auto product = [&](W* b, int64_t m, const W* q, W* out) {
     std::fill(out, out + m - 1, W(0));
@@ -839,16 +828,14 @@ int32_t SyevdT(std::vector<W>& a, int64_t n, bool lower, bool vectors, double* w
     }
   }
   if (!finite) return 1;
-  // Real matrices are reduced from the upper triangle alone (TridiagonalizeUpper): a stored lower
-  // triangle is copied up. Complex ones need both.
+  // Real matrices are reduced from the upper triangle (a lower one copied up), complex from both.
   constexpr bool kReal = !IsComplex<W>::value;
   constexpr int64_t kTile = 32;
   const bool fill_upper = lower, fill_lower = !lower && !kReal;
   for (int64_t ib = 0; ib < n && (fill_upper || fill_lower); ib += kTile)
     for (int64_t jb = 0; jb <= ib; jb += kTile)
       for (int64_t i = ib; i < std::min(n, ib + kTile); ++i)
-        for (int64_t j = jb; j < std::min(i, jb + kTile); ++j) {
-          // (i > j: (i, j) is in the lower triangle.)
+        for (int64_t j = jb; j < std::min(i, jb + kTile); ++j) {  // (i, j) below the diagonal
           if (fill_upper) a[j * n + i] = ConjOf(a[i * n + j]);
           else a[i * n + j] = ConjOf(a[j * n + i]);
         }
