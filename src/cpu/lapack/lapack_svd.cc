@@ -24,6 +24,9 @@
 #include "src/cpu/exec/isa.h"
 #include "src/cpu/lapack/lapack_factor.h"
 
+// The vector types below never cross a call boundary (their helpers are always inlined).
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace openpjrt::cpu::lapack {
 namespace {
 
