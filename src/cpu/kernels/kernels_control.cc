@@ -161,7 +161,7 @@ void While(const Step& s, ExecState& st) {
         case LoopPlan::Move::kStay: break;
         // (Swapped: the old value then dies in the result's slot, which keeps its storage for
         // the next iteration's result, ExecState::Release.)
-        case LoopPlan::Move::kDirect: std::swap(st.slots[carried[i]], st.slots[body.results[i]]); break;
+        case LoopPlan::Move::kDirect: st.slots[carried[i]].Swap(st.slots[body.results[i]]); break;
         default: st.slots[carried[i]] = std::move(via[i]); break;
       }
     }
