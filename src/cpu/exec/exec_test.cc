@@ -106,6 +106,37 @@ TEST(ExecStateTest, ForgottenSlotsHandTheirStorageToTheNextArraysOfTheSize) {
   EXPECT_NE(st.NewArray(small).data(), storage);
 }
 
+TEST(RtValueTest, SwapExchangesKindsStorageTypesAndTuples) {
+  const ArrayType f32x4{ir::ElemKind::kF32, {4}}, i8x2x3{ir::ElemKind::kI8, {2, 3}};
+  RtValue a = RtValue::Of(Array::Allocate(f32x4)), b = RtValue::Of(Array::Allocate(i8x2x3));
+  const uint8_t *da = a.array.data(), *db = b.array.data();
+  a.Swap(b);
+  EXPECT_EQ(a.array.data(), db);
+  EXPECT_EQ(a.array.type(), i8x2x3);
+  EXPECT_EQ(b.array.data(), da);
+  EXPECT_EQ(b.array.type(), f32x4);
+  EXPECT_TRUE(a.array.Unique() && b.array.Unique());
+  // Same types (a loop's carried value and its next one): storage exchanged, types kept.
+  RtValue c = RtValue::Of(Array::Allocate(f32x4));
+  const uint8_t* dc = c.array.data();
+  b.Swap(c);
+  EXPECT_EQ(b.array.data(), dc);
+  EXPECT_EQ(c.array.data(), da);
+  EXPECT_EQ(b.array.type(), f32x4);
+  // An empty value and a tuple.
+  RtValue t;
+  t.kind = RtValue::Kind::kTuple;
+  t.tuple.push_back(RtValue::Token());
+  RtValue none;
+  none.Swap(t);
+  EXPECT_EQ(none.kind, RtValue::Kind::kTuple);
+  ASSERT_EQ(none.tuple.size(), 1u);
+  EXPECT_EQ(none.tuple[0].kind, RtValue::Kind::kToken);
+  EXPECT_EQ(t.kind, RtValue::Kind::kNone);
+  EXPECT_TRUE(t.tuple.empty());
+  EXPECT_FALSE(t.array.valid());
+}
+
 TEST(FillRepeatedTest, EveryElementSizeAndLength) {
   for (int64_t es : {1, 2, 3, 4, 8, 12, 16}) {
     for (int64_t len : {0, 1, 2, 5, 15, 16, 17, 63, 64, 65, 1000, 4099}) {
