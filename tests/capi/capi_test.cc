@@ -507,19 +507,26 @@ TEST_F(PluginTest, ZeroCopyReleasesHostMemoryOnDestroy) {
   EXPECT_FALSE(ready.is_ready);
   Destroy(a.buffer);
   CAPI_OK(Await(a.done_with_host_buffer));
-  // 16-byte alignment is enough (numpy's large arrays start 16 bytes into a page); less is copied.
-  alignas(64) float more[24] = {};
-  for (int i = 0; i < 24; ++i) more[i] = static_cast<float>(i);
-  for (int offset : {4, 2}) {
-    auto b = HostBufferArgs(more + offset, PJRT_Buffer_Type_F32, dims, PJRT_HostBufferSemantics_kImmutableZeroCopy);
-    CAPI_OK(api->PJRT_Client_BufferFromHostBuffer(&b));
-    up.buffer = b.buffer;
-    CAPI_OK(api->PJRT_Buffer_UnsafePointer(&up));
-    EXPECT_EQ(up.buffer_pointer == reinterpret_cast<uintptr_t>(more + offset), offset == 4) << offset;
-    EXPECT_EQ(Download(b.buffer)[15], static_cast<float>(15 + offset));
-    Destroy(b.buffer);
-    CAPI_OK(Await(b.done_with_host_buffer));
-  }
+  // Arrays over 256 KiB need 16-byte alignment (numpy's large arrays start 16 bytes into a page);
+  // smaller ones are copied unless on a 64-byte boundary (kernels may read them many times).
+  const int64_t large = (256 << 10) / 4 + 16;
+  std::vector<float> more(large + 32);
+  float* base = more.data() + (-reinterpret_cast<uintptr_t>(more.data()) / 4) % 16;  // 64-byte aligned
+  for (int64_t i = 0; i < large + 16; ++i) base[i] = static_cast<float>(i % 1000);
+  for (int64_t n : {int64_t{16}, large})
+    for (int offset : {0, 4, 2}) {
+      const std::vector<int64_t> shape = {n};
+      auto b = HostBufferArgs(base + offset, PJRT_Buffer_Type_F32, shape, PJRT_HostBufferSemantics_kImmutableZeroCopy);
+      CAPI_OK(api->PJRT_Client_BufferFromHostBuffer(&b));
+      up.buffer = b.buffer;
+      CAPI_OK(api->PJRT_Buffer_UnsafePointer(&up));
+      const bool in_place = offset == 0 || (offset == 4 && n == large);
+      EXPECT_EQ(up.buffer_pointer == reinterpret_cast<uintptr_t>(base + offset), in_place) << n << " " << offset;
+      if (!in_place) EXPECT_EQ(up.buffer_pointer % 64, 0u) << n << " " << offset;
+      EXPECT_EQ(Download(b.buffer)[15], static_cast<float>(15 + offset));
+      Destroy(b.buffer);
+      CAPI_OK(Await(b.done_with_host_buffer));
+    }
 }
 
 TEST_F(PluginTest, AsyncHostToDeviceTransferManager) {
