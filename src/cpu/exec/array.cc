@@ -1,18 +1,20 @@
 // Aligned allocation for arrays. Arrays of 64 KiB and up come from a pool of freed blocks (sizes
-// rounded to 64 KiB below 1 MiB and to 2 MiB above, at most 1 GiB kept): without it every such
-// temporary or output of every execution is a fresh mmap (glibc maps blocks from 128 KiB on)
-// whose pages fault in one 4 KiB page at a time (16,384 faults for a 64 MiB array). Measured on
-// tanh(0.5*x+0.1)*x+1 over 16 Mi f32: 310 ms -> 168 ms per run; a 256x256 f32 matmul (a 256 KiB
-// output, pooled since the 64 KiB threshold): median 290 -> 266-272 us on one thread.
+// rounded to 64 KiB below 1 MiB and to 2 MiB above; the most recently freed 1 GiB is kept):
+// without it every such temporary or output of every execution is a fresh mmap (glibc maps
+// blocks from 128 KiB on) whose pages fault in one 4 KiB page at a time (16,384 faults for a
+// 64 MiB array). Measured on tanh(0.5*x+0.1)*x+1 over 16 Mi f32: 310 ms -> 168 ms per run; a
+// 256x256 f32 matmul (a 256 KiB output, pooled since the 64 KiB threshold): median 290 ->
+// 266-272 us on one thread.
 // (madvise(MADV_HUGEPAGE) was tried: no faster once blocks are reused, and first touches under
 // synchronous compaction tripled the time of compiling large constants.)
 #include "src/cpu/exec/array.h"
+#include "src/cpu/exec/block_pool.h"
 
 #include <cstdint>
 #include <atomic>
 #include <cstdlib>
-#include <map>
-#include <mutex>
+#include <iterator>
+#include <vector>
 #include <new>
 
 #include "src/support/str.h"
@@ -33,7 +35,7 @@ constexpr size_t kSmallAligned = 1024;         // aligned by hand up to this siz
 constexpr size_t kSmallStep = size_t{64} << 10;  // sizes below kLarge rounded to this
 constexpr size_t kLarge = size_t{1} << 20;     // from this size on...
 constexpr size_t kStep = size_t{2} << 20;      // ...sizes are rounded to huge pages
-constexpr size_t kPoolCap = size_t{1} << 30;   // freed bytes kept for reuse
+constexpr size_t kPoolCap = size_t{1} << 30;   // freed bytes kept for reuse (the most recent)
 
 // Sanitizer builds skip the pool so that use-after-free of large arrays is still caught.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -48,45 +50,68 @@ constexpr bool kPooling = true;
 constexpr bool kPooling = true;
 #endif
 
-struct Pool {
-  std::mutex mu;
-  std::multimap<size_t, void*> free;  // size -> block
-  size_t bytes = 0;
-};
-Pool& ThePool() {
-  static Pool* pool = new Pool;  // never destroyed: blocks may be freed during exit
+BlockPool& ThePool() {
+  static BlockPool* pool = new BlockPool(kPoolCap);  // never destroyed: blocks may be freed during exit
   return *pool;
 }
 
 void* TakeLarge(size_t size) {
-  Pool& pool = ThePool();
-  {
-    std::lock_guard<std::mutex> lock(pool.mu);
-    auto it = pool.free.find(size);
-    if (it != pool.free.end()) {
-      void* p = it->second;
-      pool.free.erase(it);
-      pool.bytes -= size;
-      return p;
-    }
-  }
+  if (void* p = ThePool().Take(size)) return p;
   return std::aligned_alloc(size >= kLarge ? kStep : 64, size);
 }
 
-void GiveLarge(void* p, size_t size) {
-  Pool& pool = ThePool();
-  {
-    std::lock_guard<std::mutex> lock(pool.mu);
-    if (pool.bytes + size <= kPoolCap) {
-      pool.free.emplace(size, p);
-      pool.bytes += size;
-      return;
-    }
-  }
-  std::free(p);
-}
+void GiveLarge(void* p, size_t size) { ThePool().Give(p, size); }
 
 }  // namespace
+
+void* BlockPool::Take(size_t size) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // (The most recently freed block of the size: warmest in the caches.)
+  auto [first, last] = by_size_.equal_range(size);
+  if (first == last) return nullptr;
+  const auto it = std::prev(last);
+  void* p = it->second->second;
+  order_.erase(it->second);
+  by_size_.erase(it);
+  bytes_ -= size;
+  return p;
+}
+
+void BlockPool::Give(void* p, size_t size) {
+  std::vector<void*> released;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (size > cap_) {
+      released.push_back(p);
+    } else {
+      while (bytes_ + size > cap_) {
+        const auto [old_size, old] = order_.front();
+        auto [first, last] = by_size_.equal_range(old_size);
+        for (auto it = first; it != last; ++it)
+          if (it->second == order_.begin()) {
+            by_size_.erase(it);
+            break;
+          }
+        order_.pop_front();
+        bytes_ -= old_size;
+        released.push_back(old);
+      }
+      order_.emplace_back(size, p);
+      by_size_.emplace(size, std::prev(order_.end()));
+      bytes_ += size;
+    }
+  }
+  for (void* q : released) std::free(q);  // (unmapping outside the lock)
+}
+
+size_t BlockPool::bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bytes_;
+}
+
+BlockPool::~BlockPool() {
+  for (const auto& [size, p] : order_) std::free(p);
+}
 
 Array Array::Allocate(ArrayType type) {
   size_t bytes = static_cast<size_t>(type.ByteSize());

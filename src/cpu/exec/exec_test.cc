@@ -1,10 +1,12 @@
 // The executor's storage helpers: small arrays in one allocation, storage kept by dead slots and
 // by the execution state for the next values, repeated-element fills.
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "src/cpu/exec/array.h"
+#include "src/cpu/exec/block_pool.h"
 #include "src/cpu/exec/program.h"
 #include "src/cpu/exec/strided.h"
 
@@ -135,6 +137,34 @@ TEST(RtValueTest, SwapExchangesKindsStorageTypesAndTuples) {
   EXPECT_EQ(t.kind, RtValue::Kind::kNone);
   EXPECT_TRUE(t.tuple.empty());
   EXPECT_FALSE(t.array.valid());
+}
+
+TEST(BlockPoolTest, KeepsTheMostRecentlyFreedBlocksUnderItsCap) {
+  constexpr size_t kBlock = 64 << 10;
+  BlockPool pool(3 * kBlock);
+  auto block = [](size_t size) { return std::aligned_alloc(64, size); };
+  void* a = block(kBlock);
+  void* b = block(kBlock);
+  void* c = block(2 * kBlock);
+  pool.Give(a, kBlock);
+  pool.Give(b, kBlock);
+  EXPECT_EQ(pool.bytes(), 2 * kBlock);
+  // Keeping c (2 blocks) passes the cap: the longest idle, a, goes; b stays.
+  pool.Give(c, 2 * kBlock);
+  EXPECT_EQ(pool.bytes(), 3 * kBlock);
+  EXPECT_EQ(pool.Take(kBlock), b);
+  EXPECT_EQ(pool.Take(kBlock), nullptr) << "a was released for c";
+  EXPECT_EQ(pool.Take(2 * kBlock), c);
+  EXPECT_EQ(pool.bytes(), 0u);
+  // The most recently freed of a size comes back first; a block over the cap is not kept.
+  void* d = block(kBlock);
+  pool.Give(b, kBlock);
+  pool.Give(d, kBlock);
+  EXPECT_EQ(pool.Take(kBlock), d);
+  pool.Give(d, kBlock);
+  pool.Give(c, 4 * kBlock);  // (freed at once: 4 blocks > cap)
+  EXPECT_EQ(pool.bytes(), 2 * kBlock);
+  // (b and d are freed with the pool.)
 }
 
 TEST(FillRepeatedTest, EveryElementSizeAndLength) {

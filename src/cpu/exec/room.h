@@ -4,6 +4,8 @@
 //   * array.h     runtime values: dense row-major arrays in 64-byte aligned memory (immutable once
 //                 produced, copies share storage), tokens and tuples; small storage kept for
 //                 reuse by one execution (SmallBlocks);
+//   * block_pool.h freed large blocks kept for the next arrays of their size (the most recently
+//                 freed GiB, longest-idle released first);
 //   * elem_traits.h, strided.h
 //                 element kinds as C++ types, strided walks over arrays;
 //   * program.h   a compiled program (a flat list of kernel launches over numbered slots, regions
