@@ -434,55 +434,10 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
       AddStep(op, env, prog, cpu::RealDynamicSliceKernel(), Operands(op, env));
       return;
     case OpCode::kGather:
-    case OpCode::kDynamicGather: {
-      auto p = std::make_shared<cpu::GatherParams>();
-      Attribute dn = op.attr("dimension_numbers");
-      ir::GetI64List(dn.Field("offset_dims"), &p->offset_dims);
-      ir::GetI64List(dn.Field("collapsed_slice_dims"), &p->collapsed_slice_dims);
-      ir::GetI64List(dn.Field("operand_batching_dims"), &p->operand_batching_dims);
-      ir::GetI64List(dn.Field("start_indices_batching_dims"), &p->start_indices_batching_dims);
-      ir::GetI64List(dn.Field("start_index_map"), &p->start_index_map);
-      p->index_vector_dim = 0;  // the attribute's default
-      ir::GetInt(dn.Field("index_vector_dim"), &p->index_vector_dim);
-      if (c == OpCode::kGather) p->slice_sizes = I64s(op, "slice_sizes");
-      AddStep(op, env, prog, c == OpCode::kGather ? cpu::GatherKernel() : cpu::DynamicGatherKernel(),
-              Operands(op, env)).params = p;
+    case OpCode::kDynamicGather:
+    case OpCode::kScatter:
+      LowerIndexed(op, env, prog, depth);
       return;
-    }
-    case OpCode::kScatter: {
-      auto p = std::make_shared<cpu::ScatterParams>();
-      Attribute dn = op.attr("scatter_dimension_numbers");
-      ir::GetI64List(dn.Field("update_window_dims"), &p->update_window_dims);
-      ir::GetI64List(dn.Field("inserted_window_dims"), &p->inserted_window_dims);
-      ir::GetI64List(dn.Field("input_batching_dims"), &p->input_batching_dims);
-      ir::GetI64List(dn.Field("scatter_indices_batching_dims"), &p->scatter_indices_batching_dims);
-      ir::GetI64List(dn.Field("scatter_dims_to_operand_dims"), &p->scatter_dims_to_operand_dims);
-      const size_t n = (op.operands.size() - 1) / 2;
-      p->index_vector_dim = 0;  // the attribute's default
-      ir::GetInt(dn.Field("index_vector_dim"), &p->index_vector_dim);
-      // The common "replace" update computation returns its second argument(s).
-      const ir::Block* body = op.regions[0]->front();
-      if (body && body->ops.size() == 1 && body->args.size() == 2 * n &&
-          body->ops[0]->operands.size() == n) {
-        p->assign = true;
-        for (size_t i = 0; i < n; ++i)
-          p->assign &= body->ops[0]->operands[i] == body->args[n + i].get();
-      }
-      std::vector<ElemKind> want;
-      for (size_t i = 0; i < n; ++i) want.push_back(kind_of(op.result(i)));
-      want.push_back(kind_of(op.operands[n]));  // indices keep their kind
-      for (size_t i = 0; i < n; ++i) want.push_back(kind_of(op.result(i)));
-      std::vector<int> in = OperandsAs(op, env, prog, want);
-      BinaryOp fold_op;
-      if (n == 1 && !p->assign && body && FastRegion(*body, &fold_op) &&
-          kind_of(body->args[0].get()) == kind_of(op.result(0)) && kind_of(body->args[1].get()) == kind_of(op.result(0)))
-        p->fold = cpu::TypedFold(fold_op, kind_of(op.result(0)));
-      std::shared_ptr<Program> region = p->assign ? nullptr : LowerRegion(op, 0, env, depth);
-      Step& s = AddStep(op, env, prog, cpu::ScatterKernel(), in);
-      s.params = p;
-      if (region) s.regions.push_back(region);
-      return;
-    }
     case OpCode::kSort: {
       auto p = std::make_shared<cpu::SortParams>();
       p->dimension = Int(op, "dimension", -1);

@@ -1,5 +1,6 @@
-// The lowering of products and windowed ops: dot_general, dot, chlo.ragged_dot, convolution,
-// reduce_window, select_and_scatter and the batch norm ops (split from compile.cc).
+// The lowering of products, indexing and windowed ops: dot_general, dot, chlo.ragged_dot, gather,
+// scatter, convolution, reduce_window, select_and_scatter and the batch norm ops (split from
+// compile.cc).
 #include <algorithm>
 
 #include "src/compiler/lowerer.h"
@@ -138,6 +139,76 @@ void Lowerer::LowerProduct(const Operation& op, Env& env, Program& prog) {
     }
     default:
       Fail(op, absl::StatusCode::kInternal, "not a product");
+  }
+}
+
+void Lowerer::LowerIndexed(const Operation& op, Env& env, Program& prog, int depth) {
+  const OpCode c = op.code;
+  auto kind_of = [&](const Value* v) { return ToArrayType(op, v->type).elem; };
+  switch (c) {
+    case OpCode::kGather:
+    case OpCode::kDynamicGather: {
+      auto p = std::make_shared<cpu::GatherParams>();
+      Attribute dn = op.attr("dimension_numbers");
+      ir::GetI64List(dn.Field("offset_dims"), &p->offset_dims);
+      ir::GetI64List(dn.Field("collapsed_slice_dims"), &p->collapsed_slice_dims);
+      ir::GetI64List(dn.Field("operand_batching_dims"), &p->operand_batching_dims);
+      ir::GetI64List(dn.Field("start_indices_batching_dims"), &p->start_indices_batching_dims);
+      ir::GetI64List(dn.Field("start_index_map"), &p->start_index_map);
+      p->index_vector_dim = 0;  // the attribute's default
+      ir::GetInt(dn.Field("index_vector_dim"), &p->index_vector_dim);
+      if (c == OpCode::kGather) p->slice_sizes = I64s(op, "slice_sizes");
+      AddStep(op, env, prog, c == OpCode::kGather ? cpu::GatherKernel() : cpu::DynamicGatherKernel(),
+              Operands(op, env)).params = p;
+      return;
+    }
+    case OpCode::kScatter: {
+      auto p = std::make_shared<cpu::ScatterParams>();
+      Attribute dn = op.attr("scatter_dimension_numbers");
+      ir::GetI64List(dn.Field("update_window_dims"), &p->update_window_dims);
+      ir::GetI64List(dn.Field("inserted_window_dims"), &p->inserted_window_dims);
+      ir::GetI64List(dn.Field("input_batching_dims"), &p->input_batching_dims);
+      ir::GetI64List(dn.Field("scatter_indices_batching_dims"), &p->scatter_indices_batching_dims);
+      ir::GetI64List(dn.Field("scatter_dims_to_operand_dims"), &p->scatter_dims_to_operand_dims);
+      const size_t n = (op.operands.size() - 1) / 2;
+      p->index_vector_dim = 0;  // the attribute's default
+      ir::GetInt(dn.Field("index_vector_dim"), &p->index_vector_dim);
+      // The common "replace" update computation returns its second argument(s).
+      const ir::Block* body = op.regions[0]->front();
+      if (body && body->ops.size() == 1 && body->args.size() == 2 * n &&
+          body->ops[0]->operands.size() == n) {
+        p->assign = true;
+        for (size_t i = 0; i < n; ++i)
+          p->assign &= body->ops[0]->operands[i] == body->args[n + i].get();
+      }
+      std::vector<ElemKind> want;
+      for (size_t i = 0; i < n; ++i) want.push_back(kind_of(op.result(i)));
+      want.push_back(kind_of(op.operands[n]));  // indices keep their kind
+      for (size_t i = 0; i < n; ++i) want.push_back(kind_of(op.result(i)));
+      std::vector<int> in = OperandsAs(op, env, prog, want);
+      // Scattering into a broadcast scalar (the zeros of an embedding gradient): the kernel
+      // fills its result from the scalar itself, a block at a time just before the updates
+      // into that block, instead of a broadcast step filling the whole array first (which then
+      // goes unread, and DropUnreadSteps removes it when nothing else reads it).
+      const ir::Operation* init = op.operands[0]->def;
+      if (n == 1 && init && init->code == OpCode::kBroadcastInDim && init->operands.size() == 1 &&
+          init->operands[0]->type.IsTensor() && init->operands[0]->type.rank() == 0 &&
+          kind_of(init->operands[0]) == want[0]) {
+        in[0] = Use(op, env, init->operands[0]);
+        p->fill = true;
+      }
+      BinaryOp fold_op;
+      if (n == 1 && !p->assign && body && FastRegion(*body, &fold_op) &&
+          kind_of(body->args[0].get()) == kind_of(op.result(0)) && kind_of(body->args[1].get()) == kind_of(op.result(0)))
+        p->fold = cpu::TypedFold(fold_op, kind_of(op.result(0)));
+      std::shared_ptr<Program> region = p->assign ? nullptr : LowerRegion(op, 0, env, depth);
+      Step& s = AddStep(op, env, prog, cpu::ScatterKernel(), in);
+      s.params = p;
+      if (region) s.regions.push_back(region);
+      return;
+    }
+    default:
+      Fail(op, absl::StatusCode::kInternal, "not an indexing op");
   }
 }
 

@@ -495,6 +495,8 @@ class Lowerer {
   void LowerEncodedChlo(const Operation& op, Env& env, Program& prog, const std::string& target);
   // lower_legacy.cc: einsum, unary_einsum, torch_index_select.
   void LowerLegacy(const Operation& op, Env& env, Program& prog);
+  // gather, dynamic_gather, scatter (lower_products.cc).
+  void LowerIndexed(const Operation& op, Env& env, Program& prog, int depth);
   // convolution, reduce_window, select_and_scatter, batch norm (lower_products.cc).
   void LowerWindowed(const Operation& op, Env& env, Program& prog, int depth);
   // interpreter.run_parallel (lower_calls.cc).

@@ -190,5 +190,77 @@ TEST(ScatterTest, TypedUpdateLoopGivesTheRegionsBits) {
   }
 }
 
+// Whole rows scattered into a broadcast scalar (an embedding gradient: the compiler hands the
+// scalar to the scatter, which fills its result a block at a time with that block's updates,
+// ScatterRows), and into an operand passed in (copied a block at a time), against the region
+// path: the same bits at any thread count, with rows receiving several updates, indices outside
+// the operand (negative and past the end: skipped), windows of two dimensions and i64 indices
+// without an index vector dimension.
+template <typename T>
+void ExpectRowScatterMatchesRegion(const std::string& elem, const std::string& index, bool implicit,
+                                   ir::ElemKind kind) {
+  SCOPED_TRACE(elem + " " + index + (implicit ? " implicit" : ""));
+  const std::string S = StrCat("tensor<", elem, ">"), X = StrCat("tensor<5000x4x16x", elem, ">"),
+                    U = StrCat("tensor<4000x4x16x", elem, ">"),
+                    I = implicit ? StrCat("tensor<4000x", index, ">") : StrCat("tensor<4000x1x", index, ">");
+  auto program = [&](bool region, bool filled) {
+    std::string body = StrCat("    %c = stablehlo.add %a, %b : ", S, "\n");
+    if (region) body += StrCat("    %n = stablehlo.negate %c : ", S, "\n    %r = stablehlo.negate %n : ", S, "\n");
+    body += StrCat("    stablehlo.return ", region ? "%r" : "%c", " : ", S, "\n");
+    std::string text = StrCat("func.func @main(%s: ", S, ", %x: ", X, ", %i: ", I, ", %u: ", U, ") -> ", X, " {\n");
+    if (filled) text += StrCat("  %z = stablehlo.broadcast_in_dim %s, dims = [] : (", S, ") -> ", X, "\n");
+    return StrCat(text, "  %r = \"stablehlo.scatter\"(", filled ? "%z" : "%x", ", %i, %u) ({\n  ^bb0(%a: ", S, ", %b: ", S,
+                  "):\n", body,
+                  "  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1, 2], inserted_window_dims = "
+                  "[0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (", X, ", ", I,
+                  ", ", U, ") -> ", X, "\n  return %r : ", X, "\n}\n");
+  };
+  const cpu::Array scalar = Values<T>(kind, {}, false, 3), x = Values<T>(kind, {5000, 4, 16}, false, 4);
+  const cpu::Array u = Values<T>(kind, {4000, 4, 16}, false, 5);
+  const ir::ElemKind ik = index == "i32" ? ir::ElemKind::kI32 : ir::ElemKind::kI64;
+  cpu::Array idx = cpu::Array::Allocate({ik, implicit ? cpu::Dims{4000} : cpu::Dims{4000, 1}});
+  std::mt19937 rng(11);
+  for (int64_t b = 0; b < 4000; ++b) {
+    const int64_t v = b % 7 == 0 ? 123 : static_cast<int64_t>(rng() % 5010) - 5;  // row 123 many times
+    if (ik == ir::ElemKind::kI32) idx.mutable_as<int32_t>()[b] = static_cast<int32_t>(v);
+    else idx.mutable_as<int64_t>()[b] = v;
+  }
+  for (bool filled : {true, false}) {
+    SCOPED_TRACE(filled ? "into the broadcast scalar" : "into the operand");
+    const std::vector<cpu::RtValue> args = {cpu::RtValue::Of(scalar), cpu::RtValue::Of(x), cpu::RtValue::Of(idx),
+                                            cpu::RtValue::Of(u)};
+    auto region = CompileText(program(true, filled));  // no typed fold: the whole fill, then one by one
+    ASSERT_TRUE(region.ok()) << region.status();
+    auto want = (*region)->Run(args);
+    ASSERT_TRUE(want.ok()) << want.status();
+    const cpu::Array& w = (*want)[0].array;
+    auto fast = CompileText(program(false, filled));
+    ASSERT_TRUE(fast.ok()) << fast.status();
+    const auto& sp = (*fast)->program->steps.back().template Params<cpu::ScatterParams>();
+    ASSERT_NE(sp.fold, nullptr);
+    EXPECT_EQ(sp.fill, filled);
+    if (filled) EXPECT_EQ((*fast)->program->steps.size(), 1u) << "the broadcast step is still there";
+    for (int threads : {1, 2, 3}) {
+      ThreadPool pool(threads);
+      PoolParallel parallel(&pool, /*deterministic=*/false);
+      auto got = (*fast)->Run(args, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
+      ASSERT_TRUE(got.ok()) << got.status();
+      const cpu::Array& r = (*got)[0].array;
+      ASSERT_EQ(r.ByteSize(), w.ByteSize());
+      int64_t first_diff = -1;
+      for (int64_t i = 0; i < r.NumElements() && first_diff < 0; ++i)
+        if (std::memcmp(r.as<T>() + i, w.as<T>() + i, sizeof(T)) != 0) first_diff = i;
+      EXPECT_EQ(first_diff, -1) << "threads " << threads << ": " << r.as<T>()[first_diff] << " vs "
+                                << w.as<T>()[first_diff];
+    }
+  }
+}
+
+TEST(ScatterTest, RowsIntoAFilledOrCopiedOperandGiveTheRegionsBits) {
+  ExpectRowScatterMatchesRegion<float>("f32", "i32", false, ir::ElemKind::kF32);
+  ExpectRowScatterMatchesRegion<double>("f64", "i64", true, ir::ElemKind::kF64);
+  ExpectRowScatterMatchesRegion<int32_t>("i32", "i64", false, ir::ElemKind::kI32);
+}
+
 }  // namespace
 }  // namespace openpjrt::runtime

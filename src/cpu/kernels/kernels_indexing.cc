@@ -206,17 +206,107 @@ void DynamicGather(const Step& s, ExecState& st) {
   GatherWith(s, st, p);
 }
 
+// Scatter of whole rows with a typed fold (an embedding gradient, zeros.at[ids].add(u)): one
+// index per update row picks an operand row (inserted_window_dims = scatter_dims_to_operand_dims
+// = [0], no batching dimensions, the window every other operand dimension in full, trailing in
+// the updates). A row whose index is outside [0, rows) is skipped, as the specification skips
+// windows out of bounds. The result is first made the operand (`init` filled with the scalar
+// `fill`, or copied from `from`) a block of kBlockBytes at a time, and that block's updates are
+// applied while it is in the cache: the updates are bucketed by block, keeping their order
+// within each (a row receives its updates in the order of the updates, so the bits equal the
+// one-at-a-time result and do not depend on the thread count, the intra-op threads taking whole
+// blocks). A fill of the whole result before the updates had written 25.6 MB that the updates
+// then read back from memory at random (JAX's embedding gradient of 8192 rows of 512 bytes into
+// 50000: fill 1.0 ms + scatter 0.9 ms). False when the scatter is not of that form.
+bool ScatterRows(ExecState& st, const ScatterParams& p, const Array& indices, const Array& u,
+                 const uint8_t* fill, const Array* from, Array& r) {
+  const int64_t xrank = r.type().rank(), urank = u.type().rank(), irank = indices.type().rank();
+  if (!p.fold || xrank < 1 || p.inserted_window_dims != std::vector<int64_t>{0} ||
+      p.scatter_dims_to_operand_dims != std::vector<int64_t>{0} || !p.input_batching_dims.empty() ||
+      static_cast<int64_t>(p.update_window_dims.size()) != xrank - 1 || urank < xrank - 1)
+    return false;
+  for (int64_t j = 0; j + 1 < xrank; ++j)
+    if (p.update_window_dims[j] != urank - xrank + 1 + j || u.dims()[urank - xrank + 1 + j] != r.dims()[1 + j])
+      return false;
+  const bool implicit = p.index_vector_dim == irank;
+  if (!implicit && !(p.index_vector_dim == irank - 1 && indices.dims()[irank - 1] == 1)) return false;
+  const ElemKind ik = indices.type().elem;
+  if (ik != ElemKind::kI32 && ik != ElemKind::kI64 && ik != ElemKind::kU32 && ik != ElemKind::kU64) return false;
+  const int64_t n = r.dims()[0], rows = indices.NumElements(), es = r.type().ElementSize();
+  if (n == 0) return false;
+  const int64_t row = r.NumElements() / n, bytes = row * es;
+  if (row == 0 || rows * row != u.NumElements()) return false;
+  const uint8_t* idx = indices.data();
+  auto target = [&](int64_t i) -> int64_t {  // the operand row of update row i; -1 when outside
+    switch (ik) {
+      case ElemKind::kI32: { int32_t v; std::memcpy(&v, idx + 4 * i, 4); return v >= 0 && v < n ? v : -1; }
+      case ElemKind::kU32: { uint32_t v; std::memcpy(&v, idx + 4 * i, 4); return v < n ? int64_t{v} : -1; }
+      case ElemKind::kI64: { int64_t v; std::memcpy(&v, idx + 8 * i, 8); return v >= 0 && v < n ? v : -1; }
+      default: { uint64_t v; std::memcpy(&v, idx + 8 * i, 8); return v < static_cast<uint64_t>(n) ? static_cast<int64_t>(v) : -1; }
+    }
+  };
+  constexpr int64_t kBlockBytes = int64_t{256} << 10;
+  const int64_t block_rows = std::max<int64_t>(1, kBlockBytes / bytes), blocks = (n + block_rows - 1) / block_rows;
+  // Counting sort of the update rows by block: start[b] .. start[b + 1] in `order`.
+  Array held;
+  int64_t* start = AllocateScratch<int64_t>(blocks + 1 + 2 * rows, &held);
+  int64_t* order = start + blocks + 1;
+  int64_t* dest = order + rows;
+  std::fill(start, start + blocks + 1, 0);
+  for (int64_t i = 0; i < rows; ++i) {
+    dest[i] = target(i);
+    if (dest[i] >= 0) ++start[dest[i] / block_rows + 1];
+  }
+  for (int64_t b = 0; b < blocks; ++b) start[b + 1] += start[b];
+  {
+    std::vector<int64_t> next(start, start + blocks);
+    for (int64_t i = 0; i < rows; ++i)
+      if (dest[i] >= 0) order[next[dest[i] / block_rows]++] = i;
+  }
+  uint8_t* y = r.mutable_data();
+  const uint8_t* up = u.data();
+  const bool ahead = bytes <= kPrefetchedRowBytes;
+  auto run_blocks = [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t first = b * block_rows, count = std::min(n, first + block_rows) - first;
+      if (fill) FillRepeated(y + first * bytes, fill, es, count * row);
+      else if (from) std::memcpy(y + first * bytes, from->data() + first * bytes, static_cast<size_t>(count * bytes));
+      for (int64_t k = start[b]; k < start[b + 1]; ++k) {
+        if (ahead && k + kRowsAhead < start[b + 1]) PrefetchRow<0>(up + order[k + kRowsAhead] * bytes, bytes);
+        const int64_t i = order[k];
+        p.fold(y + dest[i] * bytes, up + i * bytes, row);
+      }
+    }
+  };
+  const int64_t pieces = r.ByteSize() >= (int64_t{1} << 20) ? std::min<int64_t>(blocks, st.threads()) : 1;
+  if (pieces <= 1) {
+    run_blocks(0, blocks);
+  } else {
+    st.ParallelFor(pieces, [&](int64_t k) { run_blocks(blocks * k / pieces, blocks * (k + 1) / pieces); });
+  }
+  return true;
+}
+
 void Scatter(const Step& s, ExecState& st) {
   const ScatterParams& p = s.Params<ScatterParams>();
   const size_t n = (s.in.size() - 1) / 2;
   const Array& indices = st.slots[s.in[n]].array;
   std::vector<Array> results(n);
   std::vector<const Array*> updates(n);
+  for (size_t i = 0; i < n; ++i) updates[i] = &st.slots[s.in[n + 1 + i]].array;
   for (size_t i = 0; i < n; ++i) {
-    // The operand's own storage when this is its last use and nothing else holds it (the zeros an
-    // embedding gradient scatters into, a scan's carried buffer): only the updates are written.
-    // (JAX's embedding gradient into 50000 x 128 f32 had copied its 25 MB at every call.)
     const Array& x = st.slots[s.in[i]].array;
+    if (p.fill) {  // x: the scalar the result is filled with (one operand)
+      results[i] = st.NewArray(s.out_types[i]);
+      if (ScatterRows(st, p, indices, *updates[0], x.data(), nullptr, results[0])) {
+        st.slots[s.out[0]] = RtValue::Of(std::move(results[0]));
+        return;
+      }
+      FillRepeated(results[i].mutable_data(), x.data(), x.type().ElementSize(), results[i].NumElements());
+      continue;
+    }
+    // The operand's own storage when this is its last use and nothing else holds it (a scan's
+    // carried buffer): only the updates are written.
     const bool steal = x.Unique() && std::find(s.release.begin(), s.release.end(), s.in[i]) != s.release.end() &&
                        std::count(s.in.begin(), s.in.end(), s.in[i]) == 1;
     if (steal) {
@@ -224,9 +314,12 @@ void Scatter(const Step& s, ExecState& st) {
       st.slots[s.in[i]] = RtValue();
     } else {
       results[i] = st.NewArray(s.out_types[i]);
+      if (n == 1 && ScatterRows(st, p, indices, *updates[0], nullptr, &x, results[0])) {
+        st.slots[s.out[0]] = RtValue::Of(std::move(results[0]));
+        return;
+      }
       std::memcpy(results[i].mutable_data(), x.data(), x.ByteSize());
     }
-    updates[i] = &st.slots[s.in[n + 1 + i]].array;
   }
   const Array& u0 = *updates[0];
   const int64_t urank = u0.type().rank(), xrank = results[0].type().rank();

@@ -26,6 +26,9 @@ struct ScatterParams {
   // The update computation as a typed loop (TypedFold) when it is one binary op of the current
   // value and the update (scatter-add, -max, ...) over one operand; null otherwise.
   void (*fold)(void* acc, const void* x, int64_t n) = nullptr;
+  // The first input is a scalar that fills the result before the updates (scatter into
+  // broadcast_in_dim of it), one operand only.
+  bool fill = false;
 };
 KernelFn ScatterKernel();  // regions[0]: the update computation (unless assign)
 
