@@ -542,6 +542,7 @@ void DropUnreadSteps(Program& prog) {
     const int o = s.out[0];
     if (o < static_cast<int>(read.size()) && read[static_cast<size_t>(o)]) return false;
     if (s.fn == cpu::ConstantKernel() || s.fn == cpu::SplatConstantKernel()) return true;
+    if (s.fn == cpu::TransposeKernel()) return true;  // a product reads its operand (FoldTransposes)
     absl::StatusOr<cpu::KernelFn> iota = cpu::SelectIota(s.out_types[0].elem);
     return iota.ok() && s.fn == *iota;
   };

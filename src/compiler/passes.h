@@ -9,8 +9,9 @@
 
 namespace openpjrt::compiler {
 
-// Removes iota, constant and splat constant steps whose results nothing reads (a kernel that computes what it
-// would have read, such as argmax's positions, leaves them behind).
+// Removes iota, constant, splat constant and transpose steps whose results nothing reads (a
+// kernel that computes what it would have read, such as argmax's positions, leaves them behind;
+// a product that reads a transpose's operand in place, FoldTransposes, leaves the transpose).
 void DropUnreadSteps(cpu::Program& prog);
 // Steps whose operands are all constants (not all splats) and that give the same bits at compile
 // time as at run time become constants: iotas, data movement, integer and boolean elementwise
