@@ -6,6 +6,9 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
+
+#include <pthread.h>
 
 #include "src/cpu/exec/float_env.h"
 #include "src/runtime/spin.h"
@@ -14,7 +17,13 @@ namespace openpjrt::runtime {
 
 ThreadPool::ThreadPool(int num_threads) : size_(std::max(num_threads, 1)) {
   workers_.reserve(static_cast<size_t>(size_));
-  for (int i = 0; i < size_; ++i) workers_.emplace_back([this] { Work(); });
+  for (int i = 0; i < size_; ++i)
+    workers_.emplace_back([this, i] {
+      // Named for top, perf and /proc/<pid>/task/*/comm (at most 15 characters).
+      const std::string name = "openpjrt-w" + std::to_string(i);
+      pthread_setname_np(pthread_self(), name.c_str());
+      Work();
+    });
 }
 
 void ThreadPool::Shutdown() {
