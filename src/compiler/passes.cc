@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "src/cpu/kernels/kernels.h"
+#include "src/cpu/kernels/kernels_indexing.h"
 #include "src/support/str.h"
 
 namespace openpjrt::compiler {
@@ -170,12 +171,13 @@ void FuseElementwise(Program& prog) {
     int64_t period = 0, inner = 1;
   };
   std::unordered_map<int, Repeat> repeat_of;  // by broadcast result
-  // f32 products that may take an epilogue (FuseProductEpilogues), by result.
+  // f32 products and gathers that may take an epilogue (FuseProductEpilogues), by result.
   std::unordered_set<int> product_of;
   for (const Step& s : prog.steps) {
     if (s.fn == cpu::SplatConstantKernel()) splat_of[s.out[0]] = &s.Params<cpu::SplatConstantParams>();
     if (s.broadcast_period > 0) repeat_of[s.out[0]] = {s.in[0], s.broadcast_period, s.broadcast_inner};
-    if (cpu::IsEpilogueProduct(s) && s.out.size() == 1 && s.out_types[0].elem == ir::ElemKind::kF32)
+    if ((cpu::IsEpilogueProduct(s) && s.out.size() == 1 && s.out_types[0].elem == ir::ElemKind::kF32) ||
+        (s.fn == cpu::GatherKernel() && s.out.size() == 1))
       product_of.insert(s.out[0]);
   }
   auto fusible = Fusible;
@@ -191,8 +193,8 @@ void FuseElementwise(Program& prog) {
     // a repeating broadcast, which the fused kernel reads in place instead of materialised
     // (softmax's division by the row sums: 83 us of broadcast for 4x128x128).
     constexpr int64_t kLoneOpParallelMin = int64_t{1} << 18, kLoneOpBroadcastMin = 4096;
-    // So is one that reads a product's result: it can become the product's epilogue (a residual
-    // connection x + h W is then added in the product's registers, SgemmUpdate).
+    // So is one that reads a product's or a gather's result: it can become their epilogue (a
+    // residual connection x + h W is then added in the product's registers, SgemmUpdate).
     bool reads_repeat = false;
     if (end - i == 1 && n >= kLoneOpBroadcastMin)
       for (int slot : prog.steps[i].in)
@@ -452,7 +454,10 @@ void FuseProductEpilogues(Program& prog) {
   std::vector<bool> absorbed(prog.steps.size(), false);
   for (size_t i = 0; i < prog.steps.size(); ++i) {
     Step& d = prog.steps[i];
-    if (!cpu::IsEpilogueProduct(d) || d.out.size() != 1 || d.out_types[0].elem != ir::ElemKind::kF32) continue;
+    const bool is_gather = d.fn == cpu::GatherKernel() && d.out.size() == 1 && d.in.size() == 2;
+    if (!is_gather &&
+        (!cpu::IsEpilogueProduct(d) || d.out.size() != 1 || d.out_types[0].elem != ir::ElemKind::kF32))
+      continue;
     int x = d.out[0];
     if (readers[x] != 1) continue;
     size_t f = reader[x];
@@ -460,7 +465,8 @@ void FuseProductEpilogues(Program& prog) {
     // FoldTransposedProducts: JAX's weight gradient before its SGD update): the product is made
     // in the reshape's type, which the run reads.
     size_t reshape = prog.steps.size();
-    if (prog.steps[f].fn == cpu::ReshapeKernel() && d.name == "stablehlo.dot_general" && prog.steps[f].out.size() == 1 &&
+    if (!is_gather && prog.steps[f].fn == cpu::ReshapeKernel() && d.name == "stablehlo.dot_general" &&
+        prog.steps[f].out.size() == 1 &&
         prog.steps[f].out_types[0].ByteSize() == d.out_types[0].ByteSize() && readers[prog.steps[f].out[0]] == 1) {
       reshape = f;
       x = prog.steps[f].out[0];
@@ -481,9 +487,7 @@ void FuseProductEpilogues(Program& prog) {
       ready = ready && (p == producer.end() || p->second < i);
     }
     if (input < 0 || !ready) continue;
-    auto p = std::make_shared<cpu::FusedProductParams>();
     Step merged;
-    merged.fn = cpu::FusedProductKernel();
     merged.name = StrCat(d.name, " + ", run.name);
     merged.loc = d.loc;
     merged.in = d.in;
@@ -491,6 +495,19 @@ void FuseProductEpilogues(Program& prog) {
       if (slot != x) merged.in.push_back(slot);
     merged.out = run.out;
     merged.out_types = run.out_types;
+    if (is_gather) {
+      auto g = std::make_shared<cpu::FusedGatherParams>();
+      merged.fn = cpu::FusedGatherKernel();
+      g->gather_input = input;
+      g->gather = std::move(d);
+      g->epilogue = std::move(run);
+      merged.params = g;
+      prog.steps[i] = std::move(merged);
+      absorbed[f] = true;
+      continue;
+    }
+    auto p = std::make_shared<cpu::FusedProductParams>();
+    merged.fn = cpu::FusedProductKernel();
     if (reshape < prog.steps.size()) {
       d.out = prog.steps[reshape].out;
       d.out_types = prog.steps[reshape].out_types;

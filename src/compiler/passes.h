@@ -26,7 +26,8 @@ void FuseElementwise(cpu::Program& prog);
 // A fast reduction absorbs the fused run that is the only producer of its input.
 void FuseReductions(cpu::Program& prog);
 // An f32 dot_general or convolution absorbs the fused elementwise run that alone reads its
-// result (bias, activation) as an epilogue run on each finished region of the product.
+// result (bias, activation) as an epilogue run on each finished region of the product; so does
+// a gather (FusedGatherParams: an embedding lookup's scaling, run on each block of rows).
 void FuseProductEpilogues(cpu::Program& prog);
 // Constant right operands of f32 dot_general steps are packed for the kernel at compile time.
 void PrepackConstantWeights(cpu::Program& prog);

@@ -443,3 +443,62 @@ TEST(FusedProductTest, ConstantWeightsArePackedAtCompileTime) {
 
 }  // namespace
 }  // namespace openpjrt::runtime
+
+namespace openpjrt::runtime {
+namespace {
+
+// A gather whose result only an elementwise run reads takes the run as its epilogue
+// (FusedGatherParams): whole rows (an embedding lookup, indices out of range clamped) have the run
+// evaluated block by block as they arrive, here with two outputs (the scaled rows and those plus
+// a full-size array); a gather of part of each row keeps the two steps inside the fused step.
+// Both against the program that also returns the gather's result (two steps apart), at 1, 2 and
+// 3 threads, bit for bit.
+TEST(FusedGatherTest, RowsRunTheirEpilogueAsTheyArrive) {
+  for (const int64_t width : {int64_t{128}, int64_t{64}}) {
+    SCOPED_TRACE(width == 128 ? "whole rows" : "half rows");
+    const std::string g = "tensor<64x128x" + std::to_string(width) + "xf32>";
+    const std::string body =
+        "  %i3 = stablehlo.reshape %i : (tensor<64x128xi32>) -> tensor<64x128x1xi32>\n"
+        "  %g = \"stablehlo.gather\"(%e, %i3) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], "
+        "collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 2>, indices_are_sorted = false, "
+        "slice_sizes = array<i64: 1, " + std::to_string(width) + ">}> : (tensor<5000x128xf32>, tensor<64x128x1xi32>) -> " + g +
+        "\n  %two = stablehlo.constant dense<2.0> : " + g + "\n  %s = stablehlo.multiply %g, %two : " + g +
+        "\n  %out = stablehlo.add %s, %pos : " + g + "\n";
+    auto program = [&](bool apart) {
+      return "func.func @main(%e: tensor<5000x128xf32>, %i: tensor<64x128xi32>, %pos: " + g + ") -> (" + g + ", " + g +
+             (apart ? ", " + g : "") + ") {\n" + body + "  return %s, %out" + (apart ? ", %g" : "") + " : " + g + ", " +
+             g + (apart ? ", " + g : "") + "\n}\n";
+    };
+    auto fused = CompileText(program(false));
+    auto apart = CompileText(program(true));
+    ASSERT_TRUE(fused.ok()) << fused.status();
+    ASSERT_TRUE(apart.ok()) << apart.status();
+    const std::string merged = "stablehlo.gather + fusion(stablehlo.multiply, stablehlo.add)";
+    bool found = false;
+    for (const cpu::Step& s : (*fused)->program->steps) found = found || s.name == merged;
+    EXPECT_TRUE(found);
+    for (const cpu::Step& s : (*apart)->program->steps) EXPECT_NE(s.name, merged);
+    std::vector<cpu::RtValue> args;
+    args.push_back(cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {5000, 128}}, 1)));
+    cpu::Array idx = cpu::Array::Allocate({ir::ElemKind::kI32, {64, 128}});
+    for (int64_t k = 0; k < idx.NumElements(); ++k)
+      idx.mutable_as<int32_t>()[k] = static_cast<int32_t>((k * 7919) % 5010) - 5;  // some outside [0, 5000)
+    args.push_back(cpu::RtValue::Of(idx));
+    args.push_back(cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {64, 128, width}}, 2)));
+    auto want = (*apart)->Run(args);
+    ASSERT_TRUE(want.ok()) << want.status();
+    for (int threads : {1, 2, 3}) {
+      ThreadPool pool(threads);
+      PoolParallel parallel(&pool, /*deterministic=*/false);
+      auto got = (*fused)->Run(args, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
+      ASSERT_TRUE(got.ok()) << got.status();
+      for (size_t j = 0; j < 2; ++j)
+        EXPECT_EQ(std::memcmp((*got)[j].array.data(), (*want)[j].array.data(),
+                              static_cast<size_t>((*want)[j].array.ByteSize())), 0)
+            << "result " << j << " at " << threads << " threads";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace openpjrt::runtime

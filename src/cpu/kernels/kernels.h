@@ -223,6 +223,15 @@ struct FusedProductParams {
   int product_input = 0;
 };
 KernelFn FusedProductKernel();
+// A gather whose result only a fused elementwise run reads (an embedding lookup scaled or
+// shifted): for a gather of whole rows the run is evaluated on each block of rows as they are
+// copied; other gathers run as the two steps (kernels_indexing.cc). epilogue.in[gather_input]
+// is gather.out[0].
+struct FusedGatherParams {
+  Step gather, epilogue;
+  int gather_input = 0;
+};
+KernelFn FusedGatherKernel();
 // Whether `s` may be a FusedProductParams product (f32 dot_general or convolution steps).
 bool IsEpilogueProduct(const Step& s);
 

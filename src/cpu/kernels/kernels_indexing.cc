@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "src/cpu/kernels/kernels_indexing.h"
+#include "src/cpu/kernels/fused.h"
 #include "src/cpu/kernels/region_lanes.h"
 #include "src/cpu/exec/strided.h"
 #include "src/support/str.h"
@@ -56,8 +57,17 @@ void BatchStart(const Array& indices, int64_t ivd, const std::vector<int64_t>& i
 // threads. True when the gather is of that form: start_index_map = collapsed_slice_dims = [0],
 // no batching dimensions, slice_sizes = [1, every other dimension in full], offset_dims the
 // result's trailing dimensions, one index component per start.
+// The fused elementwise run that alone reads a gather's result (FusedGatherParams), evaluated on
+// each block of rows as soon as they are copied, while they are in L1 or L2.
+struct RowsEpilogue {
+  const FusedParams* fp;
+  const FusedInputs* in;
+  std::vector<Array>* outs;
+  bool in_place;  // an output shares the gathered rows' storage
+};
+
 bool GatherRows(const Step& s, ExecState& st, const GatherParams& p, const Array& x, const Array& indices,
-                Array& r) {
+                Array& r, const RowsEpilogue* epilogue = nullptr) {
   const int64_t xrank = x.type().rank(), rrank = r.type().rank(), irank = indices.type().rank();
   if (xrank < 1 || p.start_index_map != std::vector<int64_t>{0} || p.collapsed_slice_dims != std::vector<int64_t>{0} ||
       !p.operand_batching_dims.empty() || static_cast<int64_t>(p.slice_sizes.size()) != xrank || p.slice_sizes[0] != 1)
@@ -95,11 +105,23 @@ bool GatherRows(const Step& s, ExecState& st, const GatherParams& p, const Array
   // asked for kRowsAhead rows before they are copied, so that the misses overlap (an embedding
   // lookup of 8192 rows of 512 bytes from 25.6 MB waited ~50 ns on each).
   const bool ahead = x.ByteSize() >= (int64_t{4} << 20) && bytes <= kPrefetchedRowBytes;
-  auto copy = [&](int64_t first, int64_t last) {
+  auto copy_rows = [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) {
       if (ahead && i + kRowsAhead < last) PrefetchRow<0>(src + row_of(i + kRowsAhead) * bytes, bytes);
       std::memcpy(dst + i * bytes, src + row_of(i) * bytes, static_cast<size_t>(bytes));
     }
+  };
+  // With an epilogue, 16 KiB of rows at a time, then the run over their elements.
+  const int64_t block_rows = std::max<int64_t>(1, (int64_t{16} << 10) / std::max<int64_t>(bytes, 1));
+  auto copy = [&](int64_t first, int64_t last) {
+    if (!epilogue) return copy_rows(first, last);
+    FusedBlockEval eval(*epilogue->fp, *epilogue->in, epilogue->outs, /*stream=*/false, epilogue->in_place);
+    for (int64_t b = first; b < last; b += block_rows) {
+      const int64_t e = std::min(last, b + block_rows);
+      copy_rows(b, e);
+      for (int64_t k = b * row, end = e * row; k < end; k += kFusedBlock) eval.Run(k, std::min(kFusedBlock, end - k));
+    }
+    eval.Finish();
   };
   const int64_t pieces = rows * bytes >= (int64_t{1} << 20) ? std::min<int64_t>(rows, st.threads()) : 1;
   if (pieces <= 1) {
@@ -190,6 +212,50 @@ void GatherWith(const Step& s, ExecState& st, const GatherParams& p) {
 }
 
 void Gather(const Step& s, ExecState& st) { GatherWith(s, st, s.Params<GatherParams>()); }
+
+// FusedGatherParams: a gather of whole rows (GatherRows) with its epilogue evaluated block by
+// block as the rows arrive; any other gather runs as the two steps. An embedding lookup times a
+// constant wrote and read back its rows once more (JAX's embedding gradient: 4 MB of rows, the
+// multiply a pass of 200 us).
+void FusedGather(const Step& s, ExecState& st) {
+  const FusedGatherParams& p = s.Params<FusedGatherParams>();
+  const Step& gather = p.gather;
+  const Step& epilogue = p.epilogue;
+  const FusedParams& fp = epilogue.Params<FusedParams>();
+  const int rows_slot = epilogue.in[static_cast<size_t>(p.gather_input)];
+  const Array& x = st.slots[gather.in[0]].array;
+  const Array& indices = st.slots[gather.in[1]].array;
+  Array c = st.NewArray(gather.out_types[0]);
+  if (c.NumElements() > 0 && fp.num_elements == c.NumElements()) {
+    st.slots[rows_slot] = RtValue::Of(c);  // the run reads the rows through their slot
+    FusedInputs in;
+    if (PrepareFusedInputs(fp, epilogue, st, epilogue.in.size(), &in).ok()) {
+      // The first output of the rows' size takes their storage (deferred writes: each block of
+      // the run writes the elements it has just read).
+      std::vector<Array> outs;
+      bool in_place = false;
+      for (const ArrayType& t : epilogue.out_types) {
+        if (!in_place && t.ByteSize() == c.ByteSize()) {
+          outs.push_back(c.Reshaped(t));
+          in_place = true;
+        } else {
+          outs.push_back(Array::Allocate(t));
+        }
+      }
+      const RowsEpilogue rows_epilogue{&fp, &in, &outs, in_place};
+      if (GatherRows(gather, st, gather.Params<GatherParams>(), x, indices, c, &rows_epilogue)) {
+        st.slots[rows_slot] = RtValue();
+        for (size_t j = 0; j < outs.size(); ++j) st.slots[s.out[j]] = RtValue::Of(std::move(outs[j]));
+        return;
+      }
+    }
+    st.slots[rows_slot] = RtValue();
+  }
+  c = Array();
+  gather.fn(gather, st);
+  if (st.ok()) epilogue.fn(epilogue, st);
+  st.slots[rows_slot] = RtValue();
+}
 
 // dynamic_gather: slice_sizes is the third operand.
 void DynamicGather(const Step& s, ExecState& st) {
@@ -798,6 +864,7 @@ void Sort(const Step& s, ExecState& st) {
 KernelFn GatherKernel() { return &Gather; }
 KernelFn DynamicGatherKernel() { return &DynamicGather; }
 KernelFn ScatterKernel() { return &Scatter; }
+KernelFn FusedGatherKernel() { return &FusedGather; }
 KernelFn SortKernel() { return &Sort; }
 
 }  // namespace openpjrt::cpu
