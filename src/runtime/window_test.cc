@@ -62,6 +62,14 @@ std::string Program(const Case& c, bool region) {
                 ", ", S, ") -> ", X, "\n  return %r : ", X, "\n}\n");
 }
 
+// The first element where a and b differ in their bits, or -1.
+template <typename T>
+int64_t FirstDifference(const cpu::Array& a, const cpu::Array& b) {
+  for (int64_t i = 0; i < a.NumElements(); ++i)
+    if (std::memcmp(a.as<T>() + i, b.as<T>() + i, sizeof(T)) != 0) return i;
+  return -1;
+}
+
 // x: few distinct values (ties between window positions) and some NaNs; sources: fractions of
 // very different sizes, so that a different order of adds changes the sums' bits.
 template <typename T>
@@ -104,9 +112,7 @@ void ExpectSameAtAnyThreadCount(const Case& c, ir::ElemKind kind) {
       ASSERT_TRUE(got.ok()) << got.status();
       const cpu::Array& r = (*got)[0].array;
       ASSERT_EQ(r.ByteSize(), w.ByteSize());
-      int64_t first_diff = -1;
-      for (int64_t i = 0; i < r.NumElements() && first_diff < 0; ++i)
-        if (std::memcmp(r.as<T>() + i, w.as<T>() + i, sizeof(T)) != 0) first_diff = i;
+      const int64_t first_diff = FirstDifference<T>(r, w);
       EXPECT_EQ(first_diff, -1) << "threads " << threads << " seed " << seed << ": " << r.as<T>()[first_diff]
                                 << " vs " << w.as<T>()[first_diff];
     }
@@ -176,9 +182,7 @@ void ExpectScatterMatchesRegion(const std::string& elem, const std::string& op, 
   ASSERT_TRUE(got.ok()) << got.status();
   const cpu::Array& w = (*want)[0].array;
   const cpu::Array& r = (*got)[0].array;
-  int64_t first_diff = -1;
-  for (int64_t i = 0; i < r.NumElements() && first_diff < 0; ++i)
-    if (std::memcmp(r.as<T>() + i, w.as<T>() + i, sizeof(T)) != 0) first_diff = i;
+  const int64_t first_diff = FirstDifference<T>(r, w);
   EXPECT_EQ(first_diff, -1) << r.as<T>()[first_diff] << " vs " << w.as<T>()[first_diff];
 }
 
@@ -247,9 +251,7 @@ void ExpectRowScatterMatchesRegion(const std::string& elem, const std::string& i
       ASSERT_TRUE(got.ok()) << got.status();
       const cpu::Array& r = (*got)[0].array;
       ASSERT_EQ(r.ByteSize(), w.ByteSize());
-      int64_t first_diff = -1;
-      for (int64_t i = 0; i < r.NumElements() && first_diff < 0; ++i)
-        if (std::memcmp(r.as<T>() + i, w.as<T>() + i, sizeof(T)) != 0) first_diff = i;
+      const int64_t first_diff = FirstDifference<T>(r, w);
       EXPECT_EQ(first_diff, -1) << "threads " << threads << ": " << r.as<T>()[first_diff] << " vs "
                                 << w.as<T>()[first_diff];
     }

@@ -56,6 +56,23 @@ absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecS
 bool FusedSmall(const FusedParams& p, const Step& s, ExecState& st, const Array* product = nullptr,
                 int product_input = -1);
 
+// The outputs of an epilogue run over a value `c` made for it (a product, gathered rows): the first
+// output of c's byte size takes c's storage (*in_place; the evaluator must then defer its writes,
+// each block writing the elements it has just read), the others are allocated.
+inline std::vector<Array> EpilogueOutputs(const Step& epilogue, const Array& c, bool* in_place) {
+  std::vector<Array> outs;
+  *in_place = false;
+  for (const ArrayType& t : epilogue.out_types) {
+    if (!*in_place && t.ByteSize() == c.ByteSize()) {
+      outs.push_back(c.Reshaped(t));
+      *in_place = true;
+    } else {
+      outs.push_back(Array::Allocate(t));
+    }
+  }
+  return outs;
+}
+
 // One thread's evaluator: its own block buffers. Run(start, count) computes every op of the run
 // for elements [start, start + count) (count <= kFusedBlock); ops with an output index write
 // into outs (absolute positions), the others into block buffers that Value() returns.

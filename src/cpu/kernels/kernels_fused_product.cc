@@ -89,18 +89,9 @@ void FusedProduct(const Step& s, ExecState& st) {
     st.slots[s.out[0]] = RtValue::Of(c.Reshaped(epilogue.out_types[0]));
     return;
   }
-  // The first output of the product's size takes its storage: each block of the run writes the
-  // elements it has just read (deferred writes, as for any in-place output of a run).
-  std::vector<Array> outs;
-  bool in_place = false;
-  for (const ArrayType& t : epilogue.out_types) {
-    if (!in_place && t.ByteSize() == c.ByteSize()) {
-      outs.push_back(c.Reshaped(t));
-      in_place = true;
-    } else {
-      outs.push_back(Array::Allocate(t));
-    }
-  }
+  // The first output of the product's size takes its storage (deferred writes).
+  bool in_place;
+  std::vector<Array> outs = EpilogueOutputs(epilogue, c, &in_place);
   const ProductRegionFn done = [&](int64_t e0, int64_t rows, int64_t cols, int64_t ld) {
     FusedBlockEval eval(fp, in, &outs, /*stream=*/false, in_place);
     if (cols == ld) {  // whole rows: one contiguous range

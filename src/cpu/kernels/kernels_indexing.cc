@@ -230,18 +230,8 @@ void FusedGather(const Step& s, ExecState& st) {
     st.slots[rows_slot] = RtValue::Of(c);  // the run reads the rows through their slot
     FusedInputs in;
     if (PrepareFusedInputs(fp, epilogue, st, epilogue.in.size(), &in).ok()) {
-      // The first output of the rows' size takes their storage (deferred writes: each block of
-      // the run writes the elements it has just read).
-      std::vector<Array> outs;
-      bool in_place = false;
-      for (const ArrayType& t : epilogue.out_types) {
-        if (!in_place && t.ByteSize() == c.ByteSize()) {
-          outs.push_back(c.Reshaped(t));
-          in_place = true;
-        } else {
-          outs.push_back(Array::Allocate(t));
-        }
-      }
+      bool in_place;
+      std::vector<Array> outs = EpilogueOutputs(epilogue, c, &in_place);
       const RowsEpilogue rows_epilogue{&fp, &in, &outs, in_place};
       if (GatherRows(gather, st, gather.Params<GatherParams>(), x, indices, c, &rows_epilogue)) {
         st.slots[rows_slot] = RtValue();
