@@ -344,7 +344,8 @@ int64_t FourStepSplit(int64_t n, int64_t least) {
 }  // namespace
 
 template <typename C>
-void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines);
+void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines,
+              const C* from);
 
 namespace {
 
@@ -401,9 +402,11 @@ namespace {
 // FftAlong, or with `rows` set (then `a` is null, d the last dimension, lines kRealForward): the
 // lines are rows of plain reals at rows, and their points 0..n/2 go to `spectra` (rows of n/2 + 1).
 // False, having done nothing, when such rows would take the four-step way or one lane.
+// With `from` (complex lines only): the lines are read from `from` and their transforms written
+// to `a` at the same places (no copy of the whole input into the result first).
 template <typename C>
 bool Transform(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines,
-               const typename C::value_type* rows = nullptr, C* spectra = nullptr) {
+               const typename C::value_type* rows = nullptr, C* spectra = nullptr, const C* from = nullptr) {
   using T = typename C::value_type;
   constexpr int kW = kWide<T>;
   const int64_t n = dims[d];
@@ -436,6 +439,11 @@ bool Transform(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, boo
   };
   const int64_t keep = n / 2 + 1;  // points of a real row's spectrum kept in `spectra`
   if (rows && (lanes == 1 || n == 1 || stride != 1 || lines != FftLines::kRealForward)) return false;
+  // The paths that work in place (one point, four steps): the input copied into place first.
+  if (from && (n == 1 || (count < kW && n >= kFourStep && FourStepSplit(n, kW) > 0))) {
+    std::copy(from, from + total, a);
+    from = nullptr;
+  }
   if (n == 1) {
     if (real)
       for (int64_t q = 0; q < count; ++q) a[base(q)] = C(a[base(q)].real(), 0);
@@ -464,6 +472,7 @@ bool Transform(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, boo
     const bool pow2 = p.kind == Plan::kPow2;
     T tre[kTile * L], tim[kTile * L];
     std::array<T*, 2 * L> line_ptr{};
+    std::array<const T*, 2 * L> in_ptr{};  // where move_in reads the lines (line_ptr, or `from`'s)
     std::array<int64_t, kTile> at{};
     // A tile of kTile points of whole groups of contiguous complex lines, or of real lines
     // forward (2 L), moved through registers, L points at a time (false for one lane: nothing to
@@ -483,10 +492,10 @@ bool Transform(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, boo
         for (int64_t b = 0; b < kTile; ++b) at[b] = pow2 ? p.rev[t0 + b] : t0 + b;
         for (int64_t c = 0; c < kTile; c += L) {
           if (rows) real_rows_in(row_ptr.data(), t0 + c, re, im, at.data() + c);
-          else if (side_by_side) points_in(line_ptr[0], stride, t0 + c, re, im, at.data() + c);
-          else if (lines == FftLines::kComplex) complex_in(line_ptr.data(), t0 + c, re, im, at.data() + c);
-          else if (lines == FftLines::kRealForward) real_in(line_ptr.data(), t0 + c, re, im, at.data() + c);
-          else real_inverse_in(line_ptr.data(), t0 + c, re, im, at.data() + c);
+          else if (side_by_side) points_in(in_ptr[0], stride, t0 + c, re, im, at.data() + c);
+          else if (lines == FftLines::kComplex) complex_in(in_ptr.data(), t0 + c, re, im, at.data() + c);
+          else if (lines == FftLines::kRealForward) real_in(in_ptr.data(), t0 + c, re, im, at.data() + c);
+          else real_inverse_in(in_ptr.data(), t0 + c, re, im, at.data() + c);
         }
         return true;
       }
@@ -523,14 +532,20 @@ bool Transform(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, boo
           dst[j] = spectra + (q0 + j) * keep;
         }
       } else {
-        for (int64_t j = 0; j < qn; ++j) src[j] = dst[j] = a + base(q0 + j);
+        for (int64_t j = 0; j < qn; ++j) {
+          dst[j] = a + base(q0 + j);
+          src[j] = from ? from + base(q0 + j) : dst[j];
+        }
       }
       // Whole groups move through registers: contiguous lines (complex, or real two to a lane) by
       // L x L transposes, complex lines side by side in memory point by point.
       side_by_side = stride > 1 && lines == FftLines::kComplex && qn == per_group && dst[qn - 1] == dst[0] + (qn - 1);
       const bool fast_moves = L > 1 && qn == per_group && (side_by_side || stride == 1);
       if (fast_moves)
-        for (int64_t j = 0; j < qn; ++j) line_ptr[j] = reinterpret_cast<T*>(dst[j]);
+        for (int64_t j = 0; j < qn; ++j) {
+          line_ptr[j] = reinterpret_cast<T*>(dst[j]);
+          in_ptr[j] = reinterpret_cast<const T*>(src[j]);
+        }
       // The group's lines into [point][lane] order by tiles of kTile points: each line's run of a
       // tile is read contiguously into a small tile in [point][lane] order, whose points are
       // then copied whole to their places (bit-reversed for radix 2: there a tile's points are
@@ -618,8 +633,15 @@ bool Transform(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, boo
 }  // namespace
 
 template <typename C>
-void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines) {
-  Transform(st, a, dims, d, inverse, lines);
+void FftAlong(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, bool inverse, FftLines lines,
+              const C* from) {
+  if (from && lines != FftLines::kComplex) {  // real lines are transformed in place
+    int64_t total = 1;
+    for (int64_t x : dims) total *= x;
+    std::copy(from, from + total, a);
+    from = nullptr;
+  }
+  Transform<C>(st, a, dims, d, inverse, lines, nullptr, nullptr, from);
 }
 
 template <typename C>
@@ -628,8 +650,10 @@ bool RealRowsForward(ExecState& st, const typename C::value_type* x, int64_t row
   return Transform<C>(st, nullptr, dims, 1, false, FftLines::kRealForward, x, half);
 }
 
-template void FftAlong(ExecState&, std::complex<double>*, std::span<const int64_t>, size_t, bool, FftLines);
-template void FftAlong(ExecState&, std::complex<float>*, std::span<const int64_t>, size_t, bool, FftLines);
+template void FftAlong(ExecState&, std::complex<double>*, std::span<const int64_t>, size_t, bool, FftLines,
+                       const std::complex<double>*);
+template void FftAlong(ExecState&, std::complex<float>*, std::span<const int64_t>, size_t, bool, FftLines,
+                       const std::complex<float>*);
 template bool RealRowsForward(ExecState&, const double*, int64_t, int64_t, std::complex<double>*);
 template bool RealRowsForward(ExecState&, const float*, int64_t, int64_t, std::complex<float>*);
 

@@ -163,7 +163,7 @@ template <typename T, int L>
 // real and imaginary parts and transposed as two L x L blocks (the scalar loop moved one value
 // at a time: over half of a 64 x 4096 complex64 transform was its moves in and out).
 template <typename T, int L>
-[[gnu::always_inline]] inline void TileInComplex(T* const* lines, int64_t t0, T* re, T* im, const int64_t* at) {
+[[gnu::always_inline]] inline void TileInComplex(const T* const* lines, int64_t t0, T* re, T* im, const int64_t* at) {
   using V = Lanes<T, L>;
   const auto seq = std::make_index_sequence<L>();
   V r[L], i[L];
@@ -177,7 +177,7 @@ template <typename T, int L>
 // The same for 2 L real lines (stored as complex values with zero imaginary parts), two to a
 // lane: line 2 l as the real part of lane l, line 2 l + 1 as its imaginary part.
 template <typename T, int L>
-[[gnu::always_inline]] inline void TileInReal(T* const* lines, int64_t t0, T* re, T* im, const int64_t* at) {
+[[gnu::always_inline]] inline void TileInReal(const T* const* lines, int64_t t0, T* re, T* im, const int64_t* at) {
   using V = Lanes<T, L>;
   const auto seq = std::make_index_sequence<L>();
   V r[L], i[L];
@@ -251,7 +251,7 @@ template <typename T, int L>
 // all n points): Z = X + i Y into lane l (Z's inverse is x + i y), for a tile without the points
 // 0 and n / 2 (whose imaginary parts a real inverse ignores: the scalar path zeroes them).
 template <typename T, int L>
-[[gnu::always_inline]] inline void TileInRealInverse(T* const* lines, int64_t t0, T* re, T* im, const int64_t* at) {
+[[gnu::always_inline]] inline void TileInRealInverse(const T* const* lines, int64_t t0, T* re, T* im, const int64_t* at) {
   using V = Lanes<T, L>;
   const auto seq = std::make_index_sequence<L>();
   V r[L], i[L];

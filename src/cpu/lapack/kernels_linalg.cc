@@ -424,10 +424,11 @@ void FftAs(const FftParams& p, ExecState& st, const Array& in, Array& out) {
   std::vector<int64_t> dims = in.dims();
   if ((p.type == FftParams::kFft || p.type == FftParams::kIfft) && in.elem() == out.elem() &&
       in.ByteSize() == static_cast<int64_t>(in.NumElements() * sizeof(C))) {
-    // Complex to complex of the working type: in place in the result, no conversions.
-    std::memcpy(out.mutable_data(), in.data(), static_cast<size_t>(in.ByteSize()));
+    // Complex to complex of the working type: the first pass reads the input and writes the
+    // result, the others work in place in the result; no conversions.
     for (size_t d = rank - nf; d < rank; ++d)
-      FftAlong(st, out.mutable_as<C>(), dims, d, p.type == FftParams::kIfft, FftLines::kComplex);
+      FftAlong(st, out.mutable_as<C>(), dims, d, p.type == FftParams::kIfft, FftLines::kComplex,
+               d == rank - nf ? in.as<C>() : nullptr);
     return;
   }
   const int64_t count = in.NumElements();
