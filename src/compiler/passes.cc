@@ -547,6 +547,10 @@ void PrepackConstantWeights(Program& prog) {
 }
 
 void DropUnreadSteps(Program& prog) {
+  // (A region's values are not visible outside it: each nested program is pruned against its
+  // own reads and results.)
+  for (Step& s : prog.steps)
+    for (auto& r : s.regions) DropUnreadSteps(*r);
   std::vector<int> uses;
   CollectUses(prog, &uses);
   std::vector<bool> read;
@@ -560,6 +564,8 @@ void DropUnreadSteps(Program& prog) {
     if (o < static_cast<int>(read.size()) && read[static_cast<size_t>(o)]) return false;
     if (s.fn == cpu::ConstantKernel() || s.fn == cpu::SplatConstantKernel()) return true;
     if (s.fn == cpu::TransposeKernel()) return true;  // a product reads its operand (FoldTransposes)
+    // A static broadcast (its shapes checked when compiling) whose scalar a scatter fills from.
+    if (s.fn == cpu::BroadcastInDimKernel() && s.in.size() == 1) return true;
     absl::StatusOr<cpu::KernelFn> iota = cpu::SelectIota(s.out_types[0].elem);
     return iota.ok() && s.fn == *iota;
   };

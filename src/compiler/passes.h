@@ -9,9 +9,10 @@
 
 namespace openpjrt::compiler {
 
-// Removes iota, constant, splat constant and transpose steps whose results nothing reads (a
-// kernel that computes what it would have read, such as argmax's positions, leaves them behind;
-// a product that reads a transpose's operand in place, FoldTransposes, leaves the transpose).
+// Removes iota, constant, splat constant, transpose and static broadcast steps whose results
+// nothing reads, in nested programs too (a kernel that computes what it would have read, such as
+// argmax's positions, leaves them behind; so do a product that reads a transpose's operand in
+// place, FoldTransposes, and a scatter that fills its result from a broadcast's scalar).
 void DropUnreadSteps(cpu::Program& prog);
 // Steps whose operands are all constants (not all splats) and that give the same bits at compile
 // time as at run time become constants: iotas, data movement, integer and boolean elementwise
