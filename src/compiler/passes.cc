@@ -502,21 +502,19 @@ void FuseProductEpilogues(Program& prog) {
       g->gather = std::move(d);
       g->epilogue = std::move(run);
       merged.params = g;
-      prog.steps[i] = std::move(merged);
-      absorbed[f] = true;
-      continue;
+    } else {
+      auto p = std::make_shared<cpu::FusedProductParams>();
+      merged.fn = cpu::FusedProductKernel();
+      if (reshape < prog.steps.size()) {
+        d.out = prog.steps[reshape].out;
+        d.out_types = prog.steps[reshape].out_types;
+        absorbed[reshape] = true;
+      }
+      p->product_input = input;
+      p->product = std::move(d);
+      p->epilogue = std::move(run);
+      merged.params = p;
     }
-    auto p = std::make_shared<cpu::FusedProductParams>();
-    merged.fn = cpu::FusedProductKernel();
-    if (reshape < prog.steps.size()) {
-      d.out = prog.steps[reshape].out;
-      d.out_types = prog.steps[reshape].out_types;
-      absorbed[reshape] = true;
-    }
-    p->product_input = input;
-    p->product = std::move(d);
-    p->epilogue = std::move(run);
-    merged.params = p;
     prog.steps[i] = std::move(merged);
     absorbed[f] = true;
   }

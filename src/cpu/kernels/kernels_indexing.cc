@@ -52,11 +52,6 @@ void BatchStart(const Array& indices, int64_t ivd, const std::vector<int64_t>& i
   }
 }
 
-// The embedding lookup (jnp.take along axis 0, x[ids]): whole rows of the operand, one per index,
-// each start clamped as the specification says, the rows copied side by side by the intra-op
-// threads. True when the gather is of that form: start_index_map = collapsed_slice_dims = [0],
-// no batching dimensions, slice_sizes = [1, every other dimension in full], offset_dims the
-// result's trailing dimensions, one index component per start.
 // The fused elementwise run that alone reads a gather's result (FusedGatherParams), evaluated on
 // each block of rows as soon as they are copied, while they are in L1 or L2.
 struct RowsEpilogue {
@@ -66,6 +61,12 @@ struct RowsEpilogue {
   bool in_place;  // an output shares the gathered rows' storage
 };
 
+// The embedding lookup (jnp.take along axis 0, x[ids]): whole rows of the operand, one per index,
+// each start clamped as the specification says, the rows copied side by side by the intra-op
+// threads. True when the gather is of that form: start_index_map = collapsed_slice_dims = [0],
+// no batching dimensions, slice_sizes = [1, every other dimension in full], offset_dims the
+// result's trailing dimensions, one index component per start. With `epilogue`, its run is
+// evaluated on every 16 KiB of rows just copied.
 bool GatherRows(const Step& s, ExecState& st, const GatherParams& p, const Array& x, const Array& indices,
                 Array& r, const RowsEpilogue* epilogue = nullptr) {
   const int64_t xrank = x.type().rank(), rrank = r.type().rank(), irank = indices.type().rank();
@@ -266,7 +267,7 @@ void DynamicGather(const Step& s, ExecState& st) {
 // index per update row picks an operand row (inserted_window_dims = scatter_dims_to_operand_dims
 // = [0], no batching dimensions, the window every other operand dimension in full, trailing in
 // the updates). A row whose index is outside [0, rows) is skipped, as the specification skips
-// windows out of bounds. The result is first made the operand (`init` filled with the scalar
+// windows out of bounds. The result is first made the operand (filled with the scalar at
 // `fill`, or copied from `from`) a block of kBlockBytes at a time, and that block's updates are
 // applied while it is in the cache: the updates are bucketed by block, keeping their order
 // within each (a row receives its updates in the order of the updates, so the bits equal the
