@@ -91,6 +91,7 @@ class Lowerer {
     FuseElementwise(*exe->program);
     FuseReductions(*exe->program);
     FuseProductEpilogues(*exe->program);
+    FuseLookupsIntoScatters(*exe->program);
     HoistLoopConstants(*exe->program);
     ComputeReleases(*exe->program);
     exe->num_slots = next_slot_;

@@ -353,6 +353,42 @@ void ComputeReleases(Program& prog) {
   }
 }
 
+namespace {
+
+// Who defines and who reads each slot of one program (its nested programs' reads counted for the
+// step that holds them; a result counts as two readers).
+struct SlotUses {
+  std::unordered_map<int, size_t> producer;  // slot -> the step defining it
+  std::unordered_map<int, int> readers;
+  std::unordered_map<int, size_t> reader;  // slot -> the (last) top-level step reading it
+};
+// False when a slot is defined twice (the fusions below then leave the program alone).
+bool CountSlotUses(const Program& prog, SlotUses* uses) {
+  for (size_t i = 0; i < prog.steps.size(); ++i)
+    for (int o : prog.steps[i].out)
+      if (!uses->producer.emplace(o, i).second) return false;
+  for (size_t i = 0; i < prog.steps.size(); ++i) {
+    const Step& s = prog.steps[i];
+    std::vector<int> read = s.in;
+    for (const auto& r : s.regions) CollectUses(*r, &read);
+    for (int u : read) {
+      ++uses->readers[u];
+      uses->reader[u] = i;
+    }
+  }
+  for (int r : prog.results) uses->readers[r] += 2;
+  return true;
+}
+
+void KeepUnabsorbed(Program& prog, const std::vector<bool>& absorbed) {
+  std::vector<Step> kept;
+  for (size_t i = 0; i < prog.steps.size(); ++i)
+    if (!absorbed[i]) kept.push_back(std::move(prog.steps[i]));
+  prog.steps = std::move(kept);
+}
+
+}  // namespace
+
 // A fast reduction whose input is the only output of a fused elementwise run absorbs the run:
 // the reduction computes its input block by block, and the array is never stored (sum(x * x),
 // losses) or, when later steps read it too, stored as a second result of the reduction as its
@@ -422,10 +458,7 @@ void FuseReductions(Program& prog) {
     r = std::move(merged);
     absorbed[f->second] = true;
   }
-  std::vector<Step> kept;
-  for (size_t i = 0; i < prog.steps.size(); ++i)
-    if (!absorbed[i]) kept.push_back(std::move(prog.steps[i]));
-  prog.steps = std::move(kept);
+  KeepUnabsorbed(prog, absorbed);
 }
 
 // An f32 product (dot_general, convolution) whose result only a fused elementwise run reads, as
@@ -435,22 +468,9 @@ void FuseReductions(Program& prog) {
 void FuseProductEpilogues(Program& prog) {
   for (Step& s : prog.steps)
     for (auto& r : s.regions) FuseProductEpilogues(*r);
-  std::unordered_map<int, size_t> producer;
-  for (size_t i = 0; i < prog.steps.size(); ++i)
-    for (int o : prog.steps[i].out)
-      if (!producer.emplace(o, i).second) return;  // a slot defined twice: leave the program alone
-  std::unordered_map<int, int> readers;
-  std::unordered_map<int, size_t> reader;  // slot -> the (last) top-level step reading it
-  for (size_t i = 0; i < prog.steps.size(); ++i) {
-    const Step& s = prog.steps[i];
-    std::vector<int> uses = s.in;
-    for (const auto& r : s.regions) CollectUses(*r, &uses);
-    for (int u : uses) {
-      ++readers[u];
-      reader[u] = i;
-    }
-  }
-  for (int r : prog.results) readers[r] += 2;
+  SlotUses uses;
+  if (!CountSlotUses(prog, &uses)) return;
+  auto& [producer, readers, reader] = uses;
   std::vector<bool> absorbed(prog.steps.size(), false);
   for (size_t i = 0; i < prog.steps.size(); ++i) {
     Step& d = prog.steps[i];
@@ -518,10 +538,53 @@ void FuseProductEpilogues(Program& prog) {
     prog.steps[i] = std::move(merged);
     absorbed[f] = true;
   }
-  std::vector<Step> kept;
-  for (size_t i = 0; i < prog.steps.size(); ++i)
-    if (!absorbed[i]) kept.push_back(std::move(prog.steps[i]));
-  prog.steps = std::move(kept);
+  KeepUnabsorbed(prog, absorbed);
+}
+
+// A scatter of whole rows whose updates only a gather makes, bare or with a FusedGatherParams
+// epilogue whose other inputs are the same at every position, takes that step into itself
+// (FusedScatterParams), at the scatter's place: the gather's inputs are defined before it.
+void FuseLookupsIntoScatters(Program& prog) {
+  for (Step& s : prog.steps)
+    for (auto& r : s.regions) FuseLookupsIntoScatters(*r);
+  SlotUses uses;
+  if (!CountSlotUses(prog, &uses)) return;
+  std::vector<bool> absorbed(prog.steps.size(), false);
+  for (size_t j = 0; j < prog.steps.size(); ++j) {
+    Step& sc = prog.steps[j];
+    if (sc.fn != cpu::ScatterKernel() || sc.in.size() != 3 || sc.out.size() != 1 ||
+        !sc.Params<cpu::ScatterParams>().fold || uses.readers[sc.in[2]] != 1)
+      continue;
+    auto p = uses.producer.find(sc.in[2]);
+    if (p == uses.producer.end() || p->second >= j || absorbed[p->second]) continue;
+    Step& d = prog.steps[p->second];
+    bool lookup = d.fn == cpu::GatherKernel() && d.in.size() == 2 && d.out.size() == 1;
+    if (d.fn == cpu::FusedGatherKernel() && d.out.size() == 1) {
+      const auto& g = d.Params<cpu::FusedGatherParams>();
+      const auto& fp = g.epilogue.Params<cpu::FusedParams>();
+      lookup = true;
+      for (size_t v = 0; v < g.epilogue.in.size(); ++v)
+        lookup = lookup && (static_cast<int>(v) == g.gather_input || !fp.input_splat[v].empty() ||
+                            (!fp.input_period.empty() && fp.input_period[v] == 1));
+    }
+    if (!lookup) continue;
+    Step merged;
+    merged.name = StrCat(d.name, " + ", sc.name);
+    merged.loc = sc.loc;
+    merged.fn = cpu::FusedScatterKernel();
+    merged.in = d.in;
+    merged.in.push_back(sc.in[0]);
+    merged.in.push_back(sc.in[1]);
+    merged.out = sc.out;
+    merged.out_types = sc.out_types;
+    auto fs = std::make_shared<cpu::FusedScatterParams>();
+    fs->updates = std::move(d);
+    fs->scatter = std::move(sc);
+    merged.params = fs;
+    absorbed[p->second] = true;
+    prog.steps[j] = std::move(merged);
+  }
+  KeepUnabsorbed(prog, absorbed);
 }
 
 // The right operand of an f32 dot_general that is a constant (weights baked into an exported

@@ -30,6 +30,10 @@ void FuseReductions(cpu::Program& prog);
 // result (bias, activation) as an epilogue run on each finished region of the product; so does
 // a gather (FusedGatherParams: an embedding lookup's scaling, run on each block of rows).
 void FuseProductEpilogues(cpu::Program& prog);
+// A scatter of whole rows whose updates only a gather (with such an epilogue, whose other inputs
+// are splats) makes absorbs it: the rows are read from the table as the scatter needs them
+// (FusedScatterParams: JAX's gradient of an embedding lookup).
+void FuseLookupsIntoScatters(cpu::Program& prog);
 // Constant right operands of f32 dot_general steps are packed for the kernel at compile time.
 void PrepackConstantWeights(cpu::Program& prog);
 // Constants (and splat constants) in the bodies and conditions of loops move out in front of

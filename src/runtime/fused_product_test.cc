@@ -502,3 +502,88 @@ TEST(FusedGatherTest, RowsRunTheirEpilogueAsTheyArrive) {
 
 }  // namespace
 }  // namespace openpjrt::runtime
+
+namespace openpjrt::runtime {
+namespace {
+
+// A scatter-add of whole rows whose updates only a lookup of whole rows makes, bare or through an
+// epilogue of splat constants (JAX's embedding gradient), reads each update row from the table
+// when its block of the result takes it (FusedScatterParams): against the same program that also
+// returns the updates (the two steps apart), into a broadcast zero and into an operand passed in,
+// with rows of 100 elements (not a multiple of a vector), rows receiving several updates, lookup
+// indices clamped and scatter indices outside the operand skipped, at 1, 2 and 3 threads, bit for
+// bit. An epilogue that reads a full-size array stays two steps.
+TEST(FusedScatterTest, LookedUpRowsScatterAsTheirBlocksTakeThem) {
+  const std::string T = "tensor<3000x100xf32>", I = "tensor<4000x1xi32>", U = "tensor<4000x100xf32>";
+  struct Form {
+    const char* what;
+    std::string epilogue;  // defines %u from %g (and %pos)
+    bool fused;
+  };
+  const std::vector<Form> forms = {
+      {"bare lookup", "", true},  // the scatter reads %g
+      {"scaled", "  %two = stablehlo.constant dense<2.5> : " + U + "\n  %m = stablehlo.multiply %g, %two : " + U +
+                     "\n  %u = stablehlo.exponential %m : " + U + "\n", true},
+      {"position-dependent", "  %u = stablehlo.add %g, %pos : " + U + "\n", false},
+  };
+  for (const Form& form : forms) {
+    for (bool filled : {true, false}) {
+      SCOPED_TRACE(std::string(form.what) + (filled ? ", into zeros" : ", into an operand"));
+      const std::string u = form.epilogue.empty() ? "%g" : "%u";
+      auto program = [&](bool apart) {
+        std::string text = "func.func @main(%e: " + T + ", %gi: " + I + ", %si: " + I + ", %x: " + T + ", %pos: " + U +
+                           ") -> (" + T + (apart ? ", " + U : "") + ") {\n" +
+                           "  %g = \"stablehlo.gather\"(%e, %gi) <{dimension_numbers = #stablehlo.gather<offset_dims = "
+                           "[1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, "
+                           "slice_sizes = array<i64: 1, 100>}> : (" + T + ", " + I + ") -> " + U + "\n" + form.epilogue;
+        if (filled)
+          text += "  %zero = stablehlo.constant dense<0.0> : tensor<f32>\n  %z = stablehlo.broadcast_in_dim %zero, "
+                  "dims = [] : (tensor<f32>) -> " + T + "\n";
+        text += "  %r = \"stablehlo.scatter\"(" + std::string(filled ? "%z" : "%x") +
+                ", %si, " + u + ") ({\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n    %c = stablehlo.add %a, %b : "
+                "tensor<f32>\n    stablehlo.return %c : tensor<f32>\n  }) {scatter_dimension_numbers = "
+                "#stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], "
+                "scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (" + T + ", " + I + ", " + U + ") -> " +
+                T + "\n  return %r" + (apart ? ", " + u : "") + " : " + T + (apart ? ", " + U : "") + "\n}\n";
+        return text;
+      };
+      auto fused = CompileText(program(false));
+      auto apart = CompileText(program(true));
+      ASSERT_TRUE(fused.ok()) << fused.status();
+      ASSERT_TRUE(apart.ok()) << apart.status();
+      auto has_fused_step = [](const cpu::Executable& e) {
+        for (const cpu::Step& s : e.program->steps)
+          if (s.fn == cpu::FusedScatterKernel()) return true;
+        return false;
+      };
+      EXPECT_EQ(has_fused_step(**fused), form.fused);
+      EXPECT_FALSE(has_fused_step(**apart));
+      std::vector<cpu::RtValue> args;
+      args.push_back(cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {3000, 100}}, 1)));
+      cpu::Array gi = cpu::Array::Allocate({ir::ElemKind::kI32, {4000, 1}});
+      cpu::Array si = cpu::Array::Allocate({ir::ElemKind::kI32, {4000, 1}});
+      for (int64_t k = 0; k < 4000; ++k) {
+        gi.mutable_as<int32_t>()[k] = static_cast<int32_t>((k * 7919) % 3010) - 5;  // some clamped
+        si.mutable_as<int32_t>()[k] = k % 5 == 0 ? 77 : static_cast<int32_t>((k * 104729) % 3020) - 10;
+      }
+      args.push_back(cpu::RtValue::Of(gi));
+      args.push_back(cpu::RtValue::Of(si));
+      args.push_back(cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {3000, 100}}, 3)));
+      args.push_back(cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {4000, 100}}, 4)));
+      auto want = (*apart)->Run(args);
+      ASSERT_TRUE(want.ok()) << want.status();
+      for (int threads : {1, 2, 3}) {
+        ThreadPool pool(threads);
+        PoolParallel parallel(&pool, /*deterministic=*/false);
+        auto got = (*fused)->Run(args, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
+        ASSERT_TRUE(got.ok()) << got.status();
+        EXPECT_EQ(std::memcmp((*got)[0].array.data(), (*want)[0].array.data(),
+                              static_cast<size_t>((*want)[0].array.ByteSize())), 0)
+            << threads << " threads";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace openpjrt::runtime

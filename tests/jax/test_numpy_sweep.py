@@ -202,6 +202,10 @@ def test_gather_scatter_segment(rng):
     rows[::7] = rows[3]
     check(lambda a, i: jnp.take(a, i, axis=0, mode="clip") * 2, big, rows)
     check(lambda a, i, u: a.at[i].add(u, mode="drop"), big, rows, rand(rng, (700, 64), np.float32), rtol=1e-5)
+    # The gradient of a scaled lookup: the scatter reads each row from the table as it applies it
+    # (the lookup and its scaling fused into the scatter; no gathered rows stored).
+    check(jax.grad(lambda e, i: jnp.sum(e[i] ** 2)), big, rows % 20000 - 10000, rtol=1e-5)
+    check(jax.grad(lambda e, i: jnp.sum(jnp.take(e, i, axis=0, mode="clip") ** 3)), big, rows, rtol=1e-5)
 
 
 def test_dot_einsum_preferred_types(rng):

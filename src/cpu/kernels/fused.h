@@ -45,8 +45,9 @@ class ArenaLease {
   std::unique_ptr<uint8_t[]> block_;
   size_t size_ = 0;
 };
+// Input `skip` is left null (an ordinary input): the caller points it at its values.
 absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecState& st,
-                                size_t num_inputs, FusedInputs* in);
+                                size_t num_inputs, FusedInputs* in, int skip = -1);
 
 // Evaluates the run of step `s` when it is at most one block long, op after op over all of it
 // (fused_small.cc), and puts its outputs in their slots: what tiny runs take instead of a

@@ -232,6 +232,16 @@ struct FusedGatherParams {
   int gather_input = 0;
 };
 KernelFn FusedGatherKernel();
+// A scatter whose updates only a gather, or a FusedGatherParams step, makes (JAX's gradient of an
+// embedding lookup scaled by constants): for a lookup of whole rows scattered as whole rows with
+// a typed fold, each update row is read from the table, through the epilogue, when its block of
+// the result takes it, and the gathered rows are never stored; otherwise the two steps run one
+// after the other. in: updates.in, then the scatter's operand and indices; out: the scatter's.
+// The epilogue's other inputs must be the same at every position (splats, broadcast scalars).
+struct FusedScatterParams {
+  Step updates, scatter;
+};
+KernelFn FusedScatterKernel();
 // Whether `s` may be a FusedProductParams product (f32 dot_general or convolution steps).
 bool IsEpilogueProduct(const Step& s);
 

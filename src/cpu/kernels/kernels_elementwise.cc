@@ -416,7 +416,7 @@ ArenaLease::~ArenaLease() {
 }
 
 absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecState& st,
-                                size_t num_inputs, FusedInputs* in) {
+                                size_t num_inputs, FusedInputs* in, int skip) {
   const int64_t n = p.num_elements;
   in->ptr.assign(num_inputs, nullptr);
   in->splat.clear();
@@ -424,6 +424,7 @@ absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecS
   in->period.assign(num_inputs, 0);
   in->inner.assign(num_inputs, 1);
   for (size_t i = 0; i < num_inputs; ++i) {
+    if (static_cast<int>(i) == skip) continue;
     const int64_t per = p.input_period.empty() ? 0 : p.input_period[i];
     const int64_t inner = p.input_inner.empty() ? 1 : p.input_inner[i];
     const uint8_t* element = p.input_splat[i].data();

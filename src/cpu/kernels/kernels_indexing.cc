@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <type_traits>
 
 #include "src/cpu/kernels/kernels_indexing.h"
@@ -62,14 +63,37 @@ struct RowsEpilogue {
 };
 
 // The embedding lookup (jnp.take along axis 0, x[ids]): whole rows of the operand, one per index,
-// each start clamped as the specification says, the rows copied side by side by the intra-op
-// threads. True when the gather is of that form: start_index_map = collapsed_slice_dims = [0],
-// no batching dimensions, slice_sizes = [1, every other dimension in full], offset_dims the
-// result's trailing dimensions, one index component per start. With `epilogue`, its run is
-// evaluated on every 16 KiB of rows just copied.
-bool GatherRows(const Step& s, ExecState& st, const GatherParams& p, const Array& x, const Array& indices,
-                Array& r, const RowsEpilogue* epilogue = nullptr) {
-  const int64_t xrank = x.type().rank(), rrank = r.type().rank(), irank = indices.type().rank();
+// each start clamped as the specification says. Such a gather has start_index_map =
+// collapsed_slice_dims = [0], no batching dimensions, slice_sizes = [1, every other dimension in
+// full], offset_dims the result's trailing dimensions and one index component per start.
+struct RowLookup {
+  const uint8_t* idx = nullptr;
+  ElemKind ik = ElemKind::kI32;
+  int64_t n = 0;      // the operand's rows
+  int64_t rows = 0;   // the indices: rows looked up
+  int64_t row = 0;    // elements per row
+  int64_t bytes = 0;  // bytes per row
+  // The operand row that lookup i reads (its index clamped into [0, n)).
+  int64_t RowOf(int64_t i) const {
+    int64_t k;
+    switch (ik) {
+      case ElemKind::kI32: { int32_t v; std::memcpy(&v, idx + 4 * i, 4); k = v; break; }
+      case ElemKind::kU32: { uint32_t v; std::memcpy(&v, idx + 4 * i, 4); k = v; break; }
+      case ElemKind::kI64: { std::memcpy(&k, idx + 8 * i, 8); break; }
+      default: {
+        uint64_t v;
+        std::memcpy(&v, idx + 8 * i, 8);
+        k = v > static_cast<uint64_t>(n - 1) ? n - 1 : static_cast<int64_t>(v);
+      }
+    }
+    return std::clamp<int64_t>(k, 0, n - 1);
+  }
+};
+
+// Whether the gather of x by `indices` into `r` (its result type) is a lookup of whole rows, and
+// if so its RowLookup.
+bool LookupOfRows(const GatherParams& p, const Array& x, const Array& indices, const ArrayType& r, RowLookup* w) {
+  const int64_t xrank = x.type().rank(), rrank = r.rank(), irank = indices.type().rank();
   if (xrank < 1 || p.start_index_map != std::vector<int64_t>{0} || p.collapsed_slice_dims != std::vector<int64_t>{0} ||
       !p.operand_batching_dims.empty() || static_cast<int64_t>(p.slice_sizes.size()) != xrank || p.slice_sizes[0] != 1)
     return false;
@@ -83,33 +107,34 @@ bool GatherRows(const Step& s, ExecState& st, const GatherParams& p, const Array
   if (ik != ElemKind::kI32 && ik != ElemKind::kI64 && ik != ElemKind::kU32 && ik != ElemKind::kU64) return false;
   const int64_t rows = indices.NumElements(), n = x.dims()[0];
   if (n == 0) return false;  // no row to take: the general path reports it
-  const int64_t row = x.NumElements() / n, bytes = r.type().ElementSize() * row;
-  if (rows * row != r.NumElements()) return false;
-  const uint8_t* idx = indices.data();
+  const int64_t row = x.NumElements() / n;
+  if (rows * row != r.NumElements() || x.type().elem != r.elem) return false;
+  *w = RowLookup{indices.data(), ik, n, rows, row, r.ElementSize() * row};
+  return true;
+}
+
+// Rows of a table larger than the caches come from anywhere in memory: each row's lines are
+// asked for kRowsAhead rows before they are copied, so that the misses overlap (an embedding
+// lookup of 8192 rows of 512 bytes from 25.6 MB waited ~50 ns on each).
+bool FetchAhead(const Array& table, int64_t bytes) {
+  return table.ByteSize() >= (int64_t{4} << 20) && bytes <= kPrefetchedRowBytes;
+}
+
+// A lookup of whole rows (RowLookup) into r, the rows copied side by side by the intra-op
+// threads. False when the gather is not of that form. With `epilogue`, its run is evaluated on
+// every 16 KiB of rows just copied.
+bool GatherRows(const Step& s, ExecState& st, const GatherParams& p, const Array& x, const Array& indices,
+                Array& r, const RowsEpilogue* epilogue = nullptr) {
+  RowLookup w;
+  if (!LookupOfRows(p, x, indices, r.type(), &w)) return false;
+  const int64_t rows = w.rows, row = w.row, bytes = w.bytes;
   const uint8_t* src = x.data();
   uint8_t* dst = r.mutable_data();
-  auto row_of = [&](int64_t i) {
-    int64_t k;
-    switch (ik) {
-      case ElemKind::kI32: { int32_t v; std::memcpy(&v, idx + 4 * i, 4); k = v; break; }
-      case ElemKind::kU32: { uint32_t v; std::memcpy(&v, idx + 4 * i, 4); k = v; break; }
-      case ElemKind::kI64: { std::memcpy(&k, idx + 8 * i, 8); break; }
-      default: {
-        uint64_t v;
-        std::memcpy(&v, idx + 8 * i, 8);
-        k = v > static_cast<uint64_t>(n - 1) ? n - 1 : static_cast<int64_t>(v);
-      }
-    }
-    return std::clamp<int64_t>(k, 0, n - 1);
-  };
-  // Rows of a table larger than the caches come from anywhere in memory: each row's lines are
-  // asked for kRowsAhead rows before they are copied, so that the misses overlap (an embedding
-  // lookup of 8192 rows of 512 bytes from 25.6 MB waited ~50 ns on each).
-  const bool ahead = x.ByteSize() >= (int64_t{4} << 20) && bytes <= kPrefetchedRowBytes;
+  const bool ahead = FetchAhead(x, bytes);
   auto copy_rows = [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) {
-      if (ahead && i + kRowsAhead < last) PrefetchRow<0>(src + row_of(i + kRowsAhead) * bytes, bytes);
-      std::memcpy(dst + i * bytes, src + row_of(i) * bytes, static_cast<size_t>(bytes));
+      if (ahead && i + kRowsAhead < last) PrefetchRow<0>(src + w.RowOf(i + kRowsAhead) * bytes, bytes);
+      std::memcpy(dst + i * bytes, src + w.RowOf(i) * bytes, static_cast<size_t>(bytes));
     }
   };
   // With an epilogue, 16 KiB of rows at a time, then the run over their elements.
@@ -263,6 +288,18 @@ void DynamicGather(const Step& s, ExecState& st) {
   GatherWith(s, st, p);
 }
 
+// Update rows that are not an array (FusedScatterParams): update row i is row RowOf(i) of a
+// lookup's operand `table`, passed through `epilogue` when there is one: a fused elementwise run
+// whose input `input` is the looked-up rows, whose one output is the update, and whose other
+// inputs are the same at every position (splats, broadcast scalars), so that it may run on the
+// rows wherever they are put.
+struct LookedUpUpdates {
+  const RowLookup* lookup = nullptr;
+  const Array* table = nullptr;
+  const Step* epilogue = nullptr;
+  int input = 0;
+};
+
 // Scatter of whole rows with a typed fold (an embedding gradient, zeros.at[ids].add(u)): one
 // index per update row picks an operand row (inserted_window_dims = scatter_dims_to_operand_dims
 // = [0], no batching dimensions, the window every other operand dimension in full, trailing in
@@ -274,17 +311,22 @@ void DynamicGather(const Step& s, ExecState& st) {
 // one-at-a-time result and do not depend on the thread count, the intra-op threads taking whole
 // blocks). A fill of the whole result before the updates had written 25.6 MB that the updates
 // then read back from memory at random (JAX's embedding gradient of 8192 rows of 512 bytes into
-// 50000: fill 1.0 ms + scatter 0.9 ms). False when the scatter is not of that form.
-bool ScatterRows(ExecState& st, const ScatterParams& p, const Array& indices, const Array& u,
-                 const uint8_t* fill, const Array* from, Array& r) {
-  const int64_t xrank = r.type().rank(), urank = u.type().rank(), irank = indices.type().rank();
+// 50000: fill 1.0 ms + scatter 0.9 ms). The updates are the rows of `u`, or with `looked_up`
+// rows of a table, each made when its block takes it. False when the scatter is not of that form.
+bool ScatterRows(ExecState& st, const ScatterParams& p, const Array& indices, const Array* u,
+                 const LookedUpUpdates* looked_up, const uint8_t* fill, const Array* from, Array& r) {
+  const int64_t xrank = r.type().rank(), irank = indices.type().rank();
   if (!p.fold || xrank < 1 || p.inserted_window_dims != std::vector<int64_t>{0} ||
       p.scatter_dims_to_operand_dims != std::vector<int64_t>{0} || !p.input_batching_dims.empty() ||
-      static_cast<int64_t>(p.update_window_dims.size()) != xrank - 1 || urank < xrank - 1)
+      static_cast<int64_t>(p.update_window_dims.size()) != xrank - 1)
     return false;
-  for (int64_t j = 0; j + 1 < xrank; ++j)
-    if (p.update_window_dims[j] != urank - xrank + 1 + j || u.dims()[urank - xrank + 1 + j] != r.dims()[1 + j])
-      return false;
+  if (u) {
+    const int64_t urank = u->type().rank();
+    if (urank < xrank - 1) return false;
+    for (int64_t j = 0; j + 1 < xrank; ++j)
+      if (p.update_window_dims[j] != urank - xrank + 1 + j || u->dims()[urank - xrank + 1 + j] != r.dims()[1 + j])
+        return false;
+  }
   const bool implicit = p.index_vector_dim == irank;
   if (!implicit && !(p.index_vector_dim == irank - 1 && indices.dims()[irank - 1] == 1)) return false;
   const ElemKind ik = indices.type().elem;
@@ -292,7 +334,23 @@ bool ScatterRows(ExecState& st, const ScatterParams& p, const Array& indices, co
   const int64_t n = r.dims()[0], rows = indices.NumElements(), es = r.type().ElementSize();
   if (n == 0) return false;
   const int64_t row = r.NumElements() / n, bytes = row * es;
-  if (row == 0 || rows * row != u.NumElements()) return false;
+  if (row == 0 || (u && rows * row != u->NumElements())) return false;
+  // Looked-up rows: as many as the updates have, each one update window; without an epilogue,
+  // of the result's element type.
+  if (looked_up && (looked_up->lookup->rows != rows || looked_up->lookup->row != row ||
+                    (!looked_up->epilogue && looked_up->table->type().elem != r.type().elem)))
+    return false;
+  // The epilogue's inputs, checked here once; each thread prepares its own below.
+  const FusedParams* fp = looked_up && looked_up->epilogue ? &looked_up->epilogue->Params<FusedParams>() : nullptr;
+  if (fp) {
+    const Step& e = *looked_up->epilogue;
+    FusedInputs in;
+    if (e.out.size() != 1 || e.out_types[0].elem != r.type().elem ||
+        !PrepareFusedInputs(*fp, e, st, e.in.size(), &in, looked_up->input).ok())
+      return false;
+    for (size_t v = 0; v < e.in.size(); ++v)
+      if (static_cast<int>(v) != looked_up->input && !in.splat[v]) return false;
+  }
   const uint8_t* idx = indices.data();
   auto target = [&](int64_t i) -> int64_t {  // the operand row of update row i; -1 when outside
     switch (ik) {
@@ -321,19 +379,54 @@ bool ScatterRows(ExecState& st, const ScatterParams& p, const Array& indices, co
       if (dest[i] >= 0) order[next[dest[i] / block_rows]++] = i;
   }
   uint8_t* y = r.mutable_data();
-  const uint8_t* up = u.data();
-  const bool ahead = bytes <= kPrefetchedRowBytes;
+  // Where update row i is: in u, or in the table (row_bytes apart).
+  const uint8_t* rows_at = u ? u->data() : looked_up->table->data();
+  const int64_t row_bytes = u ? bytes : looked_up->lookup->bytes;
+  auto source = [&](int64_t i) { return rows_at + (u ? i : looked_up->lookup->RowOf(i)) * row_bytes; };
+  const bool ahead = row_bytes <= kPrefetchedRowBytes && (u || FetchAhead(*looked_up->table, row_bytes));
+  // Rows through an epilogue: up to `chunk` of them at a time are copied side by side, the run
+  // evaluated over them, and its values folded in (16 KiB each way, in L1).
+  const int64_t chunk = std::max<int64_t>(1, (int64_t{16} << 10) / std::max(row_bytes, bytes));
   auto run_blocks = [&](int64_t b0, int64_t b1) {
+    FusedInputs in;
+    Array rows_held;
+    std::vector<Array> outs;
+    std::optional<FusedBlockEval> eval;
+    uint8_t* rows_in = nullptr;
+    if (fp) {
+      const Step& e = *looked_up->epilogue;
+      (void)PrepareFusedInputs(*fp, e, st, e.in.size(), &in, looked_up->input);  // succeeded above
+      rows_held = Array::Allocate({looked_up->table->type().elem, {chunk * row}});
+      rows_in = rows_held.mutable_data();
+      in.ptr[static_cast<size_t>(looked_up->input)] = rows_in;
+      outs.push_back(Array::Allocate({r.type().elem, {chunk * row}}));
+      eval.emplace(*fp, in, &outs);
+    }
     for (int64_t b = b0; b < b1; ++b) {
       const int64_t first = b * block_rows, count = std::min(n, first + block_rows) - first;
       if (fill) FillRepeated(y + first * bytes, fill, es, count * row);
       else if (from) std::memcpy(y + first * bytes, from->data() + first * bytes, static_cast<size_t>(count * bytes));
-      for (int64_t k = start[b]; k < start[b + 1]; ++k) {
-        if (ahead && k + kRowsAhead < start[b + 1]) PrefetchRow<0>(up + order[k + kRowsAhead] * bytes, bytes);
-        const int64_t i = order[k];
-        p.fold(y + dest[i] * bytes, up + i * bytes, row);
+      const int64_t end = start[b + 1];
+      if (!fp) {
+        for (int64_t k = start[b]; k < end; ++k) {
+          if (ahead && k + kRowsAhead < end) PrefetchRow<0>(source(order[k + kRowsAhead]), row_bytes);
+          const int64_t i = order[k];
+          p.fold(y + dest[i] * bytes, source(i), row);
+        }
+        continue;
+      }
+      for (int64_t k0 = start[b]; k0 < end; k0 += chunk) {
+        const int64_t k1 = std::min(end, k0 + chunk);
+        for (int64_t k = k0; k < k1; ++k) {
+          if (ahead && k + kRowsAhead < end) PrefetchRow<0>(source(order[k + kRowsAhead]), row_bytes);
+          std::memcpy(rows_in + (k - k0) * row_bytes, source(order[k]), static_cast<size_t>(row_bytes));
+        }
+        for (int64_t e = 0, m = (k1 - k0) * row; e < m; e += kFusedBlock) eval->Run(e, std::min(kFusedBlock, m - e));
+        const uint8_t* values = outs[0].data();
+        for (int64_t k = k0; k < k1; ++k) p.fold(y + dest[order[k]] * bytes, values + (k - k0) * bytes, row);
       }
     }
+    if (eval) eval->Finish();
   };
   const int64_t pieces = r.ByteSize() >= (int64_t{1} << 20) ? std::min<int64_t>(blocks, st.threads()) : 1;
   if (pieces <= 1) {
@@ -355,7 +448,7 @@ void Scatter(const Step& s, ExecState& st) {
     const Array& x = st.slots[s.in[i]].array;
     if (p.fill) {  // x: the scalar the result is filled with (one operand)
       results[i] = st.NewArray(s.out_types[i]);
-      if (ScatterRows(st, p, indices, *updates[0], x.data(), nullptr, results[0])) {
+      if (ScatterRows(st, p, indices, updates[0], nullptr, x.data(), nullptr, results[0])) {
         st.slots[s.out[0]] = RtValue::Of(std::move(results[0]));
         return;
       }
@@ -371,7 +464,7 @@ void Scatter(const Step& s, ExecState& st) {
       st.slots[s.in[i]] = RtValue();
     } else {
       results[i] = st.NewArray(s.out_types[i]);
-      if (n == 1 && ScatterRows(st, p, indices, *updates[0], nullptr, &x, results[0])) {
+      if (n == 1 && ScatterRows(st, p, indices, updates[0], nullptr, nullptr, &x, results[0])) {
         st.slots[s.out[0]] = RtValue::Of(std::move(results[0]));
         return;
       }
@@ -850,12 +943,49 @@ void Sort(const Step& s, ExecState& st) {
   for (size_t i = 0; i < n; ++i) st.slots[s.out[i]] = RtValue::Of(std::move(out[i]));
 }
 
+// FusedScatterParams: the updates made by a lookup of whole rows (through its epilogue) are read
+// from the table as each block of the result takes them (ScatterRows); the gathered rows are
+// never stored. JAX's embedding gradient of 8192 rows of 512 bytes wrote and read back 4 MB of
+// them. Any other pair runs as the two steps.
+void FusedScatter(const Step& s, ExecState& st) {
+  const FusedScatterParams& p = s.Params<FusedScatterParams>();
+  const Step& producer = p.updates;
+  const Step& scatter = p.scatter;
+  const Step* gather = &producer;
+  const Step* epilogue = nullptr;
+  int input = 0;
+  if (producer.fn == &FusedGather) {
+    const FusedGatherParams& g = producer.Params<FusedGatherParams>();
+    gather = &g.gather;
+    epilogue = &g.epilogue;
+    input = g.gather_input;
+  }
+  const ScatterParams& sp = scatter.Params<ScatterParams>();
+  const Array& table = st.slots[gather->in[0]].array;
+  RowLookup w;
+  if (scatter.in.size() == 3 &&
+      LookupOfRows(gather->Params<GatherParams>(), table, st.slots[gather->in[1]].array, gather->out_types[0], &w)) {
+    const LookedUpUpdates looked_up{&w, &table, epilogue, input};
+    const Array& x = st.slots[scatter.in[0]].array;
+    Array r = st.NewArray(scatter.out_types[0]);
+    if (ScatterRows(st, sp, st.slots[scatter.in[1]].array, nullptr, &looked_up, sp.fill ? x.data() : nullptr,
+                    sp.fill ? nullptr : &x, r)) {
+      st.slots[scatter.out[0]] = RtValue::Of(std::move(r));
+      return;
+    }
+  }
+  producer.fn(producer, st);
+  if (st.ok()) scatter.fn(scatter, st);
+  st.slots[producer.out[0]] = RtValue();
+}
+
 }  // namespace
 
 KernelFn GatherKernel() { return &Gather; }
 KernelFn DynamicGatherKernel() { return &DynamicGather; }
 KernelFn ScatterKernel() { return &Scatter; }
 KernelFn FusedGatherKernel() { return &FusedGather; }
+KernelFn FusedScatterKernel() { return &FusedScatter; }
 KernelFn SortKernel() { return &Sort; }
 
 }  // namespace openpjrt::cpu
