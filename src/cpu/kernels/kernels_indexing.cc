@@ -402,14 +402,19 @@ bool ScatterRows(ExecState& st, const ScatterParams& p, const Array& indices, co
       outs.push_back(Array::Allocate({r.type().elem, {chunk * row}}));
       eval.emplace(*fp, in, &outs);
     }
+    // Rows are asked for kRowsAhead ahead across blocks (this thread's updates are one run of
+    // `order`), and a block's first ones before its fill, which they arrive during.
+    const int64_t last = start[b1];
     for (int64_t b = b0; b < b1; ++b) {
       const int64_t first = b * block_rows, count = std::min(n, first + block_rows) - first;
+      if (ahead && b == b0)
+        for (int64_t k = start[b]; k < std::min(last, start[b] + kRowsAhead); ++k) PrefetchRow<0>(source(order[k]), row_bytes);
       if (fill) FillRepeated(y + first * bytes, fill, es, count * row);
       else if (from) std::memcpy(y + first * bytes, from->data() + first * bytes, static_cast<size_t>(count * bytes));
       const int64_t end = start[b + 1];
       if (!fp) {
         for (int64_t k = start[b]; k < end; ++k) {
-          if (ahead && k + kRowsAhead < end) PrefetchRow<0>(source(order[k + kRowsAhead]), row_bytes);
+          if (ahead && k + kRowsAhead < last) PrefetchRow<0>(source(order[k + kRowsAhead]), row_bytes);
           const int64_t i = order[k];
           p.fold(y + dest[i] * bytes, source(i), row);
         }
@@ -418,7 +423,7 @@ bool ScatterRows(ExecState& st, const ScatterParams& p, const Array& indices, co
       for (int64_t k0 = start[b]; k0 < end; k0 += chunk) {
         const int64_t k1 = std::min(end, k0 + chunk);
         for (int64_t k = k0; k < k1; ++k) {
-          if (ahead && k + kRowsAhead < end) PrefetchRow<0>(source(order[k + kRowsAhead]), row_bytes);
+          if (ahead && k + kRowsAhead < last) PrefetchRow<0>(source(order[k + kRowsAhead]), row_bytes);
           std::memcpy(rows_in + (k - k0) * row_bytes, source(order[k]), static_cast<size_t>(row_bytes));
         }
         for (int64_t e = 0, m = (k1 - k0) * row; e < m; e += kFusedBlock) eval->Run(e, std::min(kFusedBlock, m - e));
