@@ -7,7 +7,9 @@ geometric means.
     PYTHONPATH=build/python .venv/bin/python bench/jax_vs_xla.py [--threads 1,2] [--rounds 5] [--only NAME]
 
 Each thread count runs in its own process pinned to that many cores (taskset), so both backends
-see the same cores; openpjrt is also told the count (intra_op_threads). Never a timed test.
+see the same cores; openpjrt is also told the count (intra_op_threads). Each round starts once
+the process's other threads have been idle for 30 ms (settle: the backend that ran before may
+still be polling for work), and is warmed up for a quarter of its length. Never a timed test.
 """
 
 import argparse
@@ -15,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 ap = argparse.ArgumentParser()
@@ -189,7 +192,37 @@ def long_program(x):  # 42 steps of 24 ops: 1,008 in @main
     return x
 
 
+def other_threads_cpu_ticks():
+    """CPU time (clock ticks) used so far by every thread of this process but the caller's."""
+    me, total = str(threading.get_native_id()), 0
+    for t in os.listdir("/proc/self/task"):
+        if t == me:
+            continue
+        try:
+            with open("/proc/self/task/%s/stat" % t) as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except OSError:
+            pass
+    return total
+
+
+def settle(limit=1.0):
+    """Waits (up to `limit` s) until no other thread of the process uses the CPU for 30 ms. A
+    backend's threads may poll for work for a while after its round (XLA:CPU left one spinning
+    for ~100 ms, which took a core from the next round: openpjrt's eigh at 2 threads 2.5 -> 3.3-5.4
+    ms in its first rounds after XLA:CPU's); each round starts on quiet cores, both backends'
+    alike."""
+    deadline = time.perf_counter() + limit
+    while time.perf_counter() < deadline:
+        before = other_threads_cpu_ticks()
+        time.sleep(0.03)
+        if other_threads_cpu_ticks() == before:
+            return
+
+
 def per_call(fn, args, min_time):
+    settle()
     # Warm-up, untimed, for a quarter of the round (at least two calls): the other backend's round
     # has just run, and a memory-bound workload's first calls after it find its buffers out of
     # the caches (the embedding gradient, 25.6 MB: ~4 ms a call for its first few calls, 2 after,

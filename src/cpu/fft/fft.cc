@@ -427,15 +427,24 @@ bool Transform(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, boo
   // rows' point-0 tiles, also moved one at a time before, the scalar moves were a quarter of its
   // time; 812 -> 765 us at one thread). Only for runs of several groups, where the partial
   // group adds little arithmetic.
+  // The runs' last lines, short of a group (one per run of 129), are grouped with each other
+  // after the whole groups: one group of scattered lines instead of a group per run that
+  // transformed a full vector of lanes for one line (a ninth of that second pass).
   const bool runs = !rows && lines == FftLines::kComplex && lanes > 1 && stride >= 4 * per_group &&
                     stride % per_group != 0;
-  const int64_t per_run = (stride + per_group - 1) / per_group;
-  const int64_t groups = runs ? count / stride * per_run : (count + per_group - 1) / per_group;
-  // The first line of group g and how many it has.
-  auto group_lines = [&](int64_t g) -> std::pair<int64_t, int64_t> {
-    if (!runs) return {g * per_group, std::min(per_group, count - g * per_group)};
-    const int64_t k = g % per_run;
-    return {g / per_run * stride + k * per_group, std::min(per_group, stride - k * per_group)};
+  const int64_t full = stride / per_group, rem = stride % per_group;
+  const int64_t whole_groups = runs ? count / stride * full : 0, leftovers = runs ? count / stride * rem : 0;
+  const int64_t groups = runs ? whole_groups + (leftovers + per_group - 1) / per_group : (count + per_group - 1) / per_group;
+  // How many lines group g has, and its line j.
+  auto group_size = [&](int64_t g) -> int64_t {
+    if (!runs) return std::min(per_group, count - g * per_group);
+    return g < whole_groups ? per_group : std::min(per_group, leftovers - (g - whole_groups) * per_group);
+  };
+  auto line_of = [&](int64_t g, int64_t j) -> int64_t {
+    if (!runs) return g * per_group + j;
+    if (g < whole_groups) return g / full * stride + g % full * per_group + j;
+    const int64_t k = (g - whole_groups) * per_group + j;  // the k-th leftover line
+    return k / rem * stride + full * per_group + k % rem;
   };
   const int64_t keep = n / 2 + 1;  // points of a real row's spectrum kept in `spectra`
   if (rows && (lanes == 1 || n == 1 || stride != 1 || lines != FftLines::kRealForward)) return false;
@@ -525,16 +534,16 @@ bool Transform(ExecState& st, C* a, std::span<const int64_t> dims, size_t d, boo
       return false;
     };
     for (int64_t g = g0; g < g1; ++g) {
-      const auto [q0, qn] = group_lines(g);
+      const int64_t qn = group_size(g);
       if (rows) {
         for (int64_t j = 0; j < qn; ++j) {
-          row_ptr[j] = rows + (q0 + j) * n;
-          dst[j] = spectra + (q0 + j) * keep;
+          row_ptr[j] = rows + line_of(g, j) * n;
+          dst[j] = spectra + line_of(g, j) * keep;
         }
       } else {
         for (int64_t j = 0; j < qn; ++j) {
-          dst[j] = a + base(q0 + j);
-          src[j] = from ? from + base(q0 + j) : dst[j];
+          dst[j] = a + base(line_of(g, j));
+          src[j] = from ? from + base(line_of(g, j)) : dst[j];
         }
       }
       // Whole groups move through registers: contiguous lines (complex, or real two to a lane) by

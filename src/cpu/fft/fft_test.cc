@@ -2,7 +2,8 @@
 // the same bits for every path the lines can take (radix 2 in vector lanes, mixed radices,
 // Bluestein, partial groups and single lanes, lines side by side along an outer dimension,
 // four steps for a few long lines, length 1), complex64 and complex128, with the work cut into
-// pieces as at two threads.
+// pieces as at two threads; and lines side by side in runs with leftover lines, against a DFT.
+#include <cmath>
 #include <complex>
 #include <cstring>
 #include <random>
@@ -65,6 +66,43 @@ TEST(FftTest, OutOfPlaceGivesTheInPlaceBits) {
       ExpectOutOfPlaceMatchesInPlace<std::complex<float>>(c.dims, c.d, inverse);
       ExpectOutOfPlaceMatchesInPlace<std::complex<double>>(c.dims, c.d, inverse);
     }
+}
+
+// Lines side by side in runs whose length is not a whole number of lane groups (rfft2's second
+// pass: runs of 129 spectra): the runs' leftover lines are transformed together in groups of
+// lines from different runs (one group, several, one partly filled), against a direct DFT in
+// double precision, whole and in pieces.
+TEST(FftTest, LeftoverLinesOfRunsAreTransformedTogether) {
+  using C = std::complex<float>;
+  const std::vector<std::vector<int64_t>> shapes = {{3, 64, 129}, {2, 64, 70}, {5, 32, 100}};
+  for (const auto& dims : shapes) {
+    SCOPED_TRACE(::testing::PrintToString(dims));
+    const int64_t outer = dims[0], n = dims[1], stride = dims[2], total = outer * n * stride;
+    std::vector<C> in(static_cast<size_t>(total));
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (C& v : in) v = C(u(rng), u(rng));
+    for (bool pieces : {false, true}) {
+      TwoPieces two;
+      ExecState st;
+      if (pieces) st.parallel = &two;
+      std::vector<C> got = in;
+      FftAlong(st, got.data(), dims, 1, /*inverse=*/false, FftLines::kComplex);
+      double worst = 0;
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t c = 0; c < stride; ++c)
+          for (int64_t k = 0; k < n; ++k) {
+            std::complex<double> want = 0;
+            for (int64_t t = 0; t < n; ++t) {
+              const double angle = -2 * M_PI * static_cast<double>(k * t % n) / static_cast<double>(n);
+              want += std::complex<double>(in[(o * n + t) * stride + c]) * std::polar(1.0, angle);
+            }
+            const std::complex<double> have(got[(o * n + k) * stride + c]);
+            worst = std::max(worst, std::abs(have - want));
+          }
+      EXPECT_LT(worst, 1e-4) << (pieces ? "in pieces" : "whole");
+    }
+  }
 }
 
 }  // namespace
