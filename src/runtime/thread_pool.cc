@@ -97,6 +97,13 @@ void ThreadPool::LeaveCaller() {
 // call (1024^3 at 2 threads; 2-4 us with 1 ms of polling), and a caller that slept returned
 // 20-66 us after the last helper finished.
 constexpr auto kForkSpin = std::chrono::microseconds(1000);
+// The idle worker polls longer still: a kernel whose parallel sections sit between serial ones
+// of a millisecond or two (eigh's tridiagonal reduction, then its divide and conquer and back
+// transformation over the threads) found its helper asleep at each section after 1 ms of
+// polling, and on this VM a sleeping vCPU woke late: JAX's eigh of 256 at 2 threads took 2.6-4.2
+// ms a call in rounds beside XLA:CPU's (its idle periods let the vCPU sleep), 2.6-2.7 ms with 3
+// ms of polling. Only one worker polls, and only while a core is free of the computing threads.
+constexpr auto kIdlePoll = std::chrono::microseconds(3000);
 
 void ThreadPool::Work() {
   tls_worker_of = this;
@@ -120,7 +127,7 @@ void ThreadPool::Work() {
             return queued_.load(std::memory_order_acquire) > 0 || stopping_flag_.load() ||
                    busy_.load(std::memory_order_acquire) >= size();
           },
-          kForkSpin);
+          kIdlePoll);
       bool took = false;
       {
         LockPolling(mu_);
