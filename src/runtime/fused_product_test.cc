@@ -527,8 +527,9 @@ TEST(FusedScatterTest, LookedUpRowsScatterAsTheirBlocksTakeThem) {
       {"position-dependent", "  %u = stablehlo.add %g, %pos : " + U + "\n", false},
   };
   for (const Form& form : forms) {
-    for (bool filled : {true, false}) {
-      SCOPED_TRACE(std::string(form.what) + (filled ? ", into zeros" : ", into an operand"));
+    for (const int into : {0, 1, 2}) {  // zeros, the operand %x, or %x + 1 made here (taken in place)
+      const bool filled = into == 0;
+      SCOPED_TRACE(std::string(form.what) + (filled ? ", into zeros" : into == 1 ? ", into an operand" : ", in place"));
       const std::string u = form.epilogue.empty() ? "%g" : "%u";
       auto program = [&](bool apart) {
         std::string text = "func.func @main(%e: " + T + ", %gi: " + I + ", %si: " + I + ", %x: " + T + ", %pos: " + U +
@@ -539,7 +540,9 @@ TEST(FusedScatterTest, LookedUpRowsScatterAsTheirBlocksTakeThem) {
         if (filled)
           text += "  %zero = stablehlo.constant dense<0.0> : tensor<f32>\n  %z = stablehlo.broadcast_in_dim %zero, "
                   "dims = [] : (tensor<f32>) -> " + T + "\n";
-        text += "  %r = \"stablehlo.scatter\"(" + std::string(filled ? "%z" : "%x") +
+        if (into == 2)
+          text += "  %one = stablehlo.constant dense<1.0> : " + T + "\n  %x1 = stablehlo.add %x, %one : " + T + "\n";
+        text += "  %r = \"stablehlo.scatter\"(" + std::string(filled ? "%z" : into == 1 ? "%x" : "%x1") +
                 ", %si, " + u + ") ({\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n    %c = stablehlo.add %a, %b : "
                 "tensor<f32>\n    stablehlo.return %c : tensor<f32>\n  }) {scatter_dimension_numbers = "
                 "#stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], "

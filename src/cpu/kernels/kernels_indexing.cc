@@ -298,6 +298,7 @@ struct LookedUpUpdates {
   const Array* table = nullptr;
   const Step* epilogue = nullptr;
   int input = 0;
+  ArrayType type;  // the updates' type (the lookup's result, or the epilogue's output)
 };
 
 // Scatter of whole rows with a typed fold (an embedding gradient, zeros.at[ids].add(u)): one
@@ -320,11 +321,12 @@ bool ScatterRows(ExecState& st, const ScatterParams& p, const Array& indices, co
       p.scatter_dims_to_operand_dims != std::vector<int64_t>{0} || !p.input_batching_dims.empty() ||
       static_cast<int64_t>(p.update_window_dims.size()) != xrank - 1)
     return false;
-  if (u) {
-    const int64_t urank = u->type().rank();
+  {
+    const ArrayType& ut = u ? u->type() : looked_up->type;
+    const int64_t urank = ut.rank();
     if (urank < xrank - 1) return false;
     for (int64_t j = 0; j + 1 < xrank; ++j)
-      if (p.update_window_dims[j] != urank - xrank + 1 + j || u->dims()[urank - xrank + 1 + j] != r.dims()[1 + j])
+      if (p.update_window_dims[j] != urank - xrank + 1 + j || ut.dims[urank - xrank + 1 + j] != r.dims()[1 + j])
         return false;
   }
   const bool implicit = p.index_vector_dim == irank;
@@ -970,11 +972,17 @@ void FusedScatter(const Step& s, ExecState& st) {
   RowLookup w;
   if (scatter.in.size() == 3 &&
       LookupOfRows(gather->Params<GatherParams>(), table, st.slots[gather->in[1]].array, gather->out_types[0], &w)) {
-    const LookedUpUpdates looked_up{&w, &table, epilogue, input};
+    const LookedUpUpdates looked_up{&w, &table, epilogue, input, producer.out_types[0]};
     const Array& x = st.slots[scatter.in[0]].array;
-    Array r = st.NewArray(scatter.out_types[0]);
+    // An operand that dies here and that nothing else holds takes the updates in place (a
+    // scan's carried gradient), as Scatter's own path does.
+    const bool steal = !sp.fill && x.Unique() &&
+                       std::find(s.release.begin(), s.release.end(), scatter.in[0]) != s.release.end() &&
+                       std::count(s.in.begin(), s.in.end(), scatter.in[0]) == 1;
+    Array r = steal ? x.Reshaped(scatter.out_types[0]) : st.NewArray(scatter.out_types[0]);
     if (ScatterRows(st, sp, st.slots[scatter.in[1]].array, nullptr, &looked_up, sp.fill ? x.data() : nullptr,
-                    sp.fill ? nullptr : &x, r)) {
+                    sp.fill || steal ? nullptr : &x, r)) {
+      if (steal) st.slots[scatter.in[0]] = RtValue();
       st.slots[scatter.out[0]] = RtValue::Of(std::move(r));
       return;
     }
