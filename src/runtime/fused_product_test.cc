@@ -447,6 +447,24 @@ TEST(FusedProductTest, ConstantWeightsArePackedAtCompileTime) {
 namespace openpjrt::runtime {
 namespace {
 
+// The first `results` results of `fused` at 1, 2 and 3 threads against those of `apart` (the
+// same program with its steps kept apart), bit for bit.
+void ExpectTheBitsOfApartAtEveryThreadCount(const cpu::Executable& fused, const cpu::Executable& apart,
+                                            const std::vector<cpu::RtValue>& args, size_t results) {
+  auto want = apart.Run(args);
+  ASSERT_TRUE(want.ok()) << want.status();
+  for (int threads : {1, 2, 3}) {
+    ThreadPool pool(threads);
+    PoolParallel parallel(&pool, /*deterministic=*/false);
+    auto got = fused.Run(args, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
+    ASSERT_TRUE(got.ok()) << got.status();
+    for (size_t j = 0; j < results; ++j)
+      EXPECT_EQ(std::memcmp((*got)[j].array.data(), (*want)[j].array.data(),
+                            static_cast<size_t>((*want)[j].array.ByteSize())), 0)
+          << "result " << j << " at " << threads << " threads";
+  }
+}
+
 // A gather whose result only an elementwise run reads takes the run as its epilogue
 // (FusedGatherParams): whole rows (an embedding lookup, indices out of range clamped) have the run
 // evaluated block by block as they arrive, here with two outputs (the scaled rows and those plus
@@ -485,18 +503,7 @@ TEST(FusedGatherTest, RowsRunTheirEpilogueAsTheyArrive) {
       idx.mutable_as<int32_t>()[k] = static_cast<int32_t>((k * 7919) % 5010) - 5;  // some outside [0, 5000)
     args.push_back(cpu::RtValue::Of(idx));
     args.push_back(cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {64, 128, width}}, 2)));
-    auto want = (*apart)->Run(args);
-    ASSERT_TRUE(want.ok()) << want.status();
-    for (int threads : {1, 2, 3}) {
-      ThreadPool pool(threads);
-      PoolParallel parallel(&pool, /*deterministic=*/false);
-      auto got = (*fused)->Run(args, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
-      ASSERT_TRUE(got.ok()) << got.status();
-      for (size_t j = 0; j < 2; ++j)
-        EXPECT_EQ(std::memcmp((*got)[j].array.data(), (*want)[j].array.data(),
-                              static_cast<size_t>((*want)[j].array.ByteSize())), 0)
-            << "result " << j << " at " << threads << " threads";
-    }
+    ExpectTheBitsOfApartAtEveryThreadCount(**fused, **apart, args, 2);
   }
 }
 
@@ -573,17 +580,7 @@ TEST(FusedScatterTest, LookedUpRowsScatterAsTheirBlocksTakeThem) {
       args.push_back(cpu::RtValue::Of(si));
       args.push_back(cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {3000, 100}}, 3)));
       args.push_back(cpu::RtValue::Of(Filled({ir::ElemKind::kF32, {4000, 100}}, 4)));
-      auto want = (*apart)->Run(args);
-      ASSERT_TRUE(want.ok()) << want.status();
-      for (int threads : {1, 2, 3}) {
-        ThreadPool pool(threads);
-        PoolParallel parallel(&pool, /*deterministic=*/false);
-        auto got = (*fused)->Run(args, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
-        ASSERT_TRUE(got.ok()) << got.status();
-        EXPECT_EQ(std::memcmp((*got)[0].array.data(), (*want)[0].array.data(),
-                              static_cast<size_t>((*want)[0].array.ByteSize())), 0)
-            << threads << " threads";
-      }
+      ExpectTheBitsOfApartAtEveryThreadCount(**fused, **apart, args, 1);
     }
   }
 }
