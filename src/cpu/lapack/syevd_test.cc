@@ -87,6 +87,16 @@ TEST(Syevd, ThreadsGiveTheSameBits) {
   for (int64_t n : {130, 161}) ExpectSameBitsAndAnEigendecomposition<std::complex<float>>(n, 1e-6);
 }
 
+// The reduction's pass takes rows two at a time where both have a whole group of 16 lanes, and
+// their last groups end in every way (the first row's last group whole or partial, the second
+// row's partial or empty): every size from 18 to 52 is still an eigendecomposition.
+TEST(Syevd, RowPairsOfTheReductionAtEveryLength) {
+  for (int64_t n = 18; n <= 52; ++n) {
+    ExpectSameBitsAndAnEigendecomposition<float>(n, 1e-6);
+    ExpectSameBitsAndAnEigendecomposition<double>(n, 1e-14);
+  }
+}
+
 // Only the named triangle is read: NaN in the other changes nothing, and either triangle of the
 // same real symmetric matrix gives the same bits (both are reduced from the upper one).
 template <typename W>
