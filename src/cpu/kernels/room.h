@@ -7,8 +7,8 @@
 // reducer regions evaluated in vector lanes), reductions and arg-reductions, shape and data
 // movement, indexing (gather, scatter, dynamic slices; a gather of rows with a fused epilogue,
 // a scatter of rows that fills its result block by block and may read its updates straight
-// from a lookup's table), windows and pooling, convolution (with
-// Winograd for 3x3), dot and fused products, random numbers, quantized types, control flow,
+// from a lookup's table; kernels_indexing.cc), sort (kernels_sort.cc), windows and pooling,
+// convolution (with Winograd for 3x3), dot and fused products, random numbers, quantized types, control flow,
 // and the check dialect. No per-element virtual dispatch on any path. Depends on: exec/, math/,
 // blas/; linear algebra is lapack/'s, FFT fft/'s and collectives comm/'s.
 #pragma once

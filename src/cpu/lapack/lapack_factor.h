@@ -181,6 +181,14 @@ void Geqrf(std::vector<cfloat>& a, int64_t m, int64_t n, cfloat* tau);
 // gehrd over rows/columns ilo..ihi (0-based, inclusive); tau (n - 1).
 void Gehrd(std::vector<double>& a, int64_t n, int64_t ilo, int64_t ihi, double* tau);
 void Gehrd(std::vector<cdouble>& a, int64_t n, int64_t ilo, int64_t ihi, cdouble* tau);
+// syevd's reduction of the Hermitian n x n matrix `a` (row-major, both triangles filled) to the
+// real tridiagonal T = Q^H A Q: d (n) and e (n) hold T, tau (n) and the reflectors' tails below
+// the subdiagonal Q (geqrf's layout for the matrix one row down). Real matrices are read from
+// the upper triangle alone (lapack_tridiagonal.cc).
+void TridiagonalizeHermitian(double* a, int64_t n, double* d, double* e, double* tau);
+void TridiagonalizeHermitian(float* a, int64_t n, double* d, double* e, float* tau);
+void TridiagonalizeHermitian(cdouble* a, int64_t n, double* d, double* e, cdouble* tau);
+void TridiagonalizeHermitian(cfloat* a, int64_t n, double* d, double* e, cfloat* tau);
 // sytrd/hetrd from one triangle: d (n), e (n - 1), tau (n - 1).
 void Sytrd(std::vector<double>& a, int64_t n, bool lower, double* d, double* e, double* tau);
 void Sytrd(std::vector<cdouble>& a, int64_t n, bool lower, double* d, double* e, cdouble* tau);
