@@ -70,7 +70,10 @@ std::string HexBits(uint64_t bits, int total_bits) {
 }
 
 std::string FormatFloat(double v, ElemKind k) {
-  if (!std::isfinite(v)) {
+  // An f32 value is printed as the f32 it names: a finite double beyond f32's range (an f32 array
+  // element written as 1e39) is f32's infinity, which only the hexadecimal form spells.
+  const bool finite = k == ElemKind::kF32 ? std::isfinite(static_cast<float>(v)) : std::isfinite(v);
+  if (!finite) {
     const FloatFormat& f = GetFloatFormat(k);
     return HexBits(EncodeFloat(k, v), f.total_bits());
   }

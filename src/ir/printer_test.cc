@@ -16,6 +16,24 @@ TEST(Printer, FormatFloatIsShortestAndReadsBack) {
   EXPECT_EQ(FormatFloat(INFINITY, ElemKind::kF32), "0x7F800000");
   EXPECT_EQ(FormatFloat(-INFINITY, ElemKind::kF16), "0xFC00");
   EXPECT_EQ(FormatFloat(NAN, ElemKind::kBF16), "0x7FC0");
+  // Finite as a double, infinite as the f32 it is printed as (found by the fuzzer: `inf.0`).
+  EXPECT_EQ(FormatFloat(1e39, ElemKind::kF32), "0x7F800000");
+  EXPECT_EQ(FormatFloat(-1e39, ElemKind::kF32), "0xFF800000");
+}
+
+TEST(Printer, OutOfRangeF32ArrayElementsReadBack) {
+  const char* src = R"(
+func.func @f() -> tensor<f32> attributes {a = array<f32: 1.5, 1e39, -1e300>} {
+  %0 = stablehlo.constant dense<0.0> : tensor<f32>
+  return %0 : tensor<f32>
+})";
+  auto m = ParseModule(src);
+  ASSERT_TRUE(m.ok()) << m.status();
+  std::string printed = PrintModule(**m);
+  EXPECT_NE(printed.find("array<f32: 1.5, 0x7F800000, 0xFF800000>"), std::string::npos) << printed;
+  auto again = ParseModule(printed);
+  ASSERT_TRUE(again.ok()) << again.status() << "\n" << printed;
+  EXPECT_EQ(PrintModule(**again), printed);
 }
 
 TEST(Printer, PrettyAndGenericFormsAgree) {
