@@ -131,10 +131,23 @@ def rnn(w, xs):
 
 
 d256 = [f32(256, 256) * 0.06 for _ in range(4)] + [f32(256, 1024) * 0.06, f32(1024, 256) * 0.03]
+d512 = [f32(512, 512) * 0.04 for _ in range(4)] + [f32(512, 2048) * 0.04, f32(2048, 512) * 0.02]
+
+
+def spd(n):  # symmetric positive definite, well conditioned
+    a = f32(n, n)
+    return a @ a.T + n * np.eye(n, dtype=np.float32)
+
+
+def sym(n):
+    a = f32(n, n)
+    return a + a.T
+
 WORKLOADS = {
     "mlp_train_step_b128": (jax.jit(sgd_step), (mlp_params([784, 512, 512, 10]), f32(128, 784),
                                                 np.eye(10, dtype=np.float32)[g.integers(0, 10, 128)])),
     "transformer_fwd_bwd_d256_s128": (jax.jit(jax.grad(lambda p, x: transformer(p, x).sum())), (d256, f32(4, 128, 256))),
+    "transformer_fwd_bwd_d512_s512": (jax.jit(jax.grad(lambda p, x: transformer(p, x).sum())), (d512, f32(1, 512, 512))),
     "cnn_train_grad_32x32": (jax.jit(jax.grad(cnn_loss)), ((f32(3, 3, 3, 32) * 0.2, f32(3, 3, 32, 64) * 0.06, f32(64, 10) * 0.1),
                                                             f32(32, 32, 32, 3), np.eye(10, dtype=np.float32)[g.integers(0, 10, 32)])),
     "elementwise_chain_4M": (jax.jit(lambda x: jnp.tanh(x * 1.5 + 0.5) * jnp.exp(-x * x)), (f32(4096, 1024),)),
@@ -143,7 +156,9 @@ WORKLOADS = {
     "logsumexp_1Mi": (jax.jit(lambda x: jax.nn.logsumexp(x, -1)), (f32(1024, 1024),)),
     "sum_axis0_16Mi": (jax.jit(lambda x: x.sum(0)), (f32(4096, 4096),)),
     "sum_axis1_16Mi": (jax.jit(lambda x: x.sum(1)), (f32(4096, 4096),)),
+    "max_axis0_4Mi": (jax.jit(lambda x: x.max(0)), (f32(2048, 2048),)),
     "max_axis1_4Mi": (jax.jit(lambda x: x.max(1)), (f32(2048, 2048),)),
+    "argmax_axis0_4Mi": (jax.jit(lambda x: x.argmax(0)), (f32(2048, 2048),)),
     "argmax_axis1_4Mi": (jax.jit(lambda x: x.argmax(1)), (f32(2048, 2048),)),
     "cumsum_axis1_1Mi": (jax.jit(lambda x: jnp.cumsum(x, 1)), (f32(1024, 1024),)),
     "sort_1Mi": (jax.jit(lambda x: jnp.sort(x)), (f32(1 << 20),)),
@@ -152,10 +167,18 @@ WORKLOADS = {
                                  (f32(50000, 128), g.integers(0, 50000, (64, 128)).astype(np.int32))),
     "fft_64x4096_c64": (jax.jit(jnp.fft.fft), ((f32(64, 4096) + 1j * f32(64, 4096)).astype(np.complex64),)),
     "rfft2_8x256x256": (jax.jit(jnp.fft.rfft2), (f32(8, 256, 256),)),
-    "cholesky_256": (jax.jit(jnp.linalg.cholesky), ((lambda a: a @ a.T + 256 * np.eye(256, dtype=np.float32))(f32(256, 256)),)),
+    "cholesky_64": (jax.jit(jnp.linalg.cholesky), (spd(64),)),
+    "cholesky_256": (jax.jit(jnp.linalg.cholesky), (spd(256),)),
+    "cholesky_512": (jax.jit(jnp.linalg.cholesky), (spd(512),)),
+    "qr_64": (jax.jit(jnp.linalg.qr), (f32(64, 64),)),
     "qr_256": (jax.jit(jnp.linalg.qr), (f32(256, 256),)),
+    "qr_512": (jax.jit(jnp.linalg.qr), (f32(512, 512),)),
+    "svd_64": (jax.jit(jnp.linalg.svd), (f32(64, 64),)),
     "svd_128": (jax.jit(jnp.linalg.svd), (f32(128, 128),)),
-    "eigh_256": (jax.jit(jnp.linalg.eigh), ((lambda a: a + a.T)(f32(256, 256)),)),
+    "svd_512": (jax.jit(jnp.linalg.svd), (f32(512, 512),)),
+    "eigh_64": (jax.jit(jnp.linalg.eigh), (sym(64),)),
+    "eigh_256": (jax.jit(jnp.linalg.eigh), (sym(256),)),
+    "eigh_512": (jax.jit(jnp.linalg.eigh), (sym(512),)),
     "scan_rnn_200_steps_d64": (jax.jit(rnn), (f32(64, 64) * 0.1, f32(200, 64))),
     "random_normal_16Mi": (jax.jit(lambda k: jax.random.normal(jax.random.key(k), (1 << 24,))), (np.uint32(3),)),
     "dispatch_tiny_add": (jax.jit(lambda a, b: a + b), (np.float32([1, 2, 3]), np.float32([4, 5, 6]))),

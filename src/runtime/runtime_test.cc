@@ -471,6 +471,80 @@ TEST(FusionTest, RowMaximaKeepTheSignOfZeroAndGiveNaN) {
   }
 }
 
+// Maxima and minima along either dimension give the IEEE maximum / minimum and the quiet NaN's
+// bits for any NaN (a payload, a negative one): the column folds keep a NaN as it came (four rows
+// at a time) and make it the quiet NaN afterwards; f64 rows fold in 16 lanes. At 1 and 2 threads
+// (2 x 3000 columns of 101 rows are cut into column shares): 1, 5 and 101 along the reduced
+// dimension, the special value first, in the middle or last.
+template <typename C>
+void ExpectIeeeMaximaAlongEitherDimension(const std::string& ty) {
+  using Bits = std::conditional_t<sizeof(C) == 8, uint64_t, uint32_t>;
+  const Bits kNaNs[] = {std::bit_cast<Bits>(std::numeric_limits<C>::quiet_NaN()),
+                        std::bit_cast<Bits>(std::numeric_limits<C>::quiet_NaN()) | 0x123,
+                        std::bit_cast<Bits>(-std::numeric_limits<C>::quiet_NaN())};
+  const int64_t kOther = 3000;
+  for (int dim : {0, 1}) {
+    for (int64_t n : {1, 5, 101}) {
+      const int64_t rows = dim == 0 ? n : kOther, cols = dim == 0 ? kOther : n;
+      const std::string t = "tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "x" + ty + ">";
+      const std::string r = "tensor<" + std::to_string(kOther) + "x" + ty + ">", s = "tensor<" + ty + ">";
+      auto exe = CompileText(
+          "func.func @main(%x: " + t + ") -> (" + r + ", " + r + ") {\n" +
+          "  %lo = stablehlo.constant dense<0xFF800000> : tensor<f32>\n" +
+          "  %hi = stablehlo.constant dense<0x7F800000> : tensor<f32>\n" +
+          "  %lo2 = stablehlo.convert %lo : (tensor<f32>) -> " + s + "\n" +
+          "  %hi2 = stablehlo.convert %hi : (tensor<f32>) -> " + s + "\n" +
+          "  %a = stablehlo.reduce(%x init: %lo2) applies stablehlo.maximum across dimensions = [" + std::to_string(dim) +
+          "] : (" + t + ", " + s + ") -> " + r + "\n" +
+          "  %b = stablehlo.reduce(%x init: %hi2) applies stablehlo.minimum across dimensions = [" + std::to_string(dim) +
+          "] : (" + t + ", " + s + ") -> " + r + "\n" +
+          "  return %a, %b : " + r + ", " + r + "\n}\n");
+      ASSERT_TRUE(exe.ok()) << exe.status();
+      cpu::Array x = cpu::Array::Allocate({sizeof(C) == 8 ? ir::ElemKind::kF64 : ir::ElemKind::kF32, {rows, cols}});
+      C* v = x.mutable_as<C>();
+      // Element k of output c.
+      auto at = [&](int64_t c, int64_t k) -> C& { return dim == 0 ? v[k * kOther + c] : v[c * n + k]; };
+      for (int64_t c = 0; c < kOther; ++c) {
+        const int64_t kind = c % 12, pos = c / 12 % 3 == 0 ? 0 : c / 12 % 3 == 1 ? n / 2 : n - 1;
+        for (int64_t k = 0; k < n; ++k) at(c, k) = kind < 4 ? C(-0.0) : kind < 8 ? C(0.0) : C(-1) - C((k + c) % 7);
+        C& e = at(c, pos);
+        if (kind < 4) e = 0.0;                                         // +0 among -0s
+        else if (kind < 8) e = -0.0;                                   // -0 among +0s
+        else if (kind < 11) e = std::bit_cast<C>(kNaNs[c / 12 % 3]);   // a NaN
+        if (kind == 3) e = -0.0;                                       // all -0
+        if (kind == 7) e = 0.0;                                        // all +0
+      }
+      for (int threads : {1, 2}) {
+        ThreadPool pool(threads);
+        PoolParallel parallel(&pool, /*deterministic=*/false);
+        auto out = (*exe)->Run({cpu::RtValue::Of(x)}, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
+        ASSERT_TRUE(out.ok()) << out.status();
+        for (int64_t c = 0; c < kOther; ++c) {
+          C mx = -std::numeric_limits<C>::infinity(), mn = std::numeric_limits<C>::infinity();
+          bool any_nan = false;
+          for (int64_t k = 0; k < n; ++k) {
+            const C e = at(c, k);
+            any_nan |= e != e;
+            if (e > mx || (e == 0 && mx == 0 && !std::signbit(e))) mx = e;
+            if (e < mn || (e == 0 && mn == 0 && std::signbit(e))) mn = e;
+          }
+          if (any_nan) mx = mn = std::numeric_limits<C>::quiet_NaN();
+          const C got_max = (*out)[0].array.template as<C>()[c], got_min = (*out)[1].array.template as<C>()[c];
+          ASSERT_EQ(std::bit_cast<Bits>(got_max), std::bit_cast<Bits>(mx))
+              << ty << " max along " << dim << ", n " << n << ", output " << c << " at " << threads << " threads";
+          ASSERT_EQ(std::bit_cast<Bits>(got_min), std::bit_cast<Bits>(mn))
+              << ty << " min along " << dim << ", n " << n << ", output " << c << " at " << threads << " threads";
+        }
+      }
+    }
+  }
+}
+
+TEST(FusionTest, MaximaAlongEitherDimensionKeepTheSignOfZeroAndGiveTheQuietNaN) {
+  ExpectIeeeMaximaAlongEitherDimension<float>("f32");
+  ExpectIeeeMaximaAlongEitherDimension<double>("f64");
+}
+
 // Transposes whose result's last dimension is strided in the source go tile by tile (on the
 // threads when large); every permutation of a few shapes and element sizes against the
 // definition, result[i] = x[i permuted].
