@@ -417,6 +417,60 @@ func.func @main(%s: tensor<300x1000xf32>, %t: tensor<300x1000xf32>) -> (tensor<3
   }
 }
 
+// Absorbed reductions of short rows and over dimensions of size 1 (JAX's gradient of a broadcast
+// of size 1) evaluate their run a block of rows at a time, or as one row of columns, and give the
+// bits of the run stored and then reduced by the array's paths, at 1 and 2 threads: a sum over
+// dimension 0 of 1x8x64x64 (also checked element by element), maxima of rows of 3 and sums of
+// rows of 40 (7000 of them, cut into pieces at 2).
+TEST(FusionTest, AbsorbedReductionsOfShortRowsGiveTheStoredRunsBits) {
+  struct Case {
+    std::string in, out, dims, op;
+  };
+  const Case cases[] = {{"1x8x64x64", "8x64x64", "0", "add"},
+                        {"1x8x512x3", "1x8x512", "3", "maximum"},
+                        {"7000x40", "7000", "1", "add"}};
+  for (const Case& c : cases) {
+    const std::string t = "tensor<" + c.in + "xf32>", r = "tensor<" + c.out + "xf32>";
+    const std::string run = "  %y = stablehlo.multiply %x, %x : " + t + "\n  %v = stablehlo.subtract %y, %x : " + t + "\n";
+    const std::string reduce = "  %z = stablehlo.constant dense<-1.0> : tensor<f32>\n"
+                               "  %s = stablehlo.reduce(%v init: %z) applies stablehlo." + c.op + " across dimensions = [" +
+                               c.dims + "] : (" + t + ", tensor<f32>) -> " + r + "\n";
+    auto fused = CompileText("func.func @main(%x: " + t + ") -> " + r + " {\n" + run + reduce + "  return %s : " + r + "\n}\n");
+    auto values = CompileText("func.func @main(%x: " + t + ") -> " + t + " {\n" + run + "  return %v : " + t + "\n}\n");
+    auto apart = CompileText("func.func @main(%v: " + t + ") -> " + r + " {\n" + reduce + "  return %s : " + r + "\n}\n");
+    ASSERT_TRUE(fused.ok() && values.ok() && apart.ok()) << c.in;
+    const std::vector<std::string> names = StepNames(**fused);
+    ASSERT_EQ(names.back(), "fusion(stablehlo.multiply, stablehlo.subtract, stablehlo.reduce)") << c.in;
+    std::vector<int64_t> dims;
+    for (size_t at = 0; at < c.in.size();) {
+      const size_t x = c.in.find('x', at);
+      dims.push_back(std::stoll(c.in.substr(at, x == std::string::npos ? std::string::npos : x - at)));
+      at = x == std::string::npos ? c.in.size() : x + 1;
+    }
+    cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, dims});
+    for (int64_t i = 0; i < x.NumElements(); ++i) x.mutable_as<float>()[i] = static_cast<float>((i * 7919) % 1013) * 0.0031f - 1.4f;
+    auto v = (*values)->Run({cpu::RtValue::Of(x)});
+    ASSERT_TRUE(v.ok()) << v.status();
+    const cpu::Array stored = (*v)[0].array;
+    auto want = (*apart)->Run(std::move(*v));
+    ASSERT_TRUE(want.ok()) << want.status();
+    if (c.dims == "0") {  // nothing reduced: the stored run plus the init value, independently
+      for (int64_t i = 0; i < stored.NumElements(); ++i)
+        ASSERT_EQ((*want)[0].array.as<float>()[i], -1.0f + stored.as<float>()[i]) << i;
+    }
+    for (int threads : {1, 2}) {
+      ThreadPool pool(threads);
+      PoolParallel parallel(&pool, /*deterministic=*/false);
+      auto got = (*fused)->Run({cpu::RtValue::Of(x)}, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
+      ASSERT_TRUE(got.ok()) << got.status();
+      const cpu::Array& g = (*got)[0].array;
+      const cpu::Array& w = (*want)[0].array;
+      ASSERT_EQ(g.ByteSize(), w.ByteSize());
+      EXPECT_EQ(std::memcmp(g.data(), w.data(), g.ByteSize()), 0) << c.in << " at " << threads << " threads";
+    }
+  }
+}
+
 // Row maxima and minima (a vmaxps loop with NaNs noted beside it and the sign of a zero result
 // settled afterwards) give the IEEE maximum / minimum: +0 over -0 for max, -0 over +0 for min,
 // the quiet NaN when a row holds any NaN; rows of 64 elements and more, with the special values
