@@ -400,6 +400,74 @@ void OrgqrT(std::vector<W>& a, int64_t m, int64_t n, const W* tau, int64_t k) {
   a = std::move(q);
 }
 
+// The diagonal block [j0, j1) of a Cholesky panel (CholeskyLowerBlocked) column by column, each
+// column's update of the block's columns after it made at once (right-looking), in a square copy
+// of the block whose rows are updated over their whole width P with the columns outside (j, i]
+// kept by a mask: fixed-length vector operations, where rows of 1..31 elements had run mostly in
+// scalar loop tails (the 64 x 64 factor: the two blocks ~5 -> ~1 us). wt[j * P + c] =
+// conj(L[j0 + c][j0 + j]) for c > j (zero elsewhere) and inv[j] = 1 / L[j0 + j][j0 + j] for the
+// columns done; *done says how many are (jb, or the columns before a non-positive pivot, which is
+// left in place as a real number). The block's lower triangle is written back; its strict upper
+// triangle is never touched.
+template <typename W, int64_t P>
+[[gnu::always_inline]] inline void CholeskyDiagonalBlock(W* a, int64_t n, int64_t j0, int64_t j1, W* wt,
+                                                        typename IsComplex<W>::Real* inv, int64_t* done) {
+  using R = typename IsComplex<W>::Real;
+  const int64_t jb = j1 - j0;
+  W t[P * P] = {};
+  for (int64_t i = 0; i < jb; ++i)
+    for (int64_t c = 0; c <= i; ++c) t[i * P + c] = a[(j0 + i) * n + j0 + c];
+  std::fill(wt, wt + P * P, W(0));
+  int64_t j = 0;
+  for (; j < jb; ++j) {
+    const double d = RealOf(t[j * P + j]);
+    if (!(d > 0)) {
+      t[j * P + j] = W(d);
+      break;
+    }
+    const double djj = std::sqrt(d);
+    t[j * P + j] = W(djj);
+    inv[j] = static_cast<R>(1.0 / djj);
+    W* __restrict w = wt + j * P;
+    for (int64_t i = j + 1; i < jb; ++i) {
+      t[i * P + j] *= inv[j];
+      w[i] = ConjOf(t[i * P + j]);
+    }
+    for (int64_t i = j + 1; i < jb; ++i) {
+      W* __restrict ri = t + i * P;
+      const W f = ri[j];
+      const int jj = static_cast<int>(j), ii = static_cast<int>(i);  // (32-bit lanes for the mask)
+      for (int c = 0; c < static_cast<int>(P); ++c) {
+        const W u = ri[c] - f * w[c];
+        ri[c] = (c > jj) & (c <= ii) ? u : ri[c];
+      }
+    }
+  }
+  *done = j;
+  for (int64_t i = 0; i < jb; ++i)
+    for (int64_t c = 0; c <= i; ++c) a[(j0 + i) * n + j0 + c] = t[i * P + c];
+}
+
+// The rows below a Cholesky panel's diagonal block solved against it (B <- B L_jj^-H, its first
+// `done` columns), in a column-major copy cm (room for (n - j1) x done) so that every step is a
+// long contiguous axpy over the rows (the same updates in the same order as row by row). The
+// left-looking dots over at most 32 entries per element, then a row-by-row solve (a chain of
+// dependent steps per row), had been most of potrf's time.
+template <typename W, int64_t P>
+[[gnu::always_inline]] inline void CholeskySolveBelow(W* a, int64_t n, int64_t j0, int64_t j1, int64_t done, W* cm,
+                                                      const W* wt, const typename IsComplex<W>::Real* inv) {
+  const int64_t below = n - j1;
+  for (int64_t i = 0; i < below; ++i)
+    for (int64_t c = 0; c < done; ++c) cm[c * below + i] = a[(j1 + i) * n + j0 + c];
+  for (int64_t j = 0; j < done; ++j) {
+    W* __restrict cj = cm + j * below;
+    ScaleBy(cj, W(inv[j]), below);
+    for (int64_t c = j + 1; c < done; ++c) SubScaled(cm + c * below, cj, wt[j * P + c], below);
+  }
+  for (int64_t i = 0; i < below; ++i)
+    for (int64_t c = 0; c < done; ++c) a[(j1 + i) * n + j0 + c] = cm[c * below + i];
+}
+
 // The lower Cholesky factor in place, left-looking by panels of kPanel columns: each panel first
 // takes the product of its rows with the columns already final (one product through gemm.h),
 // then its diagonal block is factored and the rows below solved against it (LAPACK's potrf2 and
@@ -425,53 +493,13 @@ int32_t CholeskyLowerBlocked(W* a, int64_t n) {
       static const auto subtract = ForCpu<&Subtract<W>>();
       for (int64_t i = 0; i < rows; ++i) subtract(&a[(j0 + i) * n + j0], prod + i * jb, std::min(jb, i + 1));
     }
-    // The panel's diagonal block column by column, each column's update of the block's columns
-    // after it made at once (right-looking: each row's update is a run of contiguous entries);
-    // then the rows below, solved against the block (B <- B L_jj^-H) in a column-major copy, so
-    // that every step is a long contiguous axpy over the rows (the same updates in the same
-    // order). The left-looking dots over at most 32 entries per element, then a row-by-row solve
-    // (a chain of dependent steps per row), had been most of potrf's time.
-    using R = typename IsComplex<W>::Real;
     W wt[kPanel * kPanel];  // wt[j * kPanel + c] = conj(L[j0 + c][j0 + j]), c > j
-    R inv[kPanel];
-    // (At a non-positive pivot the rows below still get the columns before it, then it returns.)
-    int64_t done = jb;
-    for (int64_t j = j0; j < j1; ++j) {
-      const double d = RealOf(a[j * n + j]);
-      if (!(d > 0)) {
-        a[j * n + j] = W(d);
-        done = j - j0;
-        break;
-      }
-      const double djj = std::sqrt(d);
-      a[j * n + j] = W(djj);
-      inv[j - j0] = static_cast<R>(1.0 / djj);
-      W* w = wt + (j - j0) * kPanel;
-      for (int64_t i = j + 1; i < j1; ++i) {
-        a[i * n + j] *= inv[j - j0];
-        w[i - j0] = ConjOf(a[i * n + j]);
-      }
-      for (int64_t i = j + 1; i < j1; ++i) {
-        W* ri = &a[i * n];
-        const W f = ri[j];
-        for (int64_t c = j + 1; c <= i; ++c) ri[c] -= f * w[c - j0];
-      }
-    }
-    const int64_t below = n - j1;
-    if (below > 0 && done > 0) {
-      W* cm = bt;  // column c of the rows below at cm[c * below] (bt is free after the product)
-      for (int64_t i = 0; i < below; ++i)
-        for (int64_t c = 0; c < done; ++c) cm[c * below + i] = a[(j1 + i) * n + j0 + c];
-      static const auto scale_by = ForCpu<&ScaleBy<W>>();
-      static const auto sub_scaled = ForCpu<&SubScaled<W>>();
-      for (int64_t j = 0; j < done; ++j) {
-        W* cj = cm + j * below;
-        scale_by(cj, W(inv[j]), below);
-        for (int64_t c = j + 1; c < done; ++c) sub_scaled(cm + c * below, cj, wt[j * kPanel + c], below);
-      }
-      for (int64_t i = 0; i < below; ++i)
-        for (int64_t c = 0; c < done; ++c) a[(j1 + i) * n + j0 + c] = cm[c * below + i];
-    }
+    typename IsComplex<W>::Real inv[kPanel];
+    static const auto diagonal = ForCpu<&CholeskyDiagonalBlock<W, kPanel>>();
+    static const auto below = ForCpu<&CholeskySolveBelow<W, kPanel>>();
+    int64_t done;
+    diagonal(a, n, j0, j1, wt, inv, &done);
+    if (n > j1 && done > 0) below(a, n, j0, j1, done, bt, wt, inv);
     if (done < jb) return static_cast<int32_t>(j0 + done + 1);
   }
   return 0;
