@@ -37,7 +37,8 @@ template <BinaryOp Op, typename C>
     using Bits = std::conditional_t<sizeof(C) == 8, uint64_t, uint32_t>;
     constexpr bool kMax = Op == BinaryOp::kMax;
     const Bits ab = std::bit_cast<Bits>(acc), xb = std::bit_cast<Bits>(x);
-    const C same = std::bit_cast<C>(kMax ? Bits(ab & xb) : Bits(ab | xb));  // equal: the zeros' signs differ at most
+    // (Equal operands differ at most in the sign of zero: max takes +0, min -0.)
+    const C same = std::bit_cast<C>(kMax ? Bits(ab & xb) : Bits(ab | xb));
     C r = (kMax ? x > acc : x < acc) ? x : acc;
     r = x == acc ? same : r;
     return x != x ? x : r;
