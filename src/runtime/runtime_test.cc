@@ -1,5 +1,6 @@
 // Unit tests of the runtime: events, compile options, buffers and executions.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <atomic>
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "src/runtime/test_util.h"
+#include "src/cpu/exec/elem_traits.h"
 #include "src/compiler/compile.h"
 #include "src/ir/parser.h"
 #include "src/ir/verifier.h"
@@ -526,16 +528,23 @@ TEST(FusionTest, RowMaximaKeepTheSignOfZeroAndGiveNaN) {
 }
 
 // Maxima and minima along either dimension give the IEEE maximum / minimum and the quiet NaN's
-// bits for any NaN (a payload, a negative one): the column folds keep a NaN as it came (four rows
-// at a time) and make it the quiet NaN afterwards; f64 rows fold in 16 lanes. At 1 and 2 threads
-// (2 x 3000 columns of 101 rows are cut into column shares): 1, 5 and 101 along the reduced
-// dimension, the special value first, in the middle or last.
-template <typename C>
-void ExpectIeeeMaximaAlongEitherDimension(const std::string& ty) {
-  using Bits = std::conditional_t<sizeof(C) == 8, uint64_t, uint32_t>;
-  const Bits kNaNs[] = {std::bit_cast<Bits>(std::numeric_limits<C>::quiet_NaN()),
-                        std::bit_cast<Bits>(std::numeric_limits<C>::quiet_NaN()) | 0x123,
-                        std::bit_cast<Bits>(-std::numeric_limits<C>::quiet_NaN())};
+// bits for any NaN (a payload, a negative one): the folds keep a NaN as it came (columns four rows
+// at a time for f32 and f64) and make it the quiet NaN afterwards; f64, f16 and bf16 rows fold
+// in 16 lanes, f16 and bf16 read as f32. At 1 and 2 threads (2 x 3000 columns of 101 rows are
+// cut into column shares): 1, 5 and 101 along the reduced dimension, the special value first, in
+// the middle or last.
+template <ir::ElemKind K>
+void ExpectIeeeMaximaAlongEitherDimension(const std::string& ty, std::array<uint64_t, 3> nan_bits) {
+  using T = cpu::Traits<K>;
+  using S = typename T::S;
+  using C = typename T::C;
+  auto bits = [](S v) {
+    uint64_t u = 0;
+    std::memcpy(&u, &v, sizeof(S));
+    return u;
+  };
+  S nans[3];
+  for (int i = 0; i < 3; ++i) std::memcpy(&nans[i], &nan_bits[static_cast<size_t>(i)], sizeof(S));  // (little-endian)
   const int64_t kOther = 3000;
   for (int dim : {0, 1}) {
     for (int64_t n : {1, 5, 101}) {
@@ -554,19 +563,20 @@ void ExpectIeeeMaximaAlongEitherDimension(const std::string& ty) {
           "] : (" + t + ", " + s + ") -> " + r + "\n" +
           "  return %a, %b : " + r + ", " + r + "\n}\n");
       ASSERT_TRUE(exe.ok()) << exe.status();
-      cpu::Array x = cpu::Array::Allocate({sizeof(C) == 8 ? ir::ElemKind::kF64 : ir::ElemKind::kF32, {rows, cols}});
-      C* v = x.mutable_as<C>();
+      cpu::Array x = cpu::Array::Allocate({K, {rows, cols}});
+      S* v = x.mutable_as<S>();
       // Element k of output c.
-      auto at = [&](int64_t c, int64_t k) -> C& { return dim == 0 ? v[k * kOther + c] : v[c * n + k]; };
+      auto at = [&](int64_t c, int64_t k) -> S& { return dim == 0 ? v[k * kOther + c] : v[c * n + k]; };
       for (int64_t c = 0; c < kOther; ++c) {
         const int64_t kind = c % 12, pos = c / 12 % 3 == 0 ? 0 : c / 12 % 3 == 1 ? n / 2 : n - 1;
-        for (int64_t k = 0; k < n; ++k) at(c, k) = kind < 4 ? C(-0.0) : kind < 8 ? C(0.0) : C(-1) - C((k + c) % 7);
-        C& e = at(c, pos);
-        if (kind < 4) e = 0.0;                                         // +0 among -0s
-        else if (kind < 8) e = -0.0;                                   // -0 among +0s
-        else if (kind < 11) e = std::bit_cast<C>(kNaNs[c / 12 % 3]);   // a NaN
-        if (kind == 3) e = -0.0;                                       // all -0
-        if (kind == 7) e = 0.0;                                        // all +0
+        for (int64_t k = 0; k < n; ++k)
+          at(c, k) = T::Store(kind < 4 ? C(-0.0) : kind < 8 ? C(0.0) : C(-1) - C((k + c) % 7));
+        S& e = at(c, pos);
+        if (kind < 4) e = T::Store(C(0.0));                     // +0 among -0s
+        else if (kind < 8) e = T::Store(C(-0.0));               // -0 among +0s
+        else if (kind < 11) e = nans[c / 12 % 3];               // a NaN
+        if (kind == 3) e = T::Store(C(-0.0));                   // all -0
+        if (kind == 7) e = T::Store(C(0.0));                    // all +0
       }
       for (int threads : {1, 2}) {
         ThreadPool pool(threads);
@@ -577,16 +587,15 @@ void ExpectIeeeMaximaAlongEitherDimension(const std::string& ty) {
           C mx = -std::numeric_limits<C>::infinity(), mn = std::numeric_limits<C>::infinity();
           bool any_nan = false;
           for (int64_t k = 0; k < n; ++k) {
-            const C e = at(c, k);
+            const C e = T::Load(at(c, k));
             any_nan |= e != e;
             if (e > mx || (e == 0 && mx == 0 && !std::signbit(e))) mx = e;
             if (e < mn || (e == 0 && mn == 0 && std::signbit(e))) mn = e;
           }
           if (any_nan) mx = mn = std::numeric_limits<C>::quiet_NaN();
-          const C got_max = (*out)[0].array.template as<C>()[c], got_min = (*out)[1].array.template as<C>()[c];
-          ASSERT_EQ(std::bit_cast<Bits>(got_max), std::bit_cast<Bits>(mx))
+          ASSERT_EQ(bits((*out)[0].array.template as<S>()[c]), bits(T::Store(mx)))
               << ty << " max along " << dim << ", n " << n << ", output " << c << " at " << threads << " threads";
-          ASSERT_EQ(std::bit_cast<Bits>(got_min), std::bit_cast<Bits>(mn))
+          ASSERT_EQ(bits((*out)[1].array.template as<S>()[c]), bits(T::Store(mn)))
               << ty << " min along " << dim << ", n " << n << ", output " << c << " at " << threads << " threads";
         }
       }
@@ -595,8 +604,11 @@ void ExpectIeeeMaximaAlongEitherDimension(const std::string& ty) {
 }
 
 TEST(FusionTest, MaximaAlongEitherDimensionKeepTheSignOfZeroAndGiveTheQuietNaN) {
-  ExpectIeeeMaximaAlongEitherDimension<float>("f32");
-  ExpectIeeeMaximaAlongEitherDimension<double>("f64");
+  ExpectIeeeMaximaAlongEitherDimension<ir::ElemKind::kF32>("f32", {0x7FC00000u, 0x7FC00123u, 0xFFC00000u});
+  ExpectIeeeMaximaAlongEitherDimension<ir::ElemKind::kF64>(
+      "f64", {0x7FF8000000000000u, 0x7FF8000000000123u, 0xFFF8000000000000u});
+  ExpectIeeeMaximaAlongEitherDimension<ir::ElemKind::kF16>("f16", {0x7E00, 0x7E01, 0xFE00});
+  ExpectIeeeMaximaAlongEitherDimension<ir::ElemKind::kBF16>("bf16", {0x7FC0, 0x7FC1, 0xFFC0});
 }
 
 // Transposes whose result's last dimension is strided in the source go tile by tile (on the

@@ -53,40 +53,52 @@ inline void CanonicalNaNs(C* out, int64_t n) {
   for (int64_t k = 0; k < n; ++k)
     if (out[k] != out[k]) out[k] = std::numeric_limits<C>::quiet_NaN();
 }
-// FoldStep for f32 and f64 (and the kinds read as f32), ApplyBinary for the others (each kind's
-// loops vectorised for max and min had grown the plugin by a quarter of a megabyte).
+// FoldStep for the kinds computed in float or double (f16, bf16 and the 8-bit floats are
+// computed in f32: their maxima had run scalar, bf16's along columns 5.5x XLA:CPU's time),
+// ApplyBinary for the others.
+template <BinaryOp Op, typename T>
+inline constexpr bool kFoldsAsFloat = std::is_floating_point_v<typename T::C>;
 template <BinaryOp Op, typename T>
 [[gnu::always_inline]] inline typename T::C Fold(typename T::C acc, typename T::C x) {
   using C = typename T::C;
-  if constexpr (std::is_same_v<T, Traits<ElemKind::kF32>> || std::is_same_v<T, Traits<ElemKind::kF64>>)
-    return FoldStep<Op>(acc, x);
+  if constexpr (kFoldsAsFloat<Op, T>) return FoldStep<Op>(acc, x);
   else return static_cast<C>(ApplyBinary<Op, T>(acc, x));
 }
-// out[k] op= x[k] for f32 and f64 rows (column reductions fold one input row into the row of
+// The kinds whose folds run in the per-CPU loops below: f32 and f64 for add, max and min, and
+// f16 and bf16 (read as f32) for max and min (JAX reduces them in their own kind; their sums come
+// converted to f32 first).
+template <BinaryOp Op, typename T>
+inline constexpr bool kRowLoops =
+    ((std::is_same_v<T, Traits<ElemKind::kF32>> || std::is_same_v<T, Traits<ElemKind::kF64>>) &&
+     (Op == BinaryOp::kAdd || kPicks<Op>)) ||
+    ((std::is_same_v<T, Traits<ElemKind::kF16>> || std::is_same_v<T, Traits<ElemKind::kBF16>>) && kPicks<Op>);
+// out[k] op= x[k] for rows of kind T (column reductions fold one input row into the row of
 // accumulators), compiled for AVX-512, AVX2 and the baseline and chosen at run time.
-template <BinaryOp Op, typename C>
-[[gnu::always_inline]] inline void FoldRowBody(C* __restrict out, const C* __restrict x, int64_t n) {
-  for (int64_t k = 0; k < n; ++k) out[k] = FoldStep<Op>(out[k], x[k]);
+template <BinaryOp Op, typename T>
+[[gnu::always_inline]] inline void FoldRowBody(typename T::C* __restrict out, const typename T::S* __restrict x,
+                                               int64_t n) {
+  for (int64_t k = 0; k < n; ++k) out[k] = FoldStep<Op>(out[k], T::Load(x[k]));
 }
 // Four input rows ld apart folded in row order: each accumulator is read and written once per
 // four rows, and four streams of the input are in flight.
-template <BinaryOp Op, typename C>
-[[gnu::always_inline]] inline void FoldRows4Body(C* __restrict out, const C* __restrict x, int64_t ld, int64_t n) {
+template <BinaryOp Op, typename T>
+[[gnu::always_inline]] inline void FoldRows4Body(typename T::C* __restrict out, const typename T::S* __restrict x,
+                                                 int64_t ld, int64_t n) {
   for (int64_t k = 0; k < n; ++k) {
-    C v = FoldStep<Op>(out[k], x[k]);
-    v = FoldStep<Op>(v, x[ld + k]);
-    v = FoldStep<Op>(v, x[2 * ld + k]);
-    out[k] = FoldStep<Op>(v, x[3 * ld + k]);
+    auto v = FoldStep<Op>(out[k], T::Load(x[k]));
+    v = FoldStep<Op>(v, T::Load(x[ld + k]));
+    v = FoldStep<Op>(v, T::Load(x[2 * ld + k]));
+    out[k] = FoldStep<Op>(v, T::Load(x[3 * ld + k]));
   }
 }
-template <BinaryOp Op, typename C>
+template <BinaryOp Op, typename T>
 auto FoldRows4() {
-  static const auto fn = ForCpu<&FoldRows4Body<Op, C>>();
+  static const auto fn = ForCpu<&FoldRows4Body<Op, T>>();
   return fn;
 }
-template <BinaryOp Op, typename C>
+template <BinaryOp Op, typename T>
 auto FoldRow() {
-  static const auto fn = ForCpu<&FoldRowBody<Op, C>>();
+  static const auto fn = ForCpu<&FoldRowBody<Op, T>>();
   return fn;
 }
 
@@ -248,13 +260,14 @@ template <BinaryOp Op>
 
 // The same order continued over n (a multiple of 16) more elements, lanes kept in registers: the
 // step of FoldRun over each block of a computed (fused) source.
-template <BinaryOp Op, typename C>
-[[gnu::always_inline]] inline void FoldLanesBody(C* __restrict lanes, const C* __restrict x, int64_t n) {
+template <BinaryOp Op, typename T>
+[[gnu::always_inline]] inline void FoldLanesBody(typename T::C* __restrict lanes, const typename T::S* __restrict x,
+                                                 int64_t n) {
   constexpr int kLanes = 16;
-  C lane[kLanes];
+  typename T::C lane[kLanes];
   for (int j = 0; j < kLanes; ++j) lane[j] = lanes[j];
   for (int64_t i = 0; i < n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) lane[j] = FoldStep<Op>(lane[j], x[i + j]);
+    for (int j = 0; j < kLanes; ++j) lane[j] = FoldStep<Op>(lane[j], T::Load(x[i + j]));
   for (int j = 0; j < kLanes; ++j) lanes[j] = lane[j];
 }
 
@@ -284,9 +297,8 @@ typename T::C FoldRun(Src& src, int64_t offset, int64_t n) {
   for (int j = 0; j < kLanes; ++j) lane[j] = T::Load(x[j]);
   int64_t i = kLanes;
   for (;;) {
-    if constexpr ((std::is_same_v<T, Traits<ElemKind::kF32>> || std::is_same_v<T, Traits<ElemKind::kF64>>) &&
-                  (Op == BinaryOp::kAdd || kPicks<Op>)) {
-      static const auto fold = ForCpu<&FoldLanesBody<Op, C>>();
+    if constexpr (kRowLoops<Op, T>) {
+      static const auto fold = ForCpu<&FoldLanesBody<Op, T>>();
       const int64_t m = (chunk_end - i) / kLanes * kLanes;
       fold(lane, x + (i - chunk), m);
       i += m;
@@ -368,25 +380,25 @@ void ReduceBlocks(const Blocks& blocks, int64_t total, typename T::C* acc, ExecS
           continue;
         }
         int64_t ir = 0;
-        constexpr bool kRowLoops = (std::is_same_v<T, Traits<ElemKind::kF32>> || std::is_same_v<T, Traits<ElemKind::kF64>>) &&
-                                   (Op == BinaryOp::kAdd || kPicks<Op>);
-        if constexpr (kRowLoops && std::is_same_v<decltype(src), ArraySource<C>>) {
+        // (Four rows at a time for f32 and f64 only: the 16-bit kinds' copies would take the
+        // plugin past its size budget for ~10% of their column maxima's time.)
+        if constexpr (kRowLoops<Op, T> && std::is_same_v<decltype(src), ArraySource<S>> &&
+                      std::is_floating_point_v<S>) {
           for (; ir + 4 <= bl.r; ir += 4, row += 4 * bl.b)
             for (int64_t c0 = b0; c0 < b1; c0 += kFusedBlock)
-              FoldRows4<Op, C>()(out + c0, src.x + row + c0, bl.b, std::min(kFusedBlock, b1 - c0));
+              FoldRows4<Op, T>()(out + c0, src.x + row + c0, bl.b, std::min(kFusedBlock, b1 - c0));
         }
         for (; ir < bl.r; ++ir, row += bl.b)
           for (int64_t c0 = b0; c0 < b1; c0 += kFusedBlock) {
             const int64_t len = std::min(kFusedBlock, b1 - c0);
             const auto* x = src.Get(row + c0, len);
-            if constexpr (kRowLoops) {
-              FoldRow<Op, C>()(out + c0, x, len);
+            if constexpr (kRowLoops<Op, T>) {
+              FoldRow<Op, T>()(out + c0, x, len);
               continue;
             }
             for (int64_t k = 0; k < len; ++k) out[c0 + k] = Fold<Op, T>(out[c0 + k], T::Load(x[k]));
           }
-        if constexpr (kPicks<Op> && (std::is_same_v<T, Traits<ElemKind::kF32>> || std::is_same_v<T, Traits<ElemKind::kF64>>))
-          CanonicalNaNs(out + b0, b1 - b0);
+        if constexpr (kPicks<Op> && kFoldsAsFloat<Op, T>) CanonicalNaNs(out + b0, b1 - b0);
       }
     }
   });
