@@ -135,6 +135,21 @@ bool Lowerer::OperandsFillResult(const Operation& op) {
   return true;
 }
 
+// Whether a chlo.top_k composite's results are the operand's shape with k last: the top-k kernel
+// writes k per row into them. Anything else (a mutated k, a program written by hand: found by
+// the fuzzer, k = 8 into 3x4 results overran them) runs its decomposition, which the verifier
+// has checked.
+static bool TopKResultsFit(const Operation& op, int64_t k) {
+  const Type in = op.operands[0]->type;
+  for (size_t r = 0; r < 2; ++r) {
+    const Type t = op.result(r)->type;
+    if (!t.IsTensor() || !t.HasStaticShape() || t.rank() != in.rank() || t.shape().back() != k) return false;
+    for (int64_t d = 0; d + 1 < in.rank(); ++d)
+      if (t.shape()[d] != in.shape()[d]) return false;
+  }
+  return op.result(0)->type.element_type() == in.element_type();  // (values of the operand's kind)
+}
+
 // select (and chlo.broadcast_select, whose operands are broadcast first) as a fused-run member.
 void Lowerer::MakeFusibleSelect(const Operation& op, Step& s) {
   const ElemKind k = ToArrayType(op, op.result(0)->type).elem;
@@ -609,7 +624,8 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
       if (name && name.kind() == AttrKind::kString && name->str == "chlo.top_k" && k && ir::GetInt(k, &kv) &&
           op.operands.size() == 1 && op.num_results() == 2 && !ir::IsComplex(kind_of(op.operands[0])) &&
           kind_of(op.result(1)) == ElemKind::kI32 && op.operands[0]->type.HasStaticShape() &&
-          op.operands[0]->type.rank() >= 1 && kv >= 0 && kv <= op.operands[0]->type.shape().back()) {
+          op.operands[0]->type.rank() >= 1 && kv >= 0 && kv <= op.operands[0]->type.shape().back() &&
+          TopKResultsFit(op, kv)) {
         auto p = std::make_shared<cpu::TopKParams>();
         p->k = kv;
         AddStep(op, env, prog, cpu::TopKKernel(), Operands(op, env)).params = p;

@@ -2,7 +2,8 @@
 // (TOTALORDER, descending, stable) and slices. The compiler runs the top-k kernel instead; its
 // values (bit for bit) and indices must equal the decomposition's (called here directly) with ties, NaNs of
 // both signs, infinities and signed zeros, for a small k (the one-pass selection) and k = n
-// (the partial sort).
+// (the partial sort). A composite whose k does not match its results (k = 8 into 3x4: the
+// fuzzer's mutation, which the kernel had written past) runs its decomposition.
 module @jit_top_k {
   func.func public @main() {
     %x = stablehlo.constant dense<[[1.0, 2.0, -3.0, 2.0, 0.0, 0x7FC00000, 1.0, -1.0, 3.0, -3.0, -2.0, -1.0, 0.0, -1.0, -3.0, -3.0, -3.0, 0x7FC00000, -2.0, 3.0, -2.0, 1.0, 2.0, -2.0, -2.0, 0.0, -2.0, 3.0, -2.0, 3.0, 2.0, 2.0, -3.0, -1.0, 1.0, 0.0, 1.0, 1.0, 1.0, -3.0], [3.0, 0.0, 3.0, 0xFFC00000, -1.0, 3.0, -2.0, -3.0, -1.0, 0x7F800000, -3.0, 3.0, -1.0, -2.0, 0.0, 3.0, 3.0, 3.0, -1.0, -3.0, 2.0, 1.0, 2.0, -3.0, -3.0, 0.0, -1.0, 0.0, 3.0, -2.0, 0.0, -1.0, -1.0, 2.0, -2.0, -1.0, -3.0, -2.0, -2.0, 1.0], [-0.0, 0.0, -2.0, 2.0, 2.0, -2.0, -3.0, -1.0, -2.0, 2.0, 0.0, 0.0, -1.0, 0.0, 3.0, -2.0, 2.0, -3.0, -1.0, 3.0, 3.0, -3.0, 2.0, 2.0, 0.0, -1.0, 3.0, 3.0, 1.0, -1.0, -2.0, 3.0, -2.0, 0.0, 1.0, -2.0, -1.0, 2.0, -2.0, 1.0]]> : tensor<3x40xf32>
@@ -18,6 +19,10 @@ module @jit_top_k {
     %bvb = stablehlo.bitcast_convert %bv : (tensor<3x40xf32>) -> tensor<3x40xi32>
     check.expect_eq %avb, %bvb : tensor<3x40xi32>
     check.expect_eq %ai, %bi : tensor<3x40xi32>
+    %mv, %mi = stablehlo.composite "chlo.top_k" %x {composite_attributes = {is_stable = true, k = 8 : i64}, decomposition = @top4} : (tensor<3x40xf32>) -> (tensor<3x4xf32>, tensor<3x4xi32>)
+    %mvb = stablehlo.bitcast_convert %mv : (tensor<3x4xf32>) -> tensor<3x4xi32>
+    check.expect_eq %mvb, %rvb : tensor<3x4xi32>
+    check.expect_eq %mi, %ri : tensor<3x4xi32>
     return
   }
   func.func private @top4(%a: tensor<3x40xf32>) -> (tensor<3x4xf32>, tensor<3x4xi32>) {
