@@ -132,6 +132,15 @@ void Lowerer::LowerEncodedChlo(const Operation& op, Env& env, Program& prog, con
     if (x.rank() < 1 || k < 0 || k > x.dims.back())
       Fail(op, absl::StatusCode::kInvalidArgument, StrCat("@mhlo.topk: k = ", k, " is outside [0, ",
                                                           x.rank() ? x.dims.back() : 0, "] for ", x.ToString()));
+    // (The kernel writes k per row into the results: a custom call's result types are the
+    // caller's word, so they are checked here.)
+    ArrayType want = x;
+    want.dims.back() = k;
+    for (size_t i = 0; i < 2; ++i)
+      if (ToArrayType(op, op.result(i)->type).dims != want.dims || (i == 0 && kind_of(op.result(0)) != x.elem))
+        Fail(op, absl::StatusCode::kInvalidArgument,
+             StrCat("@mhlo.topk: result #", i, " must be ", i == 0 ? want.ToString() : "the operand's shape with k last",
+                    " for k = ", k));
     if (ir::IsComplex(x.elem) || kind_of(op.result(1)) != ElemKind::kI32)
       Unimplemented(op, "top_k on complex operands or with non-i32 indices");
     auto p = std::make_shared<cpu::TopKParams>();

@@ -19,6 +19,15 @@ func.func @main() {
 
 // -----
 
+// expect-fail: @mhlo.topk: result #0 must be tensor<2x3xf32> for k = 3
+func.func @main() {
+  %m = stablehlo.constant dense<1.0> : tensor<2x4xf32>
+  %t:2 = stablehlo.custom_call @mhlo.topk(%m) {mhlo.attributes = {k = 3 : i64}} : (tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>)
+  func.return
+}
+
+// -----
+
 // expect-fail: @mhlo.topk: k = 5 is outside [0, 4] for tensor<2x4xf32>
 func.func @main() {
   %m = stablehlo.constant dense<1.0> : tensor<2x4xf32>
