@@ -22,6 +22,13 @@ inline absl::StatusOr<std::shared_ptr<cpu::Executable>> CompileText(const std::s
   return compiler::Compile(**m);
 }
 
+// The names of a compiled program's top-level steps, in order.
+inline std::vector<std::string> StepNames(const cpu::Executable& exe) {
+  std::vector<std::string> names;
+  for (const cpu::Step& st : exe.program->steps) names.push_back(st.name);
+  return names;
+}
+
 // A ready f32 buffer on `d` holding `v`.
 inline BufferRef Floats(Device* d, const std::vector<float>& v) {
   cpu::ArrayType t{ir::ElemKind::kF32, {static_cast<int64_t>(v.size())}};
