@@ -205,8 +205,9 @@ int32_t Syevd(std::vector<double>& a, int64_t n, bool lower, bool vectors, doubl
               const LapackFor* parallel = nullptr);
 int32_t Syevd(std::vector<cdouble>& a, int64_t n, bool lower, bool vectors, double* w,
               const LapackFor* parallel = nullptr);
-// (float32 / complex64: the reduction to the tridiagonal and the vectors' back-transformation in
-// single precision, as ssyevd / cheevd; the tridiagonal's eigenproblem still in double.)
+// (float32 / complex64: the reduction to the tridiagonal, the divide and conquer merges' products
+// of vectors and the back-transformation in single precision, as ssyevd / cheevd; the rest of the
+// tridiagonal's eigenproblem in double.)
 int32_t Syevd(std::vector<float>& a, int64_t n, bool lower, bool vectors, double* w,
               const LapackFor* parallel = nullptr);
 int32_t Syevd(std::vector<cfloat>& a, int64_t n, bool lower, bool vectors, double* w,
@@ -234,8 +235,9 @@ int32_t Gesdd(std::vector<double>& a, int64_t m, int64_t n, bool vectors, bool f
               double* vt);
 int32_t Gesdd(std::vector<cdouble>& a, int64_t m, int64_t n, bool vectors, bool full, double* s, cdouble* u,
               cdouble* vt);
-// (float32 / complex64: the bidiagonalisation and the vectors' back-transformation in single
-// precision, as sgesdd / cgesdd; the bidiagonal's divide and conquer in double.)
+// (float32 / complex64: the bidiagonalisation, the divide and conquer merges' products of vectors
+// and the back-transformation in single precision, as sgesdd / cgesdd; the rest of the
+// bidiagonal's divide and conquer in double.)
 int32_t Gesdd(std::vector<float>& a, int64_t m, int64_t n, bool vectors, bool full, double* s, float* u, float* vt);
 int32_t Gesdd(std::vector<cfloat>& a, int64_t m, int64_t n, bool vectors, bool full, double* s, cfloat* u,
               cfloat* vt);
