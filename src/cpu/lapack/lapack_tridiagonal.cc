@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "src/cpu/exec/array.h"
 #include "src/cpu/exec/isa.h"
 #include "src/cpu/lapack/lapack_factor.h"
 
@@ -300,27 +301,43 @@ void TridiagonalizeUpper(W* a, int64_t n, double* d, double* e, W* tau) {
   if (n == 0) return;
   // The vectors with 16 zeros of room before them (SymPass's partial groups). The passes' rows
   // are the matrix's row 1 or lower, 16 or more long (n >= 18): before them is the row above.
+  // Each step's vectors start where the pass's groups of 16 read them from 64-byte boundaries
+  // (a pass over m columns reads v and w at m - 16 k, q and pn one element earlier): from
+  // buffers that start on a boundary, at an offset of (-m) or (1 - m) mod 16 elements. The
+  // next reflector, made at the offset its pass reads q from, is already where the following
+  // step reads v from. (Read across two cache lines, these loads and the store of pn had
+  // taken about a third of a 512 x 512 ssyevd's passes.)
   constexpr int64_t kRoom = 16;
-  std::vector<W> store[6];
-  for (auto& x : store) x.assign(static_cast<size_t>(n + kRoom), W(0));
-  W *v = store[0].data() + kRoom, *vn = store[1].data() + kRoom, *p = store[2].data() + kRoom,
-    *pn = store[3].data() + kRoom, *w = store[4].data() + kRoom, *zero = store[5].data() + kRoom;
+  const int64_t len = n + 2 * kRoom;
+  Array holder;
+  W* base = AllocateScratch<W>(6 * len, &holder);  // 64-byte aligned
+  std::fill(base, base + 6 * len, W(0));
+  W* store[6];
+  for (int k = 0; k < 6; ++k) store[k] = base + k * len + kRoom;
+  auto at = [](W* buffer, int64_t shift) { return buffer + ((shift % 16) + 16) % 16; };
+  W *sv = store[0], *svn = store[1], *sp = store[2], *spn = store[3], *sw = store[4];
+  W *v = sv, *vn = svn, *p = sp, *pn = spn, *w = sw, *zero = store[5];
   auto reflect = [&](int64_t i, W* into) { return ReflectRow(a, n, i, into, e, tau); };
   // out = B' q for B' the block b without its row and column 0 (m x m with them).
   auto product = [&](W* b, int64_t m, const W* q, W* out) {
     std::fill(out, out + m - 1, W(0));
     sym_pass(b, n, m, zero, zero, q, out);
   };
-  if (n > 1 && reflect(0, v) != W(0)) {
-    const int64_t m = n - 1;
-    product(a, n, v, p);
-    for (int64_t r = 0; r < m; ++r) p[r] *= tau[0];
+  if (n > 1) {
+    v = at(sv, 1 - n);  // (read as q by this product's pass over n columns, as v by step 0's)
+    p = at(sp, 1 - n);
+    if (reflect(0, v) != W(0)) {
+      const int64_t m = n - 1;
+      product(a, n, v, p);
+      for (int64_t r = 0; r < m; ++r) p[r] *= tau[0];
+    }
   }
   for (int64_t i = 0; i + 1 < n; ++i) {
     d[i] = a[i * n + i];
     const int64_t m = n - i - 1;
     W* b = a + (i + 1) * n + (i + 1);  // the trailing block, row stride n
     const W t = tau[i];
+    w = at(sw, -m);
     if (t != W(0)) {
       W dot = W(0);
       for (int64_t r = 0; r < m; ++r) dot += p[r] * v[r];
@@ -329,6 +346,8 @@ void TridiagonalizeUpper(W* a, int64_t n, double* d, double* e, W* tau) {
       sub_rank2(b, v[0], w, w[0], v, m);  // row 0 first: the next reflector's
     }
     if (m < 2) break;
+    vn = at(svn, 1 - m);
+    pn = at(spn, 1 - m);
     const W tn = reflect(i + 1, vn);
     if (t == W(0)) {
       if (tn != W(0)) product(b, m, vn, pn);
@@ -340,7 +359,9 @@ void TridiagonalizeUpper(W* a, int64_t n, double* d, double* e, W* tau) {
     }
     for (int64_t r = 0; r + 1 < m; ++r) pn[r] *= tn;
     std::swap(v, vn);
+    std::swap(sv, svn);
     std::swap(p, pn);
+    std::swap(sp, spn);
   }
   d[n - 1] = a[(n - 1) * n + n - 1];
 }
