@@ -124,8 +124,9 @@ void ExpectOneTriangleRead(int64_t n) {
 }
 
 TEST(Syevd, ReadsOnlyTheNamedTriangle) {
-  // Rows shorter and longer than the 16-lane groups of the one-triangle pass, partial groups.
-  for (int64_t n : {1, 2, 3, 17, 18, 33, 40, 100}) {
+  // Rows shorter and longer than the 16-lane groups of the one-triangle pass, partial groups;
+  // 130 and 160: reduced in an aligned copy (n >= 128), rows of 64-byte multiples or not.
+  for (int64_t n : {1, 2, 3, 17, 18, 33, 40, 100, 130, 160}) {
     ExpectOneTriangleRead<float>(n);
     ExpectOneTriangleRead<double>(n);
   }
