@@ -219,8 +219,8 @@ void SecularRoots(int64_t k, const double* d, const double* z, double rho, doubl
   double zz = 0;
   for (int64_t i = 0; i < k; ++i) zz += z[i] * z[i];
   if (j1 < 0) j1 = k;
-  Array holder;
-  double* rows = k >= 160 ? AllocateScratch<double>((j1 - j0) * k, &holder) : nullptr;  // d_i - lambda_j by root
+  // Each root's nearer pole and offset: delta's rows are made from them at the end.
+  std::vector<double> pole(static_cast<size_t>(j1 - j0)), offset(static_cast<size_t>(j1 - j0));
   for (int64_t j = j0; j < j1; ++j) {
     int64_t origin = j;
     double lo = 0, hi = rho * zz * (1 + 4 * kEps);
@@ -304,25 +304,16 @@ void SecularRoots(int64_t k, const double* d, const double* z, double rho, doubl
       tau = next;
     }
     lambda[j] = d[origin] + tau;
-    if (rows) {
-      double* row = rows + (j - j0) * k;
-      for (int64_t i = 0; i < k; ++i) row[i] = rel[i] - tau;
-    } else {
-      for (int64_t i = 0; i < k; ++i) delta[i * k + j] = rel[i] - tau;
-    }
+    pole[j - j0] = d[origin];
+    offset[j - j0] = tau;
   }
-  // Long columns are made as rows and moved into delta's columns by square blocks: stored down a
-  // column root after root, every element of a 256 x 256 delta had been a cache line of its own
-  // (a third of the roots' time; eigh 256's SecularRoots 137 -> 120 perf samples per 100 calls).
-  // Below 160 roots delta stays in L1/L2 and the plain stores cost no more.
-  if (rows) {
-    constexpr int64_t kBlock = 16;
-    for (int64_t i0 = 0; i0 < k; i0 += kBlock)
-      for (int64_t jb = j0; jb < j1; jb += kBlock) {
-        const int64_t i1 = std::min(k, i0 + kBlock), je = std::min(j1, jb + kBlock);
-        for (int64_t i = i0; i < i1; ++i)
-          for (int64_t j = jb; j < je; ++j) delta[i * k + j] = rows[(j - j0) * k + i];
-      }
+  // delta[i][j] = rel[i] - tau as root j's iteration had it, (d_i - d_origin) - tau, made row
+  // by row (contiguous and vectorised; stored down delta's columns root after root, or as rows
+  // transposed by blocks, had been a sixth of the roots' time at k = 512).
+  for (int64_t i = 0; i < k; ++i) {
+    const double di = d[i];
+    double* out = delta + i * k + j0;
+    for (int64_t j = 0; j < j1 - j0; ++j) out[j] = (di - pole[j]) - offset[j];
   }
 }
 
