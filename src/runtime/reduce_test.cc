@@ -286,6 +286,47 @@ TEST(FusionTest, MaximaAlongEitherDimensionKeepTheSignOfZeroAndGiveTheQuietNaN) 
   ExpectIeeeMaximaAlongEitherDimension<ir::ElemKind::kBF16>("bf16", {0x7FC0, 0x7FC1, 0xFFC0});
 }
 
+// f32 row sums held in memory go four rows at a time, each row folded as it is alone: the sums
+// of R rows have the bits of each row summed as a 1-row array, for R around multiples of four
+// (the last rows alone) and rows with and without a partial group of lanes, at 1 and 2 threads.
+TEST(FusionTest, RowSumsFourAtATimeGiveEachRowsOwnBits) {
+  auto program = [](int64_t rows, int64_t n) {
+    const std::string t = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) + "xf32>";
+    const std::string r = "tensor<" + std::to_string(rows) + "xf32>";
+    return "func.func @main(%x: " + t + ") -> " + r + " {\n  %z = stablehlo.constant dense<0.0> : tensor<f32>\n" +
+           "  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (" + t +
+           ", tensor<f32>) -> " + r + "\n  return %s : " + r + "\n}\n";
+  };
+  for (int64_t n : {32, 33, 47, 48, 100, 1000}) {
+    auto one = CompileText(program(1, n));
+    ASSERT_TRUE(one.ok()) << one.status();
+    for (int64_t rows : {4, 5, 7, 9, 600}) {
+      auto exe = CompileText(program(rows, n));
+      ASSERT_TRUE(exe.ok()) << exe.status();
+      cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {rows, n}});
+      float* v = x.mutable_as<float>();
+      for (int64_t i = 0; i < rows * n; ++i) v[i] = std::ldexp(static_cast<float>((i * 7919) % 2003) - 1001.0f, -static_cast<int>(i % 23));
+      std::vector<uint32_t> want(static_cast<size_t>(rows));
+      for (int64_t r = 0; r < rows; ++r) {
+        cpu::Array row = cpu::Array::Allocate({ir::ElemKind::kF32, {1, n}});
+        std::memcpy(row.mutable_data(), v + r * n, static_cast<size_t>(n) * sizeof(float));
+        auto out = (*one)->Run({cpu::RtValue::Of(row)});
+        ASSERT_TRUE(out.ok()) << out.status();
+        want[r] = std::bit_cast<uint32_t>((*out)[0].array.as<float>()[0]);
+      }
+      for (int threads : {1, 2}) {
+        ThreadPool pool(threads);
+        PoolParallel parallel(&pool, /*deterministic=*/false);
+        auto out = (*exe)->Run({cpu::RtValue::Of(x)}, nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
+        ASSERT_TRUE(out.ok()) << out.status();
+        for (int64_t r = 0; r < rows; ++r)
+          ASSERT_EQ(std::bit_cast<uint32_t>((*out)[0].array.as<float>()[r]), want[r])
+              << rows << " rows of " << n << ", row " << r << " at " << threads << " threads";
+      }
+    }
+  }
+}
+
 // Few long rows fold in fixed chunks, one intra-op piece each (a whole-array sum uses both
 // threads): the same bits at 1 and 2 threads, for a plain and a fused input, and the right sums.
 TEST(FusionTest, LongRowsReduceInChunksWithTheSameBitsAtAnyThreadCount) {
