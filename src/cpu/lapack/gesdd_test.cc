@@ -11,35 +11,12 @@
 
 #include "gtest/gtest.h"
 #include "src/cpu/lapack/lapack_factor.h"
+#include "src/cpu/lapack/test_matrices.h"
 
 namespace openpjrt::cpu::lapack {
 namespace {
 
 using Z = std::complex<double>;
-
-// An n x n unitary matrix (row-major): three random Householder reflectors, each column given a
-// random phase when `complex`.
-std::vector<Z> RandomUnitary(int64_t n, bool complex, std::mt19937& rng) {
-  std::normal_distribution<double> normal;
-  std::vector<Z> q(static_cast<size_t>(n * n), 0.0);
-  for (int64_t i = 0; i < n; ++i) q[i * n + i] = 1;
-  for (int r = 0; r < 3; ++r) {
-    std::vector<double> v(static_cast<size_t>(n));
-    double vv = 0;
-    for (double& x : v) vv += (x = normal(rng)) * x;
-    for (int64_t j = 0; j < n; ++j) {
-      Z dot = 0;
-      for (int64_t i = 0; i < n; ++i) dot += v[i] * q[i * n + j];
-      for (int64_t i = 0; i < n; ++i) q[i * n + j] -= 2 * v[i] * dot / vv;
-    }
-  }
-  if (complex)
-    for (int64_t j = 0; j < n; ++j) {
-      const Z phase = std::polar(1.0, normal(rng));
-      for (int64_t i = 0; i < n; ++i) q[i * n + j] *= phase;
-    }
-  return q;
-}
 
 template <typename W>
 void ExpectAccurateOnHardSpectra(int64_t m, int64_t n) {
@@ -57,7 +34,7 @@ void ExpectAccurateOnHardSpectra(int64_t m, int64_t n) {
   constexpr double kEpsF = std::numeric_limits<float>::epsilon();
   for (size_t sp = 0; sp < spectra.size(); ++sp) {
     std::vector<double> want = spectra[sp];
-    const std::vector<Z> u0 = RandomUnitary(m, kComplex, rng), v0 = RandomUnitary(n, kComplex, rng);
+    const std::vector<Z> u0 = test::RandomUnitary(m, kComplex, rng), v0 = test::RandomUnitary(n, kComplex, rng);
     std::vector<W> a(static_cast<size_t>(m * n));
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {

@@ -14,6 +14,7 @@
 
 #include "gtest/gtest.h"
 #include "src/cpu/lapack/lapack_factor.h"
+#include "src/cpu/lapack/test_matrices.h"
 
 namespace openpjrt::cpu::lapack {
 namespace {
@@ -137,26 +138,8 @@ TEST(Syevd, ReadsOnlyTheNamedTriangle) {
 template <typename W>
 std::vector<W> WithSpectrum(const std::vector<double>& w, std::mt19937& rng) {
   const int64_t n = static_cast<int64_t>(w.size());
-  std::normal_distribution<double> normal;
   using Z = std::complex<double>;
-  std::vector<Z> u(static_cast<size_t>(n * n), 0.0);
-  for (int64_t i = 0; i < n; ++i) u[i * n + i] = 1;
-  for (int r = 0; r < 3; ++r) {  // u <- (I - 2 v v^T / v^T v) u
-    std::vector<double> v(static_cast<size_t>(n));
-    double vv = 0;
-    for (double& x : v) vv += (x = normal(rng)) * x;
-    for (int64_t j = 0; j < n; ++j) {
-      Z dot = 0;
-      for (int64_t i = 0; i < n; ++i) dot += v[i] * u[i * n + j];
-      for (int64_t i = 0; i < n; ++i) u[i * n + j] -= 2 * v[i] * dot / vv;
-    }
-  }
-  if constexpr (kComplex<W>) {
-    for (int64_t j = 0; j < n; ++j) {
-      const Z phase = std::polar(1.0, normal(rng));
-      for (int64_t i = 0; i < n; ++i) u[i * n + j] *= phase;
-    }
-  }
+  const std::vector<Z> u = test::RandomUnitary(n, kComplex<W>, rng);
   std::vector<W> a(static_cast<size_t>(n * n));
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j) {
