@@ -375,6 +375,10 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
     case OpCode::kDynamicSlice: {
       auto p = std::make_shared<cpu::DynamicSliceParams>();
       p->sizes = I64s(op, "slice_sizes");
+      {
+        const cpu::Dims d = ToArrayType(op, op.operands[0]->type).dims;
+        p->operand_dims.assign(d.begin(), d.end());
+      }
       AddStep(op, env, prog, cpu::DynamicSliceKernel(), Operands(op, env)).params = p;
       return;
     }

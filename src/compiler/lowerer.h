@@ -89,6 +89,7 @@ class Lowerer {
     FoldReshapes(*exe->program);
     PrepackConstantWeights(*exe->program);
     FuseElementwise(*exe->program);
+    AbsorbDynamicSlices(*exe->program);
     FuseReductions(*exe->program);
     FuseProductEpilogues(*exe->program);
     FuseLookupsIntoScatters(*exe->program);

@@ -24,6 +24,9 @@ void FoldReshapes(cpu::Program& prog);
 // Runs of consecutive elementwise steps of one element count become one fused step (splat
 // constants and repeating broadcasts are read from their source).
 void FuseElementwise(cpu::Program& prog);
+// A contiguous dynamic_slice read only by a fused run, as an ordinary input, is read by the run
+// in place at the slice's start (FusedParams::Window): no copy of the slice.
+void AbsorbDynamicSlices(cpu::Program& prog);
 // A fast reduction absorbs the fused run that is the only producer of its input.
 void FuseReductions(cpu::Program& prog);
 // An f32 dot_general or convolution absorbs the fused elementwise run that alone reads its

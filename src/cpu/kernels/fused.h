@@ -45,6 +45,10 @@ class ArenaLease {
   std::unique_ptr<uint8_t[]> block_;
   size_t size_ = 0;
 };
+// Where window input i of the fused step `s` starts (FusedParams::input_window): the slice's
+// first element in the whole array its slot holds. Null, with *status set, when that array is
+// not of the window's shape.
+const uint8_t* WindowInput(const FusedParams& p, const Step& s, const ExecState& st, size_t i, absl::Status* status);
 // Input `skip` is left null (an ordinary input): the caller points it at its values.
 absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecState& st,
                                 size_t num_inputs, FusedInputs* in, int skip = -1);

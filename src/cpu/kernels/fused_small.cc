@@ -36,7 +36,8 @@ void Expand(uint8_t* dst, const uint8_t* src, int64_t es, int64_t n, int64_t per
 bool FusedSmall(const FusedParams& p, const Step& s, ExecState& st, const Array* product, int product_input) {
   const int64_t n = p.num_elements;
   const size_t num_inputs = p.input_bytes.size();
-  if (n <= 0 || n > kFusedBlock || num_inputs != s.in.size() || p.input_splat.size() != num_inputs) return false;
+  // (Window inputs' start indices follow the inputs in s.in.)
+  if (n <= 0 || n > kFusedBlock || s.in.size() < num_inputs || p.input_splat.size() != num_inputs) return false;
   auto period_of = [&](size_t i) { return p.input_period.empty() ? int64_t{0} : p.input_period[i]; };
   int64_t bytes = 0;
   for (size_t i = 0; i < num_inputs; ++i)
@@ -53,6 +54,12 @@ bool FusedSmall(const FusedParams& p, const Step& s, ExecState& st, const Array*
       FillRepeated(next, p.input_splat[i].data(), static_cast<int64_t>(p.input_splat[i].size()), n);
       value[i] = next;
       next += Room(n * es);
+      continue;
+    }
+    if (p.HasWindows() && !p.input_window[i].sizes.empty()) {
+      absl::Status status;
+      if (!(value[i] = WindowInput(p, s, st, i, &status))) st.Fail(s, std::move(status));
+      if (!value[i]) return true;
       continue;
     }
     const Array* a = static_cast<int>(i) == product_input ? product : nullptr;

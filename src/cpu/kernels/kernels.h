@@ -69,7 +69,20 @@ struct FusedParams {
   // With input_period: element e reads element (e / inner) % period (a broadcast over leading
   // and trailing dimensions). 1 when the input repeats only as a whole.
   std::vector<int64_t> input_inner;
+  // Inputs that are a window of a larger array: a dynamic_slice the run absorbed (a scan body's
+  // xs[i]; compiler::AbsorbDynamicSlices). The input's slot holds the whole array, and the run
+  // reads the window's num_elements consecutive elements where the slice would have started
+  // them (start indices clamped as dynamic_slice clamps, read from the scalar slots
+  // step.in[first_index + d], which follow the run's inputs). Only windows that are one
+  // contiguous run of the array: unit sizes, then one dimension in part, then whole ones.
+  struct Window {
+    std::vector<int64_t> dims;   // the whole array's
+    std::vector<int64_t> sizes;  // the slice's; empty: an ordinary input
+    int first_index = -1;
+  };
+  std::vector<Window> input_window;  // per input, or empty when the run has no window
   int64_t num_elements = 0;
+  bool HasWindows() const { return !input_window.empty(); }
 };
 KernelFn FusedElementwiseKernel();
 
@@ -100,7 +113,10 @@ struct ReverseParams { std::vector<int64_t> dims; };
 struct ConcatParams { int64_t dim; };
 struct SliceParams { std::vector<int64_t> start, limit, strides; };
 struct PadParams { std::vector<int64_t> low, high, interior; };
-struct DynamicSliceParams { std::vector<int64_t> sizes; };
+struct DynamicSliceParams {
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> operand_dims;  // of the operand at compile time (fused windows)
+};
 struct IotaParams { int64_t dim; };
 struct ConstantParams { RtValue value; };
 // A splat constant: one element, expanded to the full array on first use (once per executable);

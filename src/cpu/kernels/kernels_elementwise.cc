@@ -338,20 +338,22 @@ void FusedElementwise(const Step& s, ExecState& st) {
   const int64_t n = p.num_elements;
   if (n <= kFusedBlock && FusedSmall(p, s, st)) return;
   FusedInputs in;
-  if (absl::Status status = PrepareFusedInputs(p, s, st, s.in.size(), &in); !status.ok())
+  const size_t num_inputs = p.input_bytes.size();  // (window start indices follow in s.in)
+  if (absl::Status status = PrepareFusedInputs(p, s, st, num_inputs, &in); !status.ok())
     return st.Fail(s, std::move(status));
   // An output may take the storage of a full-size input of its byte size that dies with this
   // step and that nothing else references (a donated argument, a temporary): no allocation, and
   // the lines just read are the ones written (a separate output costs a read of each line before
   // it is written). The blocks then write their outputs after all their ops have run.
   std::vector<Array> outs;
-  std::vector<bool> taken(s.in.size(), false);
+  std::vector<bool> taken(num_inputs, false);
   bool in_place = false;
   for (const ArrayType& t : s.out_types) {
     int reuse = -1;
-    for (size_t i = 0; i < s.in.size() && reuse < 0 && t.ByteSize() >= kInPlaceMinBytes; ++i) {
+    for (size_t i = 0; i < num_inputs && reuse < 0 && t.ByteSize() >= kInPlaceMinBytes; ++i) {
       const RtValue& v = st.slots[s.in[i]];
       if (taken[i] || in.period[i] != 0 || in.splat[i] || v.kind != RtValue::Kind::kArray ||
+          (p.HasWindows() && !p.input_window[i].sizes.empty()) ||
           v.array.ByteSize() != t.ByteSize() || !v.array.Unique() ||
           std::find(s.release.begin(), s.release.end(), s.in[i]) == s.release.end() ||
           std::count(s.in.begin(), s.in.end(), s.in[i]) != 1)
@@ -450,6 +452,11 @@ absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecS
       in->splat[i].reset(new uint8_t[std::max<int64_t>(len, 1) * es]);
       FillRepeated(in->splat[i].get(), element, static_cast<int64_t>(es), len);
       in->ptr[i] = in->splat[i].get();
+      continue;
+    }
+    if (p.HasWindows() && !p.input_window[i].sizes.empty()) {
+      absl::Status status;
+      if (!(in->ptr[i] = WindowInput(p, s, st, i, &status))) return status;
       continue;
     }
     const RtValue& v = st.slots[s.in[i]];

@@ -78,7 +78,7 @@ void FusedProduct(const Step& s, ExecState& st) {
   // The run reads the product through its slot, filled here and emptied before returning.
   st.slots[product_slot] = RtValue::Of(c);
   FusedInputs in;
-  if (absl::Status status = PrepareFusedInputs(fp, epilogue, st, epilogue.in.size(), &in); !status.ok()) {
+  if (absl::Status status = PrepareFusedInputs(fp, epilogue, st, fp.input_bytes.size(), &in); !status.ok()) {
     st.slots[product_slot] = RtValue();
     return st.Fail(s, std::move(status));
   }

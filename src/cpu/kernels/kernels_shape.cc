@@ -9,6 +9,7 @@
 
 #include "src/cpu/exec/elem_traits.h"
 #include "src/cpu/exec/isa.h"
+#include "src/cpu/kernels/fused.h"
 #include "src/cpu/kernels/kernels.h"
 #include "src/cpu/exec/strided.h"
 #include "src/support/str.h"
@@ -542,6 +543,32 @@ KernelFn HostSendKernel() { return &HostSend; }
 KernelFn HostRecvKernel() { return &HostRecv; }
 KernelFn ReplicaIdKernel() { return &ReplicaId; }
 KernelFn PartitionIdKernel() { return &PartitionId; }
+
+const uint8_t* WindowInput(const FusedParams& p, const Step& s, const ExecState& st, size_t i, absl::Status* status) {
+  const FusedParams::Window& w = p.input_window[i];
+  const RtValue& v = st.slots[s.in[i]];
+  const size_t first = static_cast<size_t>(w.first_index);
+  if (v.kind != RtValue::Kind::kArray || !(v.array.dims() == w.dims) || v.array.type().ElementSize() != p.input_bytes[i] ||
+      w.first_index < 0 || first + w.sizes.size() > s.in.size()) {
+    *status = absl::InternalError(StrCat("fused window input #", i, " is not the array it was compiled for"));
+    return nullptr;
+  }
+  // (Dimensions taken whole start at 0 whatever their index says.)
+  int64_t offset = 0, stride = p.input_bytes[i];
+  for (size_t d = w.dims.size(); d-- > 0;) {
+    const int64_t n = w.dims[d];
+    if (w.sizes[d] != n)
+      offset += std::clamp<int64_t>(ReadIndex(st.slots[s.in[first + d]].array), 0, n - w.sizes[d]) * stride;
+    stride *= n;
+  }
+  const uint8_t* start = v.array.data() + offset;
+  // A scan reads the next window next: its lines are asked for now, so that they come from L1
+  // (a 64-wide RNN step read its row from L2 on the path from one step's product to the next).
+  const int64_t bytes = p.num_elements * p.input_bytes[i];
+  if (bytes <= 1024 && offset + 2 * bytes <= v.array.ByteSize())
+    for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(start + bytes + b);
+  return start;
+}
 
 absl::StatusOr<KernelFn> SelectIota(ElemKind k) {
   KernelFn fn = nullptr;

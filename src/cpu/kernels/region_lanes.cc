@@ -87,7 +87,7 @@ std::unique_ptr<LaneRegion> LaneRegion::Make(const Program& region, const ExecSt
     }
     if (s.fn == FusedElementwiseKernel()) {
       const FusedParams& fp = s.Params<FusedParams>();
-      if (fp.num_elements != 1) return nullptr;
+      if (fp.num_elements != 1 || fp.HasWindows()) return nullptr;
       const size_t n = s.in.size();
       plan->inputs.ptr.assign(n, nullptr);
       plan->inputs.splat.resize(n);
