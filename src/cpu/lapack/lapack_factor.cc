@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <type_traits>
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+#include <immintrin.h>
+#endif
 
 #include "src/cpu/exec/array.h"
 #include "src/cpu/exec/isa.h"
@@ -17,7 +21,8 @@ namespace {
 // baseline they ran 4 floats at a time without FMA. Measured at one thread: JAX's cholesky of
 // 256 x 256 f32 274 -> 228 us (the solve of the rows below each panel had been a fifth of it),
 // qr 256 and svd 128 3-5% and eigh 256 ~3% faster (the back-transformation's T X and subtraction).
-// (The panel's own reflections, ReflectLeft, gained nothing: their rows are 32 columns or less.)
+// (The panel's own reflections, ReflectLeft, gained nothing that way: their rows are 32 columns
+// or less; they have fixed-width masked AVX-512 rows instead, ReflectLeftNarrow512.)
 // y[i] -= x[i] w for i < n.
 template <typename W>
 [[gnu::always_inline]] inline void SubScaled(W* y, const W* x, W w, int64_t n) {
@@ -104,12 +109,85 @@ int32_t GetrfT(std::vector<W>& a, int64_t m, int64_t n, int32_t* ipiv) {
   return info;
 }
 
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+// ReflectLeft (below) of real blocks at most 32 columns wide, the panel's own reflections in
+// geqrf and small orgqr: each row as a fixed number of AVX-512 vectors, its columns past `cols`
+// kept by masks (never read or written). Built for the baseline, the loops of 1..31 columns had
+// run 4 at a time, mostly in scalar tails: a quarter of JAX's 64 x 64 qr. The same operations as
+// ReflectLeft, element by element (products then sums, each rounded): the same bits.
+#define OPJ_V512 OPJ_TARGET_512 __attribute__((always_inline)) inline
+OPJ_V512 __m512 Load512(uint16_t m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
+OPJ_V512 __m512d Load512(uint16_t m, const double* p) { return _mm512_maskz_loadu_pd(static_cast<__mmask8>(m), p); }
+OPJ_V512 void Store512(uint16_t m, float* p, __m512 x) { _mm512_mask_storeu_ps(p, m, x); }
+OPJ_V512 void Store512(uint16_t m, double* p, __m512d x) { _mm512_mask_storeu_pd(p, static_cast<__mmask8>(m), x); }
+OPJ_V512 __m512 Splat512(float x) { return _mm512_set1_ps(x); }
+OPJ_V512 __m512d Splat512(double x) { return _mm512_set1_pd(x); }
+OPJ_V512 __m512 Add512(__m512 x, __m512 y) { return _mm512_add_ps(x, y); }
+OPJ_V512 __m512d Add512(__m512d x, __m512d y) { return _mm512_add_pd(x, y); }
+OPJ_V512 __m512 Sub512(__m512 x, __m512 y) { return _mm512_sub_ps(x, y); }
+OPJ_V512 __m512d Sub512(__m512d x, __m512d y) { return _mm512_sub_pd(x, y); }
+// (The product is made final before any sum reads it: this file lets GCC contract a multiply
+// and an add into one FMA, which would round once where the baseline loop rounds twice.)
+OPJ_V512 __m512 Mul512(__m512 x, __m512 y) {
+  __m512 p = _mm512_mul_ps(x, y);
+  asm("" : "+v"(p));
+  return p;
+}
+OPJ_V512 __m512d Mul512(__m512d x, __m512d y) {
+  __m512d p = _mm512_mul_pd(x, y);
+  asm("" : "+v"(p));
+  return p;
+}
+#undef OPJ_V512
+
+template <typename V, typename W, int kVectors>
+OPJ_TARGET_512 void ReflectLeftNarrow512(W* a, int64_t lda, int64_t len, int64_t cols, const W* v, int64_t vs, W s) {
+  constexpr int kLanes = 64 / sizeof(W);
+  uint16_t m[kVectors];
+  V w[kVectors];
+  for (int q = 0; q < kVectors; ++q) {
+    const int64_t left = std::clamp<int64_t>(cols - q * kLanes, 0, kLanes);
+    m[q] = static_cast<uint16_t>(left >= kLanes ? (1u << kLanes) - 1 : (1u << left) - 1);
+    w[q] = Load512(m[q], a + q * kLanes);
+  }
+  for (int64_t i = 1; i < len; ++i) {
+    const V vi = Splat512(v[(i - 1) * vs]);
+    const W* row = a + i * lda;
+    for (int q = 0; q < kVectors; ++q) w[q] = Add512(w[q], Mul512(vi, Load512(m[q], row + q * kLanes)));
+  }
+  const V sv = Splat512(s);
+  for (int q = 0; q < kVectors; ++q) {
+    w[q] = Mul512(w[q], sv);
+    Store512(m[q], a + q * kLanes, Sub512(Load512(m[q], a + q * kLanes), w[q]));
+  }
+  for (int64_t i = 1; i < len; ++i) {
+    const V vi = Splat512(v[(i - 1) * vs]);
+    W* row = a + i * lda;
+    for (int q = 0; q < kVectors; ++q) Store512(m[q], row + q * kLanes, Sub512(Load512(m[q], row + q * kLanes), Mul512(vi, w[q])));
+  }
+}
+#endif
+
 // Applies I - s v v^H from the left to the len x cols block at `a` (row stride lda): s = conj(tau)
 // applies H^H, s = tau applies H. v = [1, v_1 .. v_len-1], the implied 1 at the block's first row
 // and v_i at v[(i - 1) * vs]. Row by row over contiguous rows (w: `cols` of scratch), each element
 // summing its terms in the same order as a column-by-column loop would.
 template <typename W>
 void ReflectLeft(W* a, int64_t lda, int64_t len, int64_t cols, const W* v, int64_t vs, W s, W* w) {
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+  if constexpr (std::is_same_v<W, float> || std::is_same_v<W, double>) {
+    if (cols > 0 && cols <= 32 && IsaLevel() >= 2) {
+      if constexpr (std::is_same_v<W, float>) {
+        if (cols <= 16) return ReflectLeftNarrow512<__m512, float, 1>(a, lda, len, cols, v, vs, s);
+        return ReflectLeftNarrow512<__m512, float, 2>(a, lda, len, cols, v, vs, s);
+      } else {
+        if (cols <= 8) return ReflectLeftNarrow512<__m512d, double, 1>(a, lda, len, cols, v, vs, s);
+        if (cols <= 16) return ReflectLeftNarrow512<__m512d, double, 2>(a, lda, len, cols, v, vs, s);
+        return ReflectLeftNarrow512<__m512d, double, 4>(a, lda, len, cols, v, vs, s);
+      }
+    }
+  }
+#endif
   std::copy(a, a + cols, w);
   for (int64_t i = 1; i < len; ++i) {
     const W vi = ConjOf(v[(i - 1) * vs]);
