@@ -124,6 +124,10 @@ OPJ_V512 __m512 Splat512(float x) { return _mm512_set1_ps(x); }
 OPJ_V512 __m512d Splat512(double x) { return _mm512_set1_pd(x); }
 OPJ_V512 __m512 Add512(__m512 x, __m512 y) { return _mm512_add_ps(x, y); }
 OPJ_V512 __m512d Add512(__m512d x, __m512d y) { return _mm512_add_pd(x, y); }
+OPJ_V512 __m512 MaskAdd512(__m512 x, uint16_t m, __m512 y) { return _mm512_mask_add_ps(x, m, x, y); }
+OPJ_V512 __m512d MaskAdd512(__m512d x, uint16_t m, __m512d y) {
+  return _mm512_mask_add_pd(x, static_cast<__mmask8>(m), x, y);
+}
 OPJ_V512 __m512 Sub512(__m512 x, __m512 y) { return _mm512_sub_ps(x, y); }
 OPJ_V512 __m512d Sub512(__m512d x, __m512d y) { return _mm512_sub_pd(x, y); }
 // (The product is made final before any sum reads it: this file lets GCC contract a multiply
@@ -164,6 +168,38 @@ OPJ_TARGET_512 void ReflectLeftNarrow512(W* a, int64_t lda, int64_t len, int64_t
     const V vi = Splat512(v[(i - 1) * vs]);
     W* row = a + i * lda;
     for (int q = 0; q < kVectors; ++q) Store512(m[q], row + q * kLanes, Sub512(Load512(m[q], row + q * kLanes), Mul512(vi, w[q])));
+  }
+}
+
+// BlockReflector's T (below) for real panels of at most 32 reflectors: column i is
+// -tau(i) T(0:i, 0:i) g(0:i) for the Gram matrix's column g, computed for all its rows at once in
+// AVX-512 vectors over T's columns (kept transposed, contiguous: tt[c * jb + r] = T(r, c)), each
+// row taking the terms from its diagonal on, in order (masks keep the rows above c out: they
+// would add 0 * g, which a g of infinity would make NaN). One row at a time the sums had been
+// scalar chains over the Gram matrix's columns: a sixth of JAX's 64 x 64 qr. The same operations
+// in the same order (products, then sums, each rounded): the same bits.
+template <typename V, typename W, int kVectors>
+OPJ_TARGET_512 void TriangularFactor512(const W* gram, int64_t jb, const W* tau, W* t, W* tt) {
+  constexpr int kLanes = 64 / sizeof(W);
+  for (int64_t i = 0; i < jb; ++i) {
+    V sum[kVectors];
+    for (int q = 0; q < kVectors; ++q) sum[q] = Splat512(W(0));
+    for (int64_t c = 0; c < i; ++c) {
+      const V g = Splat512(gram[c * jb + i]);
+      for (int q = 0; q < kVectors; ++q) {
+        const int64_t left = std::clamp<int64_t>(c + 1 - q * kLanes, 0, kLanes);  // rows 0..c
+        const uint16_t m = static_cast<uint16_t>(left >= kLanes ? (1u << kLanes) - 1 : (1u << left) - 1);
+        if (m) sum[q] = MaskAdd512(sum[q], m, Mul512(Load512(m, tt + c * jb + q * kLanes), g));
+      }
+    }
+    const V scale = Splat512(-tau[i]);
+    for (int q = 0; q < kVectors; ++q) {
+      const int64_t left = std::clamp<int64_t>(i - q * kLanes, 0, kLanes);  // rows 0..i-1
+      const uint16_t m = static_cast<uint16_t>(left >= kLanes ? (1u << kLanes) - 1 : (1u << left) - 1);
+      Store512(m, tt + i * jb + q * kLanes, Mul512(scale, sum[q]));
+    }
+    for (int64_t r = 0; r < i; ++r) t[r * jb + i] = tt[i * jb + r];
+    tt[i * jb + i] = t[i * jb + i] = tau[i];
   }
 }
 #endif
@@ -231,6 +267,21 @@ void BlockReflector(const W* v, int64_t ld, int64_t mr, int64_t jb, const W* tau
   std::vector<W> gram(static_cast<size_t>(jb * jb));
   GemmOf<W>()(vh, mr, vm, jb, gram.data(), jb, jb, mr, jb);
   std::fill(t, t + jb * jb, W(0));
+#if defined(__x86_64__) && defined(OPENPJRT_VECTOR_CLONES)
+  if constexpr (std::is_same_v<W, float> || std::is_same_v<W, double>) {
+    if (jb <= 32 && IsaLevel() >= 2) {
+      std::vector<W> tt(static_cast<size_t>(jb * jb));
+      if constexpr (std::is_same_v<W, float>) {
+        if (jb <= 16) return TriangularFactor512<__m512, float, 1>(gram.data(), jb, tau, t, tt.data());
+        return TriangularFactor512<__m512, float, 2>(gram.data(), jb, tau, t, tt.data());
+      } else {
+        if (jb <= 8) return TriangularFactor512<__m512d, double, 1>(gram.data(), jb, tau, t, tt.data());
+        if (jb <= 16) return TriangularFactor512<__m512d, double, 2>(gram.data(), jb, tau, t, tt.data());
+        return TriangularFactor512<__m512d, double, 4>(gram.data(), jb, tau, t, tt.data());
+      }
+    }
+  }
+#endif
   for (int64_t i = 0; i < jb; ++i) {
     // T(0:i, i) = -tau(i) T(0:i, 0:i) V(:, 0:i)^H v(i).
     for (int64_t r = 0; r < i; ++r) {
