@@ -9,7 +9,9 @@
 //                       Inner loops that sum lanes use SumLanes (a fixed tree), so results
 //                       are the same bits at every vector width; Cholesky's diagonal blocks
 //                       are factored in a square copy with masked full-width row updates
-//                       (potrf_test.cc); f32 / complex64 eigenproblems and SVDs merge their
+//                       (potrf_test.cc), and real Householder reflections of blocks at most 32
+//                       columns wide and block reflectors' T use masked AVX-512 rows, the
+//                       scalar loops' bits (geqrf_test.cc); f32 / complex64 eigenproblems and SVDs merge their
 //                       divide and conquer's halves with single-precision products
 //                       (syevd_test.cc, gesdd_test.cc);
 //   * kernels_lapack.cc the custom-call kernels (lapack_*_ffi and the legacy targets) over
