@@ -148,6 +148,77 @@ func.func @main(%n: tensor<i32>, %f: tensor<f32>) -> (tensor<i32>, tensor<1xui32
   }
 }
 
+// Counters that the loop adds itself (i + c, a 32-bit scalar from outside, the sum only carried
+// on): the value they start from is shared with other holders (an argument the caller still
+// holds, returned too, and the start of a second loop) and must not change; the counter is read by
+// other steps of the body; its operands come in either order; an unsigned counter wraps (the
+// loop's only test is the counter reaching a value past 2^32). A counter whose sum the body reads
+// too is left to its step.
+TEST(LoopTest, CountersAddInPlaceWithoutTouchingSharedValues) {
+  auto exe = CompileText(R"(
+func.func @main(%xs: tensor<5xi32>, %start: tensor<i32>) -> (tensor<i32>, tensor<2xi32>, tensor<i32>, tensor<ui32>, tensor<2xi32>) {
+  %z2 = stablehlo.constant dense<0> : tensor<2xi32>
+  %r:2 = stablehlo.while(%i = %start, %acc = %z2) : tensor<i32>, tensor<2xi32>
+    cond {
+      %n = stablehlo.constant dense<5> : tensor<i32>
+      %go = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %x = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<5xi32>, tensor<i32>) -> tensor<1xi32>
+      %xr = stablehlo.reshape %x : (tensor<1xi32>) -> tensor<i32>
+      %xb = stablehlo.broadcast_in_dim %xr, dims = [] : (tensor<i32>) -> tensor<2xi32>
+      %acc1 = stablehlo.add %acc, %xb : tensor<2xi32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i1 = stablehlo.add %one, %i : tensor<i32>
+      stablehlo.return %i1, %acc1 : tensor<i32>, tensor<2xi32>
+    }
+  %s:2 = stablehlo.while(%j = %start, %t = %z2) : tensor<i32>, tensor<2xi32>
+    cond {
+      %n = stablehlo.constant dense<6> : tensor<i32>
+      %go = stablehlo.compare LT, %j, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %two = stablehlo.constant dense<2> : tensor<i32>
+      %j1 = stablehlo.add %j, %two : tensor<i32>
+      %jb = stablehlo.broadcast_in_dim %j1, dims = [] : (tensor<i32>) -> tensor<2xi32>
+      %t1 = stablehlo.add %t, %jb : tensor<2xi32>
+      stablehlo.return %j1, %t1 : tensor<i32>, tensor<2xi32>
+    }
+  %big = stablehlo.constant dense<4294967295> : tensor<ui32>
+  %u = stablehlo.while(%c = %big) : tensor<ui32>
+    cond {
+      %end = stablehlo.constant dense<2147483650> : tensor<ui32>
+      %go = stablehlo.compare NE, %c, %end, UNSIGNED : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %inc = stablehlo.constant dense<2147483649> : tensor<ui32>
+      %c1 = stablehlo.add %c, %inc : tensor<ui32>
+      stablehlo.return %c1 : tensor<ui32>
+    }
+  return %r#0, %r#1, %start, %u, %s#1 : tensor<i32>, tensor<2xi32>, tensor<i32>, tensor<ui32>, tensor<2xi32>
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  for (int run = 0; run < 2; ++run) {
+    cpu::Array xs = cpu::Array::Allocate({ir::ElemKind::kI32, {5}});
+    const int32_t v[5] = {7, -2, 30, 4, 100};
+    std::memcpy(xs.mutable_data(), v, sizeof(v));
+    cpu::Array start = cpu::Array::Allocate({ir::ElemKind::kI32, {}});
+    start.mutable_as<int32_t>()[0] = 0;
+    const cpu::Array held = start;  // the caller's reference to the argument
+    std::vector<cpu::RtValue> args;
+    args.push_back(cpu::RtValue::Of(std::move(xs)));
+    args.push_back(cpu::RtValue::Of(std::move(start)));
+    auto out = (*exe)->Run(std::move(args));
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].array.as<int32_t>()[0], 5) << "run " << run;
+    EXPECT_EQ((*out)[1].array.as<int32_t>()[1], 139) << "run " << run;
+    EXPECT_EQ((*out)[2].array.as<int32_t>()[0], 0) << "the shared start value changed, run " << run;
+    EXPECT_EQ(held.as<int32_t>()[0], 0) << "the caller's argument changed, run " << run;
+    EXPECT_EQ((*out)[3].array.as<uint32_t>()[0], 0x80000002u) << "run " << run;  // 2^32 - 1 + 3 (2^31 + 1), wrapped
+    EXPECT_EQ((*out)[4].array.as<int32_t>()[1], 2 + 4 + 6) << "run " << run;
+  }
+}
+
 // The carried values stay in the body's argument slots between iterations; the body's results
 // reach them in every pattern: two values swapped, one result returned for two values, a value
 // captured from outside the loop, a value passed through, and one result the argument slot of

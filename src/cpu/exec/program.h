@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -230,7 +231,9 @@ struct ExecState {
 
 // Runs `program` over `state` (whose slots are sized for the whole function).
 class StepProfile;
-void RunProgram(const Program& program, ExecState& state, StepProfile* profile = nullptr);
+// Step `skip` (if any) is passed over, and so are its releases: a loop's counter, which the loop
+// adds itself in the counter's slot, its only operand released there (kernels_control.cc).
+void RunProgram(const Program& program, ExecState& state, StepProfile* profile = nullptr, size_t skip = SIZE_MAX);
 // Runs a region: moves `args` into its argument slots, runs it, copies out its results.
 // False when it failed (state.status says why).
 bool CallRegion(const Program& region, ExecState& state, std::vector<RtValue>& args,

@@ -110,6 +110,72 @@ void MarkReads(const Program& p, std::vector<char>& read) {
   for (int r : p.results) mark(r);
 }
 
+// A counter the loop adds itself: body step `step` is a 32-bit integer add of carried value
+// `carried` and a scalar from outside the loop (fori_loop's and scan's i + 1), whose sum nothing
+// in the body reads and which is the body's result for that carried value. The loop passes the
+// step over and adds the increment to the carried scalar in place after each iteration (a fresh
+// copy when its storage is shared): no step dispatch, output array or exchange of slots for it
+// (~10 ns of a 64-wide RNN step's ~165).
+struct Counter {
+  size_t step = SIZE_MAX;  // SIZE_MAX: none
+  size_t carried = 0;
+  uint32_t increment = 0;
+
+  Counter(const Program& body, const LoopPlan& plan, const ExecState& st) {
+    for (size_t k = 0; k < body.steps.size(); ++k) {
+      const Step& t = body.steps[k];
+      if (t.vec_op != VecOp::kIAdd || t.in.size() != 2 || t.out.size() != 1 || !t.regions.empty() ||
+          t.out_types[0].NumElements() != 1)
+        continue;
+      const int sum = t.out[0];
+      // The result slot of exactly one carried value, moved straight in, read by no step.
+      const auto r = std::find(body.results.begin(), body.results.end(), sum);
+      if (r == body.results.end() || std::count(body.results.begin(), body.results.end(), sum) != 1) continue;
+      const size_t j = static_cast<size_t>(r - body.results.begin());
+      if (plan.moves[j] != LoopPlan::Move::kDirect) continue;
+      bool read = false;
+      for (const Step& u : body.steps) {
+        read = read || std::count(u.in.begin(), u.in.end(), sum) > 0;
+        for (const auto& region : u.regions) {
+          std::vector<char> marks(st.slots.size());
+          if (region) MarkReads(*region, marks);
+          read = read || (static_cast<size_t>(sum) < marks.size() && marks[static_cast<size_t>(sum)]);
+        }
+      }
+      if (read) continue;
+      // Operands: carried value j and a 32-bit scalar defined outside the loop.
+      const int other = t.in[0] == body.args[j] ? t.in[1] : t.in[1] == body.args[j] ? t.in[0] : -1;
+      if (other < 0 || other == body.args[j] ||
+          std::count(body.args.begin(), body.args.end(), other) > 0 ||
+          std::count(plan.step_slots.begin(), plan.step_slots.end(), other) > 0)
+        continue;
+      const RtValue& inc = st.slots[static_cast<size_t>(other)];
+      if (inc.kind != RtValue::Kind::kArray || inc.array.NumElements() != 1 || inc.array.type().ElementSize() != 4)
+        continue;
+      const RtValue& cur = st.slots[static_cast<size_t>(body.args[j])];
+      if (cur.kind != RtValue::Kind::kArray || cur.array.NumElements() != 1 || cur.array.type().ElementSize() != 4 ||
+          !cur.tuple.empty())
+        continue;
+      std::memcpy(&increment, inc.array.data(), 4);
+      step = k;
+      carried = j;
+      return;
+    }
+  }
+  // Adds the increment to the carried counter (wrapping, as the add does).
+  void Advance(const std::vector<int>& carried_slots, ExecState& st) const {
+    RtValue& v = st.slots[static_cast<size_t>(carried_slots[carried])];
+    uint32_t x;
+    std::memcpy(&x, v.array.data(), 4);
+    x += increment;
+    if (!v.array.Unique()) {
+      Array fresh = st.NewArray(v.array.type());
+      v = RtValue::Of(std::move(fresh));
+    }
+    std::memcpy(v.array.mutable_data(), &x, 4);
+  }
+};
+
 // The carried values stay in the body's argument slots (LoopPlan). The slots the body's steps
 // define are emptied after each iteration, so that the carried values are held by the loop
 // alone: a buffer updated in place (dynamic_update_slice at the last use of a Unique array) then
@@ -118,7 +184,7 @@ void While(const Step& s, ExecState& st) {
   const Program& cond = *s.regions[0];
   const Program& body = *s.regions[1];
   const std::vector<int>& carried = body.args;
-  const LoopPlan plan(cond, body);
+  LoopPlan plan(cond, body);
   // The condition usually reads the counter alone: the other carried values are not copied in.
   std::vector<char> read(st.slots.size());
   MarkReads(cond, read);
@@ -126,6 +192,8 @@ void While(const Step& s, ExecState& st) {
   for (size_t i = 0; i < cond.args.size(); ++i) cond_reads[i] = read[cond.args[i]];
   const ScalarTest test(cond);
   for (size_t i = 0; i < carried.size(); ++i) st.slots[carried[i]] = st.slots[s.in[i]];
+  const Counter counter(body, plan, st);
+  if (counter.step != SIZE_MAX) plan.moves[counter.carried] = LoopPlan::Move::kStay;
   auto leave = [&] { ClearSlots(carried, st); };
   std::vector<RtValue> via(plan.any_via ? carried.size() : 0);
   while (true) {
@@ -147,8 +215,9 @@ void While(const Step& s, ExecState& st) {
       ClearSlots(plan.cond_slots, st);
     }
     if (!*go) break;
-    RunProgram(body, st);
+    RunProgram(body, st, nullptr, counter.step);
     if (!st.ok()) return leave();
+    if (counter.step != SIZE_MAX) counter.Advance(carried, st);
     if (plan.any_via) {
       for (size_t i = 0; i < carried.size(); ++i) {
         RtValue& r = st.slots[body.results[i]];
