@@ -561,13 +561,7 @@ const uint8_t* WindowInput(const FusedParams& p, const Step& s, const ExecState&
       offset += std::clamp<int64_t>(ReadIndex(st.slots[s.in[first + d]].array), 0, n - w.sizes[d]) * stride;
     stride *= n;
   }
-  const uint8_t* start = v.array.data() + offset;
-  // A scan reads the next window next: its lines are asked for now, so that they come from L1
-  // (a 64-wide RNN step read its row from L2 on the path from one step's product to the next).
-  const int64_t bytes = p.num_elements * p.input_bytes[i];
-  if (bytes <= 1024 && offset + 2 * bytes <= v.array.ByteSize())
-    for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(start + bytes + b);
-  return start;
+  return v.array.data() + offset;
 }
 
 absl::StatusOr<KernelFn> SelectIota(ElemKind k) {
