@@ -8,8 +8,6 @@
 // (madvise(MADV_HUGEPAGE) was tried: no faster once blocks are reused, and first touches under
 // synchronous compaction tripled the time of compiling large constants.)
 #include "src/cpu/exec/array.h"
-
-#include <sys/mman.h>
 #include "src/cpu/exec/block_pool.h"
 
 #include <cstdint>
@@ -59,13 +57,7 @@ BlockPool& ThePool() {
 
 void* TakeLarge(size_t size) {
   if (void* p = ThePool().Take(size)) return p;
-  void* p = std::aligned_alloc(size >= kLarge ? kStep : 64, size);
-  // Whole huge pages, asked for: Debian's kernels back only madvise'd ranges with them (THP
-  // "madvise"). Fewer TLB misses and one fault per 2 MiB: memory-bound programs 1.5-4% faster at
-  // one thread (a 64 MB row sum, a 2048 x 2048 row max, JAX's embedding gradient). A hint: where
-  // the kernel says no, nothing changes.
-  if (p && size >= kLarge) madvise(p, size, MADV_HUGEPAGE);
-  return p;
+  return std::aligned_alloc(size >= kLarge ? kStep : 64, size);
 }
 
 void GiveLarge(void* p, size_t size) { ThePool().Give(p, size); }
