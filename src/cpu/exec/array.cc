@@ -6,7 +6,10 @@
 // 256x256 f32 matmul (a 256 KiB output, pooled since the 64 KiB threshold): median 290 ->
 // 266-272 us on one thread.
 // (madvise(MADV_HUGEPAGE) was tried: no faster once blocks are reused, and first touches under
-// synchronous compaction tripled the time of compiling large constants.)
+// synchronous compaction tripled the time of compiling large constants. Tried again in session
+// 50: warm memory-bound programs 1.5-4% faster, but with THP defrag = madvise a first call of
+// jax.random.normal over 16 Mi took 3.2 s instead of 0.48, and its steady calls at two threads
+// 187 ms instead of 143.)
 #include "src/cpu/exec/array.h"
 #include "src/cpu/exec/block_pool.h"
 
