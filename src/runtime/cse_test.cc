@@ -14,15 +14,7 @@ namespace openpjrt::runtime {
 namespace {
 
 using test_util::CompileText;
-
-int CountSteps(const cpu::Program& p, const std::string& name) {
-  int n = 0;
-  for (const cpu::Step& s : p.steps) {
-    n += s.name == name;
-    for (const auto& r : s.regions) n += CountSteps(*r, name);
-  }
-  return n;
-}
+using test_util::CountSteps;
 
 std::vector<cpu::RtValue> RunOnRamp(const cpu::Executable& exe) {
   std::vector<cpu::RtValue> args;

@@ -15,16 +15,7 @@ namespace openpjrt::runtime {
 namespace {
 
 using test_util::CompileText;
-
-// Steps named `name` anywhere in `p` and its nested programs.
-int CountSteps(const cpu::Program& p, const std::string& name) {
-  int n = 0;
-  for (const cpu::Step& s : p.steps) {
-    n += s.name == name;
-    for (const auto& r : s.regions) n += CountSteps(*r, name);
-  }
-  return n;
-}
+using test_util::CountSteps;
 
 // xs: [T, A, B]; the window [1, a, b] starts at (k0 * i + c0, k1 * i + c1, 0) at step i, clamped.
 struct Case {
@@ -89,6 +80,22 @@ std::vector<float> Expected(const Case& c, const std::vector<float>& xs, std::ve
   return h;
 }
 
+// Runs `exe` on two f32 arguments of the given shapes and returns its first result's elements.
+std::vector<float> RunOn(const cpu::Executable& exe, const std::vector<float>& x, cpu::Dims xd,
+                         const std::vector<float>& y, cpu::Dims yd) {
+  std::vector<cpu::RtValue> args;
+  for (auto [v, d] : {std::pair{&x, &xd}, std::pair{&y, &yd}}) {
+    cpu::Array a = cpu::Array::Allocate({ir::ElemKind::kF32, *d});
+    std::memcpy(a.mutable_data(), v->data(), v->size() * 4);
+    args.push_back(cpu::RtValue::Of(std::move(a)));
+  }
+  auto out = exe.Run(std::move(args), nullptr, nullptr, -1, nullptr, nullptr);
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (!out.ok() || out->empty()) return {};
+  const float* got = (*out)[0].array.as<float>();
+  return std::vector<float>(got, got + (*out)[0].array.NumElements());
+}
+
 void Check(const Case& c) {
   SCOPED_TRACE(StrCat("xs ", c.T, "x", c.A, "x", c.B, " window 1x", c.a, "x", c.b, " indices ", c.index_type));
   auto exe = CompileText(Program(c));
@@ -99,17 +106,8 @@ void Check(const Case& c) {
   for (size_t e = 0; e < h0.size(); ++e) h0[e] = static_cast<float>(e % 7) - 3.0f;
   const std::vector<float> want = Expected(c, xs, h0);
   for (int run = 0; run < 2; ++run) {  // (the second reuses the loop's kept storage)
-    cpu::Array a = cpu::Array::Allocate({ir::ElemKind::kF32, {c.T, c.A, c.B}});
-    std::memcpy(a.mutable_data(), xs.data(), xs.size() * 4);
-    cpu::Array b = cpu::Array::Allocate({ir::ElemKind::kF32, {c.a * c.b}});
-    std::memcpy(b.mutable_data(), h0.data(), h0.size() * 4);
-    std::vector<cpu::RtValue> args;
-    args.push_back(cpu::RtValue::Of(std::move(a)));
-    args.push_back(cpu::RtValue::Of(std::move(b)));
-    auto out = (*exe)->Run(std::move(args), nullptr, nullptr, -1, nullptr, nullptr);
-    ASSERT_TRUE(out.ok()) << out.status();
-    ASSERT_EQ(out->size(), 1u);
-    const float* got = (*out)[0].array.as<float>();
+    const std::vector<float> got = RunOn(**exe, xs, {c.T, c.A, c.B}, h0, {c.a * c.b});
+    ASSERT_EQ(got.size(), want.size());
     for (size_t e = 0; e < want.size(); ++e) ASSERT_EQ(got[e], want[e]) << "element " << e << ", run " << run;
   }
 }
@@ -176,17 +174,8 @@ TEST(SliceFusion, ProductEpiloguesReadTheRowInPlace) {
     auto exe = CompileText(RnnProgram(copy_row));
     ASSERT_TRUE(exe.ok()) << exe.status();
     EXPECT_EQ(CountSteps(*(*exe)->program, "stablehlo.dynamic_slice"), copy_row ? 1 : 0);
-    cpu::Array a = cpu::Array::Allocate({ir::ElemKind::kF32, {48, 48}});
-    std::memcpy(a.mutable_data(), w.data(), w.size() * 4);
-    cpu::Array b = cpu::Array::Allocate({ir::ElemKind::kF32, {7, 48}});
-    std::memcpy(b.mutable_data(), xs.data(), xs.size() * 4);
-    std::vector<cpu::RtValue> args;
-    args.push_back(cpu::RtValue::Of(std::move(a)));
-    args.push_back(cpu::RtValue::Of(std::move(b)));
-    auto out = (*exe)->Run(std::move(args), nullptr, nullptr, -1, nullptr, nullptr);
-    ASSERT_TRUE(out.ok()) << out.status();
-    const float* got = (*out)[0].array.as<float>();
-    results.emplace_back(got, got + 48);
+    results.push_back(RunOn(**exe, w, {48, 48}, xs, {7, 48}));
+    ASSERT_EQ(results.back().size(), 48u);
   }
   for (size_t e = 0; e < 48; ++e) EXPECT_EQ(results[0][e], results[1][e]) << "element " << e;
 }

@@ -29,6 +29,16 @@ inline std::vector<std::string> StepNames(const cpu::Executable& exe) {
   return names;
 }
 
+// How many steps named `name` `p` and its nested programs hold.
+inline int CountSteps(const cpu::Program& p, const std::string& name) {
+  int n = 0;
+  for (const cpu::Step& s : p.steps) {
+    n += s.name == name;
+    for (const auto& r : s.regions) n += CountSteps(*r, name);
+  }
+  return n;
+}
+
 // A ready f32 buffer on `d` holding `v`.
 inline BufferRef Floats(Device* d, const std::vector<float>& v) {
   cpu::ArrayType t{ir::ElemKind::kF32, {static_cast<int64_t>(v.size())}};
