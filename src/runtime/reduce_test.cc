@@ -153,7 +153,7 @@ TEST(FusionTest, AbsorbedReductionsOfShortRowsGiveTheStoredRunsBits) {
 // the quiet NaN when a row holds any NaN; rows of 64 elements and more, with the special values
 // at the start, the middle and the tail.
 TEST(FusionTest, RowMaximaKeepTheSignOfZeroAndGiveNaN) {
-  const int64_t kRows = 12;
+  const int64_t kRows = 16;  // rows 12-15: distinct values, the extremes in different lanes
   for (int64_t n : {64, 65, 100, 2048}) {
     const std::string t = "tensor<" + std::to_string(kRows) + "x" + std::to_string(n) + "xf32>";
     const std::string r = "tensor<" + std::to_string(kRows) + "xf32>";
@@ -177,6 +177,8 @@ TEST(FusionTest, RowMaximaKeepTheSignOfZeroAndGiveNaN) {
       else if (row < 11) e[at] = nan;     // a NaN
       if (row == 3) e[at] = -0.0f;        // all -0: both -0
       if (row == 7) e[at] = 0.0f;         // all +0: both +0
+      if (row >= 12)
+        for (int64_t k = 0; k < n; ++k) e[k] = static_cast<float>((k * 7919 + row * 104729) % 10007) - 5000.5f;
     }
     auto out = (*exe)->Run({cpu::RtValue::Of(x)});
     ASSERT_TRUE(out.ok()) << out.status();
