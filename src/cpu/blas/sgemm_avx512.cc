@@ -105,11 +105,15 @@ OPJ_AVX512 inline __m512 Updated(const SgemmUpdate& u, __m512 scale, __m512 d, _
 
 // c[kRows x 32] (row stride ldc) = or += the product of one sliver of A (its first kRows rows)
 // and one packed sliver of B; the half kernel computes only the first 16 columns (for narrow
-// edges). `up` (the last depth block only): the tile's update, its d at the tile's first
-// element. Each element sees the same operations in the same order in every variant.
+// edges). `up` (the last depth block only): the product's update, whose D element for the
+// tile's first element is at ud (the tile's own copy of the update, its d moved, had been
+// rebuilt on the stack per tile through a stalled store forward: ~7% of 784x128^T @ 128x512
+// with the SGD update). Each element sees the same operations in the same order in every
+// variant.
 template <int kRows = kMr, bool kHalf = false, typename Rows = PackedRows>
 OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, int64_t ldb, float* __restrict c,
-                              int64_t ldc, bool accumulate, const SgemmUpdate* up = nullptr) {
+                              int64_t ldc, bool accumulate, const SgemmUpdate* up = nullptr,
+                              const float* ud = nullptr) {
   __m512 acc[kRows][2];
   // C's tile is asked into L2 now and read at the end (a large C lives in L3: 2-3% of the
   // kernel's time when it was fetched only then, kernel-only and interleaved); so is the
@@ -123,8 +127,8 @@ OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, in
   if (up) {
 #pragma GCC unroll 12
     for (int i = 0; i < kRows; ++i) {
-      _mm_prefetch(reinterpret_cast<const char*>(up->d + i * up->ldd), _MM_HINT_T1);
-      if (!kHalf) _mm_prefetch(reinterpret_cast<const char*>(up->d + i * up->ldd + 16), _MM_HINT_T1);
+      _mm_prefetch(reinterpret_cast<const char*>(ud + i * up->ldd), _MM_HINT_T1);
+      if (!kHalf) _mm_prefetch(reinterpret_cast<const char*>(ud + i * up->ldd + 16), _MM_HINT_T1);
     }
   }
   if constexpr (std::is_same_v<Rows, SteppedRows>) {
@@ -170,7 +174,7 @@ OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, in
 #pragma GCC unroll 12
     for (int i = 0; i < kRows; ++i) {
       float* row = c + i * ldc;
-      const float* d = up->d + i * up->ldd;
+      const float* d = ud + i * up->ldd;
       __m512 v0 = acc[i][0], v1 = acc[i][1];
       if (accumulate) {
         v0 = _mm512_add_ps(_mm512_loadu_ps(row), v0);
@@ -201,12 +205,12 @@ OPJ_AVX512 inline void Kernel(int64_t kc, Rows a, const float* __restrict bp, in
 // order). Partial slivers of A are always packed (zero past the last row).
 template <typename Rows>
 OPJ_AVX512 inline void Tile(int64_t kc, int64_t mr, int64_t nr, Rows a, const float* bp, int64_t ldb, float* c,
-                            int64_t ldc, bool accumulate, float* edge, const SgemmUpdate* up) {
+                            int64_t ldc, bool accumulate, float* edge, const SgemmUpdate* up, const float* ud) {
   if (nr == kNr) {
-    if (mr == kMr) return Kernel(kc, a, bp, ldb, c, ldc, accumulate, up);
+    if (mr == kMr) return Kernel(kc, a, bp, ldb, c, ldc, accumulate, up, ud);
     if constexpr (std::is_same_v<Rows, PackedRows>) {
-      if (mr == 8) return Kernel<8>(kc, a, bp, ldb, c, ldc, accumulate, up);
-      if (mr == 4) return Kernel<4>(kc, a, bp, ldb, c, ldc, accumulate, up);
+      if (mr == 8) return Kernel<8>(kc, a, bp, ldb, c, ldc, accumulate, up, ud);
+      if (mr == 4) return Kernel<4>(kc, a, bp, ldb, c, ldc, accumulate, up, ud);
     }
   }
   if constexpr (std::is_same_v<Rows, PackedRows>) {
@@ -238,7 +242,7 @@ OPJ_AVX512 inline void Tile(int64_t kc, int64_t mr, int64_t nr, Rows a, const fl
       if (m == 0) break;
       __m512 v = _mm512_load_ps(edge + i * kNr + 16 * h);
       if (accumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, row + 16 * h), v);
-      if (up) v = Updated(*up, scale, _mm512_maskz_loadu_ps(m, up->d + i * up->ldd + 16 * h), v);
+      if (up) v = Updated(*up, scale, _mm512_maskz_loadu_ps(m, ud + i * up->ldd + 16 * h), v);
       _mm512_mask_storeu_ps(row + 16 * h, m, v);
     }
   }
@@ -389,17 +393,13 @@ OPJ_AVX512 bool Piece(int64_t m, int64_t n, int64_t k, SgemmOperand a, SgemmOper
             const bool direct = b_in_place && jr < full_nc;
             const float* bs = direct ? b.p + pc * b.rs + jc + jr : bp + jr * kc;
             const int64_t ldb = direct ? b.rs : kNr;
-            SgemmUpdate tile_up;
-            const SgemmUpdate* tu = nullptr;
-            if (up && last) {
-              tile_up = UpdateAt(*up, ic + ir, jc + jr);
-              tu = &tile_up;
-            }
-            if (mode == 3) Tile(kc, mr, nr, stepped, bs, ldb, ct, ldc, accumulate, edge, tu);
-            else if (mode == 1) Tile(kc, mr, nr, indexed, bs, ldb, ct, ldc, accumulate, edge, tu);
-            else if (mode == 2) Tile(kc, mr, nr, strided, bs, ldb, ct, ldc, accumulate, edge, tu);
-            else if (mode == 4) Tile(kc, mr, nr, columns, bs, ldb, ct, ldc, accumulate, edge, tu);
-            else Tile(kc, mr, nr, packed, bs, ldb, ct, ldc, accumulate, edge, tu);
+            const SgemmUpdate* tu = up && last ? up : nullptr;
+            const float* ud = tu ? up->d + (ic + ir) * up->ldd + jc + jr : nullptr;
+            if (mode == 3) Tile(kc, mr, nr, stepped, bs, ldb, ct, ldc, accumulate, edge, tu, ud);
+            else if (mode == 1) Tile(kc, mr, nr, indexed, bs, ldb, ct, ldc, accumulate, edge, tu, ud);
+            else if (mode == 2) Tile(kc, mr, nr, strided, bs, ldb, ct, ldc, accumulate, edge, tu, ud);
+            else if (mode == 4) Tile(kc, mr, nr, columns, bs, ldb, ct, ldc, accumulate, edge, tu, ud);
+            else Tile(kc, mr, nr, packed, bs, ldb, ct, ldc, accumulate, edge, tu, ud);
           }
         }
         if (done && last) (*done)(m0 + ic, mc, n0 + jc, nc);
