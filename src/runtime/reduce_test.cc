@@ -1,6 +1,7 @@
 // Reductions as the executor runs them: absorbed producer runs, short rows and size-1
 // dimensions, row and column maxima with IEEE signed zeros and NaNs in every float kind the
 // per-CPU loops take, long rows in chunks and column folds in row order, at 1 and 2 threads.
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -91,6 +92,86 @@ func.func @main(%s: tensor<300x1000xf32>, %t: tensor<300x1000xf32>) -> (tensor<3
     EXPECT_TRUE(same(f[i], sums[i])) << "absorbed reduction " << i;
     EXPECT_TRUE(same(k[i], sums[i])) << "reduction " << i << " that keeps its run's value";
     EXPECT_TRUE(same(k[2 + i], values[i])) << "kept value " << i;
+  }
+}
+
+// Fused runs that read per-row values over rows shorter than a block (attention's softmax
+// gradient over rows of 128) run a row at a time with the values as scalars (a per-column value
+// gathered for each row); their results, and
+// the sums of an absorbed run over such rows (whose values live in the run's block buffers, row
+// after row), have the bits of the separate ops: rows that divide the block and rows that cross
+// block boundaries, at 1 and 2 threads.
+TEST(FusionTest, RunsOverShortRowsOfPerRowValuesGiveTheSeparateOpsBits) {
+  // RESULT: %y (an elementwise run with two per-row values) or %v (the sums of one, absorbed).
+  const char* kProgram = R"(
+func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>, %w: tensor<Nxf32>) -> TYPE {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxf32>, tensor<f32>) -> tensor<Rxf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<Rxf32>) -> tensor<RxNxf32>
+  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<Rxf32>) -> tensor<RxNxf32>
+  %d = stablehlo.subtract %x, %mb : tensor<RxNxf32>
+  %d2 = BARRIER
+  %q = stablehlo.divide %d2, %sb : tensor<RxNxf32>
+  %cb = stablehlo.broadcast_in_dim %w, dims = [1] : (tensor<Nxf32>) -> tensor<RxNxf32>
+  %y = stablehlo.multiply %q, %cb : tensor<RxNxf32>
+  %e0 = stablehlo.multiply %d2, %d2 : tensor<RxNxf32>
+  %e = stablehlo.divide %e0, %sb : tensor<RxNxf32>
+  %e2 = BARRIER2
+  %v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxf32>, tensor<f32>) -> tensor<Rxf32>
+  return RESULT : TYPE
+})";
+  auto replace_all = [](std::string text, const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+    return text;
+  };
+  for (int64_t n : {128, 200, 256, 384, 1000}) {
+    const int64_t rows = 4 + 9000 / n;
+    const std::string t = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) + "xf32>";
+    const std::string r = "tensor<" + std::to_string(rows) + "xf32>";
+    cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {rows, n}});
+    cpu::Array s = cpu::Array::Allocate({ir::ElemKind::kF32, {rows}});
+    for (int64_t i = 0; i < rows * n; ++i) x.mutable_as<float>()[i] = static_cast<float>((i * 7919) % 1009) * 0.01f - 5.0f;
+    for (int64_t i = 0; i < rows; ++i) s.mutable_as<float>()[i] = 0.5f + static_cast<float>(i % 11) * 0.37f;
+    cpu::Array w = cpu::Array::Allocate({ir::ElemKind::kF32, {n}});  // a per-column value
+    for (int64_t i = 0; i < n; ++i) w.mutable_as<float>()[i] = 0.25f + static_cast<float>(i % 5) * 0.125f;
+    for (const bool sums : {false, true}) {
+      std::string text = replace_all(kProgram, "tensor<RxNxf32>", t);
+      text = replace_all(replace_all(text, "tensor<Rxf32>", r), "tensor<Nxf32>", "tensor<" + std::to_string(n) + "xf32>");
+      text = replace_all(replace_all(text, "RESULT", sums ? "%v" : "%y"), "TYPE", sums ? r : t);
+      // Fused: the barriers' lines dropped and their values read directly; apart: each value
+      // stored by an optimization_barrier, then read by ops of their own.
+      std::string fused = replace_all(replace_all(text, "  %d2 = BARRIER\n", ""), "  %e2 = BARRIER2\n", "");
+      fused = replace_all(replace_all(fused, "%d2", "%d"), "%e2", "%e");
+      const std::string apart =
+          replace_all(replace_all(text, "%d2 = BARRIER\n", "%d2 = stablehlo.optimization_barrier %d : " + t + "\n"),
+                      "%e2 = BARRIER2\n", "%e2 = stablehlo.optimization_barrier %e : " + t + "\n");
+      auto exe_fused = CompileText(fused);
+      auto exe_apart = CompileText(apart);
+      ASSERT_TRUE(exe_fused.ok()) << exe_fused.status();
+      ASSERT_TRUE(exe_apart.ok()) << exe_apart.status();
+      const std::vector<std::string> names = StepNames(**exe_fused);
+      EXPECT_TRUE(std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+        return name.starts_with("fusion(stablehlo.subtract, stablehlo.divide, stablehlo.multiply") &&
+               name.ends_with(sums ? "stablehlo.reduce)" : ")");
+      })) << (sums ? "no absorbed reduction" : "no fused run");
+      for (int threads : {1, 2}) {
+        ThreadPool pool(threads);
+        PoolParallel parallel(&pool, /*deterministic=*/false);
+        PoolParallel* par = threads > 1 ? &parallel : nullptr;
+        auto got = (*exe_fused)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s), cpu::RtValue::Of(w)}, nullptr, nullptr, -1,
+                                     nullptr, par);
+        auto want = (*exe_apart)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s), cpu::RtValue::Of(w)}, nullptr, nullptr,
+                                      -1, nullptr, par);
+        ASSERT_TRUE(got.ok()) << got.status();
+        ASSERT_TRUE(want.ok()) << want.status();
+        const float* g = (*got)[0].array.as<float>();
+        const float* w = (*want)[0].array.as<float>();
+        for (int64_t i = 0; i < (*want)[0].array.NumElements(); ++i)
+          ASSERT_EQ(std::bit_cast<uint32_t>(g[i]), std::bit_cast<uint32_t>(w[i]))
+              << "rows of " << n << (sums ? ", sums" : ", values") << ", element " << i << ", " << threads << " threads";
+      }
+    }
   }
 }
 

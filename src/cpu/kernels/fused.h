@@ -100,6 +100,8 @@ class FusedBlockEval {
 
  private:
   uint8_t* At(int value, int64_t start);
+  // Run's work for elements [start, start + count) of the current block.
+  void RunPart(int64_t start, int64_t count);
   // The register evaluator's steps for this run (fused_vec.h), when every op is one it knows
   // and the run is one where registers measured faster (see the definition).
   void PlanVec(int keep);
@@ -121,6 +123,8 @@ class FusedBlockEval {
   // broadcast along the row): (step, input). Where a block lies within one repeat, such a step
   // reads the value as its scalar instead, and the input is not gathered for that block.
   FusedList<std::pair<int, int>> vec_repeats_;
+  int64_t row_split_ = 0;  // > 0: Run cuts blocks at multiples of this many elements (see PlanVec)
+  int64_t block_start_ = 0;  // the current block's first element: buffers hold it from their start
 };
 
 // Elements e0 + r * ld + [0, cols) for r in [0, rows) of a product's row-major result are final.
