@@ -96,11 +96,11 @@ func.func @main(%s: tensor<300x1000xf32>, %t: tensor<300x1000xf32>) -> (tensor<3
 }
 
 // Fused runs that read per-row values over rows shorter than a block (attention's softmax
-// gradient over rows of 128) run a row at a time with the values as scalars (a per-column value
-// gathered for each row); their results, and
-// the sums of an absorbed run over such rows (whose values live in the run's block buffers, row
-// after row), have the bits of the separate ops: rows that divide the block and rows that cross
-// block boundaries, at 1 and 2 threads.
+// gradient over rows of 128; from 16 on, partial vectors too) run a row at a time with the
+// values as scalars (a per-column value gathered for each row); their results, and the sums of
+// an absorbed run over such rows (whose values live in the run's block buffers, row after
+// row), have the bits of the separate ops: rows that divide the block and rows that cross block
+// boundaries, at 1 and 2 threads.
 TEST(FusionTest, RunsOverShortRowsOfPerRowValuesGiveTheSeparateOpsBits) {
   // RESULT: %y (an elementwise run with two per-row values) or %v (the sums of one, absorbed).
   const char* kProgram = R"(
@@ -125,7 +125,7 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>, %w: tensor<Nxf32>) -> TY
       text.replace(at, from.size(), to);
     return text;
   };
-  for (int64_t n : {128, 200, 256, 384, 1000}) {
+  for (int64_t n : {16, 33, 64, 128, 200, 256, 384, 1000}) {
     const int64_t rows = 4 + 9000 / n;
     const std::string t = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) + "xf32>";
     const std::string r = "tensor<" + std::to_string(rows) + "xf32>";

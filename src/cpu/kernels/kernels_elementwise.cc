@@ -642,16 +642,17 @@ void FusedBlockEval::PlanVec(int keep) {
     if (key >= 0 && key < num_inputs && gathered_[static_cast<size_t>(key)] && in_.inner[static_cast<size_t>(key)] > 1)
       vec_repeats_.push_back({static_cast<int>(i), key});
   }
-  // Per-row values over rows of 128 to 1023 elements (attention's softmax and its gradient over
-  // rows of 128, layer norm over 256): the block runs a row at a time with the values as
-  // scalars (Run), where gathering a block of copies of each value, row by row, and reading them
-  // back had cost more than the arithmetic: the softmax gradient's divide, add, multiply and
-  // divide over 4x8x128x128 at one thread 605 -> 290 us, the d256 transformer step 20.1 -> 19.3
-  // ms. Only where every such value repeats over the same rows, of at least a whole chunk of the
-  // register steps (128 elements): shorter ones would run masked lanes.
+  // Per-row values over rows of 16 to 1023 elements (attention's softmax and its gradient over
+  // rows of the sequence, layer norm over 256): the block runs a row at a time with the values
+  // as scalars (Run), where gathering a block of copies of each value, row by row, and reading
+  // them back had cost more than the arithmetic: the softmax gradient's divide, add, multiply
+  // and divide over 4x8x128x128 at one thread 605 -> 290 us, the d256 transformer step 20.1 ->
+  // 19.3 ms. Rows shorter than a chunk of the register steps (128 elements) run masked lanes,
+  // still cheaper than the copies: rows of 64 / 32 / 16 in that gradient 450 -> 291, 345 ->
+  // 293, 331 -> 283 us. Only where every such value repeats over the same rows.
   if (!vec_repeats_.empty()) {
     const int64_t inner = in_.inner[static_cast<size_t>(vec_repeats_[0].second)];
-    bool same = inner >= 128 && inner < kFusedBlock;
+    bool same = inner >= 16 && inner < kFusedBlock;
     for (const auto& [step, i] : vec_repeats_) same = same && i < 64 && in_.inner[static_cast<size_t>(i)] == inner;
     if (same) row_split_ = inner;
   }
