@@ -108,15 +108,18 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>, %w: tensor<Nxf32>) -> TY
   %z = stablehlo.constant dense<0.0> : tensor<f32>
   %m = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxf32>, tensor<f32>) -> tensor<Rxf32>
   %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<Rxf32>) -> tensor<RxNxf32>
+  %mb2 = BARRIER
   %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<Rxf32>) -> tensor<RxNxf32>
-  %d = stablehlo.subtract %x, %mb : tensor<RxNxf32>
+  %sb2 = BARRIER
+  %d = stablehlo.subtract %x, %mb2 : tensor<RxNxf32>
   %d2 = BARRIER
-  %q = stablehlo.divide %d2, %sb : tensor<RxNxf32>
+  %q = stablehlo.divide %d2, %sb2 : tensor<RxNxf32>
   %cb = stablehlo.broadcast_in_dim %w, dims = [1] : (tensor<Nxf32>) -> tensor<RxNxf32>
-  %y = stablehlo.multiply %q, %cb : tensor<RxNxf32>
+  %cb2 = BARRIER
+  %y = stablehlo.multiply %q, %cb2 : tensor<RxNxf32>
   %e0 = stablehlo.multiply %d2, %d2 : tensor<RxNxf32>
-  %e = stablehlo.divide %e0, %sb : tensor<RxNxf32>
-  %e2 = BARRIER2
+  %e = stablehlo.divide %e0, %sb2 : tensor<RxNxf32>
+  %e2 = BARRIER
   %v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxf32>, tensor<f32>) -> tensor<Rxf32>
   return RESULT : TYPE
 })";
@@ -125,7 +128,7 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>, %w: tensor<Nxf32>) -> TY
       text.replace(at, from.size(), to);
     return text;
   };
-  for (int64_t n : {16, 33, 64, 128, 200, 256, 384, 1000}) {
+  for (int64_t n : {16, 33, 64, 128, 200, 256, 384, 1000, 2500}) {
     const int64_t rows = 4 + 9000 / n;
     const std::string t = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) + "xf32>";
     const std::string r = "tensor<" + std::to_string(rows) + "xf32>";
@@ -140,12 +143,13 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>, %w: tensor<Nxf32>) -> TY
       text = replace_all(replace_all(text, "tensor<Rxf32>", r), "tensor<Nxf32>", "tensor<" + std::to_string(n) + "xf32>");
       text = replace_all(replace_all(text, "RESULT", sums ? "%v" : "%y"), "TYPE", sums ? r : t);
       // Fused: the barriers' lines dropped and their values read directly; apart: each value
-      // stored by an optimization_barrier, then read by ops of their own.
-      std::string fused = replace_all(replace_all(text, "  %d2 = BARRIER\n", ""), "  %e2 = BARRIER2\n", "");
-      fused = replace_all(replace_all(fused, "%d2", "%d"), "%e2", "%e");
-      const std::string apart =
-          replace_all(replace_all(text, "%d2 = BARRIER\n", "%d2 = stablehlo.optimization_barrier %d : " + t + "\n"),
-                      "%e2 = BARRIER2\n", "%e2 = stablehlo.optimization_barrier %e : " + t + "\n");
+      // (the broadcasts too) stored by an optimization_barrier, so that every op reads whole
+      // arrays, then run by ops of their own.
+      std::string fused = text, apart = text;
+      for (const std::string v : {"mb", "sb", "d", "cb", "e"}) {
+        fused = replace_all(replace_all(fused, "  %" + v + "2 = BARRIER\n", ""), "%" + v + "2", "%" + v);
+        apart = replace_all(apart, "%" + v + "2 = BARRIER", "%" + v + "2 = stablehlo.optimization_barrier %" + v + " : " + t);
+      }
       auto exe_fused = CompileText(fused);
       auto exe_apart = CompileText(apart);
       ASSERT_TRUE(exe_fused.ok()) << exe_fused.status();

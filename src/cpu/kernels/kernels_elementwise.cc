@@ -664,7 +664,11 @@ void FusedBlockEval::PlanVec(int keep) {
 uint8_t* FusedBlockEval::At(int value, int64_t start) {
   const int num_inputs = static_cast<int>(in_.ptr.size());
   if (value < num_inputs) {
-    if (gathered_[value]) return gathered_[value] + (start - block_start_) * p_.input_bytes[value];
+    if (gathered_[value]) {
+      if (value < 64 && (direct_ >> value) & 1)  // the current part lies within one period
+        return const_cast<uint8_t*>(in_.ptr[value]) + start % in_.period[value] * p_.input_bytes[value];
+      return gathered_[value] + (start - block_start_) * p_.input_bytes[value];
+    }
     return const_cast<uint8_t*>(in_.ptr[value]) + (in_.splat[value] ? 0 : start * p_.input_bytes[value]);
   }
   const FusedParams::Op& op = p_.ops[value - num_inputs];
@@ -746,10 +750,19 @@ void FusedBlockEval::RunPart(int64_t start, int64_t count) {
       s.form = VecStep::kMemory;
     }
   }
+  direct_ = 0;
   for (size_t i = 0; i < num_inputs; ++i) {
     if (!gathered_[i] || (i < 64 && (as_scalar >> i) & 1)) continue;
     const int64_t es = p_.input_bytes[i], per = in_.period[i], inner = in_.inner[i];
     uint8_t* dst = gathered_[i] + (start - block_start_) * es;
+    // A repeating input whose period holds the whole part (a bias along rows of a row at a
+    // time, or along rows of a block or longer) is read where it is (At), not copied: tanh(x * w
+    // + b) over 2048 rows of 1024 at one thread 1020 -> 870 us. (Cutting blocks into rows for
+    // such inputs alone, rows of 256, was slower than the copies: 940 -> 1085 us.)
+    if (inner == 1 && i < 64 && start % per + count <= per) {
+      direct_ |= uint64_t{1} << i;
+      continue;
+    }
     if (inner == 1) {
       for (int64_t done = 0; done < count;) {  // runs of the input, wrapping at its end
         const int64_t pos = (start + done) % per, len = std::min(per - pos, count - done);
