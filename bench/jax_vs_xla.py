@@ -33,7 +33,12 @@ if not args.child:
     rows = {}
     for t in [int(v) for v in args.threads.split(",")]:
         cores = ",".join(str(i) for i in range(t))
-        env = dict(os.environ, OPENPJRT_INTRA_OP_THREADS=str(t), JAX_PLATFORMS="cpu,openpjrt_cpu")
+        # OpenBLAS (numpy's, used here only to make inputs) keeps worker threads that were seen
+        # spinning in the timed loops (blas_thread_server, ~5% of samples) on the pinned cores,
+        # taking time from both backends: softmax 1024x1024 on openpjrt at one core 813-952 ->
+        # 743-775 us with one OpenBLAS thread.
+        env = dict(os.environ, OPENPJRT_INTRA_OP_THREADS=str(t), JAX_PLATFORMS="cpu,openpjrt_cpu",
+                   OPENBLAS_NUM_THREADS="1")
         cmd = ["taskset", "-c", cores, sys.executable, __file__, "--child", str(t), "--rounds", str(args.rounds),
                "--min-time", str(args.min_time), "--only", args.only]
         out = subprocess.run(cmd, env=env, capture_output=True, text=True)
