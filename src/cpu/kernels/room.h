@@ -3,7 +3,8 @@
 // Contract: kernels.h is the compiler's interface (select a kernel for the element kinds, or
 // UNIMPLEMENTED / INVALID_ARGUMENT naming what is not supported; parameters as structs in
 // Step::params). Its files implement the ops by family: elementwise and conversions (with
-// elementwise_ops.h's functors, fused.h / fused_vec.h for fused chains, region_lanes.h for
+// elementwise_ops.h's functors, fused.h / fused_vec.h for fused chains, evaluated a block at a
+// time by fused_block.cc, region_lanes.h for
 // reducer regions evaluated in vector lanes), reductions and arg-reductions, shape and data
 // movement, indexing (gather, scatter, dynamic slices; a gather of rows with a fused epilogue,
 // a scatter of rows that fills its result block by block and may read its updates straight
