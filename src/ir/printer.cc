@@ -517,7 +517,9 @@ bool OpPrinter::PrettySdyKeyword(const Operation& op) {
     value = StrCat(id);
   } else {
     value = std::string(SdyStripped(op.attr("allowed_direction"), "#sdy<propagation_direction "));
-    if (value.empty()) return false;
+    // Only the directions the pretty form can spell (the generic attribute may hold anything,
+    // which then prints generically and parses back as it was).
+    if (value != "FORWARD" && value != "BACKWARD" && value != "NONE") return false;
   }
   if (!group && op.result(0)->type != op.operands[0]->type) return false;
   const char* key = group ? "group_id" : "allowed_direction";
