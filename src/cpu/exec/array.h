@@ -29,7 +29,7 @@ class Dims : public absl::InlinedVector<int64_t, 6> {
   operator std::vector<int64_t>() const { return std::vector<int64_t>(begin(), end()); }  // NOLINT
   // (An inline loop: std::equal became a call to memcmp, 2-3% of a small RNN step, whose
   // kernels compare their kept output's type at each iteration, ExecState::Output.)
-  friend bool operator==(const Dims& a, const Dims& b) {
+  [[gnu::always_inline]] friend bool operator==(const Dims& a, const Dims& b) {
     const size_t n = a.size();
     if (n != b.size()) return false;
     const int64_t *x = a.data(), *y = b.data();
@@ -37,8 +37,13 @@ class Dims : public absl::InlinedVector<int64_t, 6> {
       if (x[i] != y[i]) return false;
     return true;
   }
-  friend bool operator==(const Dims& a, const std::vector<int64_t>& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  [[gnu::always_inline]] friend bool operator==(const Dims& a, const std::vector<int64_t>& b) {  // (a scan body's window)
+    const size_t n = a.size();
+    if (n != b.size()) return false;
+    const int64_t *x = a.data(), *y = b.data();
+    for (size_t i = 0; i < n; ++i)
+      if (x[i] != y[i]) return false;
+    return true;
   }
 };
 

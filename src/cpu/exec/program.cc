@@ -21,6 +21,14 @@ void ExecState::Fail(const Step& step, absl::Status s) {
                                           step.loc.col, ": ", s.message()));
 }
 
+Array& ExecState::NewOutput(RtValue& v, const ArrayType& type) {
+  v.kind = RtValue::Kind::kArray;
+  if (!v.tuple.empty()) v.tuple.clear();
+  if (blocks) blocks->AllocateInto(type, &v.array);
+  else v.array = Array::Allocate(type);
+  return v.array;
+}
+
 void RunProgram(const Program& program, ExecState& state, StepProfile* profile, size_t skip) {
   for (size_t i = 0; i < program.steps.size(); ++i) {
     const Step& step = program.steps[i];

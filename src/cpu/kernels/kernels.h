@@ -4,6 +4,7 @@
 // stored in Step::params.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -40,6 +41,27 @@ RawBinaryFn RawBinarySplat(BinaryOp op, ElemKind in, ElemKind out, int scalar_op
 // and one it evaluates.
 VecOp VecUnaryOf(UnaryOp op, ElemKind in, ElemKind out);
 VecOp VecBinaryOf(BinaryOp op, ElemKind in, ElemKind out);
+
+// What FusedSmall (fused.h) works out about a run once, at its first execution (fused_small.cc),
+// kept with the run's params. A copy starts without it: the compiler's passes change copies.
+struct SmallRunLayout;
+struct FusedParams;
+class SmallRunLayoutSlot {
+ public:
+  SmallRunLayoutSlot() = default;
+  SmallRunLayoutSlot(const SmallRunLayoutSlot&) {}
+  SmallRunLayoutSlot& operator=(const SmallRunLayoutSlot&);
+  ~SmallRunLayoutSlot();
+  // The layout of `p`, made the first time (when threads race, one's is kept).
+  const SmallRunLayout& Get(const FusedParams& p) const {
+    if (const SmallRunLayout* layout = layout_.load(std::memory_order_acquire)) return *layout;
+    return Make(p);
+  }
+
+ private:
+  const SmallRunLayout& Make(const FusedParams& p) const;
+  mutable std::atomic<SmallRunLayout*> layout_{nullptr};
+};
 
 // A run of elementwise steps fused into one kernel that walks the elements in cache-sized blocks,
 // each op writing a small block buffer (or, for values used after the run, the output array).
@@ -82,6 +104,7 @@ struct FusedParams {
   };
   std::vector<Window> input_window;  // per input, or empty when the run has no window
   int64_t num_elements = 0;
+  SmallRunLayoutSlot small_layout;  // runs of at most a block (fused_small.cc)
   bool HasWindows() const { return !input_window.empty(); }
 };
 KernelFn FusedElementwiseKernel();

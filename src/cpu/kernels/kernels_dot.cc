@@ -137,8 +137,40 @@ void PlanDot(DotParams& p, const ArrayType& lhs, const ArrayType& rhs) {
   else p.geometry.reset();
 }
 
+namespace {
+
+// One row too small to share out (a loop body's h W) whose geometry PlanDot worked out: straight
+// to the row kernel, the bits FastSgemm would give (its planning and calls had been ~30 ns of a
+// ~65 ns 1x64 @ 64x64). Apart from DotF32Fast's other paths, which build a geometry of their own
+// on the stack: here that construction and teardown had cost more instructions than the checks.
+// Every other product DotF32Fast takes.
+bool DotF32Blocks(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done, const SgemmUpdate* update);
+
+bool SingleRowF32(const DotParams& p, const Array& lhs, const Array& rhs, float* out) {
+  const DotGeometry* g = p.geometry.get();
+  if (!g || g->B != 1 || g->M != 1 || g->n_s != 1 || !(g->lhs == lhs.dims()) || !(g->rhs == rhs.dims()) ||
+      (p.packed_rhs && p.packed_rhs->k == g->K && p.packed_rhs->n == g->N))
+    return false;
+  return SgemmSingleRow(g->N, g->K, lhs.as<float>(), g->lk_s, rhs.as<float>(), g->rk_s, out);
+}
+
+}  // namespace
+
 bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done, const SgemmUpdate* update) {
   if (s.fn != &DotGeneral<ElemKind::kF32> || !HaveFastSgemm()) return false;
+  const DotParams& p = s.Params<DotParams>();
+  const Array& lhs = st.slots[s.in[0]].array;
+  const Array& rhs = st.slots[s.in[1]].array;
+  if (!update && SingleRowF32(p, lhs, rhs, out.mutable_as<float>())) {
+    if (done) (*done)(0, 1, p.geometry->N, p.geometry->N);
+    return true;
+  }
+  return DotF32Blocks(s, st, out, done, update);
+}
+
+namespace {
+
+bool DotF32Blocks(const Step& s, ExecState& st, Array& out, const ProductRegionFn* done, const SgemmUpdate* update) {
   const DotParams& p = s.Params<DotParams>();
   const Array& lhs = st.slots[s.in[0]].array;
   const Array& rhs = st.slots[s.in[1]].array;
@@ -153,8 +185,6 @@ bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn*
   float* po = out.mutable_as<float>();
   const float* pl = lhs.as<float>();
   const float* pr = rhs.as<float>();
-  // One row too small to share out (a loop body's h W): straight to the row kernel, the bits
-  // FastSgemm would give (its planning and calls had been ~30 ns of a ~65 ns 1x64 @ 64x64).
   if (B == 1 && M == 1 && n_s == 1 && !update && !(p.packed_rhs && p.packed_rhs->k == Kc && p.packed_rhs->n == N) &&
       SgemmSingleRow(N, Kc, pl, lk_s, pr, rk_s, po)) {
     if (done) (*done)(0, 1, N, N);
@@ -220,6 +250,8 @@ bool DotF32Fast(const Step& s, ExecState& st, Array& out, const ProductRegionFn*
   }
   return true;
 }
+
+}  // namespace
 
 bool PrepackDotRhs(Step& s, const Array& rhs) {
   if (s.fn != &DotGeneral<ElemKind::kF32> || !HaveFastSgemm() || rhs.elem() != ElemKind::kF32) return false;
