@@ -196,6 +196,14 @@ void While(const Step& s, ExecState& st) {
   if (counter.step != SIZE_MAX) plan.moves[counter.carried] = LoopPlan::Move::kStay;
   auto leave = [&] { ClearSlots(carried, st); };
   std::vector<RtValue> via(plan.any_via ? carried.size() : 0);
+  // Per iteration, only what changes: the results moved straight into their carried slots, and
+  // the slots the steps that run define (not the counter's, which is never filled).
+  std::vector<std::pair<int, int>> direct;  // (carried slot, result slot)
+  for (size_t i = 0; i < carried.size(); ++i)
+    if (plan.moves[i] == LoopPlan::Move::kDirect) direct.push_back({carried[i], body.results[i]});
+  std::vector<int> defined;
+  for (size_t k = 0; k < body.steps.size(); ++k)
+    if (k != counter.step) defined.insert(defined.end(), body.steps[k].out.begin(), body.steps[k].out.end());
   while (true) {
     std::optional<bool> go;
     if (test.valid()) {
@@ -225,16 +233,15 @@ void While(const Step& s, ExecState& st) {
         else if (plan.moves[i] == LoopPlan::Move::kCopyVia) via[i] = r;
       }
     }
-    for (size_t i = 0; i < carried.size(); ++i) {
-      switch (plan.moves[i]) {
-        case LoopPlan::Move::kStay: break;
-        // (Swapped: the old value then dies in the result's slot, which keeps its storage for
-        // the next iteration's result, ExecState::Release.)
-        case LoopPlan::Move::kDirect: st.slots[carried[i]].Swap(st.slots[body.results[i]]); break;
-        default: st.slots[carried[i]] = std::move(via[i]); break;
-      }
+    // (Swapped: the old value then dies in the result's slot, which keeps its storage for the
+    // next iteration's result, ExecState::Release.)
+    for (const auto& [to, from] : direct) st.slots[to].Swap(st.slots[from]);
+    if (plan.any_via) {
+      for (size_t i = 0; i < carried.size(); ++i)
+        if (plan.moves[i] == LoopPlan::Move::kMoveVia || plan.moves[i] == LoopPlan::Move::kCopyVia)
+          st.slots[carried[i]] = std::move(via[i]);
     }
-    ClearSlots(plan.step_slots, st);
+    for (int slot : defined) st.Release(slot);
   }
   for (size_t i = 0; i < s.out.size(); ++i) st.slots[s.out[i]] = std::move(st.slots[carried[i]]);
   leave();
