@@ -242,5 +242,76 @@ TEST(FusedVec, IntegerRunsGiveTheBlockEvaluatorsBits) {
   ExpectSameResults(ElemKind::kI32, 20261204, 300);
 }
 
+// Runs r through FusedSmall (fused.h) as a step over slots: the run's inputs in slots 0..n-1
+// (splat inputs' slots hold `splat_slot_data` instead, which FusedSmall must not read), its
+// outputs after them.
+std::vector<std::vector<float>> RunSmall(const RandomRun& r, const std::vector<float>& splat_slot_data) {
+  const int64_t n = r.p.num_elements;
+  const int num_inputs = static_cast<int>(r.data.size());
+  Step s;
+  ExecState st;
+  for (int i = 0; i < num_inputs; ++i) {
+    s.in.push_back(i);
+    const std::vector<float>& values = r.p.input_splat[i].empty() ? r.data[i] : splat_slot_data;
+    Array a = Array::Allocate(ArrayType{r.kind, {static_cast<int64_t>(values.size())}});
+    std::memcpy(a.mutable_data(), values.data(), values.size() * 4);
+    st.slots.push_back(RtValue::Of(std::move(a)));
+  }
+  for (const FusedParams::Op& op : r.p.ops) {
+    if (op.output < 0) continue;
+    s.out.push_back(static_cast<int>(st.slots.size()));
+    s.out_types.push_back(ArrayType{r.kind, {n}});
+    st.slots.emplace_back();
+  }
+  EXPECT_TRUE(FusedSmall(r.p, s, st));
+  EXPECT_TRUE(st.ok()) << st.status;
+  std::vector<std::vector<float>> outs;
+  for (int slot : s.out) outs.emplace_back(st.slots[slot].array.as<float>(), st.slots[slot].array.as<float>() + n);
+  return outs;
+}
+
+// Runs of at most a block (a loop body's: FusedSmall, its input sources and scratch offsets
+// worked out at the first run and kept with the params) give the block evaluator's bits, and a
+// copy of the params made after a run works its own out: here the copy's first input becomes a
+// splat, whose slot then holds other values that a layout kept from the original would read.
+TEST(FusedVec, SmallRunsGiveTheBlockEvaluatorsBitsAndCopiesPlanAfresh) {
+  std::mt19937 rng(20261206);
+  const int64_t kSizes[] = {1, 5, 16, 64, 100, 1000, 1024};
+  int copies_checked = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t n = kSizes[trial % std::size(kSizes)];
+    RandomRun r = MakeRun(rng, n);
+    auto expect_same = [&](const RandomRun& run, const std::vector<std::vector<float>>& got, const char* what) {
+      const Result want = Evaluate(run, false, false, -1, 1);
+      ASSERT_EQ(got.size(), want.outs.size());
+      for (size_t j = 0; j < got.size(); ++j)
+        for (int64_t e = 0; e < n; ++e)
+          ASSERT_TRUE(SameBits(got[j][e], want.outs[j][e]))
+              << what << ", trial " << trial << " output " << j << " element " << e << ": " << got[j][e] << " vs "
+              << want.outs[j][e];
+    };
+    const std::vector<float> garbage(static_cast<size_t>(n), 12345.0f);
+    expect_same(r, RunSmall(r, garbage), "original");
+    expect_same(r, RunSmall(r, garbage), "original, again");
+    bool reads_input0 = false;
+    for (const FusedParams::Op& op : r.p.ops)
+      reads_input0 = reads_input0 || op.in0 == 0 || (!op.unary && op.in1 == 0) || (op.general && op.in2 == 0);
+    if (!reads_input0) continue;
+    RandomRun copy = r;  // the original's layout is made by now
+    const float v = 0.75f;
+    copy.data[0] = {v};
+    copy.p.input_splat[0].resize(4);
+    std::memcpy(copy.p.input_splat[0].data(), &v, 4);
+    for (FusedParams::Op& op : copy.p.ops) op.binary_splat = nullptr;  // (the plain loops over expanded splats)
+    expect_same(copy, RunSmall(copy, r.data[0]), "copy");
+    RandomRun assigned = r;
+    expect_same(assigned, RunSmall(assigned, garbage), "second copy");  // (its own layout made)
+    assigned = copy;  // assigned over: the layout made for the old params goes
+    expect_same(assigned, RunSmall(assigned, r.data[0]), "assigned copy");
+    ++copies_checked;
+  }
+  EXPECT_GT(copies_checked, 50);
+}
+
 }  // namespace
 }  // namespace openpjrt::cpu
