@@ -28,19 +28,17 @@ class Dims : public absl::InlinedVector<int64_t, 6> {
   Dims(std::span<const int64_t> v) : Base(v.begin(), v.end()) {}     // NOLINT
   operator std::vector<int64_t>() const { return std::vector<int64_t>(begin(), end()); }  // NOLINT
   // (An inline loop: std::equal became a call to memcmp, 2-3% of a small RNN step, whose
-  // kernels compare their kept output's type at each iteration, ExecState::Output.)
-  [[gnu::always_inline]] friend bool operator==(const Dims& a, const Dims& b) {
-    const size_t n = a.size();
-    if (n != b.size()) return false;
-    const int64_t *x = a.data(), *y = b.data();
-    for (size_t i = 0; i < n; ++i)
-      if (x[i] != y[i]) return false;
-    return true;
+  // kernels compare their kept output's type at each iteration, ExecState::Output, and a scan
+  // body's window its array's dimensions.)
+  [[gnu::always_inline]] friend bool operator==(const Dims& a, const Dims& b) { return Same(a, b.data(), b.size()); }
+  [[gnu::always_inline]] friend bool operator==(const Dims& a, const std::vector<int64_t>& b) {
+    return Same(a, b.data(), b.size());
   }
-  [[gnu::always_inline]] friend bool operator==(const Dims& a, const std::vector<int64_t>& b) {  // (a scan body's window)
-    const size_t n = a.size();
-    if (n != b.size()) return false;
-    const int64_t *x = a.data(), *y = b.data();
+
+ private:
+  [[gnu::always_inline]] static bool Same(const Dims& a, const int64_t* y, size_t n) {
+    if (n != a.size()) return false;
+    const int64_t* x = a.data();
     for (size_t i = 0; i < n; ++i)
       if (x[i] != y[i]) return false;
     return true;
