@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <thread>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include "src/support/str.h"
 
@@ -83,6 +86,15 @@ const std::vector<std::string>& Client::MemoryKinds() {
   return kinds;
 }
 
+int UsableCores() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+#endif
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 Client::Client(ClientOptions options) : Client(options, nullptr) {}
 
 Client::Client(ClientOptions options, std::unique_ptr<distributed::Coordinator> coordinator)
@@ -107,7 +119,7 @@ Client::Client(ClientOptions options, std::unique_ptr<distributed::Coordinator> 
       for (Memory* m : devices_.back()->memories()) memory_ptrs_.push_back(m);
     }
   int threads = options_.intra_op_threads;
-  if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads <= 0) threads = UsableCores();
   pool_ = std::make_unique<ThreadPool>(threads);
   parallel_ = std::make_unique<PoolParallel>(pool_.get(), options_.deterministic, options_.flush_denormals);
   platform_version_ = "openpjrt cpu 0.1.0";

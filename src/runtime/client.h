@@ -31,12 +31,18 @@ class Device;
 class Buffer;
 struct BufferShape;
 
+// The cores this process may run on (its CPU affinity, as taskset, cgroup cpusets and
+// `docker --cpuset-cpus` set it; the machine's count where that is unknown): the intra-op pool's
+// default size. (With the machine's count, a JAX process pinned to one of two cores ran a pool of
+// two threads on it: row maxima of 2048 x 2048 f32 took 1.41 ms against 0.62 with one.)
+int UsableCores();
+
 struct ClientOptions {
   int device_count = 4;
   bool asynchronous = true;  // false: Execute runs on the caller's thread
   int process_id = 0;
   int max_inflight_computations = 32;
-  int intra_op_threads = 0;       // 0: the machine's core count
+  int intra_op_threads = 0;       // 0: UsableCores()
   int64_t memory_limit_bytes = 0; // per device; 0: unlimited
   // Under memory_limit_bytes, how long a preparation whose outputs do not fit yet waits for
   // in-flight executions and frees before RESOURCE_EXHAUSTED.

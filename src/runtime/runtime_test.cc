@@ -8,6 +8,9 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include "gtest/gtest.h"
 #include "src/runtime/test_util.h"
@@ -514,6 +517,36 @@ TEST(ExecutableTest, SerializeRoundTripsAndRejectsCorruptBytes) {
   bytes[bytes.size() / 2] ^= 1;
   EXPECT_NE(Executable::Deserialize(bytes).status().message().find("checksum"), std::string::npos);
   EXPECT_NE(Executable::Deserialize("garbage").status().message().find("magic"), std::string::npos);
+}
+
+// The intra-op pool's default size is the number of cores the process may run on: a client made
+// on a thread pinned to one core (as under taskset) gets a pool of one thread, not one a core of
+// the machine. (On a one-core machine this cannot tell the two apart; CI has two.)
+TEST(RuntimeTest, DefaultIntraOpThreadsFollowTheAffinity) {
+#if defined(__linux__)
+  int usable = -1, pool_size = -1;
+  std::thread pinned([&] {
+    cpu_set_t all, one;
+    CPU_ZERO(&all);
+    CPU_ZERO(&one);
+    ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &all)) {
+        CPU_SET(c, &one);
+        break;
+      }
+    ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+    usable = UsableCores();
+    Client client(ClientOptions{});
+    pool_size = client.pool().size();
+  });
+  pinned.join();
+  EXPECT_EQ(usable, 1);
+  EXPECT_EQ(pool_size, 1);
+  EXPECT_GE(UsableCores(), 1);
+#else
+  GTEST_SKIP() << "affinity is read on Linux only";
+#endif
 }
 
 // Devices run at once in one process share the intra-op threads: with two devices on a pool of
