@@ -376,7 +376,7 @@ void FusedElementwise(const Step& s, ExecState& st) {
   // bench/ratios.py over 16 Mi f32 moves a third fewer bytes.
   constexpr int64_t kStreamBytes = int64_t{16} << 20;
   bool stream = false;
-  for (const Array& o : outs) stream = stream || o.ByteSize() >= kStreamBytes;
+  for (const Array& o : outs) stream = stream || (o.ByteSize() >= kStreamBytes && !in_place);
   st.ParallelFor((n + kPiece - 1) / kPiece, [&](int64_t piece) {
     FusedBlockEval eval(p, in, &outs, stream, in_place);
     const int64_t end = std::min(n, (piece + 1) * kPiece);
