@@ -344,6 +344,26 @@ void FusedBlockEval::Finish() {
 #endif
 }
 
+namespace {
+
+// dst[k] = values[(start + k) / inner % period] for k in [0, count): per-row values of 4 bytes
+// (layer norm's means, softmax's sums) copied out along their rows of a block, a row's copies
+// as one vectorized fill. FillRepeated per row had cost more than the ops that read them:
+// (x - mean)^2 summed over 32768 rows of 128 f32 at one thread, 2.45 -> 1.18 ms.
+[[gnu::always_inline]] inline void RepeatRows4Body(uint32_t* __restrict dst, const uint32_t* __restrict values,
+                                                   int64_t start, int64_t count, int64_t inner, int64_t period) {
+  int64_t row = start / inner, pos = start % inner;
+  for (int64_t done = 0; done < count; pos = 0, ++row) {
+    const int64_t len = std::min(inner - pos, count - done);
+    const uint32_t v = values[row % period];
+    uint32_t* d = dst + done;
+    for (int64_t k = 0; k < len; ++k) d[k] = v;
+    done += len;
+  }
+}
+
+}  // namespace
+
 void FusedBlockEval::Run(int64_t start, int64_t count) {
   block_start_ = start;
   // Rows shorter than the block whose per-row values the steps read (row_split_, see PlanVec):
@@ -396,6 +416,11 @@ void FusedBlockEval::RunPart(int64_t start, int64_t count) {
         std::memcpy(dst + done * es, in_.ptr[i] + pos * es, static_cast<size_t>(len * es));
         done += len;
       }
+      continue;
+    }
+    if (es == 4) {
+      static const auto repeat = ForCpu<&RepeatRows4Body>();
+      repeat(reinterpret_cast<uint32_t*>(dst), reinterpret_cast<const uint32_t*>(in_.ptr[i]), start, count, inner, per);
       continue;
     }
     for (int64_t done = 0; done < count;) {  // each element repeated `inner` times
