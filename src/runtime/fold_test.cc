@@ -331,5 +331,61 @@ func.func @main(%w: tensor<8x8xf32>, %s: tensor<f32>, %i: tensor<3x1xi32>) -> (t
     }
 }
 
+// A division by a broadcast (f16, f32, f64) is a product with the reciprocal of the broadcast's
+// operand, as XLA computes it (compiler::DivideByReciprocals): x * (1 / s), bit for bit, where
+// IEEE division differs in the last place. Divisions of full arrays, by constants and in bf16
+// stay divisions.
+TEST(FoldTest, DivisionsByBroadcastsAreProductsWithReciprocals) {
+  auto exe = CompileText(R"(
+func.func @main(%x: tensor<6x5xf32>, %s: tensor<6xf32>, %y: tensor<6x5xf64>, %t: tensor<f64>, %u: tensor<6x5xf32>)
+    -> (tensor<6x5xf32>, tensor<6x5xf64>, tensor<6x5xf32>, tensor<6x5xf32>) {
+  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<6xf32>) -> tensor<6x5xf32>
+  %a = stablehlo.divide %x, %sb : tensor<6x5xf32>
+  %tb = stablehlo.broadcast_in_dim %t, dims = [] : (tensor<f64>) -> tensor<6x5xf64>
+  %b = stablehlo.divide %y, %tb : tensor<6x5xf64>
+  %c = stablehlo.divide %x, %u : tensor<6x5xf32>
+  %k = stablehlo.constant dense<3.0> : tensor<6x5xf32>
+  %d = stablehlo.divide %x, %k : tensor<6x5xf32>
+  return %a, %b, %c, %d : tensor<6x5xf32>, tensor<6x5xf64>, tensor<6x5xf32>, tensor<6x5xf32>
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {6, 5}});
+  cpu::Array s = cpu::Array::Allocate({ir::ElemKind::kF32, {6}});
+  cpu::Array y = cpu::Array::Allocate({ir::ElemKind::kF64, {6, 5}});
+  cpu::Array t = cpu::Array::Allocate({ir::ElemKind::kF64, {}});
+  cpu::Array u = cpu::Array::Allocate({ir::ElemKind::kF32, {6, 5}});
+  for (int i = 0; i < 30; ++i) {
+    x.mutable_as<float>()[i] = static_cast<float>(i) * 0.37f - 5.0f;
+    y.mutable_as<double>()[i] = static_cast<double>(i) * 0.61 - 7.0;
+    u.mutable_as<float>()[i] = 0.3f + static_cast<float>(i % 7) * 0.9f;
+  }
+  for (int r = 0; r < 6; ++r) s.mutable_as<float>()[r] = 0.7f + static_cast<float>(r) * 1.3f;
+  t.mutable_as<double>()[0] = 0.9;
+  auto out = (*exe)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s), cpu::RtValue::Of(y), cpu::RtValue::Of(t),
+                          cpu::RtValue::Of(u)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  int differ_f32 = 0, differ_f64 = 0;  // elements where the product is not the IEEE quotient
+  for (int i = 0; i < 30; ++i) {
+    const float xi = x.as<float>()[i], si = s.as<float>()[i / 5];
+    const double yi = y.as<double>()[i], ti = t.as<double>()[0];
+    EXPECT_EQ((*out)[0].array.as<float>()[i], xi * (1.0f / si)) << i;
+    EXPECT_EQ((*out)[1].array.as<double>()[i], yi * (1.0 / ti)) << i;
+    EXPECT_EQ((*out)[2].array.as<float>()[i], xi / u.as<float>()[i]) << i;
+    EXPECT_EQ((*out)[3].array.as<float>()[i], xi / 3.0f) << i;
+    differ_f32 += xi * (1.0f / si) != xi / si;
+    differ_f64 += yi * (1.0 / ti) != yi / ti;
+  }
+  EXPECT_GT(differ_f32, 0) << "the data cannot tell the product from the quotient";
+  EXPECT_GT(differ_f64, 0) << "the data cannot tell the product from the quotient";
+  auto bf16 = CompileText(R"(
+func.func @main(%x: tensor<4x8xbf16>, %s: tensor<4xbf16>) -> tensor<4x8xbf16> {
+  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<4xbf16>) -> tensor<4x8xbf16>
+  %a = stablehlo.divide %x, %sb : tensor<4x8xbf16>
+  return %a : tensor<4x8xbf16>
+})");
+  ASSERT_TRUE(bf16.ok()) << bf16.status();
+  EXPECT_TRUE(Has(StepNames(*(*bf16)->program), "stablehlo.divide")) << ::testing::PrintToString(StepNames(*(*bf16)->program));
+}
+
 }  // namespace
 }  // namespace openpjrt::runtime

@@ -100,7 +100,8 @@ func.func @main(%s: tensor<300x1000xf32>, %t: tensor<300x1000xf32>) -> (tensor<3
 // values as scalars (a per-column value gathered for each row); their results, and the sums of
 // an absorbed run over such rows (whose values live in the run's block buffers, row after
 // row), have the bits of the separate ops: rows that divide the block and rows that cross block
-// boundaries, at 1 and 2 threads.
+// boundaries, at 1 and 2 threads. (The per-row values are dividends: a division by a broadcast
+// becomes a product with its reciprocal before fusion, DivideByReciprocals.)
 TEST(FusionTest, RunsOverShortRowsOfPerRowValuesGiveTheSeparateOpsBits) {
   // RESULT: %y (an elementwise run with two per-row values) or %v (the sums of one, absorbed).
   const char* kProgram = R"(
@@ -113,12 +114,12 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>, %w: tensor<Nxf32>) -> TY
   %sb2 = BARRIER
   %d = stablehlo.subtract %x, %mb2 : tensor<RxNxf32>
   %d2 = BARRIER
-  %q = stablehlo.divide %d2, %sb2 : tensor<RxNxf32>
+  %q = stablehlo.divide %sb2, %d2 : tensor<RxNxf32>
   %cb = stablehlo.broadcast_in_dim %w, dims = [1] : (tensor<Nxf32>) -> tensor<RxNxf32>
   %cb2 = BARRIER
   %y = stablehlo.multiply %q, %cb2 : tensor<RxNxf32>
   %e0 = stablehlo.multiply %d2, %d2 : tensor<RxNxf32>
-  %e = stablehlo.divide %e0, %sb2 : tensor<RxNxf32>
+  %e = stablehlo.divide %sb2, %e0 : tensor<RxNxf32>
   %e2 = BARRIER
   %v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxf32>, tensor<f32>) -> tensor<Rxf32>
   return RESULT : TYPE

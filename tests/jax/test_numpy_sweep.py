@@ -107,6 +107,21 @@ def test_binary_with_broadcasting(dtype):
         check(f, a, b, rtol=tol or None, atol=tol or None)
 
 
+def test_division_by_broadcasts_gives_xlas_bits():
+    # XLA:CPU computes x / broadcast(s) as x * broadcast(1 / s) (f16, f32, f64; bf16 rounds one
+    # f32 quotient): softmax, layer norm and means divide this way. Both backends give the same bits.
+    with jax.enable_x64(True):
+        g = np.random.default_rng(12)
+        for dtype in (np.float16, np.float32, np.float64, ml_dtypes.bfloat16):
+            x = rand(g, (37, 24), dtype)
+            rows = (np.abs(rand(g, (37, 1), dtype).astype(np.float32)) + 0.5).astype(dtype)
+            cols = (np.abs(rand(g, (24,), dtype).astype(np.float32)) + 0.5).astype(dtype)
+            scalar = np.asarray(g.random() + 0.5, dtype)
+            for s in (rows, cols, scalar):
+                check(lambda a, s: a / s, x, s, rtol=0, atol=0)
+                check(lambda a, s: (a - 1) / (s * 2), x, s, rtol=0, atol=0)
+
+
 def test_integer_x64_and_conversions():
     with jax.enable_x64(True):
         g = np.random.default_rng(3)
