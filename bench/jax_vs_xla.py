@@ -158,6 +158,11 @@ WORKLOADS = {
     "elementwise_chain_4M": (jax.jit(lambda x: jnp.tanh(x * 1.5 + 0.5) * jnp.exp(-x * x)), (f32(4096, 1024),)),
     "softmax_rows_1Mi": (jax.jit(lambda x: jax.nn.softmax(x, -1)), (f32(1024, 1024),)),
     "layernorm_1Mi": (jax.jit(lambda x: (x - x.mean(-1, keepdims=True)) / (x.std(-1, keepdims=True) + 1e-5)), (f32(1024, 1024),)),
+    # The same over 16 MiB in shorter rows (attention's softmax over rows of 128, layer norm over
+    # d = 512): beyond the caches, where each pass over the array costs its own trip to memory.
+    "softmax_rows128_4Mi": (jax.jit(lambda x: jax.nn.softmax(x, -1)), (f32(32768, 128),)),
+    "layernorm_rows512_4Mi": (jax.jit(lambda x: (x - x.mean(-1, keepdims=True)) / (x.std(-1, keepdims=True) + 1e-5)),
+                              (f32(8192, 512),)),
     "logsumexp_1Mi": (jax.jit(lambda x: jax.nn.logsumexp(x, -1)), (f32(1024, 1024),)),
     "sum_axis0_16Mi": (jax.jit(lambda x: x.sum(0)), (f32(4096, 4096),)),
     "sum_axis1_16Mi": (jax.jit(lambda x: x.sum(1)), (f32(4096, 4096),)),
