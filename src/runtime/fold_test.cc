@@ -387,5 +387,24 @@ func.func @main(%x: tensor<4x8xbf16>, %s: tensor<4xbf16>) -> tensor<4x8xbf16> {
   EXPECT_TRUE(Has(StepNames(*(*bf16)->program), "stablehlo.divide")) << ::testing::PrintToString(StepNames(*(*bf16)->program));
 }
 
+// A broadcast_in_dim that only adds dimensions of size 1 ([R] -> [R, 1], JAX's keepdims) keeps
+// its operand's storage (a reshape), and its values are the operand's.
+TEST(FoldTest, BroadcastsAddingUnitDimensionsAreReshapes) {
+  auto exe = CompileText(R"(
+func.func @main(%s: tensor<5xf32>) -> tensor<5x1xf32> {
+  %b = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<5xf32>) -> tensor<5x1xf32>
+  return %b : tensor<5x1xf32>
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  ASSERT_EQ((*exe)->program->steps.size(), 1u);
+  EXPECT_EQ((*exe)->program->steps[0].fn, cpu::ReshapeKernel());
+  cpu::Array s = cpu::Array::Allocate({ir::ElemKind::kF32, {5}});
+  for (int i = 0; i < 5; ++i) s.mutable_as<float>()[i] = 1.5f * static_cast<float>(i) - 2.0f;
+  auto out = (*exe)->Run({cpu::RtValue::Of(s)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].array.dims(), (std::vector<int64_t>{5, 1}));
+  for (int i = 0; i < 5; ++i) EXPECT_EQ((*out)[0].array.as<float>()[i], s.as<float>()[i]) << i;
+}
+
 }  // namespace
 }  // namespace openpjrt::runtime
