@@ -245,6 +245,10 @@ void FuseElementwise(Program& prog) {
       }
       op.in0 = value_of.at(s.in[0]);
       if (s.in.size() > 1) op.in1 = value_of.at(s.in[1]);
+      if (op.binary) {
+        op.binary_with_scalar[0] = s.raw_binary_splat[0];
+        op.binary_with_scalar[1] = s.raw_binary_splat[1];
+      }
       // A splat operand of a binary op (x * 0.5) is read as its one element, when the other is not.
       if (op.binary && s.in.size() == 2) {
         auto one_element = [&](int v) {

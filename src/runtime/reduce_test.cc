@@ -180,6 +180,94 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>, %w: tensor<Nxf32>) -> TY
   }
 }
 
+// Per-row values along rows of 256 to 1023 elements that only cheap binary ops read (no register
+// steps: layer norm's x - mean and normalisation) are passed to the ops' one-scalar loops a
+// row's part at a time, on either side of the op, in f32 and f64; results and absorbed sums have
+// the bits of the separate ops, for rows that divide the block and rows that cross it, at 1 and
+// 2 threads.
+TEST(FusionTest, PerRowOperandsOfCheapRunsGiveTheSeparateOpsBits) {
+  const char* kProgram = R"(
+func.func @main(%x: tensor<RxNxT>, %s: tensor<RxT>) -> TYPE {
+  %z = stablehlo.constant dense<0.0> : tensor<T>
+  %m = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxT>, tensor<T>) -> tensor<RxT>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<RxT>) -> tensor<RxNxT>
+  %mb2 = BARRIER
+  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<RxT>) -> tensor<RxNxT>
+  %sb2 = BARRIER
+  %d = stablehlo.subtract %x, %mb2 : tensor<RxNxT>
+  %d2 = BARRIER
+Y  %y0 = stablehlo.subtract %sb2, %d2 : tensor<RxNxT>
+Y  %y02 = BARRIER
+Y  %y = stablehlo.multiply %y02, %sb2 : tensor<RxNxT>
+V  %e = stablehlo.multiply %d2, %d2 : tensor<RxNxT>
+V  %e2 = BARRIER
+V  %v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxT>, tensor<T>) -> tensor<RxT>
+  return RESULT : TYPE
+})";
+  auto replace_all = [](std::string text, const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+    return text;
+  };
+  for (const ir::ElemKind kind : {ir::ElemKind::kF32, ir::ElemKind::kF64}) {
+    const bool f64 = kind == ir::ElemKind::kF64;
+    for (int64_t n : {256, 384, 512, 1000}) for (const bool sums : {false, true}) {
+      const int64_t rows = 3 + 20000 / n;
+      const std::string elem = f64 ? "f64" : "f32";
+      const std::string t = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) + "x" + elem + ">";
+      const std::string r = "tensor<" + std::to_string(rows) + "x" + elem + ">";
+      std::string text = replace_all(kProgram, "tensor<RxNxT>", t);
+      text = replace_all(replace_all(text, "tensor<RxT>", r), "tensor<T>", "tensor<" + elem + ">");
+      text = replace_all(replace_all(text, "RESULT", sums ? "%v" : "%y"), "TYPE", sums ? r : t);
+      // (Only the lines of the result's ops: V for the sums, Y for the values.)
+      std::string kept;
+      for (size_t at = 0, end; at < text.size(); at = end + 1) {
+        end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        const std::string line = text.substr(at, end - at);
+        if (line.starts_with(sums ? "Y " : "V ")) continue;
+        kept += (line.starts_with("Y ") || line.starts_with("V ") ? line.substr(1) : line) + "\n";
+      }
+      std::string fused = kept, apart = kept;
+      for (const std::string v : {"mb", "sb", "d", "y0", "e"}) {
+        fused = replace_all(replace_all(fused, "  %" + v + "2 = BARRIER\n", ""), "%" + v + "2", "%" + v);
+        apart = replace_all(apart, "%" + v + "2 = BARRIER", "%" + v + "2 = stablehlo.optimization_barrier %" + v + " : " + t);
+      }
+      auto exe_fused = CompileText(fused);
+      auto exe_apart = CompileText(apart);
+      ASSERT_TRUE(exe_fused.ok()) << exe_fused.status();
+      ASSERT_TRUE(exe_apart.ok()) << exe_apart.status();
+      const std::vector<std::string> names = StepNames(**exe_fused);
+      // (Three cheap ops, or two absorbed by the sum: no register steps.)
+      const std::string run = sums ? "fusion(stablehlo.subtract, stablehlo.multiply, stablehlo.reduce)"
+                                   : "fusion(stablehlo.subtract, stablehlo.subtract, stablehlo.multiply)";
+      EXPECT_TRUE(std::count(names.begin(), names.end(), run)) << "rows of " << n << ": no " << run;
+      cpu::Array x = cpu::Array::Allocate({kind, {rows, n}});
+      cpu::Array s = cpu::Array::Allocate({kind, {rows}});
+      auto put = [&](cpu::Array& a, int64_t i, double v) {
+        if (f64) a.mutable_as<double>()[i] = v * (1 + 1e-9);
+        else a.mutable_as<float>()[i] = static_cast<float>(v);
+      };
+      for (int64_t i = 0; i < rows * n; ++i) put(x, i, static_cast<double>((i * 7919) % 1009) * 0.01 - 5.0);
+      for (int64_t i = 0; i < rows; ++i) put(s, i, 0.5 + static_cast<double>(i % 11) * 0.37);
+      for (int threads : {1, 2}) {
+        ThreadPool pool(threads);
+        PoolParallel parallel(&pool, /*deterministic=*/false);
+        PoolParallel* par = threads > 1 ? &parallel : nullptr;
+        auto got = (*exe_fused)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)}, nullptr, nullptr, -1, nullptr, par);
+        auto want = (*exe_apart)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)}, nullptr, nullptr, -1, nullptr, par);
+        ASSERT_TRUE(got.ok()) << got.status();
+        ASSERT_TRUE(want.ok()) << want.status();
+        const cpu::Array& g = (*got)[0].array;
+        const cpu::Array& w = (*want)[0].array;
+        ASSERT_EQ(g.ByteSize(), w.ByteSize());
+        ASSERT_EQ(std::memcmp(g.data(), w.data(), static_cast<size_t>(w.ByteSize())), 0)
+            << elem << " rows of " << n << (sums ? ", sums, " : ", values, ") << threads << " threads";
+      }
+    }
+  }
+}
+
 // Absorbed reductions of short rows and over dimensions of size 1 (JAX's gradient of a broadcast
 // of size 1) evaluate their run a block of rows at a time, or as one row of columns, and give the
 // bits of the run stored and then reduced by the array's paths, at 1 and 2 threads: a sum over

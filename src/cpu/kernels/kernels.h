@@ -73,6 +73,9 @@ struct FusedParams {
     // binary with operand splat_operand (0 or 1) a splat input, passed as its one element
     RawBinaryFn binary_splat = nullptr;
     int splat_operand = -1;
+    // binary with operand i passed as one element (null where there is no such loop): per-row
+    // values along rows are read a row at a time (FusedBlockEval) instead of copied out
+    RawBinaryFn binary_with_scalar[2] = {nullptr, nullptr};
     RawOpFn general = nullptr;            // with the step's parameters, up to three operands
     std::shared_ptr<const void> params;  // for general
     int in0 = 0, in1 = 0, in2 = 0;
