@@ -22,6 +22,34 @@ namespace {
 using test_util::CompileText;
 using test_util::StepNames;
 
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// A program whose lines "%v2 = BARRIER" (for each v of `values`, of type t) mark where fusion
+// may join ops, compiled twice: fused (the lines dropped and %v2 read as %v), and apart (each
+// such value stored by an optimization_barrier, so that every op reads whole arrays and runs
+// alone).
+struct FusedAndApart {
+  std::shared_ptr<cpu::Executable> fused, apart;
+};
+FusedAndApart CompileFusedAndApart(const std::string& text, std::initializer_list<const char*> values,
+                                   const std::string& t) {
+  std::string fused = text, apart = text;
+  for (const std::string v : values) {
+    fused = ReplaceAll(ReplaceAll(fused, "  %" + v + "2 = BARRIER\n", ""), "%" + v + "2", "%" + v);
+    apart = ReplaceAll(apart, "%" + v + "2 = BARRIER", "%" + v + "2 = stablehlo.optimization_barrier %" + v + " : " + t);
+  }
+  auto exe_fused = CompileText(fused);
+  auto exe_apart = CompileText(apart);
+  EXPECT_TRUE(exe_fused.ok()) << exe_fused.status();
+  EXPECT_TRUE(exe_apart.ok()) << exe_apart.status();
+  if (!exe_fused.ok() || !exe_apart.ok()) return {};
+  return {*exe_fused, *exe_apart};
+}
+
 // A reduction absorbs the fused run that computes its input, and gives the same bits as the
 // unfused program (where the run's result is also returned, so it must be stored).
 TEST(FusionTest, ReductionsAbsorbTheirProducerRun) {
@@ -124,11 +152,6 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>, %w: tensor<Nxf32>) -> TY
   %v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxf32>, tensor<f32>) -> tensor<Rxf32>
   return RESULT : TYPE
 })";
-  auto replace_all = [](std::string text, const std::string& from, const std::string& to) {
-    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-      text.replace(at, from.size(), to);
-    return text;
-  };
   for (int64_t n : {16, 33, 64, 128, 200, 256, 384, 1000, 2500}) {
     const int64_t rows = 4 + 9000 / n;
     const std::string t = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) + "xf32>";
@@ -140,22 +163,13 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>, %w: tensor<Nxf32>) -> TY
     cpu::Array w = cpu::Array::Allocate({ir::ElemKind::kF32, {n}});  // a per-column value
     for (int64_t i = 0; i < n; ++i) w.mutable_as<float>()[i] = 0.25f + static_cast<float>(i % 5) * 0.125f;
     for (const bool sums : {false, true}) {
-      std::string text = replace_all(kProgram, "tensor<RxNxf32>", t);
-      text = replace_all(replace_all(text, "tensor<Rxf32>", r), "tensor<Nxf32>", "tensor<" + std::to_string(n) + "xf32>");
-      text = replace_all(replace_all(text, "RESULT", sums ? "%v" : "%y"), "TYPE", sums ? r : t);
-      // Fused: the barriers' lines dropped and their values read directly; apart: each value
-      // (the broadcasts too) stored by an optimization_barrier, so that every op reads whole
-      // arrays, then run by ops of their own.
-      std::string fused = text, apart = text;
-      for (const std::string v : {"mb", "sb", "d", "cb", "e"}) {
-        fused = replace_all(replace_all(fused, "  %" + v + "2 = BARRIER\n", ""), "%" + v + "2", "%" + v);
-        apart = replace_all(apart, "%" + v + "2 = BARRIER", "%" + v + "2 = stablehlo.optimization_barrier %" + v + " : " + t);
-      }
-      auto exe_fused = CompileText(fused);
-      auto exe_apart = CompileText(apart);
-      ASSERT_TRUE(exe_fused.ok()) << exe_fused.status();
-      ASSERT_TRUE(exe_apart.ok()) << exe_apart.status();
-      const std::vector<std::string> names = StepNames(**exe_fused);
+      std::string text = ReplaceAll(kProgram, "tensor<RxNxf32>", t);
+      text = ReplaceAll(ReplaceAll(text, "tensor<Rxf32>", r), "tensor<Nxf32>", "tensor<" + std::to_string(n) + "xf32>");
+      text = ReplaceAll(ReplaceAll(text, "RESULT", sums ? "%v" : "%y"), "TYPE", sums ? r : t);
+      // (The broadcasts are stored too when apart.)
+      const FusedAndApart exe = CompileFusedAndApart(text, {"mb", "sb", "d", "cb", "e"}, t);
+      ASSERT_TRUE(exe.fused && exe.apart);
+      const std::vector<std::string> names = StepNames(*exe.fused);
       EXPECT_TRUE(std::any_of(names.begin(), names.end(), [&](const std::string& name) {
         return name.starts_with("fusion(stablehlo.subtract, stablehlo.divide, stablehlo.multiply") &&
                name.ends_with(sums ? "stablehlo.reduce)" : ")");
@@ -164,10 +178,10 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>, %w: tensor<Nxf32>) -> TY
         ThreadPool pool(threads);
         PoolParallel parallel(&pool, /*deterministic=*/false);
         PoolParallel* par = threads > 1 ? &parallel : nullptr;
-        auto got = (*exe_fused)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s), cpu::RtValue::Of(w)}, nullptr, nullptr, -1,
-                                     nullptr, par);
-        auto want = (*exe_apart)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s), cpu::RtValue::Of(w)}, nullptr, nullptr,
-                                      -1, nullptr, par);
+        auto got = exe.fused->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s), cpu::RtValue::Of(w)}, nullptr, nullptr, -1,
+                                  nullptr, par);
+        auto want = exe.apart->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s), cpu::RtValue::Of(w)}, nullptr, nullptr,
+                                   -1, nullptr, par);
         ASSERT_TRUE(got.ok()) << got.status();
         ASSERT_TRUE(want.ok()) << want.status();
         const float* g = (*got)[0].array.as<float>();
@@ -204,11 +218,6 @@ V  %e2 = BARRIER
 V  %v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxT>, tensor<T>) -> tensor<RxT>
   return RESULT : TYPE
 })";
-  auto replace_all = [](std::string text, const std::string& from, const std::string& to) {
-    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-      text.replace(at, from.size(), to);
-    return text;
-  };
   for (const ir::ElemKind kind : {ir::ElemKind::kF32, ir::ElemKind::kF64}) {
     const bool f64 = kind == ir::ElemKind::kF64;
     for (int64_t n : {256, 384, 512, 1000}) for (const bool sums : {false, true}) {
@@ -216,9 +225,9 @@ V  %v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions =
       const std::string elem = f64 ? "f64" : "f32";
       const std::string t = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) + "x" + elem + ">";
       const std::string r = "tensor<" + std::to_string(rows) + "x" + elem + ">";
-      std::string text = replace_all(kProgram, "tensor<RxNxT>", t);
-      text = replace_all(replace_all(text, "tensor<RxT>", r), "tensor<T>", "tensor<" + elem + ">");
-      text = replace_all(replace_all(text, "RESULT", sums ? "%v" : "%y"), "TYPE", sums ? r : t);
+      std::string text = ReplaceAll(kProgram, "tensor<RxNxT>", t);
+      text = ReplaceAll(ReplaceAll(text, "tensor<RxT>", r), "tensor<T>", "tensor<" + elem + ">");
+      text = ReplaceAll(ReplaceAll(text, "RESULT", sums ? "%v" : "%y"), "TYPE", sums ? r : t);
       // (Only the lines of the result's ops: V for the sums, Y for the values.)
       std::string kept;
       for (size_t at = 0, end; at < text.size(); at = end + 1) {
@@ -228,16 +237,9 @@ V  %v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions =
         if (line.starts_with(sums ? "Y " : "V ")) continue;
         kept += (line.starts_with("Y ") || line.starts_with("V ") ? line.substr(1) : line) + "\n";
       }
-      std::string fused = kept, apart = kept;
-      for (const std::string v : {"mb", "sb", "d", "y0", "e"}) {
-        fused = replace_all(replace_all(fused, "  %" + v + "2 = BARRIER\n", ""), "%" + v + "2", "%" + v);
-        apart = replace_all(apart, "%" + v + "2 = BARRIER", "%" + v + "2 = stablehlo.optimization_barrier %" + v + " : " + t);
-      }
-      auto exe_fused = CompileText(fused);
-      auto exe_apart = CompileText(apart);
-      ASSERT_TRUE(exe_fused.ok()) << exe_fused.status();
-      ASSERT_TRUE(exe_apart.ok()) << exe_apart.status();
-      const std::vector<std::string> names = StepNames(**exe_fused);
+      const FusedAndApart exe = CompileFusedAndApart(kept, {"mb", "sb", "d", "y0", "e"}, t);
+      ASSERT_TRUE(exe.fused && exe.apart);
+      const std::vector<std::string> names = StepNames(*exe.fused);
       // (Three cheap ops, or two absorbed by the sum: no register steps.)
       const std::string run = sums ? "fusion(stablehlo.subtract, stablehlo.multiply, stablehlo.reduce)"
                                    : "fusion(stablehlo.subtract, stablehlo.subtract, stablehlo.multiply)";
@@ -254,8 +256,8 @@ V  %v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions =
         ThreadPool pool(threads);
         PoolParallel parallel(&pool, /*deterministic=*/false);
         PoolParallel* par = threads > 1 ? &parallel : nullptr;
-        auto got = (*exe_fused)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)}, nullptr, nullptr, -1, nullptr, par);
-        auto want = (*exe_apart)->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)}, nullptr, nullptr, -1, nullptr, par);
+        auto got = exe.fused->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)}, nullptr, nullptr, -1, nullptr, par);
+        auto want = exe.apart->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)}, nullptr, nullptr, -1, nullptr, par);
         ASSERT_TRUE(got.ok()) << got.status();
         ASSERT_TRUE(want.ok()) << want.status();
         const cpu::Array& g = (*got)[0].array;
