@@ -270,6 +270,62 @@ V  %v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions =
   }
 }
 
+// Runs in registers over rows shorter than a block whose only repeating inputs are per-row
+// values (softmax's exponentials of x - max, their sums, their products with a per-row value)
+// go row after row with the first row's set-up moved along (FusedBlockEval::rows_affine_); their
+// values and absorbed sums have the bits of the separate ops, at 1 and 2 threads.
+TEST(FusionTest, RowsOfRegisterRunsGiveTheSeparateOpsBits) {
+  const char* kProgram = R"(
+func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>) -> TYPE {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxf32>, tensor<f32>) -> tensor<Rxf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<Rxf32>) -> tensor<RxNxf32>
+  %mb2 = BARRIER
+  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<Rxf32>) -> tensor<RxNxf32>
+  %sb2 = BARRIER
+  %d = stablehlo.subtract %x, %mb2 : tensor<RxNxf32>
+  %d2 = BARRIER
+  %e = stablehlo.exponential %d2 : tensor<RxNxf32>
+  %e2 = BARRIER
+  RESULT
+})";
+  for (int64_t n : {16, 33, 100, 128, 200, 384, 1000}) {
+    for (const bool sums : {false, true}) {
+      const int64_t rows = 5 + 9000 / n;
+      const std::string t = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) + "xf32>";
+      const std::string r = "tensor<" + std::to_string(rows) + "xf32>";
+      std::string text = ReplaceAll(kProgram, "RESULT",
+          sums ? "%v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxf32>, tensor<f32>) -> tensor<Rxf32>\n  return %v : tensor<Rxf32>"
+               : "%y = stablehlo.multiply %e2, %sb2 : tensor<RxNxf32>\n  return %y : tensor<RxNxf32>");
+      text = ReplaceAll(ReplaceAll(ReplaceAll(text, "tensor<RxNxf32>", t), "tensor<Rxf32>", r), "TYPE", sums ? r : t);
+      const FusedAndApart exe = CompileFusedAndApart(text, {"mb", "sb", "d", "e"}, t);
+      ASSERT_TRUE(exe.fused && exe.apart);
+      const std::vector<std::string> names = StepNames(*exe.fused);
+      const std::string run = sums ? "fusion(stablehlo.subtract, stablehlo.exponential, stablehlo.reduce)"
+                                   : "fusion(stablehlo.subtract, stablehlo.exponential, stablehlo.multiply)";
+      EXPECT_TRUE(std::count(names.begin(), names.end(), run)) << "rows of " << n << ": no " << run;
+      cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {rows, n}});
+      cpu::Array s = cpu::Array::Allocate({ir::ElemKind::kF32, {rows}});
+      for (int64_t i = 0; i < rows * n; ++i) x.mutable_as<float>()[i] = static_cast<float>((i * 7919) % 1009) * 0.002f - 1.0f;
+      for (int64_t i = 0; i < rows; ++i) s.mutable_as<float>()[i] = 0.5f + static_cast<float>(i % 11) * 0.37f;
+      for (int threads : {1, 2}) {
+        ThreadPool pool(threads);
+        PoolParallel parallel(&pool, /*deterministic=*/false);
+        PoolParallel* par = threads > 1 ? &parallel : nullptr;
+        auto got = exe.fused->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)}, nullptr, nullptr, -1, nullptr, par);
+        auto want = exe.apart->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)}, nullptr, nullptr, -1, nullptr, par);
+        ASSERT_TRUE(got.ok()) << got.status();
+        ASSERT_TRUE(want.ok()) << want.status();
+        const cpu::Array& g = (*got)[0].array;
+        const cpu::Array& w = (*want)[0].array;
+        ASSERT_EQ(g.ByteSize(), w.ByteSize());
+        ASSERT_EQ(std::memcmp(g.data(), w.data(), static_cast<size_t>(w.ByteSize())), 0)
+            << "rows of " << n << (sums ? ", sums, " : ", values, ") << threads << " threads";
+      }
+    }
+  }
+}
+
 // Absorbed reductions of short rows and over dimensions of size 1 (JAX's gradient of a broadcast
 // of size 1) evaluate their run a block of rows at a time, or as one row of columns, and give the
 // bits of the run stored and then reduced by the array's paths, at 1 and 2 threads: a sum over

@@ -124,6 +124,7 @@ class FusedBlockEval {
   // reads the value as its scalar instead, and the input is not gathered for that block.
   FusedList<std::pair<int, int>> vec_repeats_;
   int64_t row_split_ = 0;  // > 0: Run cuts blocks at multiples of this many elements (see PlanVec)
+  bool rows_affine_ = false;  // with row_split_: a row's part differs from the last one only by its offset
   int64_t block_start_ = 0;  // the current block's first element: buffers hold it from their start
   uint64_t row_scalar_ = 0;  // per-row inputs (< 64) that binary ops read a row at a time (see RunPart)
   uint64_t direct_ = 0;      // repeating inputs (< 64) that the current part reads in place (At)
