@@ -50,6 +50,29 @@ FusedAndApart CompileFusedAndApart(const std::string& text, std::initializer_lis
   return {*exe_fused, *exe_apart};
 }
 
+// Runs both programs on `args` at 1 and 2 intra-op threads; their first results must be the same
+// bytes. `what` names the case in a failure.
+void ExpectSameBits(const FusedAndApart& exe, const std::vector<cpu::Array>& args, const std::string& what) {
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    PoolParallel parallel(&pool, /*deterministic=*/false);
+    PoolParallel* par = threads > 1 ? &parallel : nullptr;
+    std::vector<cpu::RtValue> in_fused, in_apart;
+    for (const cpu::Array& a : args) {
+      in_fused.push_back(cpu::RtValue::Of(a));
+      in_apart.push_back(cpu::RtValue::Of(a));
+    }
+    auto got = exe.fused->Run(std::move(in_fused), nullptr, nullptr, -1, nullptr, par);
+    auto want = exe.apart->Run(std::move(in_apart), nullptr, nullptr, -1, nullptr, par);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_TRUE(want.ok()) << want.status();
+    const cpu::Array& g = (*got)[0].array;
+    const cpu::Array& w = (*want)[0].array;
+    ASSERT_EQ(g.ByteSize(), w.ByteSize()) << what;
+    ASSERT_EQ(std::memcmp(g.data(), w.data(), static_cast<size_t>(w.ByteSize())), 0) << what << ", " << threads << " threads";
+  }
+}
+
 // A reduction absorbs the fused run that computes its input, and gives the same bits as the
 // unfused program (where the run's result is also returned, so it must be stored).
 TEST(FusionTest, ReductionsAbsorbTheirProducerRun) {
@@ -194,13 +217,10 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>, %w: tensor<Nxf32>) -> TY
   }
 }
 
-// Per-row values along rows of 256 to 1023 elements that only cheap binary ops read (no register
-// steps: layer norm's x - mean and normalisation) are passed to the ops' one-scalar loops a
-// row's part at a time, on either side of the op, in f32 and f64; results and absorbed sums have
-// the bits of the separate ops, for rows that divide the block and rows that cross it, at 1 and
-// 2 threads.
-TEST(FusionTest, PerRowOperandsOfCheapRunsGiveTheSeparateOpsBits) {
-  const char* kProgram = R"(
+// The start of the per-row tests' programs (T the element type, R rows of N): the row sums m of
+// x, the broadcasts of m and of a per-row operand s, and d = x - m; each BARRIER marks a value
+// that CompileFusedAndApart stores when the ops run apart.
+const std::string kPerRowPrologue = R"(
 func.func @main(%x: tensor<RxNxT>, %s: tensor<RxT>) -> TYPE {
   %z = stablehlo.constant dense<0.0> : tensor<T>
   %m = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxT>, tensor<T>) -> tensor<RxT>
@@ -210,7 +230,15 @@ func.func @main(%x: tensor<RxNxT>, %s: tensor<RxT>) -> TYPE {
   %sb2 = BARRIER
   %d = stablehlo.subtract %x, %mb2 : tensor<RxNxT>
   %d2 = BARRIER
-Y  %y0 = stablehlo.subtract %sb2, %d2 : tensor<RxNxT>
+)";
+
+// Per-row values along rows of 256 to 1023 elements that only cheap binary ops read (no register
+// steps: layer norm's x - mean and normalisation) are passed to the ops' one-scalar loops a
+// row's part at a time, on either side of the op, in f32 and f64; results and absorbed sums have
+// the bits of the separate ops, for rows that divide the block and rows that cross it, at 1 and
+// 2 threads.
+TEST(FusionTest, PerRowOperandsOfCheapRunsGiveTheSeparateOpsBits) {
+  const std::string kProgram = kPerRowPrologue + R"(Y  %y0 = stablehlo.subtract %sb2, %d2 : tensor<RxNxT>
 Y  %y02 = BARRIER
 Y  %y = stablehlo.multiply %y02, %sb2 : tensor<RxNxT>
 V  %e = stablehlo.multiply %d2, %d2 : tensor<RxNxT>
@@ -252,20 +280,7 @@ V  %v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions =
       };
       for (int64_t i = 0; i < rows * n; ++i) put(x, i, static_cast<double>((i * 7919) % 1009) * 0.01 - 5.0);
       for (int64_t i = 0; i < rows; ++i) put(s, i, 0.5 + static_cast<double>(i % 11) * 0.37);
-      for (int threads : {1, 2}) {
-        ThreadPool pool(threads);
-        PoolParallel parallel(&pool, /*deterministic=*/false);
-        PoolParallel* par = threads > 1 ? &parallel : nullptr;
-        auto got = exe.fused->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)}, nullptr, nullptr, -1, nullptr, par);
-        auto want = exe.apart->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)}, nullptr, nullptr, -1, nullptr, par);
-        ASSERT_TRUE(got.ok()) << got.status();
-        ASSERT_TRUE(want.ok()) << want.status();
-        const cpu::Array& g = (*got)[0].array;
-        const cpu::Array& w = (*want)[0].array;
-        ASSERT_EQ(g.ByteSize(), w.ByteSize());
-        ASSERT_EQ(std::memcmp(g.data(), w.data(), static_cast<size_t>(w.ByteSize())), 0)
-            << elem << " rows of " << n << (sums ? ", sums, " : ", values, ") << threads << " threads";
-      }
+      ExpectSameBits(exe, {x, s}, elem + " rows of " + std::to_string(n) + (sums ? ", sums" : ", values"));
     }
   }
 }
@@ -275,17 +290,7 @@ V  %v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions =
 // go row after row with the first row's set-up moved along (FusedBlockEval::rows_affine_); their
 // values and absorbed sums have the bits of the separate ops, at 1 and 2 threads.
 TEST(FusionTest, RowsOfRegisterRunsGiveTheSeparateOpsBits) {
-  const char* kProgram = R"(
-func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>) -> TYPE {
-  %z = stablehlo.constant dense<0.0> : tensor<f32>
-  %m = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxf32>, tensor<f32>) -> tensor<Rxf32>
-  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<Rxf32>) -> tensor<RxNxf32>
-  %mb2 = BARRIER
-  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<Rxf32>) -> tensor<RxNxf32>
-  %sb2 = BARRIER
-  %d = stablehlo.subtract %x, %mb2 : tensor<RxNxf32>
-  %d2 = BARRIER
-  %e = stablehlo.exponential %d2 : tensor<RxNxf32>
+  const std::string kProgram = kPerRowPrologue + R"(  %e = stablehlo.exponential %d2 : tensor<RxNxT>
   %e2 = BARRIER
   RESULT
 })";
@@ -295,9 +300,10 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>) -> TYPE {
       const std::string t = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) + "xf32>";
       const std::string r = "tensor<" + std::to_string(rows) + "xf32>";
       std::string text = ReplaceAll(kProgram, "RESULT",
-          sums ? "%v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxf32>, tensor<f32>) -> tensor<Rxf32>\n  return %v : tensor<Rxf32>"
-               : "%y = stablehlo.multiply %e2, %sb2 : tensor<RxNxf32>\n  return %y : tensor<RxNxf32>");
-      text = ReplaceAll(ReplaceAll(ReplaceAll(text, "tensor<RxNxf32>", t), "tensor<Rxf32>", r), "TYPE", sums ? r : t);
+          sums ? "%v = stablehlo.reduce(%e2 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxNxT>, tensor<T>) -> tensor<RxT>\n  return %v : tensor<RxT>"
+               : "%y = stablehlo.multiply %e2, %sb2 : tensor<RxNxT>\n  return %y : tensor<RxNxT>");
+      text = ReplaceAll(ReplaceAll(ReplaceAll(text, "tensor<RxNxT>", t), "tensor<RxT>", r), "TYPE", sums ? r : t);
+      text = ReplaceAll(text, "tensor<T>", "tensor<f32>");
       const FusedAndApart exe = CompileFusedAndApart(text, {"mb", "sb", "d", "e"}, t);
       ASSERT_TRUE(exe.fused && exe.apart);
       const std::vector<std::string> names = StepNames(*exe.fused);
@@ -308,20 +314,7 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>) -> TYPE {
       cpu::Array s = cpu::Array::Allocate({ir::ElemKind::kF32, {rows}});
       for (int64_t i = 0; i < rows * n; ++i) x.mutable_as<float>()[i] = static_cast<float>((i * 7919) % 1009) * 0.002f - 1.0f;
       for (int64_t i = 0; i < rows; ++i) s.mutable_as<float>()[i] = 0.5f + static_cast<float>(i % 11) * 0.37f;
-      for (int threads : {1, 2}) {
-        ThreadPool pool(threads);
-        PoolParallel parallel(&pool, /*deterministic=*/false);
-        PoolParallel* par = threads > 1 ? &parallel : nullptr;
-        auto got = exe.fused->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)}, nullptr, nullptr, -1, nullptr, par);
-        auto want = exe.apart->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s)}, nullptr, nullptr, -1, nullptr, par);
-        ASSERT_TRUE(got.ok()) << got.status();
-        ASSERT_TRUE(want.ok()) << want.status();
-        const cpu::Array& g = (*got)[0].array;
-        const cpu::Array& w = (*want)[0].array;
-        ASSERT_EQ(g.ByteSize(), w.ByteSize());
-        ASSERT_EQ(std::memcmp(g.data(), w.data(), static_cast<size_t>(w.ByteSize())), 0)
-            << "rows of " << n << (sums ? ", sums, " : ", values, ") << threads << " threads";
-      }
+      ExpectSameBits(exe, {x, s}, "rows of " + std::to_string(n) + (sums ? ", sums" : ", values"));
     }
   }
 }
