@@ -152,10 +152,11 @@ static bool TopKResultsFit(const Operation& op, int64_t k) {
 }
 
 // select (and chlo.broadcast_select, whose operands are broadcast first) as a fused-run member.
-void Lowerer::MakeFusibleSelect(const Operation& op, Step& s) {
+// pred_broadcast: the scalar predicate has been broadcast to the result's shape.
+void Lowerer::MakeFusibleSelect(const Operation& op, Step& s, bool pred_broadcast) {
   const ElemKind k = ToArrayType(op, op.result(0)->type).elem;
   const bool chlo = op.code == OpCode::kChloBroadcastSelect;
-  if (!chlo && !OperandsFillResult(op)) return;
+  if (!chlo && !pred_broadcast && !OperandsFillResult(op)) return;
   s.raw_op = cpu::RawSelect(ir::ByteSize(k));
   s.raw_in_bytes[0] = ir::ByteSize(ElemKind::kI1);
   s.raw_in_bytes[1] = s.raw_in_bytes[2] = ir::ByteSize(k);
@@ -212,7 +213,23 @@ void Lowerer::LowerOp(const Operation& op, Env& env, Program& prog, int depth) {
       return;
     }
     case OpCode::kSelect: {
-      Step& s = AddStep(op, env, prog, cpu::SelectKernel(), Operands(op, env));
+      std::vector<int> in = Operands(op, env);
+      // A scalar predicate (jnp.var's ddof guard over per-row variances) becomes a broadcast that
+      // fused runs read in place, so the select joins its neighbours' loop.
+      const Type pred = op.operands[0]->type, rt = op.result(0)->type;
+      if (pred.IsTensor() && pred.HasStaticShape() && pred.rank() == 0 && rt.IsTensor() && rt.HasStaticShape() &&
+          rt.NumElements() > 1 && op.operands[1]->type == rt && op.operands[2]->type == rt) {
+        ArrayType bt = ToArrayType(op, rt);
+        bt.elem = ElemKind::kI1;
+        in[0] = AddHelperStep(op, prog, cpu::BroadcastInDimKernel(), {in[0]}, bt,
+                              std::make_shared<cpu::BroadcastParams>());
+        prog.steps.back().broadcast_period = 1;
+        prog.steps.back().broadcast_inner = 1;
+        Step& s = AddStep(op, env, prog, cpu::SelectKernel(), in);
+        MakeFusibleSelect(op, s, /*pred_broadcast=*/true);
+        return;
+      }
+      Step& s = AddStep(op, env, prog, cpu::SelectKernel(), in);
       MakeFusibleSelect(op, s);
       return;
     }

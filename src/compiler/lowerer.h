@@ -93,6 +93,7 @@ class Lowerer {
     FuseReductions(*exe->program);
     FuseProductEpilogues(*exe->program);
     FuseLookupsIntoScatters(*exe->program);
+    FuseRows(*exe->program, exe->arg_types);
     HoistLoopConstants(*exe->program);
     ComputeReleases(*exe->program);
     exe->num_slots = next_slot_;
@@ -442,7 +443,7 @@ class Lowerer {
 
   void LowerOp(const Operation& op, Env& env, Program& prog, int depth);
   static bool OperandsFillResult(const Operation& op);
-  void MakeFusibleSelect(const Operation& op, Step& s);
+  void MakeFusibleSelect(const Operation& op, Step& s, bool pred_broadcast = false);
 
   // stablehlo.custom_call: check targets, annotations that pass values through, shape
   // assertions, LAPACK, ApproxTopK and FFI handlers (lower_calls.cc).

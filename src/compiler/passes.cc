@@ -149,6 +149,22 @@ void ClusterElementwise(Program& prog) {
 
 }  // namespace
 
+cpu::FusedParams::Op FusedOpOf(const Step& s) {
+  cpu::FusedParams::Op op;
+  op.unary = s.raw_unary;
+  op.binary = s.raw_binary;
+  op.vec = s.vec_op;
+  if (s.raw_op) {
+    op.general = s.raw_op;
+    op.params = s.params;
+  }
+  if (op.binary) {
+    op.binary_with_scalar[0] = s.raw_binary_splat[0];
+    op.binary_with_scalar[1] = s.raw_binary_splat[1];
+  }
+  return op;
+}
+
 // Fuses each run of two or more consecutive elementwise steps of one element count into a
 // FusedElementwiseKernel step: values only the run reads stay in cache-sized block buffers,
 // the rest keep their slots. Results are bit-identical (the same loops run, block by block).
@@ -235,20 +251,9 @@ void FuseElementwise(Program& prog) {
     for (size_t k = i; k < end; ++k) {
       Step& s = prog.steps[k];
       StrAppend(&fused.name, k == i ? "(" : ", ", s.name);
-      cpu::FusedParams::Op op;
-      op.unary = s.raw_unary;
-      op.binary = s.raw_binary;
-      op.vec = s.vec_op;
-      if (s.raw_op) {
-        op.general = s.raw_op;
-        op.params = s.params;
-      }
+      cpu::FusedParams::Op op = FusedOpOf(s);
       op.in0 = value_of.at(s.in[0]);
       if (s.in.size() > 1) op.in1 = value_of.at(s.in[1]);
-      if (op.binary) {
-        op.binary_with_scalar[0] = s.raw_binary_splat[0];
-        op.binary_with_scalar[1] = s.raw_binary_splat[1];
-      }
       // A splat operand of a binary op (x * 0.5) is read as its one element, when the other is not.
       if (op.binary && s.in.size() == 2) {
         auto one_element = [&](int v) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/cpu/exec/program.h"
+#include "src/cpu/kernels/kernels.h"
 
 namespace openpjrt::compiler {
 
@@ -37,6 +38,12 @@ void FuseProductEpilogues(cpu::Program& prog);
 // are splats) makes absorbs it: the rows are read from the table as the scatter needs them
 // (FusedScatterParams: JAX's gradient of an embedding lookup).
 void FuseLookupsIntoScatters(cpu::Program& prog);
+// Chains of row reductions and the fused runs around them (softmax, layer norm) become row
+// groups (cpu/kernels/fused_rows.h), evaluated a block of rows at a time (fuse_rows.cc).
+// arg_types: the types of prog.args. OPENPJRT_ROW_GROUPS=0 leaves programs alone (comparisons).
+void FuseRows(cpu::Program& prog, const std::vector<cpu::ArrayType>& arg_types);
+// The fused-run op that computes elementwise step `s` (operands and output left for the caller).
+cpu::FusedParams::Op FusedOpOf(const cpu::Step& s);
 // Constant right operands of f32 dot_general steps are packed for the kernel at compile time.
 void PrepackConstantWeights(cpu::Program& prog);
 // Constants (and splat constants) in the bodies and conditions of loops move out in front of

@@ -29,11 +29,12 @@ std::string ReplaceAll(std::string text, const std::string& from, const std::str
 }
 
 // A program whose lines "%v2 = BARRIER" (for each v of `values`, of type t) mark where fusion
-// may join ops, compiled twice: fused (the lines dropped and %v2 read as %v), and apart (each
-// such value stored by an optimization_barrier, so that every op reads whole arrays and runs
-// alone).
+// may join ops, compiled three times: fused without row groups (OPENPJRT_ROW_GROUPS=0: the
+// fused runs and absorbed reductions these tests are about), fused with them (the lines dropped
+// and %v2 read as %v), and apart (each such value stored by an optimization_barrier, so that
+// every op reads whole arrays and runs alone).
 struct FusedAndApart {
-  std::shared_ptr<cpu::Executable> fused, apart;
+  std::shared_ptr<cpu::Executable> fused, grouped, apart;
 };
 FusedAndApart CompileFusedAndApart(const std::string& text, std::initializer_list<const char*> values,
                                    const std::string& t) {
@@ -42,34 +43,44 @@ FusedAndApart CompileFusedAndApart(const std::string& text, std::initializer_lis
     fused = ReplaceAll(ReplaceAll(fused, "  %" + v + "2 = BARRIER\n", ""), "%" + v + "2", "%" + v);
     apart = ReplaceAll(apart, "%" + v + "2 = BARRIER", "%" + v + "2 = stablehlo.optimization_barrier %" + v + " : " + t);
   }
-  auto exe_fused = CompileText(fused);
+  auto exe_fused = [&] {
+    const test_util::RowGroupsOff steps_apart;
+    return CompileText(fused);
+  }();
+  auto exe_grouped = CompileText(fused);
   auto exe_apart = CompileText(apart);
   EXPECT_TRUE(exe_fused.ok()) << exe_fused.status();
+  EXPECT_TRUE(exe_grouped.ok()) << exe_grouped.status();
   EXPECT_TRUE(exe_apart.ok()) << exe_apart.status();
-  if (!exe_fused.ok() || !exe_apart.ok()) return {};
-  return {*exe_fused, *exe_apart};
+  if (!exe_fused.ok() || !exe_grouped.ok() || !exe_apart.ok()) return {};
+  return {*exe_fused, *exe_grouped, *exe_apart};
 }
 
-// Runs both programs on `args` at 1 and 2 intra-op threads; their first results must be the same
-// bytes. `what` names the case in a failure.
+// Runs the three programs on `args` at 1 and 2 intra-op threads; their first results must be the
+// same bytes. `what` names the case in a failure.
 void ExpectSameBits(const FusedAndApart& exe, const std::vector<cpu::Array>& args, const std::string& what) {
   for (int threads : {1, 2}) {
     ThreadPool pool(threads);
     PoolParallel parallel(&pool, /*deterministic=*/false);
     PoolParallel* par = threads > 1 ? &parallel : nullptr;
-    std::vector<cpu::RtValue> in_fused, in_apart;
-    for (const cpu::Array& a : args) {
-      in_fused.push_back(cpu::RtValue::Of(a));
-      in_apart.push_back(cpu::RtValue::Of(a));
-    }
-    auto got = exe.fused->Run(std::move(in_fused), nullptr, nullptr, -1, nullptr, par);
-    auto want = exe.apart->Run(std::move(in_apart), nullptr, nullptr, -1, nullptr, par);
-    ASSERT_TRUE(got.ok()) << got.status();
+    auto run = [&](const std::shared_ptr<cpu::Executable>& e) {
+      std::vector<cpu::RtValue> in;
+      for (const cpu::Array& a : args) in.push_back(cpu::RtValue::Of(a));
+      return e->Run(std::move(in), nullptr, nullptr, -1, nullptr, par);
+    };
+    auto want = run(exe.apart);
     ASSERT_TRUE(want.ok()) << want.status();
-    const cpu::Array& g = (*got)[0].array;
     const cpu::Array& w = (*want)[0].array;
-    ASSERT_EQ(g.ByteSize(), w.ByteSize()) << what;
-    ASSERT_EQ(std::memcmp(g.data(), w.data(), static_cast<size_t>(w.ByteSize())), 0) << what << ", " << threads << " threads";
+    for (const auto& [name, e] : {std::pair{"fused", exe.fused}, std::pair{"grouped", exe.grouped}}) {
+      auto got = run(e);
+      ASSERT_TRUE(got.ok()) << got.status();
+      const cpu::Array& g = (*got)[0].array;
+      ASSERT_EQ(g.ByteSize(), w.ByteSize()) << what;
+      for (int64_t i = 0; i < w.ByteSize(); i += w.ByteSize() / w.NumElements())
+        ASSERT_EQ(std::memcmp(g.data() + i, w.data() + i, static_cast<size_t>(w.ByteSize() / w.NumElements())), 0)
+            << what << ", " << name << ", element " << i / (w.ByteSize() / w.NumElements()) << ", " << threads
+            << " threads";
+    }
   }
 }
 
@@ -197,22 +208,7 @@ func.func @main(%x: tensor<RxNxf32>, %s: tensor<Rxf32>, %w: tensor<Nxf32>) -> TY
         return name.starts_with("fusion(stablehlo.subtract, stablehlo.divide, stablehlo.multiply") &&
                name.ends_with(sums ? "stablehlo.reduce)" : ")");
       })) << (sums ? "no absorbed reduction" : "no fused run");
-      for (int threads : {1, 2}) {
-        ThreadPool pool(threads);
-        PoolParallel parallel(&pool, /*deterministic=*/false);
-        PoolParallel* par = threads > 1 ? &parallel : nullptr;
-        auto got = exe.fused->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s), cpu::RtValue::Of(w)}, nullptr, nullptr, -1,
-                                  nullptr, par);
-        auto want = exe.apart->Run({cpu::RtValue::Of(x), cpu::RtValue::Of(s), cpu::RtValue::Of(w)}, nullptr, nullptr,
-                                   -1, nullptr, par);
-        ASSERT_TRUE(got.ok()) << got.status();
-        ASSERT_TRUE(want.ok()) << want.status();
-        const float* g = (*got)[0].array.as<float>();
-        const float* w = (*want)[0].array.as<float>();
-        for (int64_t i = 0; i < (*want)[0].array.NumElements(); ++i)
-          ASSERT_EQ(std::bit_cast<uint32_t>(g[i]), std::bit_cast<uint32_t>(w[i]))
-              << "rows of " << n << (sums ? ", sums" : ", values") << ", element " << i << ", " << threads << " threads";
-      }
+      ExpectSameBits(exe, {x, s, w}, std::string("rows of ") + std::to_string(n) + (sums ? ", sums" : ", values"));
     }
   }
 }

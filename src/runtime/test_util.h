@@ -1,6 +1,7 @@
 // Helpers shared by the runtime's unit tests.
 #pragma once
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -21,6 +22,16 @@ inline absl::StatusOr<std::shared_ptr<cpu::Executable>> CompileText(const std::s
   if (absl::Status s = ir::VerifyModule(**m); !s.ok()) return s;
   return compiler::Compile(**m);
 }
+
+// While alive, programs compile without row groups (OPENPJRT_ROW_GROUPS=0): for tests of the
+// steps that groups would take in.
+class RowGroupsOff {
+ public:
+  RowGroupsOff() { setenv("OPENPJRT_ROW_GROUPS", "0", 1); }
+  ~RowGroupsOff() { unsetenv("OPENPJRT_ROW_GROUPS"); }
+  RowGroupsOff(const RowGroupsOff&) = delete;
+  RowGroupsOff& operator=(const RowGroupsOff&) = delete;
+};
 
 // The names of a compiled program's top-level steps, in order.
 inline std::vector<std::string> StepNames(const cpu::Executable& exe) {

@@ -97,9 +97,21 @@ class FusedBlockEval {
   // The block of op's value that Run(start, ...) computed: its output's elements when it has
   // one, else Value(op).
   const uint8_t* ValueAt(size_t op, int64_t start) { return At(static_cast<int>(in_.ptr.size() + op), start); }
+  // Output k is written at `base` (indexed absolutely, like the outputs) from the next Run on,
+  // instead of into (*outs)[k]: row groups (fused_rows.h) keep values that only the group reads
+  // in a block of rows of per-thread scratch.
+  void PointOutput(int k, uint8_t* base) {
+    if (out_at_.size() <= static_cast<size_t>(k)) out_at_.resize(static_cast<size_t>(k) + 1, nullptr);
+    out_at_[static_cast<size_t>(k)] = base;
+  }
 
  private:
   uint8_t* At(int value, int64_t start);
+  uint8_t* OutBase(int k) const {
+    return static_cast<size_t>(k) < out_at_.size() && out_at_[static_cast<size_t>(k)]
+               ? out_at_[static_cast<size_t>(k)]
+               : (*outs_)[static_cast<size_t>(k)].mutable_data();
+  }
   // Run's work for elements [start, start + count) of the current block.
   void RunPart(int64_t start, int64_t count);
   // The register evaluator's steps for this run (fused_vec.h), when every op is one it knows
@@ -128,6 +140,7 @@ class FusedBlockEval {
   int64_t block_start_ = 0;  // the current block's first element: buffers hold it from their start
   uint64_t row_scalar_ = 0;  // per-row inputs (< 64) that binary ops read a row at a time (see RunPart)
   uint64_t direct_ = 0;      // repeating inputs (< 64) that the current part reads in place (At)
+  FusedList<uint8_t*> out_at_;  // PointOutput's bases (null: the output array's)
 };
 
 // Elements e0 + r * ld + [0, cols) for r in [0, rows) of a product's row-major result are final.

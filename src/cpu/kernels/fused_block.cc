@@ -323,7 +323,7 @@ uint8_t* FusedBlockEval::At(int value, int64_t start) {
     return const_cast<uint8_t*>(in_.ptr[value]) + (in_.splat[value] ? 0 : start * p_.input_bytes[value]);
   }
   const FusedParams::Op& op = p_.ops[value - num_inputs];
-  if (op.output >= 0 && !stream_ && !deferred_) return (*outs_)[op.output].mutable_data() + start * op.elem_bytes;
+  if (op.output >= 0 && !stream_ && !deferred_) return OutBase(op.output) + start * op.elem_bytes;
   return buffers_[buffer_of_[value - num_inputs]] + (start - block_start_) * op.elem_bytes;
 }
 
@@ -472,7 +472,7 @@ void FusedBlockEval::RunPart(int64_t start, int64_t count) {
   if (vec_run_) {
     for (size_t i = 0; i < vec_ptrs_.size(); ++i) {
       const int key = vec_ptr_key_[i];
-      uint8_t* p = key >= 0 ? At(key, start) : (*outs_)[~key].mutable_data() + start * sizeof(float);
+      uint8_t* p = key >= 0 ? At(key, start) : OutBase(~key) + start * sizeof(float);
       vec_ptrs_[i] = reinterpret_cast<float*>(p);
     }
     vec_run_(vec_steps_.data(), vec_steps_.size(), vec_ptrs_.data(), count);
@@ -504,14 +504,14 @@ void FusedBlockEval::RunPart(int64_t start, int64_t count) {
       op.general(op.params.get(), in, out, count);
     }
     if (stream_ && !deferred_ && op.output >= 0)
-      StreamCopy((*outs_)[op.output].mutable_data() + start * op.elem_bytes, out,
+      StreamCopy(OutBase(op.output) + start * op.elem_bytes, out,
                  static_cast<size_t>(count * op.elem_bytes));
   }
   if (!deferred_) return;
   for (size_t k = 0; k < p_.ops.size(); ++k) {
     const FusedParams::Op& op = p_.ops[k];
     if (op.output < 0) continue;
-    uint8_t* dst = (*outs_)[op.output].mutable_data() + start * op.elem_bytes;
+    uint8_t* dst = OutBase(op.output) + start * op.elem_bytes;
     const size_t bytes = static_cast<size_t>(count * op.elem_bytes);
     const uint8_t* src = buffers_[buffer_of_[k]] + (start - block_start_) * op.elem_bytes;
     if (stream_) StreamCopy(dst, src, bytes);

@@ -354,6 +354,24 @@ typename T::C FoldRun(Src& src, int64_t offset, int64_t n) {
   return lane[0];
 }
 
+template <BinaryOp Op>
+void FoldRowsOf(const float* x, int64_t rows, int64_t n, float init, float* out) {
+  using T = Traits<ElemKind::kF32>;
+  ArraySource<float> src{x};
+  int64_t i = 0;
+  if constexpr (Op == BinaryOp::kAdd) {
+    if (n >= 32) {  // ReduceBlocks' four rows at a time, each in its own lanes (the same bits)
+      static const auto sum4 = ForCpu<&SumRows4LanesBody>();
+      for (; i + 4 <= rows; i += 4) {
+        float sums[4];
+        sum4(x + i * n, n, n, sums);
+        for (int q = 0; q < 4; ++q) out[i + q] = static_cast<float>(ApplyBinary<Op, T>(init, sums[q]));
+      }
+    }
+  }
+  for (; i < rows; ++i) out[i] = static_cast<float>(ApplyBinary<Op, T>(init, FoldRun<Op, T>(src, i * n, n)));
+}
+
 // The reduction over [R0][A][R][B] blocks of the input (see MakeBlocks) into acc (A x B), with
 // intra-op pieces over the outputs: runs of 16 rows (b == 1) or a share of the columns. Each
 // output element is folded in the same order whatever the split, so threads do not change
@@ -798,6 +816,15 @@ bool IsFastReduce(const Step& s) {
                       BinaryOp::kOr, BinaryOp::kXor})
     if (s.fn == PickFastFor(op, s.out_types[0].elem, false)) return true;
   return false;
+}
+
+bool FoldRowsF32(BinaryOp op, const float* x, int64_t rows, int64_t n, float init, float* out) {
+  switch (op) {
+    case BinaryOp::kAdd: FoldRowsOf<BinaryOp::kAdd>(x, rows, n, init, out); return true;
+    case BinaryOp::kMax: FoldRowsOf<BinaryOp::kMax>(x, rows, n, init, out); return true;
+    case BinaryOp::kMin: FoldRowsOf<BinaryOp::kMin>(x, rows, n, init, out); return true;
+    default: return false;
+  }
 }
 
 bool ReduceIsContiguous(const std::vector<int64_t>& input_dims, const std::vector<int64_t>& dims) {

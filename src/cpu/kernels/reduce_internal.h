@@ -17,6 +17,11 @@ struct Blocks {
 };
 Blocks MakeBlocks(const std::vector<int64_t>& in_dims, const std::vector<int64_t>& dims);
 
+// out[i] = init op (the fold of row i) for rows of n f32 elements one after another: the bits a
+// fast reduction over the trailing dimension gives each row (FastReduce and FusedReduce alike;
+// the row groups of fused_rows.h fold their rows here). op: add, max or min (false otherwise).
+bool FoldRowsF32(BinaryOp op, const float* x, int64_t rows, int64_t n, float init, float* out);
+
 // reduce with its reducer region (regions[0]) evaluated, for any number of inputs.
 void GenericReduce(const Step& s, ExecState& st);
 

@@ -1,0 +1,165 @@
+// See fused_rows.h.
+#include "src/cpu/kernels/fused_rows.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "src/cpu/exec/strided.h"
+#include "src/cpu/kernels/fused.h"
+#include "src/cpu/kernels/reduce_internal.h"
+#include "src/support/str.h"
+
+namespace openpjrt::cpu {
+namespace {
+
+using Params = FusedRowsParams;
+
+// One run member's evaluator on one thread. FusedBlockEval keeps references to `in` and `outs`:
+// a RunState never moves once its evaluator is made.
+struct RunState {
+  FusedInputs in;
+  std::vector<Array> outs;
+  std::unique_ptr<FusedBlockEval> eval;
+};
+
+// The run's inputs as PrepareFusedInputs makes them, from the group's values (scratch ones are
+// pointed at each block). Sizes were checked by CheckMember.
+void PrepareRunInputs(const FusedParams& fp, const Params::Member& m, const std::vector<Array>& arrays,
+                      FusedInputs* in) {
+  const size_t ni = fp.input_bytes.size();
+  in->ptr.assign(ni, nullptr);
+  in->splat.clear();
+  in->splat.resize(ni);
+  in->period.assign(ni, 0);
+  in->inner.assign(ni, 1);
+  for (size_t i = 0; i < ni; ++i) {
+    const int v = m.in[i];
+    const int64_t per = fp.input_period[i];
+    if (!fp.input_splat[i].empty() || per == 1) {  // a block of the repeated element
+      const uint8_t* element = fp.input_splat[i].empty() ? arrays[v].data() : fp.input_splat[i].data();
+      const int64_t es = fp.input_bytes[i], len = std::min(fp.num_elements, kFusedBlock);
+      in->splat[i].reset(new uint8_t[static_cast<size_t>(std::max<int64_t>(len, 1) * es)]);
+      FillRepeated(in->splat[i].get(), element, es, len);
+      in->ptr[i] = in->splat[i].get();
+      continue;
+    }
+    if (per > 1) {
+      in->period[i] = per;
+      in->inner[i] = fp.input_inner[i];
+    }
+    in->ptr[i] = arrays[v].valid() ? arrays[v].data() : nullptr;  // null: scratch, set per block
+  }
+}
+
+// The group's inputs must be what the compiler saw: an error, never a read out of bounds.
+absl::Status CheckMember(const Params& p, const Params::Member& m, const std::vector<Array>& arrays) {
+  auto elements = [&](int v) { return arrays[v].valid() ? arrays[v].NumElements() : -1; };
+  if (!m.run) {
+    const Array& x = arrays[m.in[0]];
+    if ((x.valid() && (x.elem() != ElemKind::kF32 || x.NumElements() != p.rows * p.cols)) ||
+        arrays[m.in[1]].elem() != ElemKind::kF32 || arrays[m.in[1]].NumElements() != 1)
+      return absl::InternalError("row group reduction over an array of the wrong shape");
+    return absl::OkStatus();
+  }
+  const FusedParams& fp = *m.run;
+  for (size_t i = 0; i < m.in.size(); ++i) {
+    const int v = m.in[i];
+    if (v < 0 || !arrays[v].valid()) continue;  // a splat, or scratch of the group's making
+    const int64_t per = fp.input_period[i];
+    const int64_t want = per > 0 ? per : fp.num_elements;
+    if (elements(v) != want || arrays[v].ByteSize() != want * fp.input_bytes[i])
+      return absl::InternalError(StrCat("row group run input ", i, " of the wrong size"));
+  }
+  return absl::OkStatus();
+}
+
+void FusedRows(const Step& s, ExecState& st) {
+  const Params& p = s.Params<Params>();
+  const int64_t R = p.rows, C = p.cols;
+  static const int64_t kBlockElements = std::getenv("OPJ_RB") ? std::atoi(std::getenv("OPJ_RB")) : kFusedBlock;
+  const int64_t rb = std::clamp<int64_t>(kBlockElements / C, 1, std::min<int64_t>(R, kFusedBlock));
+  const size_t nv = p.values.size();
+  std::vector<Array> arrays(nv);  // every value's storage but the scratch ones'
+  for (size_t v = 0; v < nv; ++v) {
+    const Params::Value& val = p.values[v];
+    if (val.in_slot >= 0) {
+      const RtValue& rv = st.slots[static_cast<size_t>(val.in_slot)];
+      if (rv.kind != RtValue::Kind::kArray) return st.Fail(s, absl::InternalError("row group input is not an array"));
+      arrays[v] = rv.array;
+    } else if (!val.scratch) {
+      arrays[v] = st.NewArray(val.type);
+    }
+  }
+  for (size_t v = 0; v < nv; ++v)
+    if (p.values[v].host >= 0) arrays[v] = arrays[static_cast<size_t>(p.values[v].host)];
+  for (const Params::Member& m : p.members)
+    if (absl::Status status = CheckMember(p, m, arrays); !status.ok()) return st.Fail(s, std::move(status));
+  // Scratch: a block of rows of each scratch value, per thread.
+  std::vector<int64_t> scratch_at(nv, -1);
+  int64_t scratch_bytes = 0;
+  for (size_t v = 0; v < nv; ++v)
+    if (p.values[v].scratch && p.values[v].host < 0) {
+      // (Each 64-byte aligned at its own offset modulo 4 KiB, as FusedBlockEval's buffers are.)
+      scratch_at[v] = scratch_bytes + static_cast<int64_t>((v + 1) * 448 % 4096);
+      scratch_bytes += (rb * C * ByteSize(p.values[v].type.elem) + 4095) / 4096 * 4096 + 4096;
+    }
+  const int64_t blocks = (R + rb - 1) / rb;
+  const int threads = st.threads();
+  const int64_t pieces = threads > 1 ? std::min<int64_t>(blocks, threads * 4) : 1;
+  st.ParallelFor(pieces, [&](int64_t piece) {
+    std::unique_ptr<uint8_t[]> scratch(new uint8_t[static_cast<size_t>(scratch_bytes) + 64]);
+    uint8_t* scratch_base = scratch.get() + (64 - reinterpret_cast<uintptr_t>(scratch.get()) % 64) % 64;
+    std::vector<RunState> runs(p.members.size());
+    for (size_t k = 0; k < p.members.size(); ++k) {
+      const Params::Member& m = p.members[k];
+      if (!m.run) continue;
+      RunState& r = runs[k];
+      PrepareRunInputs(*m.run, m, arrays, &r.in);
+      for (int v : m.out) r.outs.push_back(arrays[v]);  // (invalid for scratch: pointed per block)
+      r.eval = std::make_unique<FusedBlockEval>(*m.run, r.in, &r.outs, /*stream=*/false, m.deferred);
+    }
+    // base[v]: where element 0 of value v would be, so that the current block's rows sit at their
+    // absolute positions (integer arithmetic: for scratch it lies before the buffer).
+    std::vector<uintptr_t> base(nv);
+    for (size_t v = 0; v < nv; ++v) base[v] = reinterpret_cast<uintptr_t>(arrays[v].valid() ? arrays[v].data() : nullptr);
+    const int64_t b0 = blocks * piece / pieces, b1 = blocks * (piece + 1) / pieces;
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t r0 = b * rb, nb = std::min(rb, R - r0);
+      for (size_t v = 0; v < nv; ++v)
+        if (scratch_at[v] >= 0)
+          base[v] = reinterpret_cast<uintptr_t>(scratch_base + scratch_at[v]) -
+                    static_cast<uintptr_t>(r0 * C * ByteSize(p.values[v].type.elem));
+      static const size_t kOnly = std::getenv("OPJ_MEMBERS") ? std::atoi(std::getenv("OPJ_MEMBERS")) : 99;
+      for (size_t k = 0; k < p.members.size() && k < kOnly; ++k) {
+        const Params::Member& m = p.members[k];
+        if (!m.run) {
+          const float* x = reinterpret_cast<const float*>(base[m.in[0]]) + r0 * C;
+          float* out = reinterpret_cast<float*>(base[m.out[0]]) + r0;
+          FoldRowsF32(m.fold, x, nb, C, *arrays[m.in[1]].as<float>(), out);
+          continue;
+        }
+        RunState& r = runs[k];
+        for (size_t i = 0; i < m.in.size(); ++i)
+          if (m.in[i] >= 0 && scratch_at[m.in[i]] >= 0) r.in.ptr[i] = reinterpret_cast<const uint8_t*>(base[m.in[i]]);
+        for (size_t o = 0; o < m.out.size(); ++o)
+          if (scratch_at[m.out[o]] >= 0) r.eval->PointOutput(static_cast<int>(o), reinterpret_cast<uint8_t*>(base[m.out[o]]));
+        const bool per_row = m.run->num_elements == R;
+        const int64_t start = per_row ? r0 : r0 * C, end = start + (per_row ? nb : nb * C);
+        const int64_t chunk = per_row || C > kFusedBlock ? kFusedBlock : kFusedBlock / C * C;
+        for (int64_t e = start; e < end; e += chunk) r.eval->Run(e, std::min(chunk, end - e));
+      }
+    }
+  });
+  for (size_t v = 0; v < nv; ++v)
+    for (size_t k = 0; k < p.values[v].out_slots.size(); ++k)
+      st.slots[static_cast<size_t>(p.values[v].out_slots[k])] = RtValue::Of(arrays[v].Reshaped(p.values[v].out_types[k]));
+}
+
+}  // namespace
+
+KernelFn FusedRowsKernel() { return &FusedRows; }
+
+}  // namespace openpjrt::cpu

@@ -1,0 +1,209 @@
+// Row groups (cpu/kernels/fused_rows.h): softmax, log-softmax and layer norm as JAX writes them
+// run a block of rows at a time and give the bits of their steps run one after another, for rows
+// of every length class (shorter than a register chunk, odd, one block, several blocks), values
+// the group keeps for later steps, special values (NaN, infinities, signed zeros), at 1 and 2
+// threads.
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "src/runtime/executable.h"
+#include "src/runtime/test_util.h"
+#include "src/runtime/thread_pool.h"
+
+namespace openpjrt::runtime {
+namespace {
+
+using test_util::CompileText;
+using test_util::StepNames;
+
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// jax.nn.softmax(x, axis=-1), also returning the exponentials (a value the group keeps).
+const char* kSoftmax = R"(
+func.func @main(%x: tensor<RxCxf32>) -> (tensor<RxCxf32>, tensor<RxCxf32>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<RxCxf32>, tensor<f32>) -> tensor<Rxf32>
+  %ninf_r = stablehlo.broadcast_in_dim %ninf, dims = [] : (tensor<f32>) -> tensor<Rxf32>
+  %m2 = stablehlo.maximum %ninf_r, %m : tensor<Rxf32>
+  %m3 = stablehlo.broadcast_in_dim %m2, dims = [0] : (tensor<Rxf32>) -> tensor<Rx1xf32>
+  %mb = stablehlo.broadcast_in_dim %m3, dims = [0, 1] : (tensor<Rx1xf32>) -> tensor<RxCxf32>
+  %d = stablehlo.subtract %x, %mb : tensor<RxCxf32>
+  %e = stablehlo.exponential %d : tensor<RxCxf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxCxf32>, tensor<f32>) -> tensor<Rxf32>
+  %s3 = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<Rxf32>) -> tensor<Rx1xf32>
+  %sb = stablehlo.broadcast_in_dim %s3, dims = [0, 1] : (tensor<Rx1xf32>) -> tensor<RxCxf32>
+  %y = stablehlo.divide %e, %sb : tensor<RxCxf32>
+  return %y, KEPT : tensor<RxCxf32>, tensor<RxCxf32>
+}
+)";
+
+// jax.nn.log_softmax(x, axis=-1).
+const char* kLogSoftmax = R"(
+func.func @main(%x: tensor<RxCxf32>) -> tensor<RxCxf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<RxCxf32>, tensor<f32>) -> tensor<Rxf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<Rxf32>) -> tensor<RxCxf32>
+  %d = stablehlo.subtract %x, %mb : tensor<RxCxf32>
+  %e = stablehlo.exponential %d : tensor<RxCxf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxCxf32>, tensor<f32>) -> tensor<Rxf32>
+  %l = stablehlo.log %s : tensor<Rxf32>
+  %lb = stablehlo.broadcast_in_dim %l, dims = [0] : (tensor<Rxf32>) -> tensor<RxCxf32>
+  %y = stablehlo.subtract %d, %lb : tensor<RxCxf32>
+  return %y : tensor<RxCxf32>
+}
+)";
+
+// A layer norm with jnp.var's guard on the count (a select on a scalar predicate), a per-column
+// scale and bias, and the mean returned too.
+const char* kLayerNorm = R"(
+func.func @main(%x: tensor<RxCxf32>, %g: tensor<Cxf32>, %b: tensor<Cxf32>) -> (tensor<RxCxf32>, tensor<Rxf32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxCxf32>, tensor<f32>) -> tensor<Rxf32>
+  %n = stablehlo.constant dense<NCOLS> : tensor<Rxf32>
+  %m = stablehlo.divide %s, %n : tensor<Rxf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<Rxf32>) -> tensor<RxCxf32>
+  %d = stablehlo.subtract %x, %mb : tensor<RxCxf32>
+  %q = stablehlo.multiply %d, %d : tensor<RxCxf32>
+  %t = stablehlo.reduce(%q init: %z) applies stablehlo.add across dimensions = [1] : (tensor<RxCxf32>, tensor<f32>) -> tensor<Rxf32>
+  %k = stablehlo.constant dense<NCOLS> : tensor<f32>
+  %ok = stablehlo.compare GT, %k, %z, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  %v0 = stablehlo.divide %t, %n : tensor<Rxf32>
+  %nan = stablehlo.constant dense<0x7FC00000> : tensor<Rxf32>
+  %v = stablehlo.select %ok, %v0, %nan : tensor<i1>, tensor<Rxf32>
+  %eps = stablehlo.constant dense<1.0e-5> : tensor<Rxf32>
+  %ve = stablehlo.add %v, %eps : tensor<Rxf32>
+  %r = stablehlo.rsqrt %ve : tensor<Rxf32>
+  %rb = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<Rxf32>) -> tensor<RxCxf32>
+  %gb = stablehlo.broadcast_in_dim %g, dims = [1] : (tensor<Cxf32>) -> tensor<RxCxf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<Cxf32>) -> tensor<RxCxf32>
+  %y0 = stablehlo.multiply %d, %rb : tensor<RxCxf32>
+  %y1 = stablehlo.multiply %y0, %gb : tensor<RxCxf32>
+  %y = stablehlo.add %y1, %bb : tensor<RxCxf32>
+  return %y, %m : tensor<RxCxf32>, tensor<Rxf32>
+}
+)";
+
+// Row values with every class of special value here and there: NaN, infinities, zeros of both
+// signs, rows all -inf (softmax's maximum then -inf: NaN results).
+cpu::Array Rows(int64_t rows, int64_t cols, uint32_t seed) {
+  cpu::Array x = cpu::Array::Allocate({ir::ElemKind::kF32, {rows, cols}});
+  float* p = x.mutable_as<float>();
+  for (int64_t i = 0; i < rows * cols; ++i) {
+    const uint64_t h = (static_cast<uint64_t>(i) * 2654435761u + seed) % 1000003;
+    p[i] = static_cast<float>(h % 2001) * 0.004f - 4.0f;
+    if (h % 997 == 0) p[i] = NAN;
+    if (h % 991 == 0) p[i] = INFINITY;
+    if (h % 983 == 0) p[i] = -INFINITY;
+    if (h % 977 == 0) p[i] = (h & 1) ? 0.0f : -0.0f;
+  }
+  for (int64_t c = 0; c < cols && rows > 2; ++c) p[2 * cols + c] = -INFINITY;
+  return x;
+}
+
+cpu::Array Column(int64_t cols, float base) {
+  cpu::Array a = cpu::Array::Allocate({ir::ElemKind::kF32, {cols}});
+  for (int64_t i = 0; i < cols; ++i) a.mutable_as<float>()[i] = base + static_cast<float>(i % 7) * 0.125f;
+  return a;
+}
+
+// Compiles `text` with and without row groups (the grouped program must hold a group, the other
+// none) and runs both on `args` at 1 and 2 threads: every result must be the same bytes (NaNs
+// only NaNs).
+void ExpectGroupGivesStepsBits(const std::string& text, const std::vector<cpu::Array>& args, const std::string& what) {
+  auto grouped = CompileText(text);
+  auto apart = [&] {
+    const test_util::RowGroupsOff steps_apart;
+    return CompileText(text);
+  }();
+  ASSERT_TRUE(grouped.ok()) << grouped.status();
+  ASSERT_TRUE(apart.ok()) << apart.status();
+  auto has_group = [](const cpu::Executable& e) {
+    for (const std::string& name : StepNames(e))
+      if (name.starts_with("rows(")) return true;
+    return false;
+  };
+  EXPECT_TRUE(has_group(**grouped)) << what << ": " << ::testing::PrintToString(StepNames(**grouped));
+  EXPECT_FALSE(has_group(**apart)) << what;
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    PoolParallel parallel(&pool, /*deterministic=*/false);
+    PoolParallel* par = threads > 1 ? &parallel : nullptr;
+    auto run = [&](const std::shared_ptr<cpu::Executable>& e) {
+      std::vector<cpu::RtValue> in;
+      for (const cpu::Array& a : args) in.push_back(cpu::RtValue::Of(a));
+      return e->Run(std::move(in), nullptr, nullptr, -1, nullptr, par);
+    };
+    auto got = run(*grouped);
+    auto want = run(*apart);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t r = 0; r < want->size(); ++r) {
+      const cpu::Array& g = (*got)[r].array;
+      const cpu::Array& w = (*want)[r].array;
+      ASSERT_EQ(g.type(), w.type()) << what;
+      const float* gp = g.as<float>();
+      const float* wp = w.as<float>();
+      for (int64_t i = 0; i < w.NumElements(); ++i) {
+        uint32_t gb, wb;
+        std::memcpy(&gb, gp + i, 4);
+        std::memcpy(&wb, wp + i, 4);
+        // (Any NaN for a NaN: which one an op with two NaN operands passes on is the first
+        // operand's on x86, and the evaluator's register and block paths may order commutative
+        // operands differently; the specification leaves NaN payloads and signs open.)
+        if (std::isnan(gp[i]) && std::isnan(wp[i])) continue;
+        ASSERT_EQ(gb, wb) << what << ", result " << r << ", element " << i << " (row " << i / w.dims().back() << "), "
+                          << threads << " threads: " << gp[i] << " vs " << wp[i];
+      }
+    }
+  }
+}
+
+std::string Shaped(const char* program, int64_t rows, int64_t cols) {
+  std::string text = ReplaceAll(program, "RxC", std::to_string(rows) + "x" + std::to_string(cols));
+  text = ReplaceAll(text, "Rx1", std::to_string(rows) + "x1");
+  text = ReplaceAll(text, "tensor<Rx", "tensor<" + std::to_string(rows) + "x");
+  text = ReplaceAll(text, "tensor<Cx", "tensor<" + std::to_string(cols) + "x");
+  return ReplaceAll(text, "NCOLS", std::to_string(cols) + ".0");
+}
+
+constexpr int64_t kCols[] = {16, 33, 128, 200, 512, 1000, 3000};
+int64_t RowsFor(int64_t cols) { return 7 + 40000 / cols; }
+
+TEST(RowGroupTest, SoftmaxGivesItsStepsBits) {
+  for (int64_t cols : kCols)
+    for (const bool keep : {false, true}) {
+      const int64_t rows = RowsFor(cols);
+      std::string text = ReplaceAll(Shaped(kSoftmax, rows, cols), "KEPT", keep ? "%e" : "%y");
+      ExpectGroupGivesStepsBits(text, {Rows(rows, cols, 1)},
+                                "softmax, rows of " + std::to_string(cols) + (keep ? ", exponentials kept" : ""));
+    }
+}
+
+TEST(RowGroupTest, LogSoftmaxGivesItsStepsBits) {
+  for (int64_t cols : kCols) {
+    const int64_t rows = RowsFor(cols);
+    ExpectGroupGivesStepsBits(Shaped(kLogSoftmax, rows, cols), {Rows(rows, cols, 2)},
+                              "log-softmax, rows of " + std::to_string(cols));
+  }
+}
+
+TEST(RowGroupTest, LayerNormGivesItsStepsBits) {
+  for (int64_t cols : kCols) {
+    const int64_t rows = RowsFor(cols);
+    ExpectGroupGivesStepsBits(Shaped(kLayerNorm, rows, cols), {Rows(rows, cols, 3), Column(cols, 0.5f), Column(cols, -0.25f)},
+                              "layer norm, rows of " + std::to_string(cols));
+  }
+}
+
+}  // namespace
+}  // namespace openpjrt::runtime
