@@ -2,7 +2,6 @@
 #include "src/cpu/kernels/fused_rows.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -79,8 +78,12 @@ absl::Status CheckMember(const Params& p, const Params::Member& m, const std::ve
 void FusedRows(const Step& s, ExecState& st) {
   const Params& p = s.Params<Params>();
   const int64_t R = p.rows, C = p.cols;
-  static const int64_t kBlockElements = std::getenv("OPJ_RB") ? std::atoi(std::getenv("OPJ_RB")) : kFusedBlock;
-  const int64_t rb = std::clamp<int64_t>(kBlockElements / C, 1, std::min<int64_t>(R, kFusedBlock));
+  // Blocks of a fused block's elements (whole rows, at least one): softmax over 32768 x 128 f32
+  // at one thread took 2.7 ms in blocks of 8 rows, 3.0 in blocks of 16, 3.2 in blocks of 32
+  // (the members' values of a block then no longer stay in L1), and per-block costs dominate
+  // below (6.3 ms a row at a time). Prefetching the next blocks' rows, or the current block's
+  // output rows for writing, measured slower or no faster.
+  const int64_t rb = std::clamp<int64_t>(kFusedBlock / C, 1, std::min<int64_t>(R, kFusedBlock));
   const size_t nv = p.values.size();
   std::vector<Array> arrays(nv);  // every value's storage but the scratch ones'
   for (size_t v = 0; v < nv; ++v) {
@@ -132,8 +135,7 @@ void FusedRows(const Step& s, ExecState& st) {
         if (scratch_at[v] >= 0)
           base[v] = reinterpret_cast<uintptr_t>(scratch_base + scratch_at[v]) -
                     static_cast<uintptr_t>(r0 * C * ByteSize(p.values[v].type.elem));
-      static const size_t kOnly = std::getenv("OPJ_MEMBERS") ? std::atoi(std::getenv("OPJ_MEMBERS")) : 99;
-      for (size_t k = 0; k < p.members.size() && k < kOnly; ++k) {
+      for (size_t k = 0; k < p.members.size(); ++k) {
         const Params::Member& m = p.members[k];
         if (!m.run) {
           const float* x = reinterpret_cast<const float*>(base[m.in[0]]) + r0 * C;
