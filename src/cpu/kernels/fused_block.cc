@@ -95,7 +95,7 @@ absl::Status PrepareFusedInputs(const FusedParams& p, const Step& s, const ExecS
 }
 
 FusedBlockEval::FusedBlockEval(const FusedParams& p, const FusedInputs& in, std::vector<Array>* outs,
-                               bool stream, bool deferred, int keep)
+                               bool stream, bool deferred, int keep, bool registers)
     : p_(p), in_(in), outs_(outs), stream_(stream), deferred_(deferred), buffer_of_(p.ops.size(), -1),
       gathered_(in.ptr.size()) {
   // Block buffers are recycled: once the last op that reads a value has run, the next op that
@@ -157,7 +157,7 @@ FusedBlockEval::FusedBlockEval(const FusedParams& p, const FusedInputs& in, std:
   for (; b < buffer_bytes_.size(); ++b) buffers_[b] = base + offsets[b];
   for (size_t i = 0; i < in.ptr.size(); ++i)
     if (in.period[i] > 1) gathered_[i] = base + offsets[b++];
-  PlanVec(keep);
+  PlanVec(keep, registers);
   // Per-row values of 4 or 8 bytes along rows of 256 or more that only binary ops with a loop for
   // one scalar operand read, where the register steps do not run: passed a row's part at a time
   // as that operand instead of copied out along the rows. Layer norm over 8192 rows of 512 f32
@@ -182,7 +182,7 @@ FusedBlockEval::FusedBlockEval(const FusedParams& p, const FusedInputs& in, std:
 // A value is stored to its home (At: its block buffer, or its output when outputs are written
 // directly) when anything but the next op reads it, when the caller reads it (keep), or when it
 // is an output.
-void FusedBlockEval::PlanVec(int keep) {
+void FusedBlockEval::PlanVec(int keep, bool registers) {
   const VecRunFn run = VecRunner();
   const int num_inputs = static_cast<int>(in_.ptr.size());
   const int num_ops = static_cast<int>(p_.ops.size());
@@ -192,6 +192,8 @@ void FusedBlockEval::PlanVec(int keep) {
   // program's Execute, for nothing measurable gained.
   bool row_values = false;  // see below
   for (int i = 0; i < num_inputs; ++i) row_values |= in_.period[i] > 1 && in_.inner[i] >= kFusedBlock;
+  // (Lone ops keep their loops in row groups too: softmax's product with the reciprocal sums over
+  // 32768 x 128 took 2.9 instead of 2.7 ms as register steps.)
   if (!run || (num_ops < 2 && !row_values) || p_.num_elements < kFusedBlock) return;
   auto splat = [&](int v) { return v < num_inputs && in_.splat[v]; };
   for (const FusedParams::Op& op : p_.ops) {
@@ -212,7 +214,7 @@ void FusedBlockEval::PlanVec(int keep) {
   // division by the sums) is read as a scalar by the steps (see Run), where the block loops
   // would write it out and read it back each block: (x - mean)^2 summed over 1024 rows of 1024
   // took 328 us in blocks, 200 us in registers.
-  if (heavy == 0 && num_ops < 4 && !row_values) return;
+  if (heavy == 0 && num_ops < 4 && !row_values && !registers) return;
   std::vector<int> reads_after_next(num_ops, 0);  // per op: reads by ops other than the next one
   for (int k = 0; k < num_ops; ++k) {
     const FusedParams::Op& op = p_.ops[k];

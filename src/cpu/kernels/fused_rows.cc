@@ -122,7 +122,8 @@ void FusedRows(const Step& s, ExecState& st) {
       RunState& r = runs[k];
       PrepareRunInputs(*m.run, m, arrays, &r.in);
       for (int v : m.out) r.outs.push_back(arrays[v]);  // (invalid for scratch: pointed per block)
-      r.eval = std::make_unique<FusedBlockEval>(*m.run, r.in, &r.outs, /*stream=*/false, m.deferred);
+      r.eval = std::make_unique<FusedBlockEval>(*m.run, r.in, &r.outs, /*stream=*/false, m.deferred, /*keep=*/-1,
+                                                /*registers=*/true);
     }
     // base[v]: where element 0 of value v would be, so that the current block's rows sit at their
     // absolute positions (integer arithmetic: for scratch it lies before the buffer).
