@@ -78,12 +78,18 @@ absl::Status CheckMember(const Params& p, const Params::Member& m, const std::ve
 void FusedRows(const Step& s, ExecState& st) {
   const Params& p = s.Params<Params>();
   const int64_t R = p.rows, C = p.cols;
-  // Blocks of a fused block's elements (whole rows, at least one): softmax over 32768 x 128 f32
-  // at one thread took 2.7 ms in blocks of 8 rows, 3.0 in blocks of 16, 3.2 in blocks of 32
-  // (the members' values of a block then no longer stay in L1), and per-block costs dominate
-  // below (6.3 ms a row at a time). Prefetching the next blocks' rows, or the current block's
-  // output rows for writing, measured slower or no faster.
-  const int64_t rb = std::clamp<int64_t>(kFusedBlock / C, 1, std::min<int64_t>(R, kFusedBlock));
+  // Blocks of a fused block's elements (whole rows, at least one), or of two where three or more
+  // members are runs over the per-row values (each costs the evaluator's set-up per block).
+  // Measured at one thread: softmax over 32768 x 128 f32 (two per-row runs) took 2.7 ms in
+  // blocks of 8 rows, 3.1 in blocks of 16, 3.2 in blocks of 32 (the members' values of a block no
+  // longer stay in L1), 6.3 a row at a time; layer norm (three) over 8192 x 512 2.8 ms in blocks
+  // of 2 rows, 2.6 in blocks of 4; over 32768 x 128 3.5 ms in blocks of 8 rows, 3.2 in blocks
+  // of 16. Prefetching the next blocks' rows, or the current block's output rows for writing,
+  // measured slower or no faster.
+  int per_row_runs = 0;
+  for (const Params::Member& m : p.members) per_row_runs += m.run && m.run->num_elements == R;
+  const int64_t block_elements = per_row_runs >= 3 ? 2 * kFusedBlock : kFusedBlock;
+  const int64_t rb = std::clamp<int64_t>(block_elements / C, 1, std::min<int64_t>(R, kFusedBlock));
   const size_t nv = p.values.size();
   std::vector<Array> arrays(nv);  // every value's storage but the scratch ones'
   for (size_t v = 0; v < nv; ++v) {
