@@ -36,6 +36,7 @@ constexpr int64_t kMaxRow = 8192;
 // cheaper path of their own (FusedSmall).
 constexpr int64_t kMinElements = int64_t{1} << 14;
 
+
 struct RowShape {
   int64_t R = 0, C = 0;
 };
@@ -191,7 +192,10 @@ class Group {
   int64_t N_all() const { return shape_.R * shape_.C; }
 
   // Scratch values whose last reader is a run over R x C that writes an output of their element
-  // size are kept in that output's rows (Value::host).
+  // size are kept in that output's rows (Value::host). (Also where the output is large enough to
+  // be streamed otherwise: softmax over 8192 x 512 f32 at one thread took 2.35 ms with its
+  // exponentials hosted, 3.0 with them in scratch and the result streamed; through JAX, calls
+  // after a pass over other memory, the two were within noise.)
   void Host() {
     auto& values = p_->values;
     std::vector<int> last(values.size(), -1);  // per value: the last member that reads it

@@ -205,5 +205,14 @@ TEST(RowGroupTest, LayerNormGivesItsStepsBits) {
   }
 }
 
+// An output of 16 MiB or more is written with non-temporal stores (fused_rows.cc, Streams): a
+// layer norm over 4096 x 1024, and a softmax whose result hosts its exponentials (not streamed).
+TEST(RowGroupTest, StreamedOutputsGiveTheStepsBits) {
+  ExpectGroupGivesStepsBits(Shaped(kLayerNorm, 4096, 1024), {Rows(4096, 1024, 4), Column(1024, 0.5f), Column(1024, -0.25f)},
+                            "layer norm over 4096 x 1024");
+  ExpectGroupGivesStepsBits(ReplaceAll(Shaped(kSoftmax, 4096, 1024), "KEPT", "%y"), {Rows(4096, 1024, 5)},
+                            "softmax over 4096 x 1024");
+}
+
 }  // namespace
 }  // namespace openpjrt::runtime
