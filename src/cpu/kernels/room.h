@@ -5,7 +5,8 @@
 // Step::params). Its files implement the ops by family: elementwise and conversions (with
 // elementwise_ops.h's functors, fused.h / fused_vec.h for fused chains, evaluated a block at a
 // time by fused_block.cc, or, at most one block long (a loop body's), op after op by
-// fused_small.cc from a layout worked out once per run; region_lanes.h for
+// fused_small.cc from a layout worked out once per run; fused_rows.h for row groups, chains
+// of row reductions and the runs around them evaluated a block of rows at a time; region_lanes.h for
 // reducer regions evaluated in vector lanes), reductions and arg-reductions, shape and data
 // movement, indexing (gather, scatter, dynamic slices; a gather of rows with a fused epilogue,
 // a scatter of rows that fills its result block by block and may read its updates straight
