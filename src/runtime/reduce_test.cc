@@ -20,13 +20,8 @@ namespace openpjrt::runtime {
 namespace {
 
 using test_util::CompileText;
+using test_util::ReplaceAll;
 using test_util::StepNames;
-
-std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
-}
 
 // A program whose lines "%v2 = BARRIER" (for each v of `values`, of type t) mark where fusion
 // may join ops, compiled three times: fused without row groups (OPENPJRT_ROW_GROUPS=0: the
@@ -60,14 +55,7 @@ FusedAndApart CompileFusedAndApart(const std::string& text, std::initializer_lis
 // same bytes. `what` names the case in a failure.
 void ExpectSameBits(const FusedAndApart& exe, const std::vector<cpu::Array>& args, const std::string& what) {
   for (int threads : {1, 2}) {
-    ThreadPool pool(threads);
-    PoolParallel parallel(&pool, /*deterministic=*/false);
-    PoolParallel* par = threads > 1 ? &parallel : nullptr;
-    auto run = [&](const std::shared_ptr<cpu::Executable>& e) {
-      std::vector<cpu::RtValue> in;
-      for (const cpu::Array& a : args) in.push_back(cpu::RtValue::Of(a));
-      return e->Run(std::move(in), nullptr, nullptr, -1, nullptr, par);
-    };
+    auto run = [&](const std::shared_ptr<cpu::Executable>& e) { return test_util::RunWithThreads(*e, args, threads); };
     auto want = run(exe.apart);
     ASSERT_TRUE(want.ok()) << want.status();
     const cpu::Array& w = (*want)[0].array;

@@ -17,13 +17,8 @@ namespace openpjrt::runtime {
 namespace {
 
 using test_util::CompileText;
+using test_util::ReplaceAll;
 using test_util::StepNames;
-
-std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
-}
 
 // jax.nn.softmax(x, axis=-1), also returning the exponentials (a value the group keeps).
 const char* kSoftmax = R"(
@@ -134,16 +129,8 @@ void ExpectGroupGivesStepsBits(const std::string& text, const std::vector<cpu::A
   EXPECT_TRUE(has_group(**grouped)) << what << ": " << ::testing::PrintToString(StepNames(**grouped));
   EXPECT_FALSE(has_group(**apart)) << what;
   for (int threads : {1, 2}) {
-    ThreadPool pool(threads);
-    PoolParallel parallel(&pool, /*deterministic=*/false);
-    PoolParallel* par = threads > 1 ? &parallel : nullptr;
-    auto run = [&](const std::shared_ptr<cpu::Executable>& e) {
-      std::vector<cpu::RtValue> in;
-      for (const cpu::Array& a : args) in.push_back(cpu::RtValue::Of(a));
-      return e->Run(std::move(in), nullptr, nullptr, -1, nullptr, par);
-    };
-    auto got = run(*grouped);
-    auto want = run(*apart);
+    auto got = test_util::RunWithThreads(**grouped, args, threads);
+    auto want = test_util::RunWithThreads(**apart, args, threads);
     ASSERT_TRUE(got.ok()) << got.status();
     ASSERT_TRUE(want.ok()) << want.status();
     ASSERT_EQ(got->size(), want->size());

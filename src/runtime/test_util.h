@@ -12,6 +12,7 @@
 #include "src/ir/parser.h"
 #include "src/ir/verifier.h"
 #include "src/runtime/buffer.h"
+#include "src/runtime/thread_pool.h"
 
 namespace openpjrt::runtime::test_util {
 
@@ -21,6 +22,23 @@ inline absl::StatusOr<std::shared_ptr<cpu::Executable>> CompileText(const std::s
   if (!m.ok()) return m.status();
   if (absl::Status s = ir::VerifyModule(**m); !s.ok()) return s;
   return compiler::Compile(**m);
+}
+
+// `text` with every `from` replaced by `to` (tests' program templates).
+inline std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// Runs `exe` on `args` with `threads` intra-op threads (1: on the calling thread alone).
+inline absl::StatusOr<std::vector<cpu::RtValue>> RunWithThreads(const cpu::Executable& exe,
+                                                                 const std::vector<cpu::Array>& args, int threads) {
+  ThreadPool pool(threads);
+  PoolParallel parallel(&pool, /*deterministic=*/false);
+  std::vector<cpu::RtValue> in;
+  for (const cpu::Array& a : args) in.push_back(cpu::RtValue::Of(a));
+  return exe.Run(std::move(in), nullptr, nullptr, -1, nullptr, threads > 1 ? &parallel : nullptr);
 }
 
 // While alive, programs compile without row groups (OPENPJRT_ROW_GROUPS=0): for tests of the
