@@ -3,12 +3,14 @@
 // of every length class (shorter than a register chunk, odd, one block, several blocks), values
 // the group keeps for later steps, special values (NaN, infinities, signed zeros), at 1 and 2
 // threads.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "src/cpu/kernels/fused_rows.h"
 #include "src/runtime/executable.h"
 #include "src/runtime/test_util.h"
 #include "src/runtime/thread_pool.h"
@@ -199,6 +201,102 @@ TEST(RowGroupTest, StreamedOutputsGiveTheStepsBits) {
                             "layer norm over 4096 x 1024");
   ExpectGroupGivesStepsBits(ReplaceAll(Shaped(kSoftmax, 4096, 1024), "KEPT", "%y"), {Rows(4096, 1024, 5)},
                             "softmax over 4096 x 1024");
+}
+
+// The kernel checks its inputs against what the compiler saw (executions check the arguments, so
+// only a program put together wrongly gets here): an error naming the check, never a read out of
+// bounds.
+TEST(RowGroupTest, InputsOfTheWrongShapeAreAnErrorNotARead) {
+  auto p = std::make_shared<cpu::FusedRowsParams>();
+  p->rows = 64;
+  p->cols = 32;
+  cpu::FusedRowsParams::Value x, init, sums;
+  x.in_slot = 0;
+  init.in_slot = 1;
+  sums.per_row = true;
+  sums.type = {ir::ElemKind::kF32, {64}};
+  sums.out_slots = {2};
+  sums.out_types = {sums.type};
+  p->values = {x, init, sums};
+  cpu::FusedRowsParams::Member fold;
+  fold.in = {0, 1};
+  fold.out = {2};
+  p->members = {fold};
+  cpu::Step step;
+  step.fn = cpu::FusedRowsKernel();
+  step.name = "rows(stablehlo.reduce)";
+  step.in = {0, 1};
+  step.out = {2};
+  step.out_types = {sums.type};
+  step.params = p;
+  cpu::Array zero = cpu::Array::Allocate({ir::ElemKind::kF32, {}});
+  zero.mutable_as<float>()[0] = 0;
+  for (const int64_t rows : {int64_t{64}, int64_t{63}}) {
+    cpu::ExecState st;
+    st.slots.resize(3);
+    st.slots[0] = cpu::RtValue::Of(cpu::Array::Allocate({ir::ElemKind::kF32, {rows, 32}}));
+    std::fill_n(st.slots[0].array.mutable_as<float>(), rows * 32, 1.0f);
+    st.slots[1] = cpu::RtValue::Of(zero);
+    step.fn(step, st);
+    if (rows == 64) {
+      ASSERT_TRUE(st.status.ok()) << st.status;
+      EXPECT_EQ(st.slots[2].array.as<float>()[63], 32.0f);
+    } else {
+      EXPECT_FALSE(st.status.ok());
+      EXPECT_NE(std::string(st.status.message()).find("wrong shape"), std::string::npos) << st.status;
+    }
+  }
+}
+
+// The same for a run member: a per-row run (negate) over an input one element short.
+TEST(RowGroupTest, RunInputsOfTheWrongSizeAreAnErrorNotARead) {
+  auto run = std::make_shared<cpu::FusedParams>();
+  run->num_elements = 64;
+  cpu::FusedParams::Op neg;
+  neg.unary = cpu::RawUnary(cpu::UnaryOp::kNegate, ir::ElemKind::kF32, ir::ElemKind::kF32);
+  neg.output = 0;
+  neg.elem_bytes = 4;
+  run->ops = {neg};
+  run->input_bytes = {4};
+  run->input_splat = {{}};
+  run->input_period = {0};
+  run->input_inner = {1};
+  auto p = std::make_shared<cpu::FusedRowsParams>();
+  p->rows = 64;
+  p->cols = 32;
+  cpu::FusedRowsParams::Value in, out;
+  in.in_slot = 0;
+  out.per_row = true;
+  out.type = {ir::ElemKind::kF32, {64}};
+  out.out_slots = {1};
+  out.out_types = {out.type};
+  p->values = {in, out};
+  cpu::FusedRowsParams::Member m;
+  m.run = run;
+  m.in = {0};
+  m.out = {1};
+  p->members = {m};
+  cpu::Step step;
+  step.fn = cpu::FusedRowsKernel();
+  step.name = "rows(stablehlo.negate)";
+  step.in = {0};
+  step.out = {1};
+  step.out_types = {out.type};
+  step.params = p;
+  for (const int64_t n : {int64_t{64}, int64_t{63}}) {
+    cpu::ExecState st;
+    st.slots.resize(2);
+    st.slots[0] = cpu::RtValue::Of(cpu::Array::Allocate({ir::ElemKind::kF32, {n}}));
+    std::fill_n(st.slots[0].array.mutable_as<float>(), n, 2.0f);
+    step.fn(step, st);
+    if (n == 64) {
+      ASSERT_TRUE(st.status.ok()) << st.status;
+      EXPECT_EQ(st.slots[1].array.as<float>()[63], -2.0f);
+    } else {
+      EXPECT_FALSE(st.status.ok());
+      EXPECT_NE(std::string(st.status.message()).find("run input 0 of the wrong size"), std::string::npos) << st.status;
+    }
+  }
 }
 
 }  // namespace
